@@ -1,0 +1,37 @@
+"""Exact error classes of the engine: each carries a stable snake_case code and a message."""
+
+from __future__ import annotations
+
+
+class EngineError(Exception):
+    """Base of every error the engine raises on purpose."""
+
+    code: str = "engine_error"
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.code!r}, {self.message!r})"
+
+
+class IllegalMove(EngineError):
+    """A well-formed move that the rules refuse in this position (the position is unchanged)."""
+
+
+class InvalidMove(EngineError):
+    """A move that cannot even be read: bad text, unknown pile id, bad count."""
+
+
+class InvalidDeal(EngineError):
+    """A deal number outside the range the shuffle accepts."""
+
+
+class UnknownVariant(EngineError):
+    """No variant has this id or alias."""
+
+
+class CorruptState(EngineError):
+    """Bytes that do not decode to a consistent position."""

@@ -1,0 +1,267 @@
+"""Variants as data: one frozen value per game, read by one engine.
+
+A new game is a new entry in :data:`VARIANTS`, never new code. The fields name the
+rules of ``RULES.md``; :meth:`Variant.describe` turns them back into words.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import Any, Literal
+
+from .cards import RANK, RED, SUIT, rank_name
+from .errors import InvalidMove, UnknownVariant
+
+Build = Literal["alternate", "any", "same_suit"]
+Runs = Literal["any", "single"]
+FoundationBase = Literal["ace", "first_card"]
+
+HOUSE_RULES = ("foundation_return",)
+
+
+@dataclass(frozen=True)
+class Rules:
+    """House rules chosen for one game; ``None`` keeps the variant's own default."""
+
+    foundation_return: bool | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"foundation_return": self.foundation_return}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any] | None) -> Rules:
+        if not data:
+            return cls()
+        unknown = set(data) - set(HOUSE_RULES)
+        if unknown:
+            raise InvalidMove("unknown_rule", f"unknown house rule(s): {', '.join(sorted(unknown))}")
+        value = data.get("foundation_return")
+        if value is not None and not isinstance(value, bool):
+            raise InvalidMove("bad_rule", "foundation_return must be true, false or null")
+        return cls(foundation_return=value)
+
+
+@dataclass(frozen=True)
+class Variant:
+    name: str
+    title: str
+    decks: int
+    tableau_piles: int
+    # One entry per dealing round over the tableau: True deals that round face up.
+    tableau_rounds: tuple[bool, ...]
+    build: Build
+    runs: Runs
+    aliases: tuple[str, ...] = ()
+    deal_right_to_left: bool = False
+    build_wrap: bool = False
+    foundation_base: FoundationBase = "ace"
+    foundation_wrap: bool = False
+    foundation_return: bool = False
+    draw: int = 1
+    redeals: int | None = 0  # None: unlimited
+    reserve_size: int = 0
+    reserve_fills_empty: bool = False
+    notes: tuple[str, ...] = field(default=(), compare=False)
+
+    @property
+    def foundation_count(self) -> int:
+        return 4 * self.decks
+
+    @property
+    def card_count(self) -> int:
+        return 52 * self.decks
+
+    @property
+    def hidden_rounds(self) -> int:
+        return self.tableau_rounds.count(False)
+
+    def with_rules(self, rules: Rules | None) -> Variant:
+        if rules is None or rules.foundation_return is None:
+            return self
+        if rules.foundation_return == self.foundation_return:
+            return self
+        return replace(self, foundation_return=rules.foundation_return)
+
+    def house_rules(self) -> list[str]:
+        return list(HOUSE_RULES)
+
+    # Lookup tables for the hot path, built once per variant value.
+    @cached_property
+    def stack_ok(self) -> tuple[bool, ...]:
+        """``stack_ok[target * 52 + moving]``: may ``moving`` go on ``target`` in the tableau."""
+        table = []
+        for target in range(52):
+            for moving in range(52):
+                table.append(self._stack_reason(target, moving) is None)
+        return tuple(table)
+
+    @cached_property
+    def found_next(self) -> tuple[int, ...]:
+        """``found_next[top]``: the card a foundation topped by ``top`` takes next (-1: none)."""
+        table = []
+        for top in range(52):
+            rank = RANK[top]
+            if rank < 13:
+                table.append(top + 1)
+            else:
+                table.append(top - 12 if self.foundation_wrap else -1)
+        return tuple(table)
+
+    def _stack_reason(self, target: int, moving: int) -> tuple[str, str] | None:
+        if self.build == "alternate" and RED[target] == RED[moving]:
+            return "wrong_colour", "the tableau builds in alternating colours (red on black, black on red)"
+        if self.build == "same_suit" and SUIT[target] != SUIT[moving]:
+            return "wrong_suit", "the tableau builds down in suit"
+        if RANK[moving] == RANK[target] - 1:
+            return None
+        if RANK[target] == 1 and RANK[moving] == 13:
+            if self.build_wrap:
+                return None
+            return "nothing_on_ace", "nothing may be built on an Ace"
+        return "not_one_rank_lower", (
+            f"a card goes only on a card one rank higher ({rank_name(RANK[moving])} is not one "
+            f"below {rank_name(RANK[target])})"
+        )
+
+    def stack_reason(self, target: int, moving: int) -> tuple[str, str] | None:
+        """Why ``moving`` may not go on ``target``, or None when it may."""
+        return self._stack_reason(target, moving)
+
+    def describe(self) -> list[str]:
+        """The rules in words, derived from the parameters."""
+        decks = "two decks (104 cards)" if self.decks == 2 else "one deck (52 cards)"
+        ups = self.tableau_rounds.count(True)
+        downs = self.hidden_rounds
+        deal = f"{self.tableau_piles} tableau piles of {len(self.tableau_rounds)} cards"
+        deal += f", {downs} face down under {ups} face up" if downs else ", all face up"
+        lines = [f"Played with {decks}; {deal}."]
+        if self.reserve_size:
+            lines.append(
+                f"A reserve of {self.reserve_size} cards, face down but for its top card, which is "
+                "playable; nothing is put on it."
+            )
+        if self.foundation_base == "first_card":
+            lines.append(
+                f"{self.foundation_count} foundations build up in suit from the rank of the first "
+                "card dealt (the base rank), wrapping from King to Ace."
+            )
+        else:
+            lines.append(
+                f"{self.foundation_count} foundations build up in suit from Ace to King; any empty "
+                "foundation takes any Ace."
+            )
+        build = {
+            "alternate": "in alternating colours",
+            "any": "regardless of suit",
+            "same_suit": "in suit",
+        }[self.build]
+        wrap = ", wrapping (a King goes on an Ace)" if self.build_wrap else ", no wrap"
+        lines.append(f"The tableau builds down {build}{wrap}.")
+        if self.runs == "any":
+            lines.append("Any face-up card moves together with the ordered run above it.")
+        else:
+            lines.append("Only one card moves at a time.")
+        if self.reserve_fills_empty:
+            lines.append(
+                "An empty tableau pile is filled at once from the reserve; once the reserve is "
+                "empty, an empty pile takes any card."
+            )
+        else:
+            lines.append("An empty tableau pile takes any card" + (" or run." if self.runs == "any" else "."))
+        passes = "unlimited redeals" if self.redeals is None else (
+            "one pass, no redeal" if self.redeals == 0 else f"{self.redeals} redeals"
+        )
+        lines.append(f"The stock deals {self.draw} card{'s' if self.draw > 1 else ''} at a time to the waste, {passes}.")
+        if self.foundation_return:
+            lines.append("The top card of a foundation may return to a tableau pile that takes it.")
+        else:
+            lines.append("Cards on the foundations never return to play.")
+        return lines + list(self.notes)
+
+
+_RANK_AND_FILE = Variant(
+    name="rank-and-file",
+    title="Rank and File",
+    aliases=("dress-parade",),
+    decks=2,
+    tableau_piles=10,
+    tableau_rounds=(False, False, False, True),
+    build="alternate",
+    runs="any",
+)
+
+_ROWS_OF_FOUR = Variant(
+    name="rows-of-four",
+    title="Rows of Four",
+    decks=2,
+    tableau_piles=8,
+    tableau_rounds=(True, True, True, True),
+    build="any",
+    runs="single",
+    foundation_return=True,
+    redeals=2,
+)
+
+_RAINBOW = Variant(
+    name="rainbow",
+    title="Rainbow",
+    aliases=("rainbow-canfield",),
+    decks=1,
+    tableau_piles=4,
+    tableau_rounds=(True,),
+    deal_right_to_left=True,
+    build="any",
+    build_wrap=True,
+    runs="any",
+    foundation_base="first_card",
+    foundation_wrap=True,
+    foundation_return=True,
+    reserve_size=13,
+    reserve_fills_empty=True,
+)
+
+VARIANTS: dict[str, Variant] = {
+    v.name: v
+    for v in (
+        _RANK_AND_FILE,
+        _ROWS_OF_FOUR,
+        _RAINBOW,
+        replace(_RANK_AND_FILE, name="deauville", title="Deauville", aliases=(), runs="single"),
+        replace(
+            _RANK_AND_FILE, name="emperor", title="Emperor", aliases=(), runs="single",
+            foundation_return=True,
+        ),
+        replace(
+            _RANK_AND_FILE, name="number-ten", title="Number Ten", aliases=(),
+            tableau_rounds=(False, False, True, True),
+        ),
+        Variant(
+            name="forty-thieves",
+            title="Forty Thieves",
+            decks=2,
+            tableau_piles=10,
+            tableau_rounds=(True, True, True, True),
+            build="same_suit",
+            runs="single",
+        ),
+        replace(_ROWS_OF_FOUR, name="diplomat", title="Diplomat", redeals=0),
+        replace(
+            _RAINBOW, name="canfield", title="Canfield", aliases=(), build="alternate",
+            draw=3, redeals=None, foundation_return=False,
+        ),
+    )
+}
+
+_BY_ALIAS = {alias: v for v in VARIANTS.values() for alias in (v.name, *v.aliases)}
+
+
+def get_variant(name: str) -> Variant:
+    """The variant with this id or alias (case-insensitive, ``_`` or space for ``-``)."""
+    key = name.strip().lower().replace("_", "-").replace(" ", "-")
+    try:
+        return _BY_ALIAS[key]
+    except KeyError:
+        raise UnknownVariant(
+            "unknown_variant", f"no game is called {name!r}; known: {', '.join(VARIANTS)}"
+        ) from None
