@@ -34,7 +34,9 @@ def parse_card(code: str) -> Card:
     try:
         return _BY_CODE[code.upper()]
     except KeyError:
-        raise InvalidMove("bad_card", f"{code!r} is not a card code (rank A23456789TJQK, suit SHDC)") from None
+        raise InvalidMove(
+            "bad_card", f"{code!r} is not a card code (rank A23456789TJQK, suit SHDC)"
+        ) from None
 
 
 def rank_name(rank: int) -> str:

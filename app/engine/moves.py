@@ -81,7 +81,9 @@ class Move(NamedTuple):
             return DRAW_MOVE if text == DRAW else REDEAL_MOVE
         match = _MOVE_TEXT.match(text) if isinstance(text, str) else None
         if match is None:
-            raise InvalidMove("bad_move", f"{text!r} is not a move (e.g. t2>t5, t2>t5x3, w>f0, draw)")
+            raise InvalidMove(
+                "bad_move", f"{text!r} is not a move (e.g. t2>t5, t2>t5x3, w>f0, draw)"
+            )
         count = int(match.group(3)) if match.group(3) else 1
         if count < 1:
             raise InvalidMove("bad_count", "count must be at least 1")
@@ -119,7 +121,12 @@ DRAW_MOVE = Move(DRAW)
 REDEAL_MOVE = Move(REDEAL)
 
 # Event types: what a move did, in order, so a client can animate it.
-EV_MOVE, EV_TURN_UP, EV_RESERVE_FILL, EV_AUTO_FINISH = "move", "turn_up", "reserve_fill", "auto_finish"
+EV_MOVE, EV_TURN_UP, EV_RESERVE_FILL, EV_AUTO_FINISH = (
+    "move",
+    "turn_up",
+    "reserve_fill",
+    "auto_finish",
+)
 
 
 class Event(NamedTuple):

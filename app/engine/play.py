@@ -44,12 +44,18 @@ def resolve_click(state: State, pile: str | Pile, index: int | None = None) -> M
         refusal = state.illegal_reason(move)
         if refusal is None:
             return move
-        if first_refusal is None or refusal.code in ("card_face_down", "run_not_in_sequence",
-                                                     "single_cards_only",
-                                                     "foundation_return_not_allowed"):
+        if first_refusal is None or refusal.code in (
+            "card_face_down",
+            "run_not_in_sequence",
+            "single_cards_only",
+            "foundation_return_not_allowed",
+        ):
             first_refusal = refusal
     if first_refusal is not None and first_refusal.code in (
-        "card_face_down", "run_not_in_sequence", "single_cards_only", "foundation_return_not_allowed",
+        "card_face_down",
+        "run_not_in_sequence",
+        "single_cards_only",
+        "foundation_return_not_allowed",
     ):
         raise first_refusal
     raise IllegalMove("no_target", f"no pile takes the card clicked on {where}")

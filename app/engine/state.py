@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from .cards import CODE, RANK, SUIT, SUITS, card_json, parse_card, rank_name
+from .cards import CODE, RANK, SUIT, card_json, parse_card, rank_name
 from .errors import CorruptState, IllegalMove, InvalidMove
 from .moves import (
     DRAW,
@@ -219,7 +219,9 @@ class State(NamedTuple):
                 return IllegalMove("card_face_down", "face-down cards cannot move")
             if count > 1:
                 if self.variant.runs == "single":
-                    return IllegalMove("single_cards_only", "only one card moves at a time in this game")
+                    return IllegalMove(
+                        "single_cards_only", "only one card moves at a time in this game"
+                    )
                 ok = self.variant.stack_ok
                 for k in range(len(pile) - count, len(pile) - 1):
                     if not ok[pile[k] * 52 + pile[k + 1]]:
@@ -253,14 +255,18 @@ class State(NamedTuple):
         # Where it goes.
         if dst.kind == FOUNDATION:
             if count != 1:
-                return IllegalMove("one_card_to_foundation", "only one card at a time goes to a foundation")
+                return IllegalMove(
+                    "one_card_to_foundation", "only one card at a time goes to a foundation"
+                )
             return self._foundation_refusal(dst.index, card)
         if dst.kind != TABLEAU:
             return IllegalMove("not_a_target", f"nothing may be put on the {dst.kind}")
         target = self.tableau[dst.index]
         if not target:
             if self.variant.reserve_fills_empty and self.reserve:
-                return IllegalMove("reserve_fills_empty", "an empty pile is filled from the reserve")
+                return IllegalMove(
+                    "reserve_fills_empty", "an empty pile is filled from the reserve"
+                )
             return None
         why = self.variant.stack_reason(target[-1], card)
         if why is not None:
@@ -365,8 +371,15 @@ class State(NamedTuple):
         else:
             foundations = _set(foundations, dst.index, foundations[dst.index] + moving)
         state = State(
-            variant, tuple(tableau), hidden, foundations, self.stock, waste, reserve,
-            self.redeals_left, self.base_rank,
+            variant,
+            tuple(tableau),
+            hidden,
+            foundations,
+            self.stock,
+            waste,
+            reserve,
+            self.redeals_left,
+            self.base_rank,
         )
         return state, events
 
@@ -467,7 +480,9 @@ class State(NamedTuple):
         try:
             return cls._from_bytes(memoryview(data))
         except (IndexError, ValueError, KeyError) as exc:
-            raise CorruptState("corrupt_state", f"bytes do not decode to a position: {exc}") from None
+            raise CorruptState(
+                "corrupt_state", f"bytes do not decode to a position: {exc}"
+            ) from None
 
     @classmethod
     def _from_bytes(cls, data: memoryview) -> State:
@@ -487,8 +502,15 @@ class State(NamedTuple):
         if not reader.at_end():
             raise ValueError("trailing bytes")
         state = cls(
-            variant, tuple(tableau), tuple(hidden), foundations, stock, waste, reserve,
-            None if redeals_byte == 255 else redeals_byte, base,
+            variant,
+            tuple(tableau),
+            tuple(hidden),
+            foundations,
+            stock,
+            waste,
+            reserve,
+            None if redeals_byte == 255 else redeals_byte,
+            base,
         )
         if len(tableau) != variant.tableau_piles or len(foundations) != variant.foundation_count:
             raise ValueError("pile counts do not match the variant")
@@ -514,7 +536,9 @@ class State(NamedTuple):
             lines.append("reserve: " + _codes(self.reserve))
         lines += [f"f{i}: " + _codes(f) for i, f in enumerate(self.foundations)]
         for i, (down, pile) in enumerate(zip(self.hidden, self.tableau, strict=True)):
-            lines.append(f"t{i}: " + (_codes(pile[:down]) + " | " if down else "") + _codes(pile[down:]))
+            lines.append(
+                f"t{i}: " + (_codes(pile[:down]) + " | " if down else "") + _codes(pile[down:])
+            )
         return "\n".join(line.rstrip() for line in lines) + "\n"
 
     __str__ = to_text
@@ -526,9 +550,12 @@ class State(NamedTuple):
         fields = dict(part.split("=", 1) for part in head[1:])
         variant = get_variant(head[0]).with_rules(
             Rules(foundation_return=fields.get("foundation_return", "") == "1")
-            if "foundation_return" in fields else None
+            if "foundation_return" in fields
+            else None
         )
-        redeals_text = fields.get("redeals", str(variant.redeals if variant.redeals is not None else "inf"))
+        redeals_text = fields.get(
+            "redeals", str(variant.redeals if variant.redeals is not None else "inf")
+        )
         redeals = None if redeals_text == "inf" else int(redeals_text)
         base_text = fields.get("base", "-")
         base = None if base_text == "-" else int(base_text)

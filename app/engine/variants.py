@@ -35,7 +35,9 @@ class Rules:
             return cls()
         unknown = set(data) - set(HOUSE_RULES)
         if unknown:
-            raise InvalidMove("unknown_rule", f"unknown house rule(s): {', '.join(sorted(unknown))}")
+            raise InvalidMove(
+                "unknown_rule", f"unknown house rule(s): {', '.join(sorted(unknown))}"
+            )
         value = data.get("foundation_return")
         if value is not None and not isinstance(value, bool):
             raise InvalidMove("bad_rule", "foundation_return must be true, false or null")
@@ -110,7 +112,10 @@ class Variant:
 
     def _stack_reason(self, target: int, moving: int) -> tuple[str, str] | None:
         if self.build == "alternate" and RED[target] == RED[moving]:
-            return "wrong_colour", "the tableau builds in alternating colours (red on black, black on red)"
+            return (
+                "wrong_colour",
+                "the tableau builds in alternating colours (red on black, black on red)",
+            )
         if self.build == "same_suit" and SUIT[target] != SUIT[moving]:
             return "wrong_suit", "the tableau builds down in suit"
         if RANK[moving] == RANK[target] - 1:
@@ -168,11 +173,17 @@ class Variant:
                 "empty, an empty pile takes any card."
             )
         else:
-            lines.append("An empty tableau pile takes any card" + (" or run." if self.runs == "any" else "."))
-        passes = "unlimited redeals" if self.redeals is None else (
-            "one pass, no redeal" if self.redeals == 0 else f"{self.redeals} redeals"
+            lines.append(
+                "An empty tableau pile takes any card" + (" or run." if self.runs == "any" else ".")
+            )
+        passes = (
+            "unlimited redeals"
+            if self.redeals is None
+            else ("one pass, no redeal" if self.redeals == 0 else f"{self.redeals} redeals")
         )
-        lines.append(f"The stock deals {self.draw} card{'s' if self.draw > 1 else ''} at a time to the waste, {passes}.")
+        lines.append(
+            f"The stock deals {self.draw} card{'s' if self.draw > 1 else ''} at a time to the waste, {passes}."
+        )
         if self.foundation_return:
             lines.append("The top card of a foundation may return to a tableau pile that takes it.")
         else:
@@ -229,11 +240,18 @@ VARIANTS: dict[str, Variant] = {
         _RAINBOW,
         replace(_RANK_AND_FILE, name="deauville", title="Deauville", aliases=(), runs="single"),
         replace(
-            _RANK_AND_FILE, name="emperor", title="Emperor", aliases=(), runs="single",
+            _RANK_AND_FILE,
+            name="emperor",
+            title="Emperor",
+            aliases=(),
+            runs="single",
             foundation_return=True,
         ),
         replace(
-            _RANK_AND_FILE, name="number-ten", title="Number Ten", aliases=(),
+            _RANK_AND_FILE,
+            name="number-ten",
+            title="Number Ten",
+            aliases=(),
             tableau_rounds=(False, False, True, True),
         ),
         Variant(
@@ -247,8 +265,14 @@ VARIANTS: dict[str, Variant] = {
         ),
         replace(_ROWS_OF_FOUR, name="diplomat", title="Diplomat", redeals=0),
         replace(
-            _RAINBOW, name="canfield", title="Canfield", aliases=(), build="alternate",
-            draw=3, redeals=None, foundation_return=False,
+            _RAINBOW,
+            name="canfield",
+            title="Canfield",
+            aliases=(),
+            build="alternate",
+            draw=3,
+            redeals=None,
+            foundation_return=False,
         ),
     )
 }
