@@ -30,6 +30,9 @@ def resolve_click(state: State, pile: str | Pile, index: int | None = None) -> M
     count = top - index + 1
     if where.kind != TABLEAU and count != 1:
         raise IllegalMove("not_playable", f"only the top card of the {where.kind} can be played")
+    picked = state.pick(where, count)
+    if isinstance(picked, IllegalMove):
+        raise picked
     candidates: list[Move] = []
     if count == 1 and where.kind != FOUNDATION:
         candidates += [Move(MOVE, where, f, 1) for f in F_PILES[: len(state.foundations)]]
@@ -39,25 +42,9 @@ def resolve_click(state: State, pile: str | Pile, index: int | None = None) -> M
     whole_pile = where.kind == TABLEAU and index == 0
     empty = [] if whole_pile else [t for t in targets if not state.tableau[t.index]]
     candidates += [Move(MOVE, where, t, count) for t in filled + empty]
-    first_refusal: IllegalMove | None = None
     for move in candidates:
-        refusal = state.illegal_reason(move)
-        if refusal is None:
+        if state.is_legal(move):
             return move
-        if first_refusal is None or refusal.code in (
-            "card_face_down",
-            "run_not_in_sequence",
-            "single_cards_only",
-            "foundation_return_not_allowed",
-        ):
-            first_refusal = refusal
-    if first_refusal is not None and first_refusal.code in (
-        "card_face_down",
-        "run_not_in_sequence",
-        "single_cards_only",
-        "foundation_return_not_allowed",
-    ):
-        raise first_refusal
     raise IllegalMove("no_target", f"no pile takes the card clicked on {where}")
 
 

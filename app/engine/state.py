@@ -198,15 +198,48 @@ class State(NamedTuple):
         if move.action != MOVE or move.src is None or move.dst is None:
             return IllegalMove("bad_move", f"unknown action {move.action!r}")
         src, dst, count = move.src, move.dst, move.count
-        for pile in (src, dst):
-            bad = self._no_such_pile(pile)
-            if bad:
-                return bad
-        if count < 1:
-            return IllegalMove("bad_count", "count must be at least 1")
+        bad = self._no_such_pile(dst)
+        if bad:
+            return bad
         if src == dst:
             return IllegalMove("same_pile", "a move needs two different piles")
-        # What moves, and from where.
+        picked = self.pick(src, count)
+        if isinstance(picked, IllegalMove):
+            return picked
+        card = picked
+        if src.kind == FOUNDATION and dst.kind != TABLEAU:
+            return IllegalMove(
+                "foundation_return_not_allowed",
+                "a foundation card may return only to a tableau pile",
+            )
+        # Where it goes.
+        if dst.kind == FOUNDATION:
+            if count != 1:
+                return IllegalMove(
+                    "one_card_to_foundation", "only one card at a time goes to a foundation"
+                )
+            return self._foundation_refusal(dst.index, card)
+        if dst.kind != TABLEAU:
+            return IllegalMove("not_a_target", f"nothing may be put on the {dst.kind}")
+        target = self.tableau[dst.index]
+        if not target:
+            if self.variant.reserve_fills_empty and self.reserve:
+                return IllegalMove(
+                    "reserve_fills_empty", "an empty pile is filled from the reserve"
+                )
+            return None
+        why = self.variant.stack_reason(target[-1], card)
+        if why is not None:
+            return IllegalMove(*why)
+        return None
+
+    def pick(self, src: Pile, count: int = 1) -> int | IllegalMove:
+        """The bottom card of the ``count`` cards that would leave ``src``, or why they may not."""
+        bad = self._no_such_pile(src)
+        if bad:
+            return bad
+        if count < 1:
+            return IllegalMove("bad_count", "count must be at least 1")
         if src.kind == STOCK:
             return IllegalMove("stock_not_playable", "cards leave the stock only by drawing")
         if src.kind == TABLEAU:
@@ -229,49 +262,23 @@ class State(NamedTuple):
                             "run_not_in_sequence",
                             f"the cards from {CODE[pile[-count]]} up are not one ordered run",
                         )
-            card = pile[-count]
+            return pile[-count]
+        if count != 1:
+            return IllegalMove("single_cards_only", f"only one card moves from the {src.kind}")
+        if src.kind == WASTE:
+            source: Cards = self.waste
+        elif src.kind == RESERVE:
+            source = self.reserve
         else:
-            if count != 1:
-                return IllegalMove("single_cards_only", f"only one card moves from the {src.kind}")
-            if src.kind == WASTE:
-                source: Cards = self.waste
-            elif src.kind == RESERVE:
-                source = self.reserve
-            else:
-                if not self.variant.foundation_return:
-                    return IllegalMove(
-                        "foundation_return_not_allowed",
-                        "cards on the foundations never return to play in this game",
-                    )
-                if dst.kind != TABLEAU:
-                    return IllegalMove(
-                        "foundation_return_not_allowed",
-                        "a foundation card may return only to a tableau pile",
-                    )
-                source = self.foundations[src.index]
-            if not source:
-                return IllegalMove("empty_pile", f"{src} is empty")
-            card = source[-1]
-        # Where it goes.
-        if dst.kind == FOUNDATION:
-            if count != 1:
+            if not self.variant.foundation_return:
                 return IllegalMove(
-                    "one_card_to_foundation", "only one card at a time goes to a foundation"
+                    "foundation_return_not_allowed",
+                    "cards on the foundations never return to play in this game",
                 )
-            return self._foundation_refusal(dst.index, card)
-        if dst.kind != TABLEAU:
-            return IllegalMove("not_a_target", f"nothing may be put on the {dst.kind}")
-        target = self.tableau[dst.index]
-        if not target:
-            if self.variant.reserve_fills_empty and self.reserve:
-                return IllegalMove(
-                    "reserve_fills_empty", "an empty pile is filled from the reserve"
-                )
-            return None
-        why = self.variant.stack_reason(target[-1], card)
-        if why is not None:
-            return IllegalMove(*why)
-        return None
+            source = self.foundations[src.index]
+        if not source:
+            return IllegalMove("empty_pile", f"{src} is empty")
+        return source[-1]
 
     def _no_such_pile(self, pile: Pile) -> IllegalMove | None:
         if pile.kind == TABLEAU:
