@@ -1,0 +1,112 @@
+"""Database engine, sessions and start-up migrations.
+
+SQLite gets WAL, a busy timeout and explicit BEGIN handling so that a write
+transaction can start with `BEGIN IMMEDIATE`: writers then queue on the lock
+instead of failing with "database is locked" when two moves race.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Connection, event
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import (
+    AsyncEngine,
+    AsyncSession,
+    async_sessionmaker,
+    create_async_engine,
+)
+
+from app.config import Settings
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Execution option read by the "begin" listener on SQLite.
+SQLITE_BEGIN = "sqlite_begin"
+
+
+def is_sqlite(url: str) -> bool:
+    return make_url(url).get_backend_name() == "sqlite"
+
+
+def create_engine(url: str, settings: Settings) -> AsyncEngine:
+    if is_sqlite(url):
+        database = make_url(url).database
+        if database and database != ":memory:":
+            Path(database).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_async_engine(url, connect_args={"timeout": 30})
+        _configure_sqlite(engine, settings.sqlite_busy_timeout_ms)
+        return engine
+    return create_async_engine(
+        url, pool_size=settings.db_pool_size, max_overflow=5, pool_pre_ping=True
+    )
+
+
+def _configure_sqlite(engine: AsyncEngine, busy_timeout_ms: int) -> None:
+    @event.listens_for(engine.sync_engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # Take BEGIN out of the driver's hands so that we can choose IMMEDIATE.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.close()
+
+    @event.listens_for(engine.sync_engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        mode = conn.get_execution_options().get(SQLITE_BEGIN, "DEFERRED")
+        conn.exec_driver_sql(f"BEGIN {mode}")
+
+
+class Database:
+    """The engine and session factory of one running app."""
+
+    def __init__(self, url: str, settings: Settings) -> None:
+        self.url = url
+        self.engine = create_engine(url, settings)
+        self.sessionmaker = async_sessionmaker(self.engine, expire_on_commit=False)
+
+    @property
+    def is_sqlite(self) -> bool:
+        return is_sqlite(self.url)
+
+    async def session(self) -> AsyncIterator[AsyncSession]:
+        async with self.sessionmaker() as session:
+            yield session
+
+    async def dispose(self) -> None:
+        await self.engine.dispose()
+
+
+async def begin_write(session: AsyncSession) -> None:
+    """Open the session's transaction as a writer (BEGIN IMMEDIATE on SQLite).
+
+    Must be the first thing done with a fresh session; a no-op elsewhere.
+    """
+    await session.connection(execution_options={SQLITE_BEGIN: "IMMEDIATE"})
+
+
+def alembic_config(url: str) -> Config:
+    cfg = Config(str(ROOT / "alembic.ini"))
+    cfg.set_main_option("script_location", str(ROOT / "migrations"))
+    cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    return cfg
+
+
+async def upgrade_to_head(engine: AsyncEngine, revision: str = "head") -> None:
+    """Apply the Alembic migrations on `engine` (the only way the schema is made)."""
+
+    def _upgrade(connection: Connection) -> None:
+        cfg = alembic_config(str(engine.url.render_as_string(hide_password=False)))
+        cfg.attributes["connection"] = connection
+        command.upgrade(cfg, revision)
+
+    async with engine.begin() as conn:
+        await conn.run_sync(_upgrade)

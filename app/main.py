@@ -1,0 +1,72 @@
+"""The FastAPI app: `uvicorn app.main:app`."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
+from fastapi.routing import APIRoute
+from fastapi_offline import FastAPIOffline
+
+from app.config import Settings, get_settings
+from app.db import Database, upgrade_to_head
+from app.errors import install_error_handlers
+from app.routers import games, health, players, variants
+
+API_PREFIX = "/api/v1"
+
+DESCRIPTION = """\
+Patience games (Rank and File, Rows of Four, Rainbow and relatives) over HTTP.
+
+Register with `POST /api/v1/players`, then send `Authorization: Bearer <token>`.
+Every error answers `{"error": {"code": "...", "message": "..."}}`.
+Face-down cards and the stock order never appear in any answer.
+"""
+
+
+def _operation_id(route: APIRoute) -> str:
+    # Stable ids for generated clients: the route's name, never the path.
+    return route.name
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or get_settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        settings.ensure_data_dir()
+        app.state.secret_key = settings.resolved_secret_key()
+        database = Database(settings.resolved_database_url, settings)
+        await upgrade_to_head(database.engine)
+        app.state.db = database
+        try:
+            yield
+        finally:
+            await database.dispose()
+
+    app = FastAPIOffline(
+        title="Solitaire service",
+        version="1.0.0",
+        description=DESCRIPTION,
+        lifespan=lifespan,
+        generate_unique_id_function=_operation_id,
+    )
+    app.state.settings = settings
+    install_error_handlers(app)
+    app.add_middleware(
+        CORSMiddleware,
+        allow_origins=settings.cors_origin_list,
+        allow_methods=["GET", "POST", "PATCH", "OPTIONS"],
+        allow_headers=["Authorization", "Content-Type", "Idempotency-Key", "If-None-Match"],
+        expose_headers=["ETag", "Retry-After", "Location", "Idempotent-Replayed"],
+    )
+    for router in (players.router, variants.router, games.router, health.router):
+        app.include_router(router, prefix=API_PREFIX)
+    # Also outside the prefix, for load balancers; not in the schema twice.
+    app.add_api_route("/health", health.health, include_in_schema=False, name="health_root")
+    return app
+
+
+app = create_app()

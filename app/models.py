@@ -1,0 +1,110 @@
+"""Tables. Only the service layer uses them."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+# Stable constraint names so that migrations can refer to them on every backend.
+NAMING = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def new_id() -> str:
+    return str(uuid.uuid4())
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+
+
+class Player(Base):
+    __tablename__ = "players"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    name: Mapped[str | None] = mapped_column(String(64))
+    # SHA-256 hex of the bearer token; the token itself is never stored.
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class Game(Base):
+    __tablename__ = "games"
+    __table_args__ = (Index(None, "player_id", "created_at"),)
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
+    variant: Mapped[str] = mapped_column(String(32))
+    # Decimal text: deal numbers go up to 10**20 - 1, past BIGINT and SQLite's integers.
+    deal: Mapped[str] = mapped_column(String(24))
+    # deal | random | solvable | daily (who chose the deal number)
+    source: Mapped[str] = mapped_column(String(16))
+    rules: Mapped[dict[str, Any]] = mapped_column(JSON)
+    settings: Mapped[dict[str, Any]] = mapped_column(JSON)
+    status: Mapped[str] = mapped_column(String(16))
+    # Bumped by every change (move, undo, settings): the ETag and the optimistic lock.
+    version: Mapped[int] = mapped_column(Integer, default=0)
+    move_count: Mapped[int] = mapped_column(Integer, default=0)
+    # The engine's to_bytes(): the current position, hidden cards included.
+    state: Mapped[bytes] = mapped_column(LargeBinary)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class Move(Base):
+    """One accepted move. The rows of a game, in `seq` order, lead from its deal to its
+    current state; undo deletes the last row (and restores its `state_before`)."""
+
+    __tablename__ = "moves"
+    __table_args__ = (UniqueConstraint("game_id", "seq"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    # 1-based position in the line of play (= the game's move_count after it).
+    seq: Mapped[int] = mapped_column(Integer)
+    # The game's version once this move was applied.
+    version: Mapped[int] = mapped_column(Integer)
+    text: Mapped[str] = mapped_column(String(64))
+    move: Mapped[dict[str, Any]] = mapped_column(JSON)
+    events: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
+    # Exact position before the move, so undo restores it bit for bit.
+    state_before: Mapped[bytes] = mapped_column(LargeBinary)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class IdempotencyKey(Base):
+    """The first successful answer to a request sent with an `Idempotency-Key`."""
+
+    __tablename__ = "idempotency_keys"
+    __table_args__ = (UniqueConstraint("player_id", "key"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
+    key: Mapped[str] = mapped_column(String(255))
+    # SHA-256 of method, path and body: the same key with another request is refused.
+    fingerprint: Mapped[str] = mapped_column(String(64))
+    status_code: Mapped[int] = mapped_column(Integer)
+    response: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

@@ -1,0 +1,26 @@
+from __future__ import annotations
+
+from fastapi import APIRouter
+from fastapi.responses import JSONResponse
+from sqlalchemy import text
+from sqlalchemy.exc import SQLAlchemyError
+
+from app.deps import SessionDep
+from app.schemas import Health
+
+router = APIRouter(tags=["health"])
+
+
+@router.get(
+    "/health",
+    name="health",
+    response_model=Health,
+    responses={503: {"model": Health, "description": "The database is unreachable."}},
+    summary="Liveness and database reachability",
+)
+async def health(session: SessionDep) -> JSONResponse:
+    try:
+        await session.execute(text("SELECT 1"))
+    except (SQLAlchemyError, OSError):
+        return JSONResponse({"status": "degraded", "database": "unreachable"}, status_code=503)
+    return JSONResponse({"status": "ok", "database": "ok"})

@@ -1,0 +1,297 @@
+"""Request and response models: the API's words."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class ErrorDetail(BaseModel):
+    code: str = Field(examples=["illegal_move"])
+    message: str = Field(examples=["a red card goes on a black one"])
+    reason: str | None = Field(
+        default=None,
+        description="For illegal_move and invalid_move: the engine's reason code.",
+        examples=["wrong_colour"],
+    )
+
+
+class ErrorResponse(BaseModel):
+    """The envelope of every error answer."""
+
+    error: ErrorDetail
+
+
+# --- players -----------------------------------------------------------------
+
+
+class PlayerCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"name": "ada"}]})
+
+    name: str | None = Field(default=None, min_length=1, max_length=64)
+
+
+class PlayerOut(BaseModel):
+    id: str
+    name: str | None
+    created_at: datetime
+
+
+class PlayerCreated(BaseModel):
+    id: str
+    name: str | None
+    token: str = Field(description="Shown once: send it as `Authorization: Bearer <token>`.")
+
+
+# --- variants ----------------------------------------------------------------
+
+
+class HouseRuleOut(BaseModel):
+    name: str = Field(examples=["foundation_return"])
+    default: bool = Field(description="The variant's own setting when the game does not choose.")
+
+
+class VariantOut(BaseModel):
+    id: str = Field(examples=["rank-and-file"])
+    name: str = Field(examples=["Rank and File"])
+    aliases: list[str] = Field(examples=[["dress-parade"]])
+    decks: int
+    tableau_piles: int
+    foundations: int
+    reserve_size: int
+    redeals: int | None = Field(description="Redeals allowed; null: unlimited.")
+    rules: list[str] = Field(description="The rules in words.")
+    house_rules: list[HouseRuleOut]
+
+
+# --- games: requests ------------------------------------------------------------
+
+
+class RulesIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    foundation_return: bool | None = Field(
+        default=None, description="Foundation cards may return to the tableau; null: default."
+    )
+
+
+class GameSettingsIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    auto_play: bool = Field(default=True, description="Clicks send cards to a target.")
+    auto_finish: bool = Field(default=True, description="The server plays an ordered end.")
+
+
+class GameSettingsPatch(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    auto_play: bool | None = None
+    auto_finish: bool | None = None
+
+
+class GameCreate(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {"variant": "rank-and-file", "deal": 12345},
+                {"variant": "rainbow", "solvable": True, "settings": {"auto_finish": False}},
+            ]
+        },
+    )
+
+    variant: str = Field(description="A variant id or alias.", examples=["rank-and-file"])
+    deal: int | None = Field(default=None, ge=1, description="Omitted: the server chooses.")
+    solvable: bool = Field(default=False, description="Deal one of the proven-winnable deals.")
+    rules: RulesIn | None = None
+    settings: GameSettingsIn | None = None
+
+
+class GamePatch(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra={"examples": [{"settings": {"auto_play": False}}]}
+    )
+
+    settings: GameSettingsPatch
+    expected_version: int | None = Field(default=None, ge=0)
+
+
+class _Action(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class MoveAction(_Action):
+    action: Literal["move"]
+    from_: str = Field(alias="from", examples=["tableau-2"])
+    to: str = Field(examples=["foundation-5"])
+    count: int = Field(default=1, ge=1, le=104)
+
+
+class DrawAction(_Action):
+    action: Literal["draw"]
+
+
+class RedealAction(_Action):
+    action: Literal["redeal"]
+
+
+class ClickAction(_Action):
+    action: Literal["click"]
+    pile: str = Field(examples=["tableau-2"])
+    index: int | None = Field(
+        default=None, ge=0, description="From the bottom of the pile, 0-based; omitted: the top."
+    )
+
+
+class _Expect(BaseModel):
+    expected_version: int | None = Field(
+        default=None,
+        ge=0,
+        description="Refuse with 409 version_conflict unless the game is at this version.",
+    )
+
+
+class MoveRequestMove(MoveAction, _Expect):
+    pass
+
+
+class DrawRequest(DrawAction, _Expect):
+    pass
+
+
+class RedealRequest(RedealAction, _Expect):
+    pass
+
+
+class ClickRequest(ClickAction, _Expect):
+    pass
+
+
+MoveRequest = Annotated[
+    MoveRequestMove | DrawRequest | RedealRequest | ClickRequest,
+    Field(discriminator="action"),
+]
+
+MOVE_REQUEST_EXAMPLES: dict[str, Any] = {
+    "move": {"value": {"action": "move", "from": "tableau-2", "to": "foundation-5", "count": 1}},
+    "draw": {"value": {"action": "draw", "expected_version": 3}},
+    "redeal": {"value": {"action": "redeal"}},
+    "click": {"value": {"action": "click", "pile": "tableau-2", "index": 3}},
+}
+
+
+class UndoRequest(_Expect):
+    model_config = ConfigDict(extra="forbid")
+
+
+# --- games: answers -------------------------------------------------------------
+
+
+LegalMove = Annotated[MoveAction | DrawAction | RedealAction, Field(discriminator="action")]
+
+
+class FaceUpCard(BaseModel):
+    code: str = Field(examples=["KS"])
+    rank: int = Field(ge=1, le=13, examples=[13])
+    suit: Literal["S", "H", "D", "C"]
+    face_up: Literal[True]
+
+
+class FaceDownCard(BaseModel):
+    """A face-down card says nothing but that it is face down."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    face_up: Literal[False]
+
+
+class PileOut(BaseModel):
+    id: str = Field(examples=["tableau-0"])
+    kind: Literal["stock", "waste", "reserve", "foundation", "tableau"]
+    cards: list[FaceUpCard | FaceDownCard] = Field(description="Bottom first.")
+
+
+class RulesOut(BaseModel):
+    foundation_return: bool
+
+
+class GameSettingsOut(BaseModel):
+    auto_play: bool
+    auto_finish: bool
+
+
+Status = Literal["playing", "won", "stuck"]
+Source = Literal["deal", "random", "solvable", "daily"]
+
+
+class GameState(BaseModel):
+    id: str
+    variant: str = Field(examples=["rank-and-file"])
+    deal: int | None = Field(
+        description="Null while a game whose deal the server chose is not won yet."
+    )
+    source: Source
+    rules: RulesOut
+    settings: GameSettingsOut
+    status: Status
+    version: int
+    move_count: int
+    redeals_left: int | None = Field(description="Null: unlimited.")
+    base_rank: int | None = Field(description="Rank foundations start from (Rainbow).")
+    piles: list[PileOut]
+    legal_moves: list[LegalMove]
+    created_at: datetime
+    updated_at: datetime
+
+
+class GameMoveResult(GameState):
+    events: list[dict[str, Any]] = Field(
+        description="What the move did, in order, automatic moves included.",
+        examples=[
+            [
+                {
+                    "type": "move",
+                    "move": {"action": "move", "from": "tableau-2", "to": "tableau-5", "count": 1},
+                },
+                {"type": "turn_up", "pile": "tableau-2", "card": "7D"},
+            ]
+        ],
+    )
+
+
+class GameSummary(BaseModel):
+    id: str
+    variant: str
+    deal: int | None
+    source: Source
+    status: Status
+    version: int
+    move_count: int
+    created_at: datetime
+    updated_at: datetime
+
+
+class GamePage(BaseModel):
+    items: list[GameSummary]
+    next_cursor: str | None = Field(description="Pass as `cursor` for the next page; null: end.")
+
+
+class MoveLogEntry(BaseModel):
+    seq: int = Field(description="1-based position in the line of play.")
+    version: int = Field(description="The game's version after this move.")
+    text: str = Field(examples=["t2>t5x3"])
+    move: LegalMove
+    events: list[dict[str, Any]]
+    created_at: datetime
+
+
+class MoveLog(BaseModel):
+    game_id: str
+    items: list[MoveLogEntry]
+
+
+class Health(BaseModel):
+    status: Literal["ok", "degraded"]
+    database: Literal["ok", "unreachable"]

@@ -1,0 +1,508 @@
+"""Games: load, apply through the engine, save, in one transaction.
+
+Every change of a game goes through `_write_game` and every move through
+`apply_move`, whoever asks for it (the moves endpoint now; hint-finish and the
+daily game later), so there is one path to validate, log and version a move.
+
+Concurrency: a write transaction locks the game (BEGIN IMMEDIATE on SQLite,
+SELECT ... FOR UPDATE elsewhere), so concurrent moves on one game are
+serialised; the save is also guarded by `UPDATE ... WHERE version = :v`, and a
+request that names `expected_version` gets 409 `version_conflict` when another
+change got there first.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import secrets
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import and_, delete, or_, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.db import begin_write
+from app.engine import (
+    MAX_DEAL,
+    EngineError,
+    IllegalMove,
+    InvalidDeal,
+    InvalidMove,
+    Move,
+    Rules,
+    State,
+    deal,
+    resolve_click,
+)
+from app.errors import ApiError
+from app.models import Game, IdempotencyKey, Player, utcnow
+from app.models import Move as MoveRow
+from app.services.seeds import choose_solvable_deal
+from app.services.variants import find_variant
+
+DEFAULT_SETTINGS = {"auto_play": True, "auto_finish": True}
+# Sources whose deal number the server chose: hidden until the game is won.
+SECRET_SOURCES = frozenset({"random", "solvable", "daily"})
+# Random deals stay below 2**53 so that JavaScript clients read the number exactly;
+# that is still far too many to guess a deal from its face-up cards.
+RANDOM_DEAL_MAX = min(MAX_DEAL, 2**53 - 1)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A JSON body and the game version it shows (for the ETag)."""
+
+    body: dict[str, Any]
+    game_id: str
+    version: int
+    replayed: bool = False
+
+
+def iso(moment: datetime) -> str:
+    # SQLite hands back naive datetimes; every stored time is UTC.
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.isoformat()
+
+
+def etag(game_id: str, version: int) -> str:
+    return f'"{game_id}.{version}"'
+
+
+def not_found() -> ApiError:
+    # One answer for unknown ids and other players' games: never reveal existence.
+    return ApiError("game_not_found", 404, "no such game")
+
+
+def engine_error(exc: EngineError) -> ApiError:
+    if isinstance(exc, IllegalMove):
+        return ApiError("illegal_move", 422, exc.message, reason=exc.code)
+    if isinstance(exc, InvalidDeal):
+        return ApiError("invalid_deal", 422, exc.message, reason=exc.code)
+    if isinstance(exc, InvalidMove):
+        return ApiError("invalid_move", 422, exc.message, reason=exc.code)
+    return ApiError("engine_error", 422, exc.message, reason=exc.code)
+
+
+# --- rendering ---------------------------------------------------------------
+
+
+def visible_deal(game: Game) -> int | None:
+    if game.source in SECRET_SOURCES and game.status != "won":
+        return None
+    return int(game.deal)
+
+
+def state_json(game: Game, state: State) -> dict[str, Any]:
+    """The state as the API shows it: only what the player may see."""
+    public = state.public()
+    return {
+        "id": game.id,
+        "variant": game.variant,
+        "deal": visible_deal(game),
+        "source": game.source,
+        "rules": {"foundation_return": state.variant.foundation_return},
+        "settings": {**DEFAULT_SETTINGS, **game.settings},
+        "status": game.status,
+        "version": game.version,
+        "move_count": game.move_count,
+        "redeals_left": public.get("redeals_left", state.redeals_left),
+        "base_rank": public.get("base_rank", state.base_rank),
+        "piles": public["piles"],
+        "legal_moves": [m.to_json() for m in state.legal_moves()],
+        "created_at": iso(game.created_at),
+        "updated_at": iso(game.updated_at),
+    }
+
+
+def summary_json(game: Game) -> dict[str, Any]:
+    return {
+        "id": game.id,
+        "variant": game.variant,
+        "deal": visible_deal(game),
+        "source": game.source,
+        "status": game.status,
+        "version": game.version,
+        "move_count": game.move_count,
+        "created_at": iso(game.created_at),
+        "updated_at": iso(game.updated_at),
+    }
+
+
+# --- transactions ------------------------------------------------------------
+
+
+@asynccontextmanager
+async def write_transaction(session: AsyncSession) -> AsyncIterator[None]:
+    """One write transaction: committed on success, rolled back on any error."""
+    if session.in_transaction():
+        # A read before the write (e.g. authentication): end it so that the
+        # write starts as a writer and sees the newest committed data.
+        await session.commit()
+    await begin_write(session)
+    try:
+        yield
+    except BaseException:
+        await session.rollback()
+        raise
+    await session.commit()
+
+
+async def _load_owned(
+    session: AsyncSession, player: Player, game_id: str, *, lock: bool = False
+) -> Game:
+    query = select(Game).where(Game.id == game_id, Game.player_id == player.id)
+    if lock:
+        query = query.with_for_update()
+    game = (await session.execute(query)).scalar_one_or_none()
+    if game is None:
+        raise not_found()
+    return game
+
+
+def _check_version(game: Game, expected_version: int | None) -> None:
+    if expected_version is not None and expected_version != game.version:
+        raise ApiError(
+            "version_conflict",
+            409,
+            f"the game is at version {game.version}, not {expected_version}",
+        )
+
+
+async def _save(session: AsyncSession, game: Game, **values: Any) -> None:
+    """Write new values and bump the version, only if nobody else did meanwhile."""
+    old_version = game.version
+    values["version"] = old_version + 1
+    values["updated_at"] = utcnow()
+    result = await session.execute(
+        update(Game)
+        .where(Game.id == game.id, Game.version == old_version)
+        .values(**values)
+        .execution_options(synchronize_session=False)
+    )
+    if result.rowcount != 1:  # type: ignore[attr-defined]
+        raise ApiError("version_conflict", 409, "the game changed meanwhile; reload it")
+    for name, value in values.items():
+        setattr(game, name, value)
+
+
+# --- idempotency -------------------------------------------------------------
+
+
+def fingerprint(method: str, path: str, payload: Any) -> str:
+    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(f"{method} {path}\n{canonical}".encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Idempotency:
+    key: str
+    fingerprint: str
+
+
+async def _replay(session: AsyncSession, player: Player, idem: Idempotency) -> Answer | None:
+    row = (
+        await session.execute(
+            select(IdempotencyKey).where(
+                IdempotencyKey.player_id == player.id, IdempotencyKey.key == idem.key
+            )
+        )
+    ).scalar_one_or_none()
+    if row is None:
+        return None
+    if row.fingerprint != idem.fingerprint:
+        raise ApiError(
+            "idempotency_key_reused",
+            422,
+            "this Idempotency-Key was already used for a different request",
+        )
+    body = row.response
+    return Answer(body=body, game_id=body["id"], version=body["version"], replayed=True)
+
+
+async def _remember(
+    session: AsyncSession, player: Player, idem: Idempotency | None, answer: Answer
+) -> None:
+    if idem is None:
+        return
+    session.add(
+        IdempotencyKey(
+            player_id=player.id,
+            key=idem.key,
+            fingerprint=idem.fingerprint,
+            status_code=200,
+            response=answer.body,
+        )
+    )
+    await session.flush()
+
+
+# --- use cases ---------------------------------------------------------------
+
+
+async def create_game(
+    session: AsyncSession,
+    player: Player,
+    *,
+    variant_name: str,
+    deal_number: int | None,
+    solvable: bool,
+    rules: dict[str, Any] | None,
+    settings: dict[str, Any] | None,
+    seeds_dir: Path,
+) -> Answer:
+    variant = find_variant(variant_name, status=422)
+    if solvable and deal_number is not None:
+        raise ApiError("validation_error", 422, "give either a deal number or solvable, not both")
+    try:
+        game_rules = Rules.from_json(rules)
+    except EngineError as exc:
+        raise ApiError("invalid_rules", 422, exc.message, reason=exc.code) from exc
+    if solvable:
+        number, source = choose_solvable_deal(seeds_dir, variant.name), "solvable"
+    elif deal_number is None:
+        number, source = secrets.randbelow(RANDOM_DEAL_MAX) + 1, "random"
+    else:
+        number, source = deal_number, "deal"
+    try:
+        state = deal(variant, number, game_rules)
+    except EngineError as exc:
+        raise engine_error(exc) from exc
+    now = utcnow()
+    game = Game(
+        player_id=player.id,
+        variant=variant.name,
+        deal=str(number),
+        source=source,
+        rules=game_rules.to_json(),
+        settings={**DEFAULT_SETTINGS, **(settings or {})},
+        status=state.status,
+        version=0,
+        move_count=0,
+        state=state.to_bytes(),
+        created_at=now,
+        updated_at=now,
+    )
+    async with write_transaction(session):
+        session.add(game)
+        await session.flush()
+    return Answer(body=state_json(game, state), game_id=game.id, version=game.version)
+
+
+async def get_game(session: AsyncSession, player: Player, game_id: str) -> Answer:
+    game = await _load_owned(session, player, game_id)
+    state = State.from_bytes(game.state)
+    return Answer(body=state_json(game, state), game_id=game.id, version=game.version)
+
+
+async def game_version(session: AsyncSession, player: Player, game_id: str) -> int:
+    """Only the version, for a cheap If-None-Match answer."""
+    version = (
+        await session.execute(
+            select(Game.version).where(Game.id == game_id, Game.player_id == player.id)
+        )
+    ).scalar_one_or_none()
+    if version is None:
+        raise not_found()
+    return version
+
+
+def _encode_cursor(game: Game) -> str:
+    raw = json.dumps([iso(game.created_at), game.id]).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _decode_cursor(cursor: str) -> tuple[datetime, str]:
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        created, game_id = json.loads(raw)
+        return datetime.fromisoformat(created), str(game_id)
+    except (ValueError, TypeError) as exc:
+        raise ApiError("invalid_cursor", 422, "the cursor is not one this API gave") from exc
+
+
+async def list_games(
+    session: AsyncSession, player: Player, *, limit: int, cursor: str | None
+) -> dict[str, Any]:
+    """The player's games, newest first; keyset pagination so pages never overlap."""
+    query = select(Game).where(Game.player_id == player.id)
+    if cursor:
+        created, game_id = _decode_cursor(cursor)
+        query = query.where(
+            or_(Game.created_at < created, and_(Game.created_at == created, Game.id < game_id))
+        )
+    query = query.order_by(Game.created_at.desc(), Game.id.desc()).limit(limit + 1)
+    games = list((await session.execute(query)).scalars())
+    more = len(games) > limit
+    games = games[:limit]
+    return {
+        "items": [summary_json(g) for g in games],
+        "next_cursor": _encode_cursor(games[-1]) if more and games else None,
+    }
+
+
+async def update_settings(
+    session: AsyncSession,
+    player: Player,
+    game_id: str,
+    changes: dict[str, Any],
+    expected_version: int | None,
+) -> Answer:
+    async with write_transaction(session):
+        game = await _load_owned(session, player, game_id, lock=True)
+        _check_version(game, expected_version)
+        await _save(session, game, settings={**DEFAULT_SETTINGS, **game.settings, **changes})
+        state = State.from_bytes(game.state)
+    return Answer(body=state_json(game, state), game_id=game.id, version=game.version)
+
+
+def parse_action(state: State, action: dict[str, Any], settings: dict[str, Any]) -> Move:
+    """A request's action as an engine move; clicks are resolved to their target."""
+    try:
+        if action["action"] == "click":
+            if not settings.get("auto_play", True):
+                raise ApiError(
+                    "auto_play_off", 422, "clicks are off for this game (setting auto_play)"
+                )
+            return resolve_click(state, action["pile"], action.get("index"))
+        return Move.from_json(action)
+    except EngineError as exc:
+        raise engine_error(exc) from exc
+
+
+async def apply_move(
+    session: AsyncSession,
+    player: Player,
+    game_id: str,
+    action: dict[str, Any],
+    *,
+    expected_version: int | None = None,
+    idempotency: Idempotency | None = None,
+) -> Answer:
+    """Apply one move (request JSON form, click included) and log it: the one path."""
+    try:
+        async with write_transaction(session):
+            game = await _load_owned(session, player, game_id, lock=True)
+            if idempotency is not None:
+                replay = await _replay(session, player, idempotency)
+                if replay is not None:
+                    return replay
+            _check_version(game, expected_version)
+            state_before = game.state
+            state = State.from_bytes(state_before)
+            move = parse_action(state, action, game.settings)
+            try:
+                new_state, events = state.apply(
+                    move, auto_finish=bool(game.settings.get("auto_finish", True))
+                )
+            except EngineError as exc:
+                raise engine_error(exc) from exc
+            await _save(
+                session,
+                game,
+                state=new_state.to_bytes(),
+                status=new_state.status,
+                move_count=game.move_count + 1,
+            )
+            event_json = [e.to_json() for e in events]
+            session.add(
+                MoveRow(
+                    game_id=game.id,
+                    seq=game.move_count,
+                    version=game.version,
+                    text=str(move),
+                    move=move.to_json(),
+                    events=event_json,
+                    state_before=state_before,
+                    created_at=game.updated_at,
+                )
+            )
+            await session.flush()
+            body = state_json(game, new_state)
+            body["events"] = event_json
+            answer = Answer(body=body, game_id=game.id, version=game.version)
+            await _remember(session, player, idempotency, answer)
+            return answer
+    except IntegrityError:
+        # A twin request with the same Idempotency-Key won the race: answer as it did.
+        if idempotency is None:
+            raise
+        async with write_transaction(session):
+            replay = await _replay(session, player, idempotency)
+        if replay is None:
+            raise
+        return replay
+
+
+async def undo(
+    session: AsyncSession,
+    player: Player,
+    game_id: str,
+    *,
+    expected_version: int | None = None,
+    idempotency: Idempotency | None = None,
+) -> Answer:
+    """Take back the last move: restore its exact `state_before` and drop it from the log."""
+    async with write_transaction(session):
+        game = await _load_owned(session, player, game_id, lock=True)
+        if idempotency is not None:
+            replay = await _replay(session, player, idempotency)
+            if replay is not None:
+                return replay
+        _check_version(game, expected_version)
+        if game.status == "won":
+            raise ApiError("game_over", 409, "the game is won; it cannot be taken back")
+        last = (
+            await session.execute(
+                select(MoveRow)
+                .where(MoveRow.game_id == game.id)
+                .order_by(MoveRow.seq.desc())
+                .limit(1)
+            )
+        ).scalar_one_or_none()
+        if last is None:
+            raise ApiError("nothing_to_undo", 409, "no move to take back")
+        state = State.from_bytes(last.state_before)
+        await session.execute(delete(MoveRow).where(MoveRow.id == last.id))
+        await _save(
+            session,
+            game,
+            state=last.state_before,
+            status=state.status,
+            move_count=game.move_count - 1,
+        )
+        body = state_json(game, state)
+        body["events"] = [{"type": "undo", "move": last.move}]
+        answer = Answer(body=body, game_id=game.id, version=game.version)
+        await _remember(session, player, idempotency, answer)
+        return answer
+
+
+async def list_moves(session: AsyncSession, player: Player, game_id: str) -> dict[str, Any]:
+    game = await _load_owned(session, player, game_id)
+    rows = (
+        await session.execute(
+            select(MoveRow).where(MoveRow.game_id == game.id).order_by(MoveRow.seq)
+        )
+    ).scalars()
+    return {
+        "game_id": game.id,
+        "items": [
+            {
+                "seq": r.seq,
+                "version": r.version,
+                "text": r.text,
+                "move": r.move,
+                "events": r.events,
+                "created_at": iso(r.created_at),
+            }
+            for r in rows
+        ],
+    }

@@ -1,0 +1,30 @@
+"""Players and their bearer tokens."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.models import Player
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+async def create_player(session: AsyncSession, name: str | None) -> tuple[Player, str]:
+    """A new player and its token; the token is returned once and stored only hashed."""
+    token = secrets.token_urlsafe(32)
+    player = Player(name=name, token_hash=hash_token(token))
+    session.add(player)
+    await session.commit()
+    return player, token
+
+
+async def player_for_token(session: AsyncSession, token: str) -> Player | None:
+    # Looking up by hash: a timing difference could only reveal a hash prefix, not a token.
+    result = await session.execute(select(Player).where(Player.token_hash == hash_token(token)))
+    return result.scalar_one_or_none()

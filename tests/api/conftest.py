@@ -1,0 +1,133 @@
+"""Fixtures for the API tests: the app over ASGI on a database migrated by Alembic.
+
+`TEST_DATABASE_URL` picks the database (e.g. `postgresql+asyncpg://...`); by default
+a fresh SQLite file. The schema is dropped and migrated afresh once per session, and
+every table is emptied before each test.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from asgi_lifespan import LifespanManager
+from fastapi import FastAPI
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import create_async_engine
+
+from app.config import Settings
+from app.db import is_sqlite, upgrade_to_head
+from app.main import create_app
+
+TABLES = ("idempotency_keys", "moves", "games", "players")
+API = "/api/v1"
+
+
+async def _reset_schema(url: str) -> None:
+    engine = create_async_engine(url)
+    try:
+        if not is_sqlite(url):
+            async with engine.begin() as conn:
+                await conn.execute(text("DROP SCHEMA public CASCADE"))
+                await conn.execute(text("CREATE SCHEMA public"))
+        await upgrade_to_head(engine)
+    finally:
+        await engine.dispose()
+
+
+@pytest.fixture(scope="session")
+def database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    url = os.environ.get("TEST_DATABASE_URL")
+    if not url:
+        path = tmp_path_factory.mktemp("db") / "test.sqlite3"
+        url = f"sqlite+aiosqlite:///{path}"
+    asyncio.run(_reset_schema(url))
+    yield url
+
+
+async def _empty_tables(url: str) -> None:
+    engine = create_async_engine(url)
+    try:
+        async with engine.begin() as conn:
+            for table in TABLES:
+                await conn.execute(text(f"DELETE FROM {table}"))
+    finally:
+        await engine.dispose()
+
+
+@pytest.fixture
+def settings(database_url: str, tmp_path: Path) -> Settings:
+    seeds = tmp_path / "seeds"
+    seeds.mkdir()
+    return Settings(
+        database_url=database_url,
+        data_dir=tmp_path / "data",
+        seeds_dir=seeds,
+        cors_origins="https://front.example",
+    )
+
+
+@pytest.fixture
+async def app(settings: Settings, database_url: str) -> AsyncIterator[FastAPI]:
+    await _empty_tables(database_url)
+    application = create_app(settings)
+    async with LifespanManager(application):
+        yield application
+
+
+@pytest.fixture
+async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
+        yield c
+
+
+NewPlayer = Callable[..., Awaitable[dict[str, str]]]
+
+
+@pytest.fixture
+def new_player(client: httpx.AsyncClient) -> NewPlayer:
+    """Registers a player and returns its Authorization header."""
+
+    async def make(name: str | None = "ada") -> dict[str, str]:
+        response = await client.post(f"{API}/players", json={"name": name})
+        assert response.status_code == 201, response.text
+        return {"Authorization": f"Bearer {response.json()['token']}"}
+
+    return make
+
+
+@pytest.fixture
+async def auth(new_player: NewPlayer) -> dict[str, str]:
+    return await new_player()
+
+
+NewGame = Callable[..., Awaitable[dict[str, Any]]]
+
+
+@pytest.fixture
+def new_game(client: httpx.AsyncClient, auth: dict[str, str]) -> NewGame:
+    async def make(headers: dict[str, str] | None = None, **body: Any) -> dict[str, Any]:
+        body.setdefault("variant", "rank-and-file")
+        response = await client.post(f"{API}/games", json=body, headers=headers or auth)
+        assert response.status_code == 201, response.text
+        data: dict[str, Any] = response.json()
+        return data
+
+    return make
+
+
+def assert_error(response: httpx.Response, status: int, code: str) -> dict[str, Any]:
+    """The response is an error envelope with this status and code."""
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert set(body) == {"error"}, body
+    assert body["error"]["code"] == code, body
+    assert isinstance(body["error"]["message"], str) and body["error"]["message"]
+    error: dict[str, Any] = body["error"]
+    return error
