@@ -1,0 +1,65 @@
+"""Test helpers that reach under the API (only to set up positions)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI
+from sqlalchemy import select, update
+
+from app.engine import State, get_variant, parse_card
+from app.models import Game
+
+
+def cards(*codes: str) -> tuple[int, ...]:
+    return tuple(parse_card(c) for c in codes)
+
+
+def suit_run(suit: str, upto: int) -> tuple[int, ...]:
+    return cards(*[f"{r}{suit}" for r in "A23456789TJQK"[:upto]])
+
+
+def near_won_rank_and_file() -> State:
+    """Every card home but QC and KC, which sit on tableau-1 and tableau-0."""
+    foundations = tuple(suit_run(s, 13) for s in "CSHDCSHD")
+    foundations = (suit_run("C", 11), *foundations[1:])
+    tableau = (cards("KC"), cards("QC")) + ((),) * 8
+    return State(
+        get_variant("rank-and-file"),
+        tableau,
+        (0,) * 10,
+        foundations,
+        (),
+        (),
+        (),
+        0,
+        None,
+    )
+
+
+def stuck_rank_and_file() -> State:
+    """Ten single cards with nothing to go on and an empty stock."""
+    tableau = tuple(cards(c) for c in ("5C", "5S", "5C", "5S", "9C", "9S", "9C", "9S", "KC", "KS"))
+    return State(get_variant("rank-and-file"), tableau, (0,) * 10, ((),) * 8, (), (), (), 0, None)
+
+
+async def put_state(app: FastAPI, game_id: str, state: State) -> None:
+    """Replace a game's position in place (a test-only shortcut to a chosen position)."""
+    async with app.state.db.sessionmaker() as session:
+        await session.execute(
+            update(Game)
+            .where(Game.id == game_id)
+            .values(state=state.to_bytes(), status=state.status)
+        )
+        await session.commit()
+
+
+async def stored_state(app: FastAPI, game_id: str) -> State:
+    async with app.state.db.sessionmaker() as session:
+        game = (await session.execute(select(Game).where(Game.id == game_id))).scalar_one()
+    return State.from_bytes(game.state)
+
+
+async def stored_game(app: FastAPI, game_id: str) -> Any:
+    async with app.state.db.sessionmaker() as session:
+        return (await session.execute(select(Game).where(Game.id == game_id))).scalar_one()
