@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
@@ -29,6 +30,38 @@ Face-down cards and the stock order never appear in any answer.
 def _operation_id(route: APIRoute) -> str:
     # Stable ids for generated clients: the route's name, never the path.
     return route.name
+
+
+def _install_openapi(app: FastAPI) -> None:
+    """Document the error envelope where FastAPI would show its own validation shape,
+    and the 500 answer on every operation."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema:
+            return app.openapi_schema
+        document = build()
+        error_ref = {"$ref": "#/components/schemas/ErrorResponse"}
+        for path in document.get("paths", {}).values():
+            for operation in path.values():
+                responses = operation.setdefault("responses", {})
+                if "422" in responses:
+                    responses["422"] = {
+                        "description": "Refused: `validation_error` or a stable code "
+                        "(see the operation).",
+                        "content": {"application/json": {"schema": error_ref}},
+                    }
+                responses["500"] = {
+                    "description": "`internal_error` (no details are shown).",
+                    "content": {"application/json": {"schema": error_ref}},
+                }
+        schemas = document.get("components", {}).get("schemas", {})
+        schemas.pop("HTTPValidationError", None)
+        schemas.pop("ValidationError", None)
+        app.openapi_schema = document
+        return document
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -66,6 +99,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.include_router(router, prefix=API_PREFIX)
     # Also outside the prefix, for load balancers; not in the schema twice.
     app.add_api_route("/health", health.health, include_in_schema=False, name="health_root")
+    _install_openapi(app)
     return app
 
 

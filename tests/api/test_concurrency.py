@@ -21,10 +21,12 @@ async def test_concurrent_moves_are_serialised(
 ) -> None:
     game = await new_game(deal=5)
     gid = game["id"]
-    responses = await asyncio.gather(*[
-        client.post(f"{API}/games/{gid}/moves", json={"action": "draw"}, headers=auth)
-        for _ in range(N)
-    ])
+    responses = await asyncio.gather(
+        *[
+            client.post(f"{API}/games/{gid}/moves", json={"action": "draw"}, headers=auth)
+            for _ in range(N)
+        ]
+    )
     assert [r.status_code for r in responses] == [200] * N
     # Each answer shows a different version: no two moves were applied on one version.
     assert sorted(r.json()["version"] for r in responses) == list(range(1, N + 1))
@@ -39,11 +41,16 @@ async def test_concurrent_moves_on_one_version_one_wins(
 ) -> None:
     game = await new_game(deal=5)
     gid = game["id"]
-    responses = await asyncio.gather(*[
-        client.post(f"{API}/games/{gid}/moves", json={"action": "draw", "expected_version": 0},
-                    headers=auth)
-        for _ in range(N)
-    ])
+    responses = await asyncio.gather(
+        *[
+            client.post(
+                f"{API}/games/{gid}/moves",
+                json={"action": "draw", "expected_version": 0},
+                headers=auth,
+            )
+            for _ in range(N)
+        ]
+    )
     statuses = sorted(r.status_code for r in responses)
     assert statuses == [200] + [409] * (N - 1)
     for response in responses:
@@ -62,8 +69,9 @@ async def test_concurrent_moves_and_undos_keep_the_log_whole(
         if i % 3 == 2:
             requests.append(client.post(f"{API}/games/{gid}/undo", headers=auth))
         else:
-            requests.append(client.post(f"{API}/games/{gid}/moves", json={"action": "draw"},
-                                        headers=auth))
+            requests.append(
+                client.post(f"{API}/games/{gid}/moves", json={"action": "draw"}, headers=auth)
+            )
     responses = await asyncio.gather(*requests)
     assert all(r.status_code in (200, 409) for r in responses), [r.text for r in responses]
     ok = [r for r in responses if r.status_code == 200]

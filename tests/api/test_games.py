@@ -13,14 +13,25 @@ from tests.api.conftest import API, NewGame, NewPlayer, assert_error
 from tests.api.helpers import near_won_rank_and_file, put_state, stored_game
 
 STATE_KEYS = {
-    "id", "variant", "deal", "source", "rules", "settings", "status", "version", "move_count",
-    "redeals_left", "base_rank", "piles", "legal_moves", "created_at", "updated_at",
+    "id",
+    "variant",
+    "deal",
+    "source",
+    "rules",
+    "settings",
+    "status",
+    "version",
+    "move_count",
+    "redeals_left",
+    "base_rank",
+    "piles",
+    "legal_moves",
+    "created_at",
+    "updated_at",
 }
 
 
-async def test_create_game_with_deal(
-    client: httpx.AsyncClient, auth: dict[str, str]
-) -> None:
+async def test_create_game_with_deal(client: httpx.AsyncClient, auth: dict[str, str]) -> None:
     response = await client.post(
         f"{API}/games", json={"variant": "rank-and-file", "deal": 12345}, headers=auth
     )
@@ -31,7 +42,11 @@ async def test_create_game_with_deal(
     assert response.headers["Location"] == f"{API}/games/{state.id}"
     assert response.headers["ETag"] == f'"{state.id}.0"'
     assert (state.variant, state.deal, state.source, state.status) == (
-        "rank-and-file", 12345, "deal", "playing")
+        "rank-and-file",
+        12345,
+        "deal",
+        "playing",
+    )
     assert (state.version, state.move_count, state.redeals_left, state.base_rank) == (0, 0, 0, None)
     assert state.rules.foundation_return is False
     assert state.settings.model_dump() == {"auto_play": True, "auto_finish": True}
@@ -40,7 +55,8 @@ async def test_create_game_with_deal(
     assert body["piles"] == expected
     ids = [p["id"] for p in body["piles"]]
     assert ids == ["stock", "waste"] + [f"foundation-{i}" for i in range(8)] + [
-        f"tableau-{i}" for i in range(10)]
+        f"tableau-{i}" for i in range(10)
+    ]
     assert all(card == {"face_up": False} for card in body["piles"][0]["cards"])
     assert len(body["piles"][0]["cards"]) == 64
     tableau = body["piles"][-1]["cards"]
@@ -51,8 +67,12 @@ async def test_create_game_with_deal(
 async def test_alias_rules_and_settings(client: httpx.AsyncClient, auth: dict[str, str]) -> None:
     response = await client.post(
         f"{API}/games",
-        json={"variant": "dress-parade", "deal": 7, "rules": {"foundation_return": True},
-              "settings": {"auto_play": False, "auto_finish": False}},
+        json={
+            "variant": "dress-parade",
+            "deal": 7,
+            "rules": {"foundation_return": True},
+            "settings": {"auto_play": False, "auto_finish": False},
+        },
         headers=auth,
     )
     assert response.status_code == 201
@@ -106,16 +126,22 @@ async def test_create_game_errors(client: httpx.AsyncClient, auth: dict[str, str
 
     assert_error(await post({"variant": "klondike"}), 422, "unknown_variant")
     assert_error(await post({"variant": "rainbow", "deal": 0}), 422, "validation_error")
-    error = assert_error(await post({"variant": "rainbow", "deal": MAX_DEAL + 1}), 422,
-                         "invalid_deal")
+    error = assert_error(
+        await post({"variant": "rainbow", "deal": MAX_DEAL + 1}), 422, "invalid_deal"
+    )
     assert error["reason"]
     assert_error(await post({"deal": 3}), 422, "validation_error")
-    assert_error(await post({"variant": "rainbow", "rules": {"bogus": True}}), 422,
-                 "validation_error")
-    assert_error(await post({"variant": "rainbow", "settings": {"auto_play": "sometimes"}}),
-                 422, "validation_error")
-    assert_error(await post({"variant": "rainbow", "deal": 4, "solvable": True}), 422,
-                 "validation_error")
+    assert_error(
+        await post({"variant": "rainbow", "rules": {"bogus": True}}), 422, "validation_error"
+    )
+    assert_error(
+        await post({"variant": "rainbow", "settings": {"auto_play": "sometimes"}}),
+        422,
+        "validation_error",
+    )
+    assert_error(
+        await post({"variant": "rainbow", "deal": 4, "solvable": True}), 422, "validation_error"
+    )
     assert_error(await post([1, 2]), 422, "validation_error")
     bad_json = await client.post(
         f"{API}/games", content=b"{not json", headers={**auth, "Content-Type": "application/json"}
@@ -135,10 +161,14 @@ async def test_solvable_deals_come_from_the_list(
 ) -> None:
     listed = {101, 202, 303}
     seeds: Path = settings.seeds_dir
-    (seeds / "rows-of-four.json").write_text(json.dumps({
-        "variant": "rows-of-four",
-        "deals": [{"deal": n, "line": [], "positions": 1} for n in sorted(listed)],
-    }))
+    (seeds / "rows-of-four.json").write_text(
+        json.dumps(
+            {
+                "variant": "rows-of-four",
+                "deals": [{"deal": n, "line": [], "positions": 1} for n in sorted(listed)],
+            }
+        )
+    )
     seen = set()
     for _ in range(12):
         response = await client.post(
@@ -168,9 +198,10 @@ async def test_get_game_and_etag(
     cached = await client.get(url, headers={**auth, "If-None-Match": tag})
     assert cached.status_code == 304 and cached.content == b""
     assert cached.headers["ETag"] == tag
-    assert (await client.get(url, headers={**auth, "If-None-Match": f'W/{tag}'})).status_code == 304
-    assert (await client.get(url, headers={**auth, "If-None-Match": '"x", ' + tag})).status_code \
-        == 304
+    assert (await client.get(url, headers={**auth, "If-None-Match": f"W/{tag}"})).status_code == 304
+    assert (
+        await client.get(url, headers={**auth, "If-None-Match": '"x", ' + tag})
+    ).status_code == 304
     stale = await client.get(url, headers={**auth, "If-None-Match": '"other.0"'})
     assert stale.status_code == 200
 
@@ -197,8 +228,9 @@ async def test_ownership(
             response = await client.request(method, target + path, json=body, headers=other)
             error = assert_error(response, 404, "game_not_found")
             assert mine["id"] not in error["message"]
-        assert_error(await client.get(target, headers={**other, "If-None-Match": "*"}), 404,
-                     "game_not_found")
+        assert_error(
+            await client.get(target, headers={**other, "If-None-Match": "*"}), 404, "game_not_found"
+        )
     assert (await client.get(f"{API}/games", headers=other)).json()["items"] == []
 
 
@@ -224,10 +256,14 @@ async def test_list_games_paginates_newest_first(
             break
     assert pages == 3
     assert seen == list(reversed(created))
-    assert_error(await client.get(f"{API}/games", params={"cursor": "@@@"}, headers=auth), 422,
-                 "invalid_cursor")
-    assert_error(await client.get(f"{API}/games", params={"limit": 0}, headers=auth), 422,
-                 "validation_error")
+    assert_error(
+        await client.get(f"{API}/games", params={"cursor": "@@@"}, headers=auth),
+        422,
+        "invalid_cursor",
+    )
+    assert_error(
+        await client.get(f"{API}/games", params={"limit": 0}, headers=auth), 422, "validation_error"
+    )
 
 
 async def test_patch_settings(
@@ -245,6 +281,9 @@ async def test_patch_settings(
         url, json={"settings": {"auto_finish": False}, "expected_version": 0}, headers=auth
     )
     assert_error(conflict, 409, "version_conflict")
-    assert_error(await client.patch(url, json={"settings": {"colour": 1}}, headers=auth), 422,
-                 "validation_error")
+    assert_error(
+        await client.patch(url, json={"settings": {"colour": 1}}, headers=auth),
+        422,
+        "validation_error",
+    )
     assert_error(await client.patch(url, json={}, headers=auth), 422, "validation_error")

@@ -24,8 +24,9 @@ async def test_replay_returns_first_answer_without_moving_twice(
     assert state["version"] == 1 and state["move_count"] == 1
 
     # Another key is another request.
-    other = await client.post(url, json={"action": "draw"}, headers={**auth,
-                                                                     "Idempotency-Key": "k-2"})
+    other = await client.post(
+        url, json={"action": "draw"}, headers={**auth, "Idempotency-Key": "k-2"}
+    )
     assert other.status_code == 200 and other.json()["version"] == 2
 
 
@@ -48,10 +49,16 @@ async def test_keys_belong_to_their_player(
 ) -> None:
     eve = await new_player("eve")
     mine, hers = await new_game(deal=5), await new_game(headers=eve, deal=5)
-    one = await client.post(f"{API}/games/{mine['id']}/moves", json={"action": "draw"},
-                            headers={**auth, "Idempotency-Key": "same"})
-    two = await client.post(f"{API}/games/{hers['id']}/moves", json={"action": "draw"},
-                            headers={**eve, "Idempotency-Key": "same"})
+    one = await client.post(
+        f"{API}/games/{mine['id']}/moves",
+        json={"action": "draw"},
+        headers={**auth, "Idempotency-Key": "same"},
+    )
+    two = await client.post(
+        f"{API}/games/{hers['id']}/moves",
+        json={"action": "draw"},
+        headers={**eve, "Idempotency-Key": "same"},
+    )
     assert one.status_code == two.status_code == 200
     assert two.json()["id"] == hers["id"] and "Idempotent-Replayed" not in two.headers
 
@@ -62,9 +69,9 @@ async def test_concurrent_retries_move_once(
     game = await new_game(deal=5)
     url = f"{API}/games/{game['id']}/moves"
     headers = {**auth, "Idempotency-Key": "retry"}
-    responses = await asyncio.gather(*[
-        client.post(url, json={"action": "draw"}, headers=headers) for _ in range(6)
-    ])
+    responses = await asyncio.gather(
+        *[client.post(url, json={"action": "draw"}, headers=headers) for _ in range(6)]
+    )
     assert [r.status_code for r in responses] == [200] * 6
     assert len({r.text for r in responses}) == 1
     state = (await client.get(f"{API}/games/{game['id']}", headers=auth)).json()
@@ -76,8 +83,7 @@ async def test_idempotent_undo(
 ) -> None:
     game = await new_game(deal=5)
     for _ in range(2):
-        await client.post(f"{API}/games/{game['id']}/moves", json={"action": "draw"},
-                          headers=auth)
+        await client.post(f"{API}/games/{game['id']}/moves", json={"action": "draw"}, headers=auth)
     headers = {**auth, "Idempotency-Key": "undo-1"}
     first = await client.post(f"{API}/games/{game['id']}/undo", headers=headers)
     again = await client.post(f"{API}/games/{game['id']}/undo", headers=headers)

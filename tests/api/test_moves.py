@@ -17,8 +17,9 @@ from tests.api.helpers import (
 )
 
 
-async def _move(client: httpx.AsyncClient, auth: dict[str, str], game_id: str,
-                body: Any, **kw: Any) -> httpx.Response:
+async def _move(
+    client: httpx.AsyncClient, auth: dict[str, str], game_id: str, body: Any, **kw: Any
+) -> httpx.Response:
     return await client.post(f"{API}/games/{game_id}/moves", json=body, headers=auth, **kw)
 
 
@@ -47,8 +48,9 @@ async def test_draw_and_redeal(
     game = await new_game(variant="rows-of-four", deal=8, settings={"auto_finish": False})
     stock = len(game["piles"][0]["cards"])
     assert game["redeals_left"] == 2
-    error = assert_error(await _move(client, auth, game["id"], {"action": "redeal"}), 422,
-                         "illegal_move")
+    error = assert_error(
+        await _move(client, auth, game["id"], {"action": "redeal"}), 422, "illegal_move"
+    )
     assert error["reason"] == "stock_not_empty"
     for _ in range(stock):
         response = await _move(client, auth, game["id"], {"action": "draw"})
@@ -74,30 +76,43 @@ async def test_illegal_and_invalid_moves(
     error = assert_error(await _move(client, auth, gid, illegal), 422, "illegal_move")
     assert error["reason"] and error["reason"] != "illegal_move"
     error = assert_error(
-        await _move(client, auth, gid, {"action": "move", "from": "tableau-0", "to": "tableau-1",
-                                        "count": 4}),
-        422, "illegal_move")
+        await _move(
+            client,
+            auth,
+            gid,
+            {"action": "move", "from": "tableau-0", "to": "tableau-1", "count": 4},
+        ),
+        422,
+        "illegal_move",
+    )
     assert error["reason"] == "card_face_down"
     error = assert_error(
         await _move(client, auth, gid, {"action": "move", "from": "table-0", "to": "waste"}),
-        422, "invalid_move")
+        422,
+        "invalid_move",
+    )
     assert error["reason"] == "bad_pile"
     error = assert_error(
         await _move(client, auth, gid, {"action": "move", "from": "reserve", "to": "tableau-1"}),
-        422, "illegal_move")
+        422,
+        "illegal_move",
+    )
     assert error["reason"] == "no_such_pile"
-    for bad in ({"action": "fly"}, {"action": "move", "from": "tableau-0"}, {},
-                {"action": "move", "from": "tableau-0", "to": "tableau-1", "count": 0},
-                {"action": "draw", "extra": 1}, {"action": "click"}):
+    for bad in (
+        {"action": "fly"},
+        {"action": "move", "from": "tableau-0"},
+        {},
+        {"action": "move", "from": "tableau-0", "to": "tableau-1", "count": 0},
+        {"action": "draw", "extra": 1},
+        {"action": "click"},
+    ):
         assert_error(await _move(client, auth, gid, bad), 422, "validation_error")
     # Nothing of that changed the game.
     after = (await client.get(f"{API}/games/{gid}", headers=auth)).json()
     assert after == game
 
 
-async def test_click(
-    client: httpx.AsyncClient, auth: dict[str, str], new_game: NewGame
-) -> None:
+async def test_click(client: httpx.AsyncClient, auth: dict[str, str], new_game: NewGame) -> None:
     game = await new_game(deal=5)
     state = deal(get_variant("rank-and-file"), 5)
     clicked = await _move(client, auth, game["id"], {"action": "click", "pile": "stock"})
@@ -119,22 +134,29 @@ async def test_click(
     else:
         raise AssertionError("no clickable pile in deal 5")
     error = assert_error(
-        await _move(client, auth, game["id"], {"action": "click", "pile": "tableau-0",
-                                                "index": 0}),
-        422, "illegal_move")
+        await _move(client, auth, game["id"], {"action": "click", "pile": "tableau-0", "index": 0}),
+        422,
+        "illegal_move",
+    )
     assert error["reason"]
     error = assert_error(
-        await _move(client, auth, game["id"], {"action": "click", "pile": "tableau-0",
-                                                "index": 40}),
-        422, "invalid_move")
+        await _move(
+            client, auth, game["id"], {"action": "click", "pile": "tableau-0", "index": 40}
+        ),
+        422,
+        "invalid_move",
+    )
 
 
 async def test_click_refused_when_auto_play_off(
     client: httpx.AsyncClient, auth: dict[str, str], new_game: NewGame
 ) -> None:
     game = await new_game(deal=5, settings={"auto_play": False})
-    assert_error(await _move(client, auth, game["id"], {"action": "click", "pile": "stock"}),
-                 422, "auto_play_off")
+    assert_error(
+        await _move(client, auth, game["id"], {"action": "click", "pile": "stock"}),
+        422,
+        "auto_play_off",
+    )
     # Explicit moves still work.
     assert (await _move(client, auth, game["id"], {"action": "draw"})).status_code == 200
 
@@ -155,16 +177,16 @@ async def test_undo_restores_exact_state_and_log(
 ) -> None:
     game = await new_game(deal=5)
     gid = game["id"]
-    assert_error(await client.post(f"{API}/games/{gid}/undo", headers=auth), 409,
-                 "nothing_to_undo")
+    assert_error(await client.post(f"{API}/games/{gid}/undo", headers=auth), 409, "nothing_to_undo")
     states = [await stored_state(app, gid)]
     for _ in range(3):
         body = (await client.get(f"{API}/games/{gid}", headers=auth)).json()
         move = next((m for m in body["legal_moves"] if m["action"] == "move"), {"action": "draw"})
         assert (await _move(client, auth, gid, move)).status_code == 200
         states.append(await stored_state(app, gid))
-    log = MoveLog.model_validate((await client.get(f"{API}/games/{gid}/moves",
-                                                   headers=auth)).json())
+    log = MoveLog.model_validate(
+        (await client.get(f"{API}/games/{gid}/moves", headers=auth)).json()
+    )
     assert [e.seq for e in log.items] == [1, 2, 3]
     assert [e.version for e in log.items] == [1, 2, 3]
     for entry in log.items:
@@ -173,15 +195,16 @@ async def test_undo_restores_exact_state_and_log(
     undone = await client.post(f"{API}/games/{gid}/undo", headers=auth)
     assert undone.status_code == 200
     assert undone.json()["move_count"] == 2 and undone.json()["version"] == 4
-    assert undone.json()["events"] == [{"type": "undo", "move": log.items[-1].move.model_dump(
-        by_alias=True)}]
+    assert undone.json()["events"] == [
+        {"type": "undo", "move": log.items[-1].move.model_dump(by_alias=True)}
+    ]
     assert await stored_state(app, gid) == states[2]
     assert undone.json()["piles"] == states[2].public()["piles"]
-    conflict = await client.post(f"{API}/games/{gid}/undo", json={"expected_version": 3},
-                                 headers=auth)
+    conflict = await client.post(
+        f"{API}/games/{gid}/undo", json={"expected_version": 3}, headers=auth
+    )
     assert_error(conflict, 409, "version_conflict")
-    again = await client.post(f"{API}/games/{gid}/undo", json={"expected_version": 4},
-                              headers=auth)
+    again = await client.post(f"{API}/games/{gid}/undo", json={"expected_version": 4}, headers=auth)
     assert again.status_code == 200
     assert await stored_state(app, gid) == states[1]
     log2 = (await client.get(f"{API}/games/{gid}/moves", headers=auth)).json()
@@ -197,19 +220,26 @@ async def test_auto_finish_and_win(
 ) -> None:
     game = await new_game(deal=1)
     await put_state(app, game["id"], near_won_rank_and_file())
-    response = await _move(client, auth, game["id"],
-                           {"action": "move", "from": "tableau-1", "to": "foundation-0"})
+    response = await _move(
+        client, auth, game["id"], {"action": "move", "from": "tableau-1", "to": "foundation-0"}
+    )
     assert response.status_code == 200, response.text
     body = response.json()
     assert body["status"] == "won" and body["legal_moves"] == []
     assert [e["type"] for e in body["events"]] == ["move", "auto_finish"]
-    assert body["events"][1]["move"] == {"action": "move", "from": "tableau-0",
-                                         "to": "foundation-0", "count": 1}
-    error = assert_error(await _move(client, auth, game["id"], {"action": "draw"}), 422,
-                         "illegal_move")
+    assert body["events"][1]["move"] == {
+        "action": "move",
+        "from": "tableau-0",
+        "to": "foundation-0",
+        "count": 1,
+    }
+    error = assert_error(
+        await _move(client, auth, game["id"], {"action": "draw"}), 422, "illegal_move"
+    )
     assert error["reason"] == "game_over"
-    assert_error(await client.post(f"{API}/games/{game['id']}/undo", headers=auth), 409,
-                 "game_over")
+    assert_error(
+        await client.post(f"{API}/games/{game['id']}/undo", headers=auth), 409, "game_over"
+    )
 
 
 async def test_no_auto_finish_when_off(
@@ -217,12 +247,14 @@ async def test_no_auto_finish_when_off(
 ) -> None:
     game = await new_game(deal=1, settings={"auto_finish": False})
     await put_state(app, game["id"], near_won_rank_and_file())
-    first = await _move(client, auth, game["id"],
-                        {"action": "move", "from": "tableau-1", "to": "foundation-0"})
+    first = await _move(
+        client, auth, game["id"], {"action": "move", "from": "tableau-1", "to": "foundation-0"}
+    )
     assert first.json()["status"] == "playing"
     assert [e["type"] for e in first.json()["events"]] == ["move"]
-    second = await _move(client, auth, game["id"],
-                         {"action": "move", "from": "tableau-0", "to": "foundation-0"})
+    second = await _move(
+        client, auth, game["id"], {"action": "move", "from": "tableau-0", "to": "foundation-0"}
+    )
     assert second.json()["status"] == "won"
 
 
@@ -236,8 +268,9 @@ async def test_stuck_game_can_undo(
     assert prior.status == "playing"
     await put_state(app, game["id"], prior)
     # Once the Ace is home nothing can move and nothing is left to come.
-    response = await _move(client, auth, game["id"],
-                           {"action": "move", "from": "waste", "to": "foundation-3"})
+    response = await _move(
+        client, auth, game["id"], {"action": "move", "from": "waste", "to": "foundation-3"}
+    )
     assert response.status_code == 200
     assert response.json()["status"] == "stuck"
     assert response.json()["legal_moves"] == []

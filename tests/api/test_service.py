@@ -1,0 +1,162 @@
+"""Cross-cutting behaviour: error envelope everywhere, CORS, docs, health, OpenAPI, schema."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import httpx
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from asgi_lifespan import LifespanManager
+from fastapi import FastAPI
+from sqlalchemy import Connection, inspect
+from sqlalchemy.ext.asyncio import create_async_engine
+
+from app.config import Settings
+from app.db import upgrade_to_head
+from app.main import create_app
+from app.models import Base
+from tests.api.conftest import API, assert_error
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+async def test_unknown_route_and_method(client: httpx.AsyncClient) -> None:
+    assert_error(await client.get("/nowhere"), 404, "not_found")
+    assert_error(await client.get(f"{API}/games/x/nothing"), 404, "not_found")
+    response = await client.delete(f"{API}/variants")
+    assert_error(response, 405, "method_not_allowed")
+    assert "GET" in response.headers["Allow"]
+
+
+async def test_internal_error_hides_details(app: FastAPI) -> None:
+    @app.get("/boom")
+    async def boom() -> None:
+        raise RuntimeError("secret internals: stock is 7H 8C")
+
+    transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        response = await client.get("/boom")
+    error = assert_error(response, 500, "internal_error")
+    assert "secret" not in response.text and "7H" not in error["message"]
+
+
+async def test_cors(client: httpx.AsyncClient, auth: dict[str, str]) -> None:
+    origin = "https://front.example"
+    preflight = await client.options(
+        f"{API}/games",
+        headers={
+            "Origin": origin,
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "authorization,idempotency-key",
+        },
+    )
+    assert preflight.status_code == 200
+    assert preflight.headers["access-control-allow-origin"] == origin
+    response = await client.get(f"{API}/variants", headers={"Origin": origin})
+    exposed = {
+        h.strip().lower() for h in response.headers["access-control-expose-headers"].split(",")
+    }
+    assert {"etag", "retry-after"} <= exposed
+    stranger = await client.get(f"{API}/variants", headers={"Origin": "https://evil.example"})
+    assert "access-control-allow-origin" not in stranger.headers
+
+
+async def test_docs_work_offline(client: httpx.AsyncClient) -> None:
+    for page in ("/docs", "/redoc"):
+        response = await client.get(page)
+        assert response.status_code == 200
+        assert not re.search(r"https?://(?!test/)", response.text), page
+        for asset in re.findall(r'(?:src|href)="([^"]+)"', response.text):
+            if asset.startswith("/"):
+                assert (await client.get(asset)).status_code == 200, asset
+    assert (await client.get("/openapi.json")).status_code == 200
+
+
+async def test_health(client: httpx.AsyncClient) -> None:
+    for path in (f"{API}/health", "/health"):
+        response = await client.get(path)
+        assert response.status_code == 200
+        assert response.json() == {"status": "ok", "database": "ok"}
+
+
+async def test_health_reports_unreachable_database(tmp_path: Path) -> None:
+    app = create_app(
+        Settings(database_url=f"sqlite+aiosqlite:///{tmp_path}/h.sqlite3", data_dir=tmp_path)
+    )
+    async with LifespanManager(app):
+        await app.state.db.engine.dispose()
+        (tmp_path / "h.sqlite3").unlink()
+        (tmp_path / "h.sqlite3").mkdir()  # a directory where the file was: cannot open
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            response = await client.get("/health")
+    assert response.status_code == 503
+    assert response.json() == {"status": "degraded", "database": "unreachable"}
+
+
+def test_openapi_document_is_current() -> None:
+    committed = json.loads((ROOT / "openapi" / "openapi.json").read_text())
+    served = create_app().openapi()
+    assert served == committed, "run: python scripts/export_openapi.py"
+
+
+def test_openapi_operation_ids_and_errors() -> None:
+    document = create_app().openapi()
+    ids = {op["operationId"] for path in document["paths"].values() for op in path.values()}
+    assert {
+        "create_player",
+        "get_current_player",
+        "list_variants",
+        "get_variant",
+        "create_game",
+        "list_games",
+        "get_game",
+        "update_game",
+        "make_move",
+        "undo_move",
+        "list_moves",
+        "health",
+    } <= ids
+    for path in document["paths"].values():
+        for operation in path.values():
+            for status, answer in operation["responses"].items():
+                if status.startswith(("4", "5")) and status != "503":
+                    schema = answer["content"]["application/json"]["schema"]
+                    assert schema == {"$ref": "#/components/schemas/ErrorResponse"}
+
+
+def test_secret_key_is_generated_once(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path / "d")
+    first = settings.resolved_secret_key()
+    assert len(first) >= 40
+    assert Settings(data_dir=tmp_path / "d").resolved_secret_key() == first
+    assert Settings(data_dir=tmp_path / "d", secret_key="given").resolved_secret_key() == "given"
+    assert (tmp_path / "d" / "secret_key").stat().st_mode & 0o077 == 0
+
+
+def _diff(connection: Connection) -> list[object]:
+    context = MigrationContext.configure(connection, opts={"compare_type": True})
+    return list(compare_metadata(context, Base.metadata))
+
+
+async def test_migrations_match_models(database_url: str, tmp_path: Path) -> None:
+    # The session database was migrated from empty; also migrate a brand-new SQLite file.
+    for url in {database_url, f"sqlite+aiosqlite:///{tmp_path}/fresh.sqlite3"}:
+        engine = create_async_engine(url)
+        try:
+            await upgrade_to_head(engine)
+            async with engine.connect() as conn:
+                tables = set(await conn.run_sync(lambda c: inspect(c).get_table_names()))
+                assert {
+                    "players",
+                    "games",
+                    "moves",
+                    "idempotency_keys",
+                    "alembic_version",
+                } <= tables
+                assert await conn.run_sync(_diff) == []
+        finally:
+            await engine.dispose()
