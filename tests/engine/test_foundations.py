@@ -107,9 +107,7 @@ def test_only_the_top_waste_card_plays(variant: str) -> None:
 # ------------------------------------------------------------ base rank and wrap
 @pytest.mark.parametrize("variant", RESERVE_GAMES)
 def test_base_rank_starts_every_foundation(variant: str) -> None:
-    state = position(
-        variant, t=["2C JH", "2C QH", "2C AH", "2C JS"], f=["", "", "", "JD"], base=11
-    )
+    state = position(variant, t=["2C JH", "2C QH", "2C AH", "2C JS"], f=["", "", "", "JD"], base=11)
     for f in (0, 1, 2):
         assert_legal(state, f"t0>f{f}")
         assert_legal(state, f"t3>f{f}")

@@ -52,7 +52,9 @@ def test_not_one_rank_lower_is_refused(variant: str, moving: str) -> None:
 
 
 @pytest.mark.parametrize("variant", ALL)
-@pytest.mark.parametrize(("target", "moving"), [("9S", "8C"), ("9C", "8S"), ("9H", "8D"), ("9D", "8H")])
+@pytest.mark.parametrize(
+    ("target", "moving"), [("9S", "8C"), ("9C", "8S"), ("9H", "8D"), ("9D", "8H")]
+)
 def test_colour_rule(variant: str, target: str, moving: str) -> None:
     """Same colour: refused in alternate-colour games, fine regardless of suit, in-suit only
     when the suits match."""
