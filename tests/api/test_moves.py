@@ -28,7 +28,11 @@ async def test_move_applies_and_reports_events(
 ) -> None:
     game = await new_game(deal=5)
     before = deal(get_variant("rank-and-file"), 5)
-    move = next(m for m in before.legal_moves() if m.action == "move" and m.src.kind == "tableau")
+    move = next(
+        m
+        for m in before.legal_moves()
+        if m.action == "move" and m.src is not None and m.src.kind == "tableau"
+    )
     response = await _move(client, auth, game["id"], move.to_json())
     assert response.status_code == 200, response.text
     result = GameMoveResult.model_validate(response.json())

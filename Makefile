@@ -1,0 +1,46 @@
+# Two commands on a fresh machine: `make run` and `make test`.
+# Each creates the virtual environment (.venv) when it is missing.
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+HOST ?= 127.0.0.1
+PORT ?= 8000
+PYTEST_ARGS ?=
+
+.PHONY: run test test-api lint openapi bench-api clean-venv
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+# Stamps: reinstall only when pyproject.toml changes.
+$(VENV)/.installed-run: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@ $(VENV)/.installed-run
+
+run: $(VENV)/.installed-run
+	$(BIN)/uvicorn app.main:app --host $(HOST) --port $(PORT)
+
+test: $(VENV)/.installed-test
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+test-api: $(VENV)/.installed-test
+	$(BIN)/python -m pytest tests/api $(PYTEST_ARGS)
+
+lint: $(VENV)/.installed-test
+	$(BIN)/ruff check app tests scripts bench migrations
+	$(BIN)/mypy app scripts bench
+
+openapi: $(VENV)/.installed-run
+	$(BIN)/python scripts/export_openapi.py
+
+bench-api: $(VENV)/.installed-test
+	$(BIN)/python bench/api.py
+
+clean-venv:
+	rm -rf $(VENV)
