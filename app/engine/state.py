@@ -120,6 +120,8 @@ class State(NamedTuple):
     # ---------------------------------------------------------- move generation
     def legal_moves(self) -> list[Move]:
         """Every legal explicit move, and nothing else (draw and redeal included)."""
+        if self.is_won:
+            return []  # the game is over: apply refuses every move (game_over)
         variant = self.variant
         ok = variant.stack_ok
         nxt = variant.found_next
