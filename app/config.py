@@ -11,6 +11,8 @@ from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_DATA_DIR = Path("data")
+# The committed lists of proven deals live in the repository, wherever the server starts.
+DEFAULT_SEEDS_DIR = Path(__file__).resolve().parent.parent / "seeds"
 
 
 class Settings(BaseSettings):
@@ -31,7 +33,7 @@ class Settings(BaseSettings):
     db_pool_size: int = Field(default=5, ge=1)
     sqlite_busy_timeout_ms: int = Field(default=10_000, ge=0)
     games_page_max: int = Field(default=100, ge=1)
-    seeds_dir: Path = Path("seeds")
+    seeds_dir: Path = DEFAULT_SEEDS_DIR
 
     @property
     def resolved_database_url(self) -> str:
