@@ -7,7 +7,7 @@ from typing import Any
 from fastapi import FastAPI
 from sqlalchemy import select, update
 
-from app.engine import State, get_variant, parse_card
+from app.engine import State, deal, get_variant, parse_card
 from app.models import Game
 
 
@@ -24,23 +24,29 @@ def near_won_rank_and_file() -> State:
     foundations = tuple(suit_run(s, 13) for s in "CSHDCSHD")
     foundations = (suit_run("C", 11), *foundations[1:])
     tableau = (cards("KC"), cards("QC")) + ((),) * 8
-    return State(
-        get_variant("rank-and-file"),
-        tableau,
-        (0,) * 10,
-        foundations,
-        (),
-        (),
-        (),
-        0,
-        None,
-    )
+    return _rank_and_file(tableau, foundations)
 
 
 def stuck_rank_and_file() -> State:
     """Ten single cards with nothing to go on and an empty stock."""
     tableau = tuple(cards(c) for c in ("5C", "5S", "5C", "5S", "9C", "9S", "9C", "9S", "KC", "KS"))
-    return State(get_variant("rank-and-file"), tableau, (0,) * 10, ((),) * 8, (), (), (), 0, None)
+    return _rank_and_file(tableau, ((),) * 8)
+
+
+def _rank_and_file(
+    tableau: tuple[tuple[int, ...], ...], foundations: tuple[tuple[int, ...], ...]
+) -> State:
+    """A Rank and File position with all cards face up and nothing in stock or waste."""
+    return deal(get_variant("rank-and-file"), 1)._replace(
+        tableau=tableau,
+        hidden=(0,) * 10,
+        foundations=foundations,
+        stock=(),
+        waste=(),
+        reserve=(),
+        redeals_left=0,
+        base_rank=None,
+    )
 
 
 async def put_state(app: FastAPI, game_id: str, state: State) -> None:
