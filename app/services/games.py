@@ -17,7 +17,7 @@ import base64
 import hashlib
 import json
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -377,16 +377,58 @@ def parse_action(state: State, action: dict[str, Any], settings: dict[str, Any])
         raise engine_error(exc) from exc
 
 
-async def apply_move(
+# A move as the API sends it (JSON form, click included) or as the engine/solver makes it.
+Action = dict[str, Any] | Move
+
+
+async def _play_one(
+    session: AsyncSession, game: Game, state: State, move: Move
+) -> tuple[State, list[Any]]:
+    """Apply one engine move to a locked game, save and log it."""
+    try:
+        new_state, events = state.apply(
+            move, auto_finish=bool(game.settings.get("auto_finish", True))
+        )
+    except EngineError as exc:
+        raise engine_error(exc) from exc
+    state_before = game.state
+    await _save(
+        session,
+        game,
+        state=new_state.to_bytes(),
+        status=new_state.status,
+        move_count=game.move_count + 1,
+    )
+    event_json = [e.to_json() for e in events]
+    session.add(
+        MoveRow(
+            game_id=game.id,
+            seq=game.move_count,
+            version=game.version,
+            text=str(move),
+            move=move.to_json(),
+            events=event_json,
+            state_before=state_before,
+            created_at=game.updated_at,
+        )
+    )
+    await session.flush()
+    return new_state, event_json
+
+
+async def apply_moves(
     session: AsyncSession,
     player: Player,
     game_id: str,
-    action: dict[str, Any],
+    actions: Sequence[Action],
     *,
     expected_version: int | None = None,
     idempotency: Idempotency | None = None,
 ) -> Answer:
-    """Apply one move (request JSON form, click included) and log it: the one path."""
+    """Apply moves in order, each validated by the engine and logged as its own move,
+    in one transaction: all of them or none. The one path for every move (the moves
+    endpoint; a hint's finish and the daily game reuse it). Once the game is won
+    (auto-finish may win it early), the remaining moves are skipped."""
     try:
         async with write_transaction(session):
             game = await _load_owned(session, player, game_id, lock=True)
@@ -395,38 +437,20 @@ async def apply_move(
                 if replay is not None:
                     return replay
             _check_version(game, expected_version)
-            state_before = game.state
-            state = State.from_bytes(state_before)
-            move = parse_action(state, action, game.settings)
-            try:
-                new_state, events = state.apply(
-                    move, auto_finish=bool(game.settings.get("auto_finish", True))
+            state = State.from_bytes(game.state)
+            events: list[Any] = []
+            for action in actions:
+                if state.is_won and events:
+                    break
+                move = (
+                    action
+                    if isinstance(action, Move)
+                    else parse_action(state, action, game.settings)
                 )
-            except EngineError as exc:
-                raise engine_error(exc) from exc
-            await _save(
-                session,
-                game,
-                state=new_state.to_bytes(),
-                status=new_state.status,
-                move_count=game.move_count + 1,
-            )
-            event_json = [e.to_json() for e in events]
-            session.add(
-                MoveRow(
-                    game_id=game.id,
-                    seq=game.move_count,
-                    version=game.version,
-                    text=str(move),
-                    move=move.to_json(),
-                    events=event_json,
-                    state_before=state_before,
-                    created_at=game.updated_at,
-                )
-            )
-            await session.flush()
-            body = state_json(game, new_state)
-            body["events"] = event_json
+                state, new_events = await _play_one(session, game, state, move)
+                events += new_events
+            body = state_json(game, state)
+            body["events"] = events
             answer = Answer(body=body, game_id=game.id, version=game.version)
             await _remember(session, player, idempotency, answer)
             return answer
@@ -439,6 +463,26 @@ async def apply_move(
         if replay is None:
             raise
         return replay
+
+
+async def apply_move(
+    session: AsyncSession,
+    player: Player,
+    game_id: str,
+    action: Action,
+    *,
+    expected_version: int | None = None,
+    idempotency: Idempotency | None = None,
+) -> Answer:
+    """Apply one move and log it (see `apply_moves`)."""
+    return await apply_moves(
+        session,
+        player,
+        game_id,
+        [action],
+        expected_version=expected_version,
+        idempotency=idempotency,
+    )
 
 
 async def undo(

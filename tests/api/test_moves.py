@@ -280,3 +280,39 @@ async def test_stuck_game_can_undo(
     assert response.json()["legal_moves"] == []
     undone = await client.post(f"{API}/games/{game['id']}/undo", headers=auth)
     assert undone.status_code == 200 and undone.json()["status"] == "playing"
+
+
+async def test_apply_moves_is_all_or_nothing(
+    client: httpx.AsyncClient, app: FastAPI, auth: dict[str, str], new_game: NewGame
+) -> None:
+    """The service's line of moves (for finish and hints): one transaction, each logged."""
+    from sqlalchemy import select
+
+    from app.errors import ApiError
+    from app.models import Player
+    from app.services.games import apply_moves
+
+    game = await new_game(deal=5)
+    async with app.state.db.sessionmaker() as session:
+        player = (await session.execute(select(Player))).scalar_one()
+        try:
+            await apply_moves(
+                session,
+                player,
+                game["id"],
+                [Move.parse("draw"), {"action": "draw"}, Move.parse("redeal")],
+            )
+        except ApiError as exc:
+            assert exc.code == "illegal_move" and exc.reason == "stock_not_empty"
+        else:
+            raise AssertionError("redeal should be refused")
+        assert (await client.get(f"{API}/games/{game['id']}", headers=auth)).json()["version"] == 0
+        answer = await apply_moves(
+            session, player, game["id"], [Move.parse("draw"), {"action": "draw"}]
+        )
+    assert answer.version == 2 and [e["type"] for e in answer.body["events"]] == ["move"] * 2
+    log = (await client.get(f"{API}/games/{game['id']}/moves", headers=auth)).json()
+    assert [(e["seq"], e["version"], e["text"]) for e in log["items"]] == [
+        (1, 1, "draw"),
+        (2, 2, "draw"),
+    ]
