@@ -156,9 +156,9 @@ async def write_transaction(session: AsyncSession) -> AsyncIterator[None]:
 
 
 async def _load_owned(
-    session: AsyncSession, player: Player, game_id: str, *, lock: bool = False
+    session: AsyncSession, player_id: str, game_id: str, *, lock: bool = False
 ) -> Game:
-    query = select(Game).where(Game.id == game_id, Game.player_id == player.id)
+    query = select(Game).where(Game.id == game_id, Game.player_id == player_id)
     if lock:
         query = query.with_for_update()
     game = (await session.execute(query)).scalar_one_or_none()
@@ -207,11 +207,11 @@ class Idempotency:
     fingerprint: str
 
 
-async def _replay(session: AsyncSession, player: Player, idem: Idempotency) -> Answer | None:
+async def _replay(session: AsyncSession, player_id: str, idem: Idempotency) -> Answer | None:
     row = (
         await session.execute(
             select(IdempotencyKey).where(
-                IdempotencyKey.player_id == player.id, IdempotencyKey.key == idem.key
+                IdempotencyKey.player_id == player_id, IdempotencyKey.key == idem.key
             )
         )
     ).scalar_one_or_none()
@@ -228,13 +228,13 @@ async def _replay(session: AsyncSession, player: Player, idem: Idempotency) -> A
 
 
 async def _remember(
-    session: AsyncSession, player: Player, idem: Idempotency | None, answer: Answer
+    session: AsyncSession, player_id: str, idem: Idempotency | None, answer: Answer
 ) -> None:
     if idem is None:
         return
     session.add(
         IdempotencyKey(
-            player_id=player.id,
+            player_id=player_id,
             key=idem.key,
             fingerprint=idem.fingerprint,
             status_code=200,
@@ -297,7 +297,8 @@ async def create_game(
 
 
 async def get_game(session: AsyncSession, player: Player, game_id: str) -> Answer:
-    game = await _load_owned(session, player, game_id)
+    player_id = player.id  # read once: a rollback expires the ORM object
+    game = await _load_owned(session, player_id, game_id)
     state = State.from_bytes(game.state)
     return Answer(body=state_json(game, state), game_id=game.id, version=game.version)
 
@@ -355,8 +356,9 @@ async def update_settings(
     changes: dict[str, Any],
     expected_version: int | None,
 ) -> Answer:
+    player_id = player.id  # read once: a rollback expires the ORM object
     async with write_transaction(session):
-        game = await _load_owned(session, player, game_id, lock=True)
+        game = await _load_owned(session, player_id, game_id, lock=True)
         _check_version(game, expected_version)
         await _save(session, game, settings={**DEFAULT_SETTINGS, **game.settings, **changes})
         state = State.from_bytes(game.state)
@@ -429,11 +431,12 @@ async def apply_moves(
     in one transaction: all of them or none. The one path for every move (the moves
     endpoint; a hint's finish and the daily game reuse it). Once the game is won
     (auto-finish may win it early), the remaining moves are skipped."""
+    player_id = player.id  # read once: a rollback expires the ORM object
     try:
         async with write_transaction(session):
-            game = await _load_owned(session, player, game_id, lock=True)
+            game = await _load_owned(session, player_id, game_id, lock=True)
             if idempotency is not None:
-                replay = await _replay(session, player, idempotency)
+                replay = await _replay(session, player_id, idempotency)
                 if replay is not None:
                     return replay
             _check_version(game, expected_version)
@@ -452,14 +455,14 @@ async def apply_moves(
             body = state_json(game, state)
             body["events"] = events
             answer = Answer(body=body, game_id=game.id, version=game.version)
-            await _remember(session, player, idempotency, answer)
+            await _remember(session, player_id, idempotency, answer)
             return answer
     except IntegrityError:
         # A twin request with the same Idempotency-Key won the race: answer as it did.
         if idempotency is None:
             raise
         async with write_transaction(session):
-            replay = await _replay(session, player, idempotency)
+            replay = await _replay(session, player_id, idempotency)
         if replay is None:
             raise
         return replay
@@ -494,10 +497,11 @@ async def undo(
     idempotency: Idempotency | None = None,
 ) -> Answer:
     """Take back the last move: restore its exact `state_before` and drop it from the log."""
+    player_id = player.id  # read once: a rollback expires the ORM object
     async with write_transaction(session):
-        game = await _load_owned(session, player, game_id, lock=True)
+        game = await _load_owned(session, player_id, game_id, lock=True)
         if idempotency is not None:
-            replay = await _replay(session, player, idempotency)
+            replay = await _replay(session, player_id, idempotency)
             if replay is not None:
                 return replay
         _check_version(game, expected_version)
@@ -525,12 +529,13 @@ async def undo(
         body = state_json(game, state)
         body["events"] = [{"type": "undo", "move": last.move}]
         answer = Answer(body=body, game_id=game.id, version=game.version)
-        await _remember(session, player, idempotency, answer)
+        await _remember(session, player_id, idempotency, answer)
         return answer
 
 
 async def list_moves(session: AsyncSession, player: Player, game_id: str) -> dict[str, Any]:
-    game = await _load_owned(session, player, game_id)
+    player_id = player.id  # read once: a rollback expires the ORM object
+    game = await _load_owned(session, player_id, game_id)
     rows = (
         await session.execute(
             select(MoveRow).where(MoveRow.game_id == game.id).order_by(MoveRow.seq)

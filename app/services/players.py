@@ -27,4 +27,8 @@ async def create_player(session: AsyncSession, name: str | None) -> tuple[Player
 async def player_for_token(session: AsyncSession, token: str) -> Player | None:
     # Looking up by hash: a timing difference could only reveal a hash prefix, not a token.
     result = await session.execute(select(Player).where(Player.token_hash == hash_token(token)))
-    return result.scalar_one_or_none()
+    player = result.scalar_one_or_none()
+    if player is not None:
+        # Detached, so that a rolled-back write later in the request cannot expire it.
+        session.expunge(player)
+    return player

@@ -295,6 +295,7 @@ async def test_apply_moves_is_all_or_nothing(
     game = await new_game(deal=5)
     async with app.state.db.sessionmaker() as session:
         player = (await session.execute(select(Player))).scalar_one()
+        session.expunge(player)  # as the CurrentPlayer dependency hands it over
         try:
             await apply_moves(
                 session,
