@@ -19,7 +19,7 @@ from app.engine import IllegalMove, Move, State
 
 settings.register_profile(
     "ci",
-    max_examples=12,
+    max_examples=10,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
