@@ -32,7 +32,7 @@ class Settings(BaseSettings):
     # Pool sizes are small on purpose: the machine has two cores.
     db_pool_size: int = Field(default=5, ge=1)
     sqlite_busy_timeout_ms: int = Field(default=10_000, ge=0)
-    games_page_max: int = Field(default=100, ge=1)
+    idempotency_ttl_hours: float = Field(default=24, gt=0)
     seeds_dir: Path = DEFAULT_SEEDS_DIR
 
     @property

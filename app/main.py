@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import timedelta
 from typing import Any
 
 from fastapi import FastAPI
@@ -15,6 +16,7 @@ from app.config import Settings, get_settings
 from app.db import Database, upgrade_to_head
 from app.errors import install_error_handlers
 from app.routers import games, health, players, variants
+from app.services.games import prune_idempotency_keys
 
 API_PREFIX = "/api/v1"
 
@@ -73,6 +75,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.secret_key = settings.resolved_secret_key()
         database = Database(settings.resolved_database_url, settings)
         await upgrade_to_head(database.engine)
+        async with database.sessionmaker() as session:
+            await prune_idempotency_keys(session, timedelta(hours=settings.idempotency_ttl_hours))
         app.state.db = database
         try:
             yield

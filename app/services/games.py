@@ -20,7 +20,7 @@ import secrets
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -242,6 +242,15 @@ async def _remember(
         )
     )
     await session.flush()
+
+
+async def prune_idempotency_keys(session: AsyncSession, older_than: timedelta) -> int:
+    """Forget stored answers past their useful life (retries come within minutes)."""
+    async with write_transaction(session):
+        result = await session.execute(
+            delete(IdempotencyKey).where(IdempotencyKey.created_at < utcnow() - older_than)
+        )
+    return int(result.rowcount or 0)  # type: ignore[attr-defined]
 
 
 # --- use cases ---------------------------------------------------------------

@@ -3,6 +3,7 @@ from __future__ import annotations
 import asyncio
 
 import httpx
+from fastapi import FastAPI
 
 from tests.api.conftest import API, NewGame, NewPlayer, assert_error
 
@@ -91,3 +92,56 @@ async def test_idempotent_undo(
     assert first.json() == again.json() and first.json()["move_count"] == 1
     state = (await client.get(f"{API}/games/{game['id']}", headers=auth)).json()
     assert state["move_count"] == 1
+
+
+async def test_same_key_on_two_games_at_once(
+    client: httpx.AsyncClient, auth: dict[str, str], new_game: NewGame
+) -> None:
+    first, second = await new_game(deal=5), await new_game(deal=6)
+    headers = {**auth, "Idempotency-Key": "shared"}
+    responses = await asyncio.gather(
+        *[
+            client.post(f"{API}/games/{g['id']}/moves", json={"action": "draw"}, headers=headers)
+            for g in (first, second)
+        ]
+    )
+    assert sorted(r.status_code for r in responses) == [200, 422]
+    refused = next(r for r in responses if r.status_code == 422)
+    assert_error(refused, 422, "idempotency_key_reused")
+    counts = [
+        (await client.get(f"{API}/games/{g['id']}", headers=auth)).json()["move_count"]
+        for g in (first, second)
+    ]
+    assert sorted(counts) == [0, 1]
+
+
+async def test_old_keys_are_pruned(
+    client: httpx.AsyncClient, app: FastAPI, auth: dict[str, str], new_game: NewGame
+) -> None:
+    from datetime import timedelta
+
+    from sqlalchemy import func, select, update
+
+    from app.models import IdempotencyKey, utcnow
+    from app.services.games import prune_idempotency_keys
+
+    game = await new_game(deal=5)
+    url = f"{API}/games/{game['id']}/moves"
+    for key in ("old", "new"):
+        response = await client.post(
+            url, json={"action": "draw"}, headers={**auth, "Idempotency-Key": key}
+        )
+        assert response.status_code == 200
+    async with app.state.db.sessionmaker() as session:
+        await session.execute(
+            update(IdempotencyKey)
+            .where(IdempotencyKey.key == "old")
+            .values(created_at=utcnow() - timedelta(days=2))
+        )
+        await session.commit()
+        assert await prune_idempotency_keys(session, timedelta(hours=24)) == 1
+        keys = (await session.execute(select(IdempotencyKey.key))).scalars().all()
+        assert keys == ["new"]
+        assert (
+            await session.execute(select(func.count()).select_from(IdempotencyKey))
+        ).scalar_one() == 1
