@@ -123,47 +123,62 @@ class State(NamedTuple):
         if self.is_won:
             return []  # the game is over: apply refuses every move (game_over)
         variant = self.variant
-        ok = variant.stack_ok
-        nxt = variant.found_next
-        first = self.first_rank
         tableau = self.tableau
-        n = len(tableau)
-        tops = [pile[-1] if pile else -1 for pile in tableau]
-        empty_ok = not (variant.reserve_fills_empty and self.reserve)
-        found_tops = [(f[-1] if f else -1, len(f)) for f in self.foundations]
+        # Which piles want which card: built once from the tops, then each moving card
+        # is one dict lookup instead of a test against every pile.
+        accepts = variant.accepted_by
+        wanted: dict[int, list[int]] = {}
+        empties: list[int] = []
+        for j, pile in enumerate(tableau):
+            if pile:
+                for card in accepts[pile[-1]]:
+                    wanted.setdefault(card, []).append(j)
+            else:
+                empties.append(j)
+        if variant.reserve_fills_empty and self.reserve:
+            empties = []
+        nxt = variant.found_next
+        to_found: dict[int, list[int]] = {}
+        for f, fpile in enumerate(self.foundations):
+            if not fpile:
+                for card in variant.base_cards(self.first_rank):
+                    to_found.setdefault(card, []).append(f)
+            elif len(fpile) < 13 and nxt[fpile[-1]] >= 0:
+                to_found.setdefault(nxt[fpile[-1]], []).append(f)
         moves: list[Move] = []
         append = moves.append
 
-        def to_foundations(src: Pile, card: int) -> None:
-            for f, (top, size) in enumerate(found_tops):
-                if (size == 0 and RANK[card] == first) or (0 < size < 13 and nxt[top] == card):
-                    append(Move(MOVE, src, F_PILES[f], 1))
-
-        def to_tableau(src: Pile, card: int, count: int, skip: int) -> None:
-            for j in range(n):
-                if j == skip:
-                    continue
-                top = tops[j]
-                if (top < 0 and empty_ok) or (top >= 0 and ok[top * 52 + card]):
-                    append(Move(MOVE, src, T_PILES[j], count))
+        def single(src: Pile, card: int, skip: int) -> None:
+            for f in to_found.get(card, ()):
+                append(Move(MOVE, src, F_PILES[f], 1))
+            for j in wanted.get(card, ()):
+                if j != skip:
+                    append(Move(MOVE, src, T_PILES[j], 1))
+            for j in empties:
+                if j != skip:
+                    append(Move(MOVE, src, T_PILES[j], 1))
 
         for i, pile in enumerate(tableau):
             if not pile:
                 continue
             src = T_PILES[i]
-            to_foundations(src, pile[-1])
-            for count in range(1, self.run_length(i) + 1):
-                to_tableau(src, pile[-count], count, i)
+            single(src, pile[-1], i)
+            for count in range(2, self.run_length(i) + 1):
+                card = pile[-count]
+                for j in wanted.get(card, ()):
+                    if j != i:
+                        append(Move(MOVE, src, T_PILES[j], count))
+                for j in empties:
+                    append(Move(MOVE, src, T_PILES[j], count))
         if self.waste:
-            to_foundations(W_PILE, self.waste[-1])
-            to_tableau(W_PILE, self.waste[-1], 1, -1)
+            single(W_PILE, self.waste[-1], -1)
         if self.reserve:
-            to_foundations(RESERVE_PILE, self.reserve[-1])
-            to_tableau(RESERVE_PILE, self.reserve[-1], 1, -1)
+            single(RESERVE_PILE, self.reserve[-1], -1)
         if variant.foundation_return:
-            for f, (top, _size) in enumerate(found_tops):
-                if top >= 0:
-                    to_tableau(F_PILES[f], top, 1, -1)
+            to_found = {}  # a foundation card returns only to the tableau
+            for f, fpile in enumerate(self.foundations):
+                if fpile:
+                    single(F_PILES[f], fpile[-1], -1)
         if self.stock:
             append(DRAW_MOVE)
         elif self.waste and (self.redeals_left is None or self.redeals_left > 0):

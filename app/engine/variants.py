@@ -99,6 +99,16 @@ class Variant:
         return tuple(table)
 
     @cached_property
+    def accepted_by(self) -> tuple[tuple[int, ...], ...]:
+        """``accepted_by[target]``: the cards that may go on ``target`` in the tableau."""
+        ok = self.stack_ok
+        return tuple(tuple(m for m in range(52) if ok[t * 52 + m]) for t in range(52))
+
+    def base_cards(self, rank: int) -> tuple[int, ...]:
+        """The four cards an empty foundation takes when it starts at ``rank``."""
+        return _BASE_CARDS[rank]
+
+    @cached_property
     def found_next(self) -> tuple[int, ...]:
         """``found_next[top]``: the card a foundation topped by ``top`` takes next (-1: none)."""
         table = []
@@ -190,6 +200,8 @@ class Variant:
             lines.append("Cards on the foundations never return to play.")
         return lines + list(self.notes)
 
+
+_BASE_CARDS = {rank: tuple(suit * 13 + rank - 1 for suit in range(4)) for rank in range(1, 14)}
 
 _RANK_AND_FILE = Variant(
     name="rank-and-file",
