@@ -28,7 +28,7 @@ class Pile(NamedTuple):
     """A pile of the layout: ``kind`` and, for foundations and tableau, its index."""
 
     kind: str
-    index: int = 0
+    index: int = 0  # type: ignore[assignment]  # shadows tuple.index/count on purpose
 
     def __str__(self) -> str:
         return f"{self.kind}-{self.index}" if self.kind in _INDEXED else self.kind
@@ -66,7 +66,7 @@ class Move(NamedTuple):
     action: str
     src: Pile | None = None
     dst: Pile | None = None
-    count: int = 1
+    count: int = 1  # type: ignore[assignment]  # shadows tuple.index/count on purpose
 
     def __str__(self) -> str:
         if self.action != MOVE:

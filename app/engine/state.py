@@ -421,7 +421,7 @@ class State(NamedTuple):
 
     def auto_finish(self) -> tuple[State, list[Event]]:
         """Play tableau tops to the foundations until none goes (normally: until won)."""
-        state, events = self, []
+        state, events = self, list[Event]()
         while True:
             move = state._next_foundation_move()
             if move is None:
@@ -565,7 +565,8 @@ class State(NamedTuple):
             )
         return "\n".join(line.rstrip() for line in lines) + "\n"
 
-    __str__ = to_text
+    def __str__(self) -> str:
+        return self.to_text()
 
     @classmethod
     def from_text(cls, text: str) -> State:
