@@ -33,7 +33,9 @@ async def get_session(
         yield session
 
 
-SessionDep = Annotated[AsyncSession, Depends(get_session)]
+# scope="function": the session (and its pooled connection) is closed before the
+# response is sent, not after, so nothing of a request outlives its answer.
+SessionDep = Annotated[AsyncSession, Depends(get_session, scope="function")]
 SettingsDep = Annotated[Settings, Depends(get_app_settings)]
 
 _bearer = HTTPBearer(auto_error=False, description="The token from POST /api/v1/players.")
