@@ -112,6 +112,8 @@ async def _play(
         _check_answer(response.json(), state, hidden_deal)
         if response.status_code == 200:
             body = response.json()
+    current = (await client.get(f"{API}/games/{gid}", headers=auth)).json()
+    _check_answer(current, await stored_state(app, gid), hidden_deal)
     log = (await client.get(f"{API}/games/{gid}/moves", headers=auth)).json()
     _check_answer(log, await stored_state(app, gid), hidden_deal)
     listing = (await client.get(f"{API}/games", headers=auth)).json()

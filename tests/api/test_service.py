@@ -43,6 +43,21 @@ async def test_internal_error_hides_details(app: FastAPI) -> None:
     assert "secret" not in response.text and "7H" not in error["message"]
 
 
+async def test_too_many_requests_envelope(app: FastAPI, client: httpx.AsyncClient) -> None:
+    """429 (the solver pool's `solver_busy`) goes through the same envelope, with Retry-After
+    readable by browsers."""
+    from app.errors import ApiError
+
+    @app.get("/busy")
+    async def busy() -> None:
+        raise ApiError("solver_busy", 429, "the solver is busy", headers={"Retry-After": "2"})
+
+    response = await client.get("/busy", headers={"Origin": "https://front.example"})
+    assert_error(response, 429, "solver_busy")
+    assert response.headers["Retry-After"] == "2"
+    assert "retry-after" in response.headers["access-control-expose-headers"].lower()
+
+
 async def test_cors(client: httpx.AsyncClient, auth: dict[str, str]) -> None:
     origin = "https://front.example"
     preflight = await client.options(
