@@ -1,8 +1,9 @@
 """Games: load, apply through the engine, save, in one transaction.
 
-Every change of a game goes through `_write_game` and every move through
-`apply_move`, whoever asks for it (the moves endpoint now; hint-finish and the
-daily game later), so there is one path to validate, log and version a move.
+Every change of a game is saved by `_save` (version bump under an optimistic
+check) and every move goes through `apply_moves`, whoever asks for it (the moves
+endpoint now; a hint's finish and the daily game later), so there is one path to
+validate, log and version a move.
 
 Concurrency: a write transaction locks the game (BEGIN IMMEDIATE on SQLite,
 SELECT ... FOR UPDATE elsewhere), so concurrent moves on one game are
