@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
 from sqlalchemy import (
     JSON,
+    Date,
     DateTime,
     ForeignKey,
     Index,
@@ -52,7 +53,12 @@ class Player(Base):
 
 class Game(Base):
     __tablename__ = "games"
-    __table_args__ = (Index(None, "player_id", "created_at"),)
+    __table_args__ = (
+        Index(None, "player_id", "created_at"),
+        # One game per player per daily deal, whatever the concurrency (NULLs never clash).
+        UniqueConstraint("player_id", "variant", "daily_date"),
+        Index(None, "variant", "daily_date"),
+    )
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
     player_id: Mapped[str] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
@@ -71,6 +77,10 @@ class Game(Base):
     state: Mapped[bytes] = mapped_column(LargeBinary)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    # The UTC date whose daily deal this game plays (source "daily"); null otherwise.
+    daily_date: Mapped[date | None] = mapped_column(Date)
+    # When the winning move was played: results rank by the time it took.
+    won_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
 class Move(Base):
@@ -107,4 +117,25 @@ class IdempotencyKey(Base):
     fingerprint: Mapped[str] = mapped_column(String(64))
     status_code: Mapped[int] = mapped_column(Integer)
     response: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class DailyDeal(Base):
+    """The deal of the day of one variant, stored when first chosen so that it never
+    changes afterwards (whatever later code, solver or secret would choose)."""
+
+    __tablename__ = "daily_deals"
+    __table_args__ = (UniqueConstraint("variant", "day"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    variant: Mapped[str] = mapped_column(String(32))
+    # The UTC date.
+    day: Mapped[date] = mapped_column(Date)
+    deal: Mapped[str] = mapped_column(String(24))
+    # Which HMAC attempt gave the first proven deal, and the proof's size.
+    attempt: Mapped[int] = mapped_column(Integer)
+    positions: Mapped[int] = mapped_column(Integer)
+    elapsed_ms: Mapped[int] = mapped_column(Integer)
+    # The solver's winning line (move JSON): the proof, never shown to players.
+    line: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

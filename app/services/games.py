@@ -21,7 +21,7 @@ import secrets
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -267,7 +267,11 @@ async def create_game(
     rules: dict[str, Any] | None,
     settings: dict[str, Any] | None,
     seeds_dir: Path,
+    daily_date: date | None = None,
 ) -> Answer:
+    """A new game. With `daily_date`, `deal_number` is that date's daily deal (source
+    "daily"); the unique (player, variant, daily_date) constraint raises IntegrityError
+    for a second one, which the daily service turns into "return the existing game"."""
     variant = find_variant(variant_name, status=422)
     if solvable and deal_number is not None:
         raise ApiError("validation_error", 422, "give either a deal number or solvable, not both")
@@ -280,7 +284,7 @@ async def create_game(
     elif deal_number is None:
         number, source = secrets.randbelow(RANDOM_DEAL_MAX) + 1, "random"
     else:
-        number, source = deal_number, "deal"
+        number, source = deal_number, "daily" if daily_date else "deal"
     try:
         state = deal(variant, number, game_rules)
     except EngineError as exc:
@@ -299,6 +303,7 @@ async def create_game(
         state=state.to_bytes(),
         created_at=now,
         updated_at=now,
+        daily_date=daily_date,
     )
     async with write_transaction(session):
         session.add(game)
@@ -413,12 +418,15 @@ async def _play_one(
     except EngineError as exc:
         raise engine_error(exc) from exc
     state_before = game.state
+    # A won game cannot be undone, so the winning move's time stays (results rank by it).
+    won = {"won_at": utcnow()} if new_state.is_won and not state.is_won else {}
     await _save(
         session,
         game,
         state=new_state.to_bytes(),
         status=new_state.status,
         move_count=game.move_count + 1,
+        **won,
     )
     event_json = [e.to_json() for e in events]
     session.add(
