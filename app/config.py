@@ -34,6 +34,19 @@ class Settings(BaseSettings):
     sqlite_busy_timeout_ms: int = Field(default=10_000, ge=0)
     idempotency_ttl_hours: float = Field(default=24, gt=0)
     seeds_dir: Path = DEFAULT_SEEDS_DIR
+    # Daily deals: candidates are tried in turn until the prover solves one within
+    # these budgets. Small budgets favour quickly proven deals, which is fine: any
+    # proof will do, and preparing must not hog the two cores.
+    daily_prepare_ahead: bool = True  # today's and tomorrow's at start-up and each day
+    daily_max_positions: int = Field(default=100_000, ge=1)
+    daily_max_seconds: float = Field(default=5.0, gt=0)
+    daily_max_attempts: int = Field(default=1_000, ge=1)
+    # How long a request waits for a deal being prepared before 503 daily_not_ready.
+    daily_wait_seconds: float = Field(default=10.0, ge=0)
+    # Solver processes for daily proofs (CPU work off the event loop); 0: a thread.
+    daily_workers: int = Field(default=1, ge=0)
+    # "module:function" with the solver's signature: solve(state, max_positions=, max_seconds=).
+    daily_prover: str = "app.solver.search:solve"
 
     @property
     def resolved_database_url(self) -> str:
