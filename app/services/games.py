@@ -98,6 +98,9 @@ def engine_error(exc: EngineError) -> ApiError:
 def visible_deal(game: Game) -> int | None:
     if game.source in SECRET_SOURCES and game.status != "won":
         return None
+    # Everyone plays the same daily deal: its number stays secret until its date is over.
+    if game.daily_date is not None and game.daily_date >= datetime.now(UTC).date():
+        return None
     return int(game.deal)
 
 
