@@ -295,3 +295,61 @@ class MoveLog(BaseModel):
 class Health(BaseModel):
     status: Literal["ok", "degraded"]
     database: Literal["ok", "unreachable"]
+
+
+# --- daily deals and statistics --------------------------------------------------
+
+
+class DailyOut(BaseModel):
+    variant: str = Field(examples=["rank-and-file"])
+    date: str = Field(description="The UTC date, YYYY-MM-DD.", examples=["2026-11-29"])
+    players: int = Field(description="Players who started this daily game.")
+    wins: int = Field(description="Players who won it.")
+    deal: int | None = Field(description="The deal number; null until the date is over.")
+    ends_at: datetime = Field(description="When the date is over (the next UTC midnight).")
+
+
+class DailyResultEntry(BaseModel):
+    rank: int = Field(description="1 is best: fewest moves, then the shortest time.")
+    name: str | None = Field(description="The player's name, if they gave one.")
+    moves: int
+    time_ms: int = Field(description="From the game's creation to the winning move.")
+    won_at: datetime
+
+
+class DailyOwnResult(BaseModel):
+    game_id: str
+    status: Status
+    moves: int
+    rank: int | None = Field(description="Null until the game is won.")
+    time_ms: int | None
+
+
+class DailyResults(BaseModel):
+    variant: str
+    date: str
+    total: int = Field(description="How many players won this daily deal.")
+    items: list[DailyResultEntry]
+    next_offset: int | None = Field(description="Pass as `offset` for the next page; null: end.")
+    me: DailyOwnResult | None = Field(
+        description="The caller's own game of the day (with a bearer token); null otherwise."
+    )
+
+
+class VariantStats(BaseModel):
+    variant: str = Field(examples=["rank-and-file"])
+    played: int = Field(description="Games started, daily ones included.")
+    won: int
+    win_rate: float | None = Field(description="won / played; null when none was played.")
+    daily_played: int
+    daily_wins: int
+    daily_streak: int = Field(
+        description="Consecutive dates with a won daily deal, up to today (or yesterday "
+        "while today's is not won yet)."
+    )
+    longest_daily_streak: int
+
+
+class PlayerStats(BaseModel):
+    player_id: str
+    variants: list[VariantStats]
