@@ -15,7 +15,8 @@ from fastapi_offline import FastAPIOffline
 from app.config import Settings, get_settings
 from app.db import Database, upgrade_to_head
 from app.errors import install_error_handlers
-from app.routers import games, health, players, variants
+from app.routers import daily, games, health, players, stats, variants
+from app.services.daily import DailyDeals
 from app.services.games import prune_idempotency_keys
 
 API_PREFIX = "/api/v1"
@@ -78,9 +79,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         async with database.sessionmaker() as session:
             await prune_idempotency_keys(session, timedelta(hours=settings.idempotency_ttl_hours))
         app.state.db = database
+        # Daily deals: proven in the background, ahead of the day (off in tests).
+        app.state.daily = DailyDeals(settings, database.sessionmaker, app.state.secret_key)
+        app.state.daily.start()
         try:
             yield
         finally:
+            await app.state.daily.close()
             await database.dispose()
 
     app = FastAPIOffline(
@@ -99,7 +104,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         allow_headers=["Authorization", "Content-Type", "Idempotency-Key", "If-None-Match"],
         expose_headers=["ETag", "Retry-After", "Location", "Idempotent-Replayed"],
     )
-    for router in (players.router, variants.router, games.router, health.router):
+    for router in (
+        players.router,
+        variants.router,
+        games.router,
+        daily.router,
+        stats.router,
+        health.router,
+    ):
         app.include_router(router, prefix=API_PREFIX)
     # Also outside the prefix, for load balancers; not in the schema twice.
     app.add_api_route("/health", health.health, include_in_schema=False, name="health_root")

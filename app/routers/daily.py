@@ -1,0 +1,160 @@
+"""Daily deals: parse the request, call the service, shape the answer."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+from email.utils import format_datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Path, Query, Request, Response
+from fastapi.responses import JSONResponse
+from fastapi.security import HTTPAuthorizationCredentials
+
+from app.deps import CurrentPlayer, SessionDep, _bearer, get_current_player
+from app.models import Player
+from app.routers.common import errors
+from app.schemas import DailyOut, DailyResults, ErrorResponse, GameState
+from app.services import daily, games
+from app.services.daily import DailyDeals
+
+router = APIRouter(prefix="/daily", tags=["daily"])
+
+# Past days change only by new players and wins; a day is long enough to cache them.
+PAST_MAX_AGE = 86_400
+
+
+def get_daily_deals(request: Request) -> DailyDeals:
+    deals: DailyDeals = request.app.state.daily
+    return deals
+
+
+DailyDealsDep = Annotated[DailyDeals, Depends(get_daily_deals)]
+
+
+async def get_optional_player(
+    session: SessionDep,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> Player | None:
+    """The caller when a token is sent (a wrong one is still 401); None without one."""
+    if credentials is None:
+        return None
+    return await get_current_player(session, credentials)
+
+
+OptionalPlayer = Annotated[Player | None, Depends(get_optional_player)]
+
+VariantPath = Annotated[
+    str, Path(description="A variant id or alias.", examples=["rank-and-file"], max_length=64)
+]
+DatePath = Annotated[
+    str,
+    Path(
+        alias="date",
+        description="A UTC date `YYYY-MM-DD`, or `today`.",
+        examples=["today", "2026-11-29"],
+        max_length=10,
+    ),
+]
+
+_DAILY_ERRORS: dict[int | str, dict[str, Any]] = {
+    404: {
+        "model": ErrorResponse,
+        "description": "`daily_not_available` (a date after today, UTC) or `variant_not_found`.",
+    },
+    422: {"model": ErrorResponse, "description": "`validation_error` (a malformed date)."},
+}
+_NOT_READY: dict[int | str, dict[str, Any]] = {
+    503: {
+        "model": ErrorResponse,
+        "description": "`daily_not_ready`: the deal is still being proven; retry after "
+        "`Retry-After` seconds.",
+    }
+}
+
+
+def _cache_headers(day: date) -> dict[str, str]:
+    """Today's answer holds until midnight UTC (the deal number appears then)."""
+    now = datetime.now(UTC)
+    if day < now.date():
+        return {"Cache-Control": f"public, max-age={PAST_MAX_AGE}"}
+    end = daily.day_end(day)
+    seconds = max(0, int((end - now).total_seconds()))
+    return {
+        "Cache-Control": f"public, max-age={seconds}",
+        "Expires": format_datetime(end, usegmt=True),
+    }
+
+
+@router.get(
+    "/{variant}/{date}",
+    name="get_daily",
+    response_model=DailyOut,
+    responses={
+        200: {
+            "headers": {
+                "Cache-Control": {
+                    "description": "Until the next UTC midnight (today), a day (past dates).",
+                    "schema": {"type": "string"},
+                }
+            }
+        },
+        **_DAILY_ERRORS,
+    },
+    summary="The daily deal of a date: players and wins (no cards)",
+)
+async def get_daily(variant: VariantPath, day: DatePath, session: SessionDep) -> Response:
+    body = await daily.daily_info(session, variant, day)
+    headers = _cache_headers(date.fromisoformat(body["date"]))
+    return JSONResponse(body, headers=headers)
+
+
+@router.post(
+    "/{variant}/{date}/game",
+    name="play_daily",
+    response_model=GameState,
+    responses={
+        200: {"description": "The caller's game of that day, created earlier."},
+        201: {
+            "description": "Created now.",
+            "headers": {
+                "Location": {"description": "The game's URL", "schema": {"type": "string"}}
+            },
+        },
+        **errors(401),
+        **_DAILY_ERRORS,
+        **_NOT_READY,
+    },
+    status_code=201,
+    summary="The caller's game of the daily deal (created on the first call)",
+)
+async def play_daily(
+    request: Request,
+    variant: VariantPath,
+    day: DatePath,
+    session: SessionDep,
+    deals: DailyDealsDep,
+    player: CurrentPlayer,
+) -> Response:
+    answer, created = await daily.daily_game(session, deals, player, variant, day)
+    headers = {"ETag": games.etag(answer.game_id, answer.version)}
+    location = str(request.url_for("get_game", game_id=answer.game_id).path)
+    headers["Location"] = location
+    return JSONResponse(answer.body, status_code=201 if created else 200, headers=headers)
+
+
+@router.get(
+    "/{variant}/{date}/results",
+    name="get_daily_results",
+    response_model=DailyResults,
+    responses={**errors(401), **_DAILY_ERRORS},
+    summary="Who won the daily deal, ranked by moves then time",
+)
+async def get_daily_results(
+    variant: VariantPath,
+    day: DatePath,
+    session: SessionDep,
+    player: OptionalPlayer,
+    limit: Annotated[int, Query(ge=1, le=100)] = 20,
+    offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
+) -> dict[str, Any]:
+    return await daily.daily_results(session, player, variant, day, limit=limit, offset=offset)

@@ -1,0 +1,459 @@
+"""The deal of the day: one proven-winnable deal per variant and UTC date.
+
+Choosing: candidate `attempt` of (variant, date) is HMAC-SHA256(secret,
+"variant|date|attempt") read as a deal number; candidates in the public
+`seeds/<variant>.json` list are skipped (anyone could recognise those from their
+face-up cards), the others go to the prover (the solver) in turn until one is
+solved within the budget. The first proof is stored in `daily_deals` and from then
+on read, never recomputed, so a new secret, solver or budget cannot change a
+day's deal. Two servers choosing at once both insert; the unique (variant, day)
+constraint keeps the first, and the loser reads it.
+
+Solving is CPU work: each candidate is one call in a process pool (or a thread
+when `daily_workers` is 0), so the event loop stays free and a shutdown waits for
+one candidate at most. `DailyDeals.run_ahead` prepares today's and tomorrow's deals
+at start-up and after each UTC midnight; a request for a deal not ready yet joins
+(or starts) its preparation and waits up to `daily_wait_seconds`, then answers 503
+`daily_not_ready` with Retry-After.
+
+Daily games are ordinary games (`games.create_game` with `daily_date`, played
+through `games.apply_move`); the unique (player, variant, daily_date) constraint
+makes "one game per player per day" hold under any concurrency.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import importlib
+import logging
+import multiprocessing
+import re
+from collections.abc import Callable
+from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Any
+
+from sqlalchemy import and_, case, func, or_, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.orm import aliased
+from sqlalchemy.sql.elements import ColumnElement
+
+from app.config import Settings
+from app.engine import VARIANTS, State, deal, get_variant
+from app.errors import ApiError
+from app.models import DailyDeal, Game, Player
+from app.services import games
+from app.services.games import RANDOM_DEAL_MAX, Answer, iso, write_transaction
+from app.services.seeds import solvable_deals
+from app.services.variants import find_variant
+
+log = logging.getLogger("app.daily")
+
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+# --- dates -------------------------------------------------------------------
+
+
+def utc_today() -> date:
+    return datetime.now(UTC).date()
+
+
+def day_end(day: date) -> datetime:
+    """The moment `day` is over (the next UTC midnight)."""
+    return datetime.combine(day + timedelta(days=1), time(), tzinfo=UTC)
+
+
+def parse_day(text: str) -> date:
+    """`YYYY-MM-DD` or `today` (UTC); anything else is 422 validation_error."""
+    if text == "today":
+        return utc_today()
+    if _DATE.fullmatch(text):
+        try:
+            return date.fromisoformat(text)
+        except ValueError:
+            pass
+    raise ApiError("validation_error", 422, f"date: expected YYYY-MM-DD or 'today', not {text!r}")
+
+
+def playable_day(variant_name: str, day_text: str) -> tuple[str, date]:
+    """The canonical variant id and the date, refusing dates that have not begun."""
+    variant = find_variant(variant_name).name
+    day = parse_day(day_text)
+    if day > utc_today():
+        raise ApiError(
+            "daily_not_available", 404, f"the daily deal of {day.isoformat()} is not out yet"
+        )
+    return variant, day
+
+
+# --- choosing (pure, runs in the worker) ------------------------------------
+
+
+def candidate(secret: str, variant: str, day: date, attempt: int) -> int:
+    """The `attempt`-th candidate deal number; below 2**53 so JavaScript reads it exactly."""
+    message = f"{variant}|{day.isoformat()}|{attempt}".encode()
+    digest = hmac.new(secret.encode(), message, hashlib.sha256).digest()
+    return int.from_bytes(digest[:8], "big") % RANDOM_DEAL_MAX + 1
+
+
+@dataclass(frozen=True)
+class Proof:
+    deal: int
+    positions: int
+    elapsed_ms: int
+    line: list[dict[str, Any]]
+
+
+Prover = Callable[..., Any]
+
+
+def _load_prover(path: str) -> Prover:
+    module, _, name = path.partition(":")
+    prover: Prover = getattr(importlib.import_module(module), name)
+    return prover
+
+
+def prove(
+    prover_path: str, variant: str, number: int, positions: int, seconds: float
+) -> Proof | None:
+    """Try to prove one deal winnable; the line is replayed by the engine before it counts."""
+    prover = _load_prover(prover_path)
+    start = deal(get_variant(variant), number)
+    result = prover(start, max_positions=positions, max_seconds=seconds)
+    if result.result != "solved":
+        return None
+    state: State = start
+    for move in result.moves:
+        state, _ = state.apply(move, auto_finish=False)
+    if not state.is_won:
+        log.error("prover line for %s #%d does not win; ignored", variant, number)
+        return None
+    return Proof(number, result.positions, result.elapsed_ms, [m.to_json() for m in result.moves])
+
+
+# --- storage -------------------------------------------------------------------
+
+
+async def stored_deal(session: AsyncSession, variant: str, day: date) -> DailyDeal | None:
+    query = select(DailyDeal).where(DailyDeal.variant == variant, DailyDeal.day == day)
+    return (await session.execute(query)).scalar_one_or_none()
+
+
+async def _store(
+    session: AsyncSession, variant: str, day: date, attempt: int, proof: Proof
+) -> DailyDeal:
+    """Keep the first choice: on a unique violation, another chooser won; read its deal."""
+    row = DailyDeal(
+        variant=variant,
+        day=day,
+        deal=str(proof.deal),
+        attempt=attempt,
+        positions=proof.positions,
+        elapsed_ms=proof.elapsed_ms,
+        line=proof.line,
+    )
+    try:
+        async with write_transaction(session):
+            session.add(row)
+            await session.flush()
+        return row
+    except IntegrityError:
+        stored = await stored_deal(session, variant, day)
+        if stored is None:
+            raise
+        return stored
+
+
+def not_ready(variant: str, day: date, retry_after: int) -> ApiError:
+    return ApiError(
+        "daily_not_ready",
+        503,
+        f"the daily deal of {variant} for {day.isoformat()} is still being prepared",
+        headers={"Retry-After": str(retry_after)},
+    )
+
+
+class DailyDeals:
+    """Prepares and stores daily deals for one running app."""
+
+    def __init__(
+        self, settings: Settings, sessionmaker: async_sessionmaker[AsyncSession], secret: str
+    ) -> None:
+        self.settings = settings
+        self.sessionmaker = sessionmaker
+        self.secret = secret
+        self._executor: Executor | None = None
+        self._jobs: dict[tuple[str, date], asyncio.Task[int]] = {}
+        self._ahead: asyncio.Task[None] | None = None
+
+    # --- solving off the event loop ---
+
+    def _pool(self) -> Executor | None:
+        if self.settings.daily_workers == 0:
+            return None
+        if self._executor is None:
+            # spawn: a fork of a process with a running event loop and threads is unsafe.
+            self._executor = ProcessPoolExecutor(
+                self.settings.daily_workers, mp_context=multiprocessing.get_context("spawn")
+            )
+        return self._executor
+
+    async def _prove(self, variant: str, number: int) -> Proof | None:
+        s = self.settings
+        args = (s.daily_prover, variant, number, s.daily_max_positions, s.daily_max_seconds)
+        pool = self._pool()
+        if pool is None:
+            return await asyncio.to_thread(prove, *args)
+        try:
+            return await asyncio.get_running_loop().run_in_executor(pool, prove, *args)
+        except BrokenProcessPool:
+            # A worker died (killed, out of memory): start a fresh pool next time.
+            self._executor = None
+            raise
+
+    async def _choose(self, variant: str, day: date) -> int:
+        async with self.sessionmaker() as session:
+            stored = await stored_deal(session, variant, day)
+            if stored is not None:
+                return int(stored.deal)
+        public = set(solvable_deals(self.settings.seeds_dir, variant))
+        for attempt in range(self.settings.daily_max_attempts):
+            number = candidate(self.secret, variant, day, attempt)
+            if number in public:
+                continue
+            proof = await self._prove(variant, number)
+            if proof is None:
+                continue
+            async with self.sessionmaker() as session:
+                row = await _store(session, variant, day, attempt, proof)
+            log.info(
+                "daily %s %s: deal chosen at attempt %d (%d positions, %d ms)",
+                variant,
+                day,
+                attempt,
+                proof.positions,
+                proof.elapsed_ms,
+            )
+            return int(row.deal)
+        raise RuntimeError(
+            f"no daily deal of {variant} for {day} proven in "
+            f"{self.settings.daily_max_attempts} attempts"
+        )
+
+    def _job(self, variant: str, day: date) -> asyncio.Task[int]:
+        """One preparation per (variant, day) in this process, shared by all who ask."""
+        key = (variant, day)
+        job = self._jobs.get(key)
+        if job is None:
+            job = asyncio.create_task(self._choose(variant, day), name=f"daily {variant} {day}")
+            self._jobs[key] = job
+            # Forget it once done: a stored deal is then read from the database, and a
+            # failure is retried on the next request.
+            job.add_done_callback(lambda _t: self._jobs.pop(key, None))
+        return job
+
+    async def deal_for(self, session: AsyncSession, variant: str, day: date) -> int:
+        """The day's deal number, choosing it now if nobody has yet."""
+        stored = await stored_deal(session, variant, day)
+        if stored is not None:
+            return int(stored.deal)
+        job = self._job(variant, day)
+        wait = self.settings.daily_wait_seconds
+        try:
+            return await asyncio.wait_for(asyncio.shield(job), timeout=wait)
+        except TimeoutError:
+            raise not_ready(variant, day, max(1, int(wait))) from None
+        except Exception as exc:
+            log.exception("daily %s %s: preparation failed", variant, day)
+            raise not_ready(variant, day, 60) from exc
+
+    # --- ahead of time ---
+
+    async def prepare(self, days: list[date]) -> None:
+        for day in days:
+            for variant in VARIANTS:
+                try:
+                    await self._job(variant, day)
+                except Exception:
+                    log.exception("daily %s %s: preparation failed", variant, day)
+
+    async def _run_ahead(self) -> None:
+        while True:
+            today = utc_today()
+            await self.prepare([today, today + timedelta(days=1)])
+            # Wake a little after midnight: then tomorrow's is the one to prepare.
+            delay = (day_end(today) - datetime.now(UTC)).total_seconds() + 5
+            await asyncio.sleep(max(delay, 5))
+
+    def start(self) -> None:
+        if self.settings.daily_prepare_ahead and self._ahead is None:
+            self._ahead = asyncio.create_task(self._run_ahead(), name="daily ahead")
+
+    async def close(self) -> None:
+        tasks = [t for t in (self._ahead, *self._jobs.values()) if t is not None]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        if self._executor is not None:
+            # A worker finishes its current candidate (at most daily_max_seconds).
+            self._executor.shutdown(wait=True, cancel_futures=True)
+            self._executor = None
+
+
+# --- the endpoints' use cases ----------------------------------------------
+
+
+async def daily_info(session: AsyncSession, variant_name: str, day_text: str) -> dict[str, Any]:
+    """Who played and won; the deal number only once the date is over."""
+    variant, day = playable_day(variant_name, day_text)
+    players, wins = (
+        await session.execute(
+            select(
+                func.count(Game.id),
+                func.coalesce(func.sum(case((Game.status == "won", 1), else_=0)), 0),
+            ).where(Game.variant == variant, Game.daily_date == day)
+        )
+    ).one()
+    number = None
+    if day < utc_today():
+        stored = await stored_deal(session, variant, day)
+        number = int(stored.deal) if stored else None
+    return {
+        "variant": variant,
+        "date": day.isoformat(),
+        "players": int(players),
+        "wins": int(wins),
+        "deal": number,
+        "ends_at": iso(day_end(day)),
+    }
+
+
+async def _own_game(session: AsyncSession, player_id: str, variant: str, day: date) -> Game | None:
+    query = select(Game).where(
+        Game.player_id == player_id, Game.variant == variant, Game.daily_date == day
+    )
+    return (await session.execute(query)).scalar_one_or_none()
+
+
+async def daily_game(
+    session: AsyncSession, deals: DailyDeals, player: Player, variant_name: str, day_text: str
+) -> tuple[Answer, bool]:
+    """The player's game of the day and whether it was created now."""
+    variant, day = playable_day(variant_name, day_text)
+    player_id = player.id  # read once: a rollback expires the ORM object
+    existing = await _own_game(session, player_id, variant, day)
+    if existing is None:
+        number = await deals.deal_for(session, variant, day)
+        try:
+            answer = await games.create_game(
+                session,
+                player,
+                variant_name=variant,
+                deal_number=number,
+                solvable=False,
+                rules=None,
+                settings=None,
+                seeds_dir=deals.settings.seeds_dir,
+                daily_date=day,
+            )
+            return answer, True
+        except IntegrityError:
+            # A concurrent first call created it (create_game rolled back): use that one.
+            existing = await _own_game(session, player_id, variant, day)
+            if existing is None:
+                raise
+    return await games.get_game(session, player, existing.id), False
+
+
+def _duration_ms(session: AsyncSession, game: Any) -> ColumnElement[Any]:
+    """won_at - created_at in milliseconds, in the database's own date arithmetic."""
+    if session.get_bind().dialect.name == "sqlite":
+        return (func.julianday(game.won_at) - func.julianday(game.created_at)) * 86_400_000
+    return func.extract("epoch", game.won_at - game.created_at) * 1000
+
+
+def _ms(game: Game) -> int:
+    return round((_aware(game.won_at) - _aware(game.created_at)).total_seconds() * 1000)
+
+
+def _aware(moment: datetime | None) -> datetime:
+    assert moment is not None  # only for won games
+    # SQLite hands back naive datetimes; every stored time is UTC.
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+async def daily_results(
+    session: AsyncSession,
+    player: Player | None,
+    variant_name: str,
+    day_text: str,
+    *,
+    limit: int,
+    offset: int,
+) -> dict[str, Any]:
+    """Winners ranked by moves, then time taken, then who was first to the game."""
+    variant, day = playable_day(variant_name, day_text)
+    won = and_(Game.variant == variant, Game.daily_date == day, Game.status == "won")
+    total = (await session.execute(select(func.count(Game.id)).where(won))).scalar_one()
+    duration = _duration_ms(session, Game)
+    rows = (
+        await session.execute(
+            select(Game, Player.name)
+            .join(Player, Player.id == Game.player_id)
+            .where(won)
+            .order_by(Game.move_count, duration, Game.id)
+            .limit(limit)
+            .offset(offset)
+        )
+    ).all()
+    items = [
+        {
+            "rank": offset + i + 1,
+            "name": name,
+            "moves": game.move_count,
+            "time_ms": _ms(game),
+            "won_at": iso(_aware(game.won_at)),
+        }
+        for i, (game, name) in enumerate(rows)
+    ]
+    me = None
+    if player is not None:
+        mine = await _own_game(session, player.id, variant, day)
+        if mine is not None:
+            me = {
+                "game_id": mine.id,
+                "status": mine.status,
+                "moves": mine.move_count,
+                "rank": None,
+                "time_ms": None,
+            }
+            if mine.status == "won":
+                me["rank"] = await _rank(session, mine, won) + 1
+                me["time_ms"] = _ms(mine)
+    return {
+        "variant": variant,
+        "date": day.isoformat(),
+        "total": int(total),
+        "items": items,
+        "next_offset": offset + limit if offset + limit < total else None,
+        "me": me,
+    }
+
+
+async def _rank(session: AsyncSession, mine: Game, won: ColumnElement[bool]) -> int:
+    """How many winners rank before `mine`, compared in SQL as the list orders them."""
+    me = aliased(Game)
+    mine_ms, other_ms = _duration_ms(session, me), _duration_ms(session, Game)
+    before = or_(
+        Game.move_count < me.move_count,
+        and_(Game.move_count == me.move_count, other_ms < mine_ms),
+        and_(Game.move_count == me.move_count, other_ms == mine_ms, Game.id < me.id),
+    )
+    query = select(func.count(Game.id)).join(me, me.id == mine.id).where(won, before)
+    return int((await session.execute(query)).scalar_one())

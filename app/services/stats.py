@@ -1,0 +1,72 @@
+"""A player's statistics, per variant, computed from their games (nothing stored twice)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import date, timedelta
+from typing import Any
+
+from sqlalchemy import case, func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.engine import VARIANTS
+from app.models import Game, Player
+from app.services.daily import utc_today
+
+
+def streaks(days: set[date], today: date) -> tuple[int, int]:
+    """(current, longest) runs of consecutive dates. The current run ends today, or
+    yesterday when today's deal is not won yet (the streak is not broken before the
+    day is over)."""
+    current = 0
+    end = today if today in days else today - timedelta(days=1)
+    while end - timedelta(days=current) in days:
+        current += 1
+    longest = 0
+    for day in days:
+        if day - timedelta(days=1) not in days:  # the first day of a run
+            length = 1
+            while day + timedelta(days=length) in days:
+                length += 1
+            longest = max(longest, length)
+    return current, longest
+
+
+async def player_stats(session: AsyncSession, player: Player) -> dict[str, Any]:
+    won = case((Game.status == "won", 1), else_=0)
+    daily = case((Game.daily_date.is_not(None), 1), else_=0)
+    totals = {
+        variant: (int(played), int(wins), int(daily_played))
+        for variant, played, wins, daily_played in await session.execute(
+            select(Game.variant, func.count(Game.id), func.sum(won), func.sum(daily))
+            .where(Game.player_id == player.id)
+            .group_by(Game.variant)
+        )
+    }
+    won_days: dict[str, set[date]] = defaultdict(set)
+    for variant, day in await session.execute(
+        select(Game.variant, Game.daily_date).where(
+            Game.player_id == player.id, Game.daily_date.is_not(None), Game.status == "won"
+        )
+    ):
+        if day is not None:  # excluded by the query; for the type checker
+            won_days[variant].add(day)
+    today = utc_today()
+    items = []
+    # Every variant, in the catalogue's order, so clients see a stable shape.
+    for variant in VARIANTS:
+        played, wins, daily_played = totals.get(variant, (0, 0, 0))
+        current, longest = streaks(won_days[variant], today)
+        items.append(
+            {
+                "variant": variant,
+                "played": played,
+                "won": wins,
+                "win_rate": round(wins / played, 4) if played else None,
+                "daily_played": daily_played,
+                "daily_wins": len(won_days[variant]),
+                "daily_streak": current,
+                "longest_daily_streak": longest,
+            }
+        )
+    return {"player_id": player.id, "variants": items}

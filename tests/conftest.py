@@ -1,0 +1,9 @@
+"""Test-wide environment, read by every `Settings()` the tests build."""
+
+from __future__ import annotations
+
+import os
+
+# No solver work in the background of every test app: the daily tests prepare
+# deals on demand, with their own small budgets.
+os.environ.setdefault("DAILY_PREPARE_AHEAD", "false")
