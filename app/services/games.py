@@ -321,9 +321,7 @@ async def get_game(session: AsyncSession, player: Player, game_id: str) -> Answe
     return Answer(body=state_json(game, state), game_id=game.id, version=game.version)
 
 
-async def load_position(
-    session: AsyncSession, player: Player, game_id: str
-) -> tuple[Game, State]:
+async def load_position(session: AsyncSession, player: Player, game_id: str) -> tuple[Game, State]:
     """The game row and its full position, hidden cards included: for server-side work
     (the solver's hints) that must never be sent to the client as it is."""
     game = await _load_owned(session, player.id, game_id)
