@@ -221,6 +221,16 @@ def test_ace_on_foundation_returns_to_empty_pile(variant: str) -> None:
 
 
 @pytest.mark.parametrize("variant", RETURN_ALLOWED)
+def test_any_foundation_top_returns_to_empty_pile(variant: str) -> None:
+    """Rows of Four: an empty pile takes any single card, from a foundation too (Rainbow:
+    once the reserve is empty)."""
+    state = _return_position(variant)
+    new, _ = assert_legal(state, "f0>t3")
+    assert piles(new)["t3"] == "3S"
+    assert piles(new)["f0"] == "AS 2S"
+
+
+@pytest.mark.parametrize("variant", RETURN_ALLOWED)
 def test_house_rule_can_switch_return_off(variant: str) -> None:
     state = _return_position(variant)
     off = state._replace(variant=get_variant(variant).with_rules(Rules(foundation_return=False)))
