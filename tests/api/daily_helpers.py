@@ -1,0 +1,125 @@
+"""Shared set-up of the daily and statistics tests."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from fastapi import FastAPI
+from sqlalchemy import delete, select
+from sqlalchemy.ext.asyncio import create_async_engine
+
+from app.config import Settings
+from app.engine import Move
+from app.models import DailyDeal, Player
+from app.services import games
+from app.services.daily import utc_today
+from tests.api.conftest import API
+
+SECRET = "daily-test-secret"
+VARIANT = "rank-and-file"
+
+
+def daily_settings(database_url: str, tmp_path: Path, **changes: Any) -> Settings:
+    """Small solver budgets, solving in a thread (no process start-up per test)."""
+    seeds = tmp_path / "seeds"
+    seeds.mkdir(exist_ok=True)
+    values: dict[str, Any] = {
+        "database_url": database_url,
+        "data_dir": tmp_path / "data",
+        "seeds_dir": seeds,
+        "secret_key": SECRET,
+        "daily_prepare_ahead": False,
+        "daily_workers": 0,
+        "daily_max_positions": 5_000,
+        "daily_max_seconds": 3.0,
+        "daily_max_attempts": 200,
+        "daily_wait_seconds": 120.0,
+        **changes,
+    }
+    return Settings(**values)
+
+
+async def empty_daily_deals(database_url: str) -> None:
+    # The shared fixtures empty the other tables; stored deals must not leak between tests.
+    engine = create_async_engine(database_url)
+    try:
+        async with engine.begin() as conn:
+            await conn.execute(delete(DailyDeal))
+    finally:
+        await engine.dispose()
+
+
+@pytest.fixture
+async def settings(database_url: str, tmp_path: Path) -> AsyncIterator[Settings]:
+    await empty_daily_deals(database_url)
+    yield daily_settings(database_url, tmp_path)
+
+
+def day(days_ago: int) -> str:
+    return (utc_today() - timedelta(days=days_ago)).isoformat()
+
+
+def today() -> date:
+    return utc_today()
+
+
+def layout(state: dict[str, Any]) -> list[Any]:
+    """What a player sees of a deal: the piles."""
+    return state["piles"]
+
+
+async def start_daily(
+    client: httpx.AsyncClient, headers: dict[str, str], when: str, variant: str = VARIANT
+) -> httpx.Response:
+    return await client.post(f"{API}/daily/{variant}/{when}/game", headers=headers)
+
+
+async def stored_line(app: FastAPI, variant: str, when: str) -> list[Move]:
+    async with app.state.db.sessionmaker() as session:
+        row = (
+            await session.execute(
+                select(DailyDeal).where(
+                    DailyDeal.variant == variant, DailyDeal.day == date.fromisoformat(when)
+                )
+            )
+        ).scalar_one()
+    return [Move.from_json(m) for m in row.line]
+
+
+async def stored_deal_number(app: FastAPI, variant: str, when: str) -> int:
+    async with app.state.db.sessionmaker() as session:
+        row = (
+            await session.execute(
+                select(DailyDeal).where(
+                    DailyDeal.variant == variant, DailyDeal.day == date.fromisoformat(when)
+                )
+            )
+        ).scalar_one()
+    return int(row.deal)
+
+
+async def player_of(app: FastAPI, headers: dict[str, str]) -> Player:
+    from app.services.players import player_for_token
+
+    token = headers["Authorization"].removeprefix("Bearer ")
+    async with app.state.db.sessionmaker() as session:
+        player = await player_for_token(session, token)
+    assert player is not None
+    return player
+
+
+async def win_with_line(
+    app: FastAPI, headers: dict[str, str], game_id: str, variant: str, when: str
+) -> dict[str, Any]:
+    """Play the stored proof through the service's own move path (one transaction)."""
+    player = await player_of(app, headers)
+    line = await stored_line(app, variant, when)
+    async with app.state.db.sessionmaker() as session:
+        answer = await games.apply_moves(session, player, game_id, line)
+    assert answer.body["status"] == "won"
+    return answer.body
