@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.engine import VARIANTS
+from app.engine import VARIANTS, State
 
 from .conftest import (
     ALL,
@@ -310,3 +310,17 @@ def test_nothing_goes_to_stock_or_waste(variant: str) -> None:
     assert_illegal(state, "t1>s", "not_a_target")
     assert_illegal(state, "s>t2", "stock_not_playable")
     assert_illegal(state, "t1>t1", "same_pile")
+
+
+@pytest.mark.parametrize("variant", ALL)
+def test_undo_turns_the_card_back_down(variant: str) -> None:
+    """Undo is keeping the previous value: the turned-up card is face down there again."""
+    moving = "8S" if SPECS[variant].build == "suit" else "8H"
+    before = position(variant, t=["9S", "4D 3C | " + moving, "KC", "KC"])
+    saved = before.to_bytes()
+    after, _ = assert_legal(before, "t1>t0")
+    assert piles(after)["t1"] == "4D | 3C"
+    restored = State.from_bytes(saved)
+    assert restored == before
+    assert piles(restored)["t1"] == "4D 3C | " + moving
+    assert "3C" not in [c.get("code") for p in restored.public()["piles"] for c in p["cards"]]
