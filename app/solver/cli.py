@@ -1,0 +1,148 @@
+"""``python -m app.solver prove|survey``: proven deal lists and solvability figures."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from app.engine import deal, get_variant
+from app.solver.search import SolveResult, replay, solve
+
+SEEDS_DIR = Path(__file__).resolve().parents[2] / "seeds"
+# Per-deal budget of `prove`: enough for the winnable deals the solver finds quickly
+# (most take a few hundred positions); the list needs proven deals, not every deal decided.
+PROVE_BUDGET = 4_000
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m app.solver")
+    sub = parser.add_subparsers(dest="command", required=True)
+    prove = sub.add_parser("prove", help="append proven-winnable deals to seeds/<variant>.json")
+    prove.add_argument("variant")
+    prove.add_argument("--count", type=int, default=500, help="deals wanted in the file")
+    prove.add_argument("--budget", type=int, default=PROVE_BUDGET, help="positions per deal")
+    prove.add_argument("--out", type=Path, default=None, help="default seeds/<variant>.json")
+    survey = sub.add_parser("survey", help="solve a range of deals and print the figures")
+    survey.add_argument("variant")
+    survey.add_argument("--from", dest="first", type=int, default=1)
+    survey.add_argument("--count", type=int, default=200)
+    survey.add_argument("--budget", type=int, default=1_000_000, help="positions per deal")
+    survey.add_argument("--seconds", type=float, default=None, help="wall time per deal")
+    survey.add_argument("--json", action="store_true", help="one JSON object per deal")
+    args = parser.parse_args(argv)
+    if args.command == "prove":
+        return run_prove(args.variant, args.count, args.budget, args.out)
+    return run_survey(args.variant, args.first, args.count, args.budget, args.seconds, args.json)
+
+
+def _load(path: Path, variant: str) -> dict[str, Any]:
+    if path.exists():
+        data: dict[str, Any] = json.loads(path.read_text())
+        if data.get("variant") != variant:
+            raise SystemExit(f"{path} holds {data.get('variant')!r}, not {variant!r}")
+        return data
+    return {"variant": variant, "deals": []}
+
+
+def _save(path: Path, data: dict[str, Any]) -> None:
+    # Write then rename, so an interrupted run never leaves a truncated list behind.
+    tmp = path.with_suffix(".json.tmp")
+    entries = ",\n".join("    " + json.dumps(e, separators=(",", ":")) for e in data["deals"])
+    head = {k: v for k, v in data.items() if k != "deals"}
+    text = json.dumps(head)[:-1] + ', "deals": [\n' + entries + "\n]}\n"
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def run_prove(name: str, count: int, budget: int, out: Path | None) -> int:
+    variant = get_variant(name)
+    path = out or SEEDS_DIR / f"{variant.name}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = _load(path, variant.name)
+    deals: list[dict[str, Any]] = data["deals"]
+    known = {e["deal"] for e in deals}
+    # Resumable: carry on after the last deal tried (kept in the file), never retrying.
+    number = max([data.get("searched_through", 0), *known]) + 1
+    bar = tqdm(total=count, initial=min(len(deals), count), unit="deal", file=sys.stderr)
+    last_save = time.monotonic()
+    while len(deals) < count:
+        start = deal(variant, number)
+        result = solve(start, max_positions=budget)
+        if result.result == "solved" and replay(start, result.moves).is_won:
+            deals.append(
+                {
+                    "deal": number,
+                    "line": [m.to_json() for m in result.moves],
+                    "positions": result.positions,
+                }
+            )
+            bar.update(1)
+        bar.set_postfix(deal=number, refresh=False)
+        data["searched_through"] = number
+        if time.monotonic() - last_save > 5 or len(deals) >= count:
+            _save(path, data)
+            last_save = time.monotonic()
+        number += 1
+    _save(path, data)
+    bar.close()
+    print(f"{path}: {len(deals)} proven deals (searched deals 1 to {number - 1})")
+    return 0
+
+
+def run_survey(
+    name: str, first: int, count: int, budget: int, seconds: float | None, as_json: bool
+) -> int:
+    variant = get_variant(name)
+    results: list[SolveResult] = []
+    numbers = range(first, first + count)
+    progress = tqdm(numbers, unit="deal", file=sys.stderr, disable=as_json)
+    for number in progress:
+        start = deal(variant, number)
+        result = solve(start, max_positions=budget, max_seconds=seconds)
+        if result.result == "solved" and not replay(start, result.moves).is_won:
+            raise SystemExit(f"deal {number}: the winning line does not replay (a solver bug)")
+        results.append(result)
+        if as_json:
+            print(
+                json.dumps(
+                    {
+                        "deal": number,
+                        "result": result.result,
+                        "positions": result.positions,
+                        "elapsed_ms": result.elapsed_ms,
+                    }
+                ),
+                flush=True,
+            )
+    if not as_json:
+        print(summary(variant.name, first, results, budget))
+    return 0
+
+
+def summary(name: str, first: int, results: list[SolveResult], budget: int) -> str:
+    n = len(results)
+    if not n:
+        return f"{name}: no deals"
+    counts = {
+        r: sum(1 for x in results if x.result == r) for r in ("solved", "unsolvable", "unknown")
+    }
+    times = [x.elapsed_ms for x in results]
+    positions = sum(x.positions for x in results)
+    rate = positions / max(sum(times) / 1000, 1e-9)
+    share = ", ".join(f"{k} {v} ({100 * v / n:.1f}%)" for k, v in counts.items())
+    decided = counts["solved"] + counts["unsolvable"]
+    return (
+        f"{name} deals {first}-{first + n - 1}, budget {budget:,} positions: {share}; "
+        f"decided {100 * decided / n:.1f}%; {rate:,.0f} positions/s; "
+        f"time per deal median {statistics.median(times) / 1000:.2f} s, "
+        f"worst {max(times) / 1000:.2f} s"
+    )

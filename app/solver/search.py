@@ -1,0 +1,444 @@
+"""Depth-first search over the engine's own moves, with a transposition table.
+
+The solver sees the whole position (face-down cards, stock order): it decides whether
+the deal *as dealt* can be won. Every move it tries comes from ``State.legal_moves()``
+and is played by ``State.apply``, so it can never disagree with the rules. What it adds
+is knowledge about which moves to try first, which to skip, and which to play at once:
+
+- safe foundation moves (:class:`Rules`) are played without branching: a card goes up
+  when no card that could ever need it as a tableau parent is still out of the
+  foundations (two decks: both copies must be up);
+- a position key that treats tableau piles and same-suit foundations as interchangeable;
+  the table keeps only the key's 64-bit hash (a collision could only hide a position,
+  never invent a win, and every winning line is replayed before it is returned);
+- pruning: a whole pile to an empty pile, the same move to a second empty pile or a
+  second foundation with the same top, undoing the previous move;
+- ordering: turn a face-down card up or empty a pile first, then foundation moves, then
+  the rest; draw (irreversible with a single-pass stock) last.
+
+``unsolvable`` is returned only when the search space was exhausted without a budget
+cut, and every pruning above keeps a winning line when one exists, so it is a proof.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any, Literal, NamedTuple
+
+from app.engine import Move, State, Variant
+from app.engine.cards import RANK, SUIT
+from app.engine.moves import DRAW, FOUNDATION, MOVE, REDEAL, RESERVE, TABLEAU, WASTE, Pile
+
+T_PILES = tuple(Pile(TABLEAU, i) for i in range(16))
+F_PILES = tuple(Pile(FOUNDATION, i) for i in range(16))
+W_PILE, R_PILE = Pile(WASTE), Pile(RESERVE)
+
+Result = Literal["solved", "unsolvable", "unknown"]
+
+DEFAULT_MAX_POSITIONS = 1_000_000
+_TIME_CHECK_EVERY = 512
+
+
+class SolveResult(NamedTuple):
+    result: Result
+    moves: list[Move]
+    positions: int
+    elapsed_ms: int
+
+
+class BudgetSpent(Exception):
+    """Raised inside the search when the position or time budget runs out."""
+
+
+class Rules:
+    """Per-variant tables the search reads on its hot path (built once per variant)."""
+
+    _cache: dict[Variant, Rules] = {}
+
+    def __init__(self, variant: Variant) -> None:
+        self.variant = variant
+        self.decks = variant.decks
+        self.runs_any = variant.runs == "any"
+        self.single_pass = variant.redeals == 0
+        self.reserve_fills = variant.reserve_fills_empty
+        self.returns = variant.foundation_return
+        # With redeals a card passed by comes round again: draw before building on the
+        # tableau from the waste, which buries low cards. One pass: draw last.
+        self.draw_score = 90 if self.single_pass else 15
+        ok = variant.stack_ok
+        # A card nothing can be built on, of the foundations' first rank (an Ace without
+        # wrap), never needs a tableau parent: an empty foundation always takes it (as
+        # many foundations as such cards).
+        needs_parent = [
+            not (not any(ok[m * 52 + x] for x in range(52)) and self._first_rank_card(m))
+            for m in range(52)
+        ]
+        # children[c]: the cards that could ever want c as their tableau parent.
+        self.children: tuple[tuple[int, ...], ...] = tuple(
+            tuple(m for m in range(52) if ok[c * 52 + m] and needs_parent[m]) for c in range(52)
+        )
+
+    def _first_rank_card(self, card: int) -> bool:
+        return self.variant.foundation_base == "ace" and RANK[card] == 1
+
+    @classmethod
+    def of(cls, variant: Variant) -> Rules:
+        rules = cls._cache.get(variant)
+        if rules is None:
+            rules = cls._cache[variant] = cls(variant)
+        return rules
+
+    def on_foundations(self, state: State, card: int) -> int:
+        """How many copies of ``card`` are on the foundations."""
+        suit = SUIT[card]
+        first = state.first_rank
+        position = (RANK[card] - first) % 13
+        return sum(1 for f in state.foundations if f and SUIT[f[0]] == suit and len(f) > position)
+
+    def safe_to_foundation(self, state: State, card: int) -> bool:
+        decks = self.decks
+        return all(self.on_foundations(state, m) == decks for m in self.children[card])
+
+
+def _key_fn(rules: Rules) -> Callable[[State], int]:
+    single_pass = rules.single_pass
+
+    def key(state: State) -> int:
+        tableau = tuple(sorted(zip(state.hidden, state.tableau, strict=True)))
+        found = tuple(sorted(f[-1] if f else -1 for f in state.foundations))
+        # With one pass, the stock is always a prefix of the dealt stock: its length says it.
+        stock: Any = len(state.stock) if single_pass else state.stock
+        return hash((tableau, found, stock, state.waste, len(state.reserve), state.redeals_left))
+
+    return key
+
+
+def settle(state: State, rules: Rules, line: list[Move], eager: bool = False) -> State:
+    """Play safe foundation moves until none is left, appending them to ``line``.
+
+    ``eager`` (narrow search, where foundation cards may return) plays every foundation
+    move: a card that goes up can still come back, so it is rarely wrong, but not provably.
+    """
+    while True:
+        move = _safe_move(state, rules, eager)
+        if move is None:
+            return state
+        state, _ = state.apply(move, auto_finish=False, validate=False)
+        line.append(move)
+
+
+def _wanted(state: State) -> dict[int, int]:
+    """The cards the foundations take now, each with the first foundation that takes it."""
+    nxt = state.variant.found_next
+    first = state.first_rank
+    wanted: dict[int, int] = {}
+    empty = -1
+    for f, pile in enumerate(state.foundations):
+        if not pile:
+            if empty < 0:
+                empty = f
+        elif len(pile) < 13:
+            wanted.setdefault(nxt[pile[-1]], f)
+    if empty >= 0:
+        for suit in range(4):
+            wanted.setdefault(suit * 13 + first - 1, empty)
+    return wanted
+
+
+def _safe_move(state: State, rules: Rules, eager: bool) -> Move | None:
+    wanted = _wanted(state)
+    for i, pile in enumerate(state.tableau):
+        if pile and pile[-1] in wanted and state.hidden[i] < len(pile):
+            # Emptying a pile refills it from the reserve: not provably harmless, so skip.
+            if rules.reserve_fills and len(pile) == 1 and state.reserve:
+                continue
+            if eager or rules.safe_to_foundation(state, pile[-1]):
+                return Move(MOVE, T_PILES[i], F_PILES[wanted[pile[-1]]], 1)
+    for src, cards in ((W_PILE, state.waste), (R_PILE, state.reserve)):
+        if cards and cards[-1] in wanted and (eager or rules.safe_to_foundation(state, cards[-1])):
+            return Move(MOVE, src, F_PILES[wanted[cards[-1]]], 1)
+    return None
+
+
+def _finish_line(state: State) -> list[Move] | None:
+    """When the engine's auto-finish would win from here, its moves; else None."""
+    if not state.auto_finish_ready():
+        return None
+    final, events = state.auto_finish()
+    if not final.is_won:
+        return None
+    return [e.move for e in events if e.move is not None]
+
+
+# A child of a node: (score, moves from the node to ``before``, ``before``, the move).
+Child = tuple[int, list[Move], State, Move]
+
+_NO_USE = -1
+
+
+def _scored_moves(
+    state: State, rules: Rules, last: Move | None, narrow: bool
+) -> list[tuple[int, Move, int]]:
+    """Legal moves worth trying with a score (lower first) and, for a move whose only
+    point is what it uncovers, the tableau pile that the next move must use (else -1).
+
+    Why the obligation is sound: a move that splits a run (uncovering card P) or empties
+    a pile changes nothing else anyone could use, so in any winning line it can be
+    postponed until just before the next move on that pile, which must then put something
+    on P (or into the empty pile), or send P to a foundation (or, where single cards
+    move, move P). Moving P together with the split-off cards and splitting afterwards
+    replaces the remaining case when runs move together.
+    """
+    tableau = state.tableau
+    hidden = state.hidden
+    out: list[tuple[int, Move, int]] = []
+    seen_empty: set[tuple[Pile, int]] = set()
+    seen_found: set[tuple[Pile, int]] = set()
+    for move in state.legal_moves():
+        action = move.action
+        if action == DRAW:
+            out.append((rules.draw_score, move, _NO_USE))
+            continue
+        if action == REDEAL:
+            out.append((95, move, _NO_USE))
+            continue
+        src, dst, count = move.src, move.dst, move.count
+        assert src is not None and dst is not None
+        if (
+            last is not None
+            and last.action == MOVE
+            and last.src == dst
+            and last.dst == src
+            and last.count == count
+        ):
+            continue  # straight back where it came from
+        if dst.kind == FOUNDATION:
+            top = state.foundations[dst.index]
+            marker = (src, top[-1] if top else -1)
+            if marker in seen_found:
+                continue  # the same card onto an equal foundation
+            seen_found.add(marker)
+            score = 10
+            if src.kind == TABLEAU:
+                left = len(tableau[src.index]) - 1
+                if left == 0 or hidden[src.index] == left:
+                    score = 0  # also turns a card up or empties a pile
+            elif src.kind == FOUNDATION:
+                continue
+            out.append((score, move, _NO_USE))
+            continue
+        to_empty = not tableau[dst.index]
+        if to_empty:
+            marker = (src, count)
+            if marker in seen_empty:
+                continue  # a second empty pile is the same position
+            seen_empty.add(marker)
+        if src.kind == TABLEAU:
+            pile = tableau[src.index]
+            down = hidden[src.index]
+            if count == len(pile) - down:
+                if down:
+                    out.append((1 + down, move, _NO_USE))  # turns a card up
+                elif to_empty:
+                    continue  # whole pile to an empty pile: nothing changes
+                elif rules.reserve_fills and state.reserve:
+                    out.append((5, move, _NO_USE))  # the reserve refills it: progress
+                else:
+                    out.append((30, move, src.index))  # empties a pile
+            else:
+                out.append((60 if to_empty else 50, move, src.index))  # splits a run
+        elif src.kind == FOUNDATION:
+            if not narrow:  # the narrow search never takes cards back from foundations
+                out.append((70, move, _NO_USE))
+        else:
+            out.append((40 if to_empty else 20, move, _NO_USE))
+    return out
+
+
+def _uses(move: Move, index: int, runs_any: bool) -> bool:
+    """Does ``move`` use tableau pile ``index`` as an obligation asks (see above)?"""
+    if move.action != MOVE:
+        return False
+    dst, src = move.dst, move.src
+    assert dst is not None and src is not None
+    if dst.kind == TABLEAU and dst.index == index:
+        return True
+    if src.kind == TABLEAU and src.index == index:
+        return dst.kind == FOUNDATION or not runs_any
+    return False
+
+
+def _follow_ups(state: State, index: int, last: Move, runs_any: bool, narrow: bool) -> list[Move]:
+    """The moves that use tableau pile ``index`` right after ``last`` uncovered it: its
+    top card to a foundation (or, where single cards move, anywhere), or something onto
+    it. Built from the engine's own tests (``foundation_takes``, ``tableau_takes``)."""
+    out: list[Move] = []
+    pile = state.tableau[index]
+    here = T_PILES[index]
+    if pile:
+        top = pile[-1]
+        for f in range(len(state.foundations)):
+            if state.foundation_takes(f, top):
+                out.append(Move(MOVE, here, F_PILES[f], 1))
+                break
+        # Where single cards move, P itself may move on; the narrow search allows that
+        # only to dig (P not on a card it builds on), not to shuffle built sequences.
+        digging = len(pile) < 2 or not state.variant.stack_ok[pile[-2] * 52 + top]
+        if not runs_any and (digging or not narrow):
+            for j in range(len(state.tableau)):
+                if j != index and state.tableau_takes(j, top):
+                    out.append(Move(MOVE, here, T_PILES[j], 1))
+    back = (last.dst, last.count)
+    for j, other in enumerate(state.tableau):
+        if j == index or not other:
+            continue
+        longest = state.run_length(j)
+        # Narrow search: no chains of splits (they rotate runs among equal parents).
+        for count in range(longest if narrow else 1, longest + 1):
+            if narrow and count != len(other) - state.hidden[j]:
+                continue
+            if count == len(other) and not pile and state.hidden[j] == 0:
+                continue  # a whole pile into an empty one
+            if (T_PILES[j], count) != back and state.tableau_takes(index, other[-count]):
+                out.append(Move(MOVE, T_PILES[j], here, count))
+    for src, cards in ((W_PILE, state.waste), (R_PILE, state.reserve)):
+        if cards and state.tableau_takes(index, cards[-1]):
+            out.append(Move(MOVE, src, here, 1))
+    if state.variant.foundation_return and not narrow:
+        for f, cards in enumerate(state.foundations):
+            if cards and state.tableau_takes(index, cards[-1]):
+                out.append(Move(MOVE, F_PILES[f], here, 1))
+    return out
+
+
+def children(state: State, rules: Rules, last: Move | None, narrow: bool) -> list[Child]:
+    """The node's children, best first. An obligated move comes as a placeholder
+    (``before`` is None, the move's pile index in place of a line) that :func:`expand`
+    replaces by the move paired with each of its uses, when the search reaches it."""
+    out: list[Child] = []
+    for score, move, must_use in _scored_moves(state, rules, last, narrow):
+        if must_use == _NO_USE:
+            out.append((score, [], state, move))
+        else:
+            out.append((score, must_use, None, move))  # type: ignore[arg-type]
+    out.sort(key=lambda child: child[0])
+    return out
+
+
+def expand(state: State, rules: Rules, move: Move, must_use: int, narrow: bool) -> list[Child]:
+    """An obligated ``move`` followed by each move that uses the pile it uncovered."""
+    mid, _ = state.apply(move, auto_finish=False, validate=False)
+    prefix = [move]
+    mid = settle(mid, rules, prefix, narrow and rules.returns)
+    if len(prefix) > 1 and mid.tableau[must_use] != state.tableau[must_use][: -move.count]:
+        return [(0, [], state, move)]  # the uncovered card went up: used already
+    follows = _follow_ups(mid, must_use, move, rules.runs_any, narrow)
+    return [(0, prefix, mid, follow) for follow in follows]
+
+
+class _Frame:
+    __slots__ = ("state", "children", "next", "line")
+
+    def __init__(self, state: State, children: list[Child], line: list[Move]) -> None:
+        self.state = state
+        self.children = children
+        self.next = 0
+        self.line = line  # the moves that led here from the parent (chosen + safe ones)
+
+
+def solve(
+    state: State,
+    max_positions: int = DEFAULT_MAX_POSITIONS,
+    max_seconds: float | None = None,
+) -> SolveResult:
+    """Search for a winning line from ``state`` within the budgets.
+
+    First a narrow search (no chains of run splits, which mostly rotate runs among
+    equal parents) with half the budget; it finds most wins fast but proves nothing.
+    Then the full search, whose exhaustion is a proof, with what is left.
+    """
+    start = time.perf_counter()
+    deadline = None if max_seconds is None else start + max_seconds
+    rules = Rules.of(state.variant)
+    positions = 0
+    result: Result = "unknown"
+    moves: list[Move] = []
+    for narrow, share in ((True, max(1, max_positions // 2)), (False, max_positions)):
+        budget = min(share, max_positions - positions)
+        if budget <= 0:
+            break
+        result, moves, used = _search(state, rules, budget, deadline, narrow)
+        positions += used
+        if result == "solved":
+            break
+        if narrow:
+            result = "unknown"  # an exhausted narrow search proves nothing
+        if deadline is not None and time.perf_counter() > deadline:
+            break
+    elapsed = int((time.perf_counter() - start) * 1000)
+    return SolveResult(result, moves, positions, elapsed)
+
+
+def _search(
+    state: State, rules: Rules, max_positions: int, deadline: float | None, narrow: bool
+) -> tuple[Result, list[Move], int]:
+    key = _key_fn(rules)
+    line: list[Move] = []
+    eager = narrow and rules.returns
+    state = settle(state, rules, line, eager)
+    if state.is_won:
+        return "solved", line, 1
+    finish = _finish_line(state)
+    if finish is not None:
+        return "solved", line + finish, 1
+    seen = {key(state)}
+    positions = 1
+    stack = [_Frame(state, children(state, rules, None, narrow), line)]
+    while stack:
+        frame = stack[-1]
+        if frame.next >= len(frame.children):
+            stack.pop()
+            continue
+        _score, prefix, before, move = frame.children[frame.next]
+        if before is None:
+            # An obligated move reached: replace it by its pairings, in place.
+            frame.children[frame.next : frame.next + 1] = expand(
+                frame.state,
+                rules,
+                move,
+                prefix,  # type: ignore[arg-type]
+                narrow,
+            )
+            continue
+        frame.next += 1
+        child, _ = before.apply(move, auto_finish=False, validate=False)
+        child_line = [*prefix, move]
+        child = settle(child, rules, child_line, eager)
+        h = key(child)
+        if h in seen:
+            continue
+        seen.add(h)
+        positions += 1
+        if child.is_won or (finish := _finish_line(child)) is not None:
+            moves = [m for f in stack for m in f.line] + child_line
+            if not child.is_won:
+                moves += finish or []
+            return "solved", moves, positions
+        if positions >= max_positions:
+            return "unknown", [], positions
+        if (
+            deadline is not None
+            and positions % _TIME_CHECK_EVERY == 0
+            and time.perf_counter() > deadline
+        ):
+            return "unknown", [], positions
+        stack.append(_Frame(child, children(child, rules, move, narrow), child_line))
+    return "unsolvable", [], positions
+
+
+def replay(state: State, moves: list[Move]) -> State:
+    """Play ``moves`` with full validation and auto-finish off; the final position."""
+    for move in moves:
+        state, _ = state.apply(move, auto_finish=False, validate=True)
+    return state
