@@ -148,7 +148,8 @@ class Variant:
         decks = "two decks (104 cards)" if self.decks == 2 else "one deck (52 cards)"
         ups = self.tableau_rounds.count(True)
         downs = self.hidden_rounds
-        deal = f"{self.tableau_piles} tableau piles of {len(self.tableau_rounds)} cards"
+        size = len(self.tableau_rounds)
+        deal = f"{self.tableau_piles} tableau piles of {size} card{'s' if size > 1 else ''}"
         deal += f", {downs} face down under {ups} face up" if downs else ", all face up"
         lines = [f"Played with {decks}; {deal}."]
         if self.reserve_size:
