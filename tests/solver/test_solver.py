@@ -1,0 +1,137 @@
+"""The solver: proofs both ways, budgets, replayable lines, the pool's bound."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from app.engine import Move, State, deal, get_variant
+from app.solver import replay, solve
+from app.solver.pool import SolverBusy, SolverPool
+
+SEEDS = Path(__file__).resolve().parents[2] / "seeds"
+
+# Every card but two suits' worth of hearts is up; 5H is buried under 6H in two piles,
+# nothing is empty, and nothing builds on a heart but a black card, all of which are up.
+LOST = """\
+rank-and-file redeals=0
+stock: KH KH QH QH JH JH
+f0: AC 2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC
+f1: AC 2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC
+f2: AS 2S 3S 4S 5S 6S 7S 8S 9S TS JS QS KS
+f3: AS 2S 3S 4S 5S 6S 7S 8S 9S TS JS QS KS
+f4: AH 2H 3H 4H
+f5: AH 2H 3H 4H
+f6: AD 2D 3D 4D 5D 6D 7D 8D 9D TD JD QD KD
+f7: AD 2D 3D 4D 5D 6D 7D 8D 9D TD JD QD KD
+t0: 5H 6H
+t1: 5H 6H
+t2: 7H
+t3: 7H
+t4: 8H
+t5: 8H
+t6: 9H
+t7: 9H
+t8: TH
+t9: TH
+"""
+
+# The same, but one 5H lies on top: once it is up, its pile empties and 6H can leave.
+WON = LOST.replace("t0: 5H 6H", "t0: 6H 5H")
+
+
+def test_known_lost_position_is_unsolvable() -> None:
+    result = solve(State.from_text(LOST))
+    assert result.result == "unsolvable"
+    assert result.moves == []
+    assert result.positions >= 1
+
+
+def test_small_position_is_solved_and_its_line_replays() -> None:
+    start = State.from_text(WON)
+    result = solve(start)
+    assert result.result == "solved"
+    assert replay(start, result.moves).is_won
+
+
+@pytest.mark.parametrize("variant", ["rank-and-file", "rows-of-four", "rainbow", "deauville"])
+def test_solved_deals_replay_to_a_win(variant: str) -> None:
+    solved = 0
+    for number in range(1, 9):
+        start = deal(get_variant(variant), number)
+        result = solve(start, max_positions=3_000)
+        if result.result == "solved":
+            solved += 1
+            assert replay(start, result.moves).is_won
+    assert solved >= 1
+
+
+def test_position_budget_is_honoured() -> None:
+    start = deal(get_variant("rank-and-file"), 5)
+    result = solve(start, max_positions=50)
+    assert result.result == "unknown"
+    assert result.moves == []
+    assert result.positions <= 50
+
+
+def test_time_budget_is_honoured() -> None:
+    start = deal(get_variant("rank-and-file"), 5)
+    result = solve(start, max_seconds=0.2)
+    assert result.result == "unknown"
+    assert result.elapsed_ms < 2_000
+
+
+def test_won_position_needs_no_move() -> None:
+    start = deal(get_variant("rank-and-file"), 1)
+    result = solve(start, max_positions=3_000)
+    assert result.result == "solved"
+    end = replay(start, result.moves)
+    again = solve(end)
+    assert (again.result, again.moves) == ("solved", [])
+
+
+def _seed_files() -> list[Path]:
+    return sorted(SEEDS.glob("*.json"))
+
+
+@pytest.mark.parametrize("path", _seed_files(), ids=lambda p: p.stem)
+def test_every_seed_line_wins(path: Path) -> None:
+    """The proof behind the solvable deals: every line replays, validated, to a win."""
+    data = json.loads(path.read_text())
+    variant = get_variant(data["variant"])
+    assert variant.name == path.stem
+    numbers = [entry["deal"] for entry in data["deals"]]
+    assert len(numbers) == len(set(numbers))
+    for entry in data["deals"]:
+        start = deal(variant, entry["deal"])
+        end = replay(start, [Move.from_json(m) for m in entry["line"]])
+        assert end.is_won, f"{variant.name} deal {entry['deal']}: the line does not win"
+
+
+async def test_saturated_pool_raises_solver_busy() -> None:
+    busy = deal(get_variant("rank-and-file"), 5).to_bytes()
+    async with SolverPool(workers=1, queue=1, kind="thread") as pool:
+        first = asyncio.create_task(pool.solve(busy, max_seconds=0.5))
+        second = asyncio.create_task(pool.solve(busy, max_seconds=0.5))
+        await asyncio.sleep(0.05)
+        assert pool.running == 2
+        with pytest.raises(SolverBusy) as refused:
+            await pool.solve(busy, max_seconds=0.5)
+        assert refused.value.retry_after >= 1
+        results = await asyncio.gather(first, second)
+        assert [r.result for r in results] == ["unknown", "unknown"]
+        assert pool.running == 0
+        # Room again once the searches are over.
+        won = await pool.solve(State.from_text(WON).to_bytes())
+        assert won.result == "solved"
+
+
+async def test_process_pool_solves() -> None:
+    start = State.from_text(WON)
+    async with SolverPool(workers=1, kind="process") as pool:
+        result = await pool.solve(start.to_bytes())
+    assert result.result == "solved"
+    assert replay(start, result.moves).is_won
