@@ -29,6 +29,7 @@ import hmac
 import importlib
 import logging
 import multiprocessing
+import os
 import re
 from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
@@ -170,6 +171,11 @@ async def _store(
         return stored
 
 
+def _lower_priority() -> None:
+    # Background work: requests and hints come first on a busy machine.
+    os.nice(10)
+
+
 def not_ready(variant: str, day: date, retry_after: int) -> ApiError:
     return ApiError(
         "daily_not_ready",
@@ -200,7 +206,9 @@ class DailyDeals:
         if self._executor is None:
             # spawn: a fork of a process with a running event loop and threads is unsafe.
             self._executor = ProcessPoolExecutor(
-                self.settings.daily_workers, mp_context=multiprocessing.get_context("spawn")
+                self.settings.daily_workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_lower_priority,
             )
         return self._executor
 
