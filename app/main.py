@@ -15,7 +15,7 @@ from fastapi_offline import FastAPIOffline
 from app.config import Settings, get_settings
 from app.db import Database, upgrade_to_head
 from app.errors import install_error_handlers
-from app.routers import daily, games, health, players, stats, variants
+from app.routers import daily, games, health, players, solver, stats, variants
 from app.services.daily import DailyDeals
 from app.services.games import prune_idempotency_keys
 
@@ -86,6 +86,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             yield
         finally:
             await app.state.daily.close()
+            if getattr(app.state, "solver", None) is not None:
+                app.state.solver.close()
             await database.dispose()
 
     app = FastAPIOffline(
@@ -108,6 +110,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         players.router,
         variants.router,
         games.router,
+        solver.router,
         daily.router,
         stats.router,
         health.router,

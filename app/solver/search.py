@@ -437,6 +437,17 @@ def _search(
     return "unsolvable", [], positions
 
 
+def suggest(state: State) -> Move | None:
+    """A heuristic move when no winning line is known: a safe foundation move, else the
+    move the search would try first (None when there is no move at all)."""
+    rules = Rules.of(state.variant)
+    safe = _safe_move(state, rules, False)
+    if safe is not None:
+        return safe
+    scored = sorted(_scored_moves(state, rules, None, False), key=lambda entry: entry[0])
+    return scored[0][1] if scored else None
+
+
 def replay(state: State, moves: list[Move]) -> State:
     """Play ``moves`` with full validation and auto-finish off; the final position."""
     for move in moves:

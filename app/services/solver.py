@@ -1,0 +1,148 @@
+"""Hints and finish: the solver behind the game service.
+
+The search runs in a bounded :class:`SolverPool` (processes: a pure-Python search holds
+the GIL and would stall the event loop). A saturated pool answers 429 ``solver_busy``
+with ``Retry-After``. A winning line, once found, is kept per position, so a player who
+follows the hints gets each next one without a new search. Finish plays the line
+through ``games.apply_moves``, the one path every move takes.
+
+Budgets and pool size come from the settings when they name them (``solver_*``), else
+from the defaults below.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any
+
+from fastapi import FastAPI
+
+from app.engine import Move, State
+from app.errors import ApiError
+from app.models import Player
+from app.services import games
+from app.services.games import Answer
+from app.solver.pool import SolverBusy, SolverPool
+from app.solver.search import SolveResult, suggest
+
+DEFAULTS: dict[str, Any] = {
+    "solver_workers": 1,
+    "solver_queue": 2,
+    "solver_kind": "process",
+    "hint_max_positions": 200_000,
+    "hint_max_seconds": 3.0,
+    "finish_max_positions": 1_000_000,
+    "finish_max_seconds": 20.0,
+}
+_LINES_KEPT = 50_000  # positions with a known winning rest (about 150 bytes each)
+
+
+def _setting(app: FastAPI, name: str) -> Any:
+    return getattr(app.state.settings, name, DEFAULTS[name])
+
+
+class SolverService:
+    """Per-app state: the pool and the winning lines already found."""
+
+    def __init__(self, app: FastAPI) -> None:
+        self.app = app
+        self.pool = SolverPool(
+            workers=_setting(app, "solver_workers"),
+            queue=_setting(app, "solver_queue"),
+            kind=_setting(app, "solver_kind"),
+        )
+        # position bytes -> the rest of a winning line from there
+        self._lines: OrderedDict[bytes, tuple[Move, ...]] = OrderedDict()
+
+    def known_line(self, position: bytes) -> tuple[Move, ...] | None:
+        line = self._lines.get(position)
+        if line is not None:
+            self._lines.move_to_end(position)
+        return line
+
+    def remember(self, state: State, moves: list[Move]) -> None:
+        """Keep the rest of the line for every position along it."""
+        for i, move in enumerate(moves):
+            self._lines[state.to_bytes()] = tuple(moves[i:])
+            self._lines.move_to_end(state.to_bytes())
+            state, _ = state.apply(move, auto_finish=False, validate=False)
+        while len(self._lines) > _LINES_KEPT:
+            self._lines.popitem(last=False)
+
+    async def search(self, state: State, positions: int, seconds: float) -> SolveResult:
+        try:
+            result = await self.pool.solve(
+                state.to_bytes(), max_positions=positions, max_seconds=seconds
+            )
+        except SolverBusy as busy:
+            raise ApiError(
+                "solver_busy",
+                429,
+                "the solver is busy; retry later",
+                headers={"Retry-After": str(busy.retry_after)},
+            ) from None
+        if result.result == "solved":
+            self.remember(state, result.moves)
+        return result
+
+    def close(self) -> None:
+        self.pool.close()
+
+
+def solver_service(app: FastAPI) -> SolverService:
+    service: SolverService | None = getattr(app.state, "solver", None)
+    if service is None:
+        service = app.state.solver = SolverService(app)
+    return service
+
+
+async def _winning_line(
+    app: FastAPI, state: State, positions: int, seconds: float
+) -> tuple[tuple[Move, ...] | None, dict[str, Any]]:
+    service = solver_service(app)
+    known = service.known_line(state.to_bytes())
+    if known is not None:
+        return known, {"result": "solved", "positions": 0, "elapsed_ms": 0}
+    if state.is_won:
+        return (), {"result": "solved", "positions": 0, "elapsed_ms": 0}
+    result = await service.search(state, positions, seconds)
+    info = {"result": result.result, "positions": result.positions, "elapsed_ms": result.elapsed_ms}
+    return (tuple(result.moves) if result.result == "solved" else None), info
+
+
+async def hint(app: FastAPI, session: Any, player: Player, game_id: str) -> dict[str, Any]:
+    """The first move of a winning line from the game's position (or, with none found,
+    a heuristic suggestion that ``result`` marks as such). Only the move is revealed."""
+    _game, state = await games.load_position(session, player, game_id)
+    await session.commit()  # end the read before the (long) search
+    line, info = await _winning_line(
+        app,
+        state,
+        _setting(app, "hint_max_positions"),
+        _setting(app, "hint_max_seconds"),
+    )
+    if line:
+        move: Move | None = line[0]
+    else:
+        move = None if state.is_won or info["result"] == "unsolvable" else suggest(state)
+    return {"move": move.to_json() if move else None, **info}
+
+
+async def finish(app: FastAPI, session: Any, player: Player, game_id: str) -> Answer:
+    """Play a winning line to the end through the one move path; 409 ``no_win_found``."""
+    _game, state = await games.load_position(session, player, game_id)
+    await session.commit()
+    line, info = await _winning_line(
+        app,
+        state,
+        _setting(app, "finish_max_positions"),
+        _setting(app, "finish_max_seconds"),
+    )
+    if line is None:
+        raise ApiError(
+            "no_win_found",
+            409,
+            f"no winning line was found from this position (result: {info['result']}, "
+            f"{info['positions']} positions searched)",
+        )
+    return await games.apply_moves(session, player, game_id, list(line))

@@ -1,0 +1,96 @@
+"""POST /games/{id}/hint and /finish over the ASGI app (fixtures of tests/api)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import httpx
+import pytest
+
+from app.services import solver as solver_service
+from tests.api.conftest import API, assert_error
+
+
+@pytest.fixture(autouse=True)
+def thread_pool(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Threads in tests: no process start-up; the interface is the same.
+    monkeypatch.setitem(solver_service.DEFAULTS, "solver_kind", "thread")
+
+
+async def test_hints_followed_move_by_move_win(
+    client: httpx.AsyncClient, auth: dict[str, str], new_game: Any
+) -> None:
+    game = await new_game(deal=1, settings={"auto_finish": False})
+    url = f"{API}/games/{game['id']}"
+    first = True
+    for _ in range(1000):
+        hint = await client.post(f"{url}/hint", headers=auth)
+        assert hint.status_code == 200, hint.text
+        body = hint.json()
+        assert body["result"] == "solved"
+        if not first:
+            assert body["positions"] == 0  # the line is kept: no new search
+        first = False
+        played = await client.post(f"{url}/moves", json=body["move"], headers=auth)
+        assert played.status_code == 200, played.text
+        if played.json()["status"] == "won":
+            break
+    else:
+        pytest.fail("following the hints did not win")
+    done = await client.post(f"{url}/hint", headers=auth)
+    assert done.json()["move"] is None
+
+
+async def test_finish_on_a_proven_deal_wins(
+    client: httpx.AsyncClient, auth: dict[str, str], new_game: Any
+) -> None:
+    game = await new_game(deal=2)
+    finished = await client.post(f"{API}/games/{game['id']}/finish", headers=auth)
+    assert finished.status_code == 200, finished.text
+    assert finished.json()["status"] == "won"
+    log = await client.get(f"{API}/games/{game['id']}/moves", headers=auth)
+    assert log.status_code == 200
+    assert log.json()  # every move of the line was logged as usual
+
+
+async def test_finish_without_a_win_is_409(
+    client: httpx.AsyncClient,
+    auth: dict[str, str],
+    new_game: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(solver_service.DEFAULTS, "finish_max_positions", 20)
+    game = await new_game(deal=5)
+    answer = await client.post(f"{API}/games/{game['id']}/finish", headers=auth)
+    assert_error(answer, 409, "no_win_found")
+
+
+async def test_saturated_pool_answers_429(
+    client: httpx.AsyncClient,
+    auth: dict[str, str],
+    new_game: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(solver_service.DEFAULTS, "solver_queue", 0)
+    monkeypatch.setitem(solver_service.DEFAULTS, "hint_max_seconds", 0.5)
+    game = await new_game(deal=5)  # not solved quickly: the search runs its budget
+    url = f"{API}/games/{game['id']}/hint"
+    answers = await asyncio.gather(client.post(url, headers=auth), client.post(url, headers=auth))
+    statuses = sorted(a.status_code for a in answers)
+    assert statuses == [200, 429], [a.text for a in answers]
+    busy = next(a for a in answers if a.status_code == 429)
+    assert_error(busy, 429, "solver_busy")
+    assert int(busy.headers["Retry-After"]) >= 1
+    hint = next(a for a in answers if a.status_code == 200).json()
+    assert hint["result"] == "unknown"
+    assert hint["move"] is not None  # a heuristic suggestion, marked by the result
+
+
+async def test_hint_on_someone_elses_game_is_404(
+    client: httpx.AsyncClient, new_game: Any, new_player: Any
+) -> None:
+    game = await new_game(deal=1)
+    other = await new_player("bob")
+    answer = await client.post(f"{API}/games/{game['id']}/hint", headers=other)
+    assert_error(answer, 404, "game_not_found")
