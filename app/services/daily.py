@@ -45,7 +45,7 @@ from sqlalchemy.orm import aliased
 from sqlalchemy.sql.elements import ColumnElement
 
 from app.config import Settings
-from app.engine import VARIANTS, State, deal, get_variant
+from app.engine import VARIANTS, EngineError, State, deal, get_variant
 from app.errors import ApiError
 from app.models import DailyDeal, Game, Player
 from app.services import games
@@ -130,8 +130,11 @@ def prove(
     if result.result != "solved":
         return None
     state: State = start
-    for move in result.moves:
-        state, _ = state.apply(move, auto_finish=False)
+    try:
+        for move in result.moves:
+            state, _ = state.apply(move, auto_finish=False)
+    except EngineError:
+        pass  # reported below: a line the rules refuse proves nothing
     if not state.is_won:
         log.error("prover line for %s #%d does not win; ignored", variant, number)
         return None

@@ -17,10 +17,11 @@ from fastapi import FastAPI
 from sqlalchemy import func, select
 
 from app.config import Settings
-from app.engine import deal, get_variant
+from app.engine import State, deal, get_variant
 from app.main import create_app
 from app.models import DailyDeal, Game
 from app.services.daily import candidate, day_end, prove
+from app.solver.search import SolveResult
 from tests.api.conftest import API, NewPlayer, assert_error
 from tests.api.daily_helpers import (
     SECRET,
@@ -300,3 +301,29 @@ async def test_results_rank_by_moves_then_time(
     info = (await client.get(f"{API}/daily/{VARIANT}/{when}")).json()
     assert (info["players"], info["wins"]) == (4, 3)
     assert_error(await client.get(url, params={"limit": 0}), 422, "validation_error")
+
+
+def lying_prover(state: State, max_positions: int, max_seconds: float) -> SolveResult:
+    """Claims every deal solved with an empty line (selected by the daily_prover setting)."""
+    return SolveResult("solved", [], 1, 0)
+
+
+async def test_a_claimed_proof_is_replayed_before_it_counts(
+    database_url: str, tmp_path: Path
+) -> None:
+    settings = daily_settings(
+        database_url,
+        tmp_path,
+        daily_prover="tests.api.test_daily:lying_prover",
+        daily_max_attempts=3,
+    )
+    app = create_app(settings)
+    async with LifespanManager(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            token = (await client.post(f"{API}/players", json={})).json()["token"]
+            response = await start_daily(client, {"Authorization": f"Bearer {token}"}, day(6))
+        async with app.state.db.sessionmaker() as session:
+            stored = (await session.execute(select(func.count(DailyDeal.id)))).scalar_one()
+    assert_error(response, 503, "daily_not_ready")
+    assert stored == 0
