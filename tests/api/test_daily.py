@@ -20,6 +20,7 @@ from app.config import Settings
 from app.engine import State, deal, get_variant
 from app.main import create_app
 from app.models import DailyDeal, Game
+from app.services import daily as daily_service
 from app.services.daily import candidate, day_end, prove
 from app.solver.search import SolveResult
 from tests.api.conftest import API, NewPlayer, assert_error
@@ -327,3 +328,26 @@ async def test_a_claimed_proof_is_replayed_before_it_counts(
             stored = (await session.execute(select(func.count(DailyDeal.id)))).scalar_one()
     assert_error(response, 503, "daily_not_ready")
     assert stored == 0
+
+
+async def test_today_and_tomorrow_are_prepared_in_the_background(
+    database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # One quickly proven variant stands for all of them.
+    monkeypatch.setattr(daily_service, "VARIANTS", {"canfield": get_variant("canfield")})
+    settings = daily_settings(database_url, tmp_path, daily_prepare_ahead=True)
+    app = create_app(settings)
+    async with LifespanManager(app):
+        for _ in range(600):
+            async with app.state.db.sessionmaker() as session:
+                days = set((await session.execute(select(DailyDeal.day))).scalars())
+            if len(days) == 2:
+                break
+            await asyncio.sleep(0.1)
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            tomorrow = (today() + timedelta(days=1)).isoformat()
+            assert_error(
+                await client.get(f"{API}/daily/canfield/{tomorrow}"), 404, "daily_not_available"
+            )
+    assert days == {today(), today() + timedelta(days=1)}
