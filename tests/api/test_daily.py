@@ -165,15 +165,13 @@ async def test_the_deal_is_the_first_proven_candidate_outside_the_public_list(
 
 
 @pytest.mark.parametrize("variant", ["rank-and-file", "rows-of-four", "rainbow"])
-async def test_daily_layout_is_no_committed_seed(
-    database_url: str, tmp_path: Path, new_player: NewPlayer, variant: str
-) -> None:
+async def test_daily_layout_is_no_committed_seed(settings: Settings, variant: str) -> None:
     seeds = ROOT / "seeds" / f"{variant}.json"
     if not seeds.exists():
         pytest.skip(f"no {seeds.name} yet")
     listed = [int(e["deal"]) for e in json.loads(seeds.read_text())["deals"]]
-    settings = daily_settings(database_url, tmp_path, seeds_dir=ROOT / "seeds")
-    async with LifespanManager(create_app(settings)) as manager:
+    changed = settings.model_copy(update={"seeds_dir": ROOT / "seeds"})
+    async with LifespanManager(create_app(changed)) as manager:
         transport = httpx.ASGITransport(app=manager.app)
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
             token = (await client.post(f"{API}/players", json={})).json()["token"]
@@ -235,10 +233,10 @@ async def test_the_choice_survives_a_restart_with_another_secret(
     assert int(row.deal) == candidate("another secret", VARIANT, row.day, row.attempt)
 
 
-async def test_not_ready_answers_503_with_retry_after(database_url: str, tmp_path: Path) -> None:
-    # A prover that never finishes in time: the request gives up after daily_wait_seconds.
-    settings = daily_settings(database_url, tmp_path, daily_wait_seconds=0.0, daily_max_attempts=1)
-    async with LifespanManager(create_app(settings)) as manager:
+async def test_not_ready_answers_503_with_retry_after(settings: Settings) -> None:
+    # No time to wait: the request gives up at once while the proof goes on.
+    changed = settings.model_copy(update={"daily_wait_seconds": 0.0, "daily_max_attempts": 1})
+    async with LifespanManager(create_app(changed)) as manager:
         transport = httpx.ASGITransport(app=manager.app)
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
             token = (await client.post(f"{API}/players", json={})).json()["token"]
@@ -309,16 +307,9 @@ def lying_prover(state: State, max_positions: int, max_seconds: float) -> SolveR
     return SolveResult("solved", [], 1, 0)
 
 
-async def test_a_claimed_proof_is_replayed_before_it_counts(
-    database_url: str, tmp_path: Path
-) -> None:
-    settings = daily_settings(
-        database_url,
-        tmp_path,
-        daily_prover="tests.api.test_daily:lying_prover",
-        daily_max_attempts=3,
-    )
-    app = create_app(settings)
+async def test_a_claimed_proof_is_replayed_before_it_counts(settings: Settings) -> None:
+    prover = "tests.api.test_daily:lying_prover"
+    app = create_app(settings.model_copy(update={"daily_prover": prover, "daily_max_attempts": 3}))
     async with LifespanManager(app):
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
@@ -331,12 +322,11 @@ async def test_a_claimed_proof_is_replayed_before_it_counts(
 
 
 async def test_today_and_tomorrow_are_prepared_in_the_background(
-    database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # One quickly proven variant stands for all of them.
     monkeypatch.setattr(daily_service, "VARIANTS", {"canfield": get_variant("canfield")})
-    settings = daily_settings(database_url, tmp_path, daily_prepare_ahead=True)
-    app = create_app(settings)
+    app = create_app(settings.model_copy(update={"daily_prepare_ahead": True}))
     async with LifespanManager(app):
         for _ in range(600):
             async with app.state.db.sessionmaker() as session:
