@@ -264,10 +264,15 @@ class DailyDeals:
         if job is None:
             job = asyncio.create_task(self._choose(variant, day), name=f"daily {variant} {day}")
             self._jobs[key] = job
-            # Forget it once done: a stored deal is then read from the database, and a
-            # failure is retried on the next request.
-            job.add_done_callback(lambda _t: self._jobs.pop(key, None))
+            job.add_done_callback(lambda done: self._forget(key, done))
         return job
+
+    def _forget(self, key: tuple[str, date], job: asyncio.Task[int]) -> None:
+        # Once done, a stored deal is read from the database, and a failure is tried
+        # afresh on the next request; it is logged here, whoever was waiting for it.
+        self._jobs.pop(key, None)
+        if not job.cancelled() and (exc := job.exception()) is not None:
+            log.error("daily %s %s: preparation failed: %s", *key, exc, exc_info=exc)
 
     async def deal_for(self, session: AsyncSession, variant: str, day: date) -> int:
         """The day's deal number, choosing it now if nobody has yet."""
@@ -280,8 +285,7 @@ class DailyDeals:
             return await asyncio.wait_for(asyncio.shield(job), timeout=wait)
         except TimeoutError:
             raise not_ready(variant, day, max(1, int(wait))) from None
-        except Exception as exc:
-            log.exception("daily %s %s: preparation failed", variant, day)
+        except Exception as exc:  # logged by _forget
             raise not_ready(variant, day, 60) from exc
 
     # --- ahead of time ---
@@ -289,10 +293,8 @@ class DailyDeals:
     async def prepare(self, days: list[date]) -> None:
         for day in days:
             for variant in VARIANTS:
-                try:
-                    await self._job(variant, day)
-                except Exception:
-                    log.exception("daily %s %s: preparation failed", variant, day)
+                # Failures are logged by _forget; the other variants go on.
+                await asyncio.gather(self._job(variant, day), return_exceptions=True)
 
     async def _run_ahead(self) -> None:
         while True:
