@@ -22,6 +22,7 @@ cut, and every pruning above keeps a winning line when one exists, so it is a pr
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Callable
 from typing import Any, Literal, NamedTuple
@@ -37,6 +38,8 @@ W_PILE, R_PILE = Pile(WASTE), Pile(RESERVE)
 Result = Literal["solved", "unsolvable", "unknown"]
 
 DEFAULT_MAX_POSITIONS = 1_000_000
+_NARROW_TRIES = 4
+_JITTER = 12
 _TIME_CHECK_EVERY = 512
 
 
@@ -312,7 +315,9 @@ def _follow_ups(state: State, index: int, last: Move, runs_any: bool, narrow: bo
     return out
 
 
-def children(state: State, rules: Rules, last: Move | None, narrow: bool) -> list[Child]:
+def children(
+    state: State, rules: Rules, last: Move | None, narrow: bool, jitter: random.Random | None
+) -> list[Child]:
     """The node's children, best first. An obligated move comes as a placeholder
     (``before`` is None, the move's pile index in place of a line) that :func:`expand`
     replaces by the move paired with each of its uses, when the search reaches it."""
@@ -322,7 +327,12 @@ def children(state: State, rules: Rules, last: Move | None, narrow: bool) -> lis
             out.append((score, [], state, move))
         else:
             out.append((score, must_use, None, move))  # type: ignore[arg-type]
-    out.sort(key=lambda child: child[0])
+    if jitter is None:
+        out.sort(key=lambda child: child[0])
+    else:
+        # Restarts: the same move classes, neighbouring ones shuffled a little.
+        noisy = [(score + jitter.random() * _JITTER, n) for n, (score, *_) in enumerate(out)]
+        out = [out[n] for _s, n in sorted(noisy)]
     return out
 
 
@@ -354,9 +364,11 @@ def solve(
 ) -> SolveResult:
     """Search for a winning line from ``state`` within the budgets.
 
-    First a narrow search (no chains of run splits, which mostly rotate runs among
-    equal parents) with half the budget; it finds most wins fast but proves nothing.
-    Then the full search, whose exhaustion is a proof, with what is left.
+    First narrow searches (no chains of run splits, which mostly rotate runs among
+    equal parents) with half the budget, split over a few restarts whose move order is
+    shuffled a little (a depth-first search stuck below an early mistake rarely gets
+    back out); they find most wins fast but prove nothing. Then the full search, whose
+    exhaustion is a proof, with what is left.
     """
     start = time.perf_counter()
     deadline = None if max_seconds is None else start + max_seconds
@@ -364,11 +376,15 @@ def solve(
     positions = 0
     result: Result = "unknown"
     moves: list[Move] = []
-    for narrow, share in ((True, max(1, max_positions // 2)), (False, max_positions)):
+    tries = [
+        (True, seed, max(1, max_positions // (2 * _NARROW_TRIES))) for seed in range(_NARROW_TRIES)
+    ]
+    for narrow, seed, share in [*tries, (False, 0, max_positions)]:
         budget = min(share, max_positions - positions)
         if budget <= 0:
             break
-        result, moves, used = _search(state, rules, budget, deadline, narrow)
+        jitter = random.Random(seed) if seed else None
+        result, moves, used = _search(state, rules, budget, deadline, narrow, jitter)
         positions += used
         if result == "solved":
             break
@@ -381,7 +397,12 @@ def solve(
 
 
 def _search(
-    state: State, rules: Rules, max_positions: int, deadline: float | None, narrow: bool
+    state: State,
+    rules: Rules,
+    max_positions: int,
+    deadline: float | None,
+    narrow: bool,
+    jitter: random.Random | None = None,
 ) -> tuple[Result, list[Move], int]:
     key = _key_fn(rules)
     line: list[Move] = []
@@ -394,7 +415,7 @@ def _search(
         return "solved", line + finish, 1
     seen = {key(state)}
     positions = 1
-    stack = [_Frame(state, children(state, rules, None, narrow), line)]
+    stack = [_Frame(state, children(state, rules, None, narrow, jitter), line)]
     while stack:
         frame = stack[-1]
         if frame.next >= len(frame.children):
@@ -433,7 +454,7 @@ def _search(
             and time.perf_counter() > deadline
         ):
             return "unknown", [], positions
-        stack.append(_Frame(child, children(child, rules, move, narrow), child_line))
+        stack.append(_Frame(child, children(child, rules, move, narrow, jitter), child_line))
     return "unsolvable", [], positions
 
 
