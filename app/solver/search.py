@@ -38,7 +38,7 @@ W_PILE, R_PILE = Pile(WASTE), Pile(RESERVE)
 Result = Literal["solved", "unsolvable", "unknown"]
 
 DEFAULT_MAX_POSITIONS = 1_000_000
-_NARROW_TRIES = 4
+_FIRST_TRY = 500
 _JITTER = 12
 _TIME_CHECK_EVERY = 512
 
@@ -376,9 +376,14 @@ def solve(
     positions = 0
     result: Result = "unknown"
     moves: list[Move] = []
-    tries = [
-        (True, seed, max(1, max_positions // (2 * _NARROW_TRIES))) for seed in range(_NARROW_TRIES)
-    ]
+    # Restarts of growing budget (500, 500, 1000, 1000, 2000, ...) within half the budget.
+    tries: list[tuple[bool, int, int]] = []
+    planned, seed = 0, 0
+    while planned < max_positions // 2:
+        share = min(_FIRST_TRY << (seed // 2), max_positions // 2 - planned)
+        tries.append((True, seed, share))
+        planned += share
+        seed += 1
     for narrow, seed, share in [*tries, (False, 0, max_positions)]:
         budget = min(share, max_positions - positions)
         if budget <= 0:
