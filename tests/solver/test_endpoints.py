@@ -61,7 +61,7 @@ async def test_finish_without_a_win_is_409(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setitem(solver_service.DEFAULTS, "finish_max_positions", 20)
-    game = await new_game(deal=5)
+    game = await new_game(deal=9)
     answer = await client.post(f"{API}/games/{game['id']}/finish", headers=auth)
     assert_error(answer, 409, "no_win_found")
 
@@ -74,7 +74,7 @@ async def test_saturated_pool_answers_429(
 ) -> None:
     monkeypatch.setitem(solver_service.DEFAULTS, "solver_queue", 0)
     monkeypatch.setitem(solver_service.DEFAULTS, "hint_max_seconds", 0.5)
-    game = await new_game(deal=5)  # not solved quickly: the search runs its budget
+    game = await new_game(deal=9)  # not solved quickly: the search runs its budget
     url = f"{API}/games/{game['id']}/hint"
     answers = await asyncio.gather(client.post(url, headers=auth), client.post(url, headers=auth))
     statuses = sorted(a.status_code for a in answers)

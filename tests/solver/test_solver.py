@@ -70,7 +70,7 @@ def test_solved_deals_replay_to_a_win(variant: str) -> None:
 
 
 def test_position_budget_is_honoured() -> None:
-    start = deal(get_variant("rank-and-file"), 5)
+    start = deal(get_variant("rank-and-file"), 9)
     result = solve(start, max_positions=50)
     assert result.result == "unknown"
     assert result.moves == []
@@ -78,7 +78,7 @@ def test_position_budget_is_honoured() -> None:
 
 
 def test_time_budget_is_honoured() -> None:
-    start = deal(get_variant("rank-and-file"), 5)
+    start = deal(get_variant("rank-and-file"), 9)
     result = solve(start, max_seconds=0.2)
     assert result.result == "unknown"
     assert result.elapsed_ms < 2_000
@@ -112,7 +112,7 @@ def test_every_seed_line_wins(path: Path) -> None:
 
 
 async def test_saturated_pool_raises_solver_busy() -> None:
-    busy = deal(get_variant("rank-and-file"), 5).to_bytes()
+    busy = deal(get_variant("rank-and-file"), 9).to_bytes()
     async with SolverPool(workers=1, queue=1, kind="thread") as pool:
         first = asyncio.create_task(pool.solve(busy, max_seconds=0.5))
         second = asyncio.create_task(pool.solve(busy, max_seconds=0.5))
