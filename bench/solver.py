@@ -105,7 +105,7 @@ async def _loop_lag(kind: str, busy: bytes, seconds: float) -> tuple[float, floa
 
 def loop_lag(seconds: float) -> None:
     print(f"## event-loop lag while 2 searches run for {seconds} s (a 5 ms sleep's overshoot)")
-    busy = deal(get_variant("rank-and-file"), 5).to_bytes()
+    busy = deal(get_variant("rank-and-file"), 9).to_bytes()
     for kind in ("thread", "process"):
         median, p99 = asyncio.run(_loop_lag(kind, busy, seconds))
         print(f"{kind} pool: median {median:.1f} ms, p99 {p99:.1f} ms")
