@@ -175,7 +175,8 @@ def _finish_line(state: State) -> list[Move] | None:
 
 
 # A child of a node: (score, moves from the node to ``before``, ``before``, the move).
-Child = tuple[int, list[Move], State, Move]
+# A placeholder for an obligated move has ``before`` None and the pile index to use.
+Child = tuple[int, list[Move] | int, State | None, Move]
 
 _NO_USE = -1
 
@@ -326,7 +327,7 @@ def children(
         if must_use == _NO_USE:
             out.append((score, [], state, move))
         else:
-            out.append((score, must_use, None, move))  # type: ignore[arg-type]
+            out.append((score, must_use, None, move))
     if jitter is None:
         out.sort(key=lambda child: child[0])
     else:
@@ -427,15 +428,11 @@ def _search(
             stack.pop()
             continue
         _score, prefix, before, move = frame.children[frame.next]
-        if before is None:
+        if before is None or isinstance(prefix, int):
             # An obligated move reached: replace it by its pairings, in place.
-            frame.children[frame.next : frame.next + 1] = expand(
-                frame.state,
-                rules,
-                move,
-                prefix,  # type: ignore[arg-type]
-                narrow,
-            )
+            assert isinstance(prefix, int)
+            pairs = expand(frame.state, rules, move, prefix, narrow)
+            frame.children[frame.next : frame.next + 1] = pairs
             continue
         frame.next += 1
         child, _ = before.apply(move, auto_finish=False, validate=False)
