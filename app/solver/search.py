@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Literal, NamedTuple
 
-from app.engine import Move, State, Variant
+from app.engine import EngineError, Move, State, Variant
 from app.engine.cards import RANK, SUIT
 from app.engine.moves import DRAW, FOUNDATION, MOVE, REDEAL, RESERVE, TABLEAU, WASTE, Pile
 
@@ -393,6 +393,8 @@ def solve(
         result, moves, used = _search(state, rules, budget, deadline, narrow, jitter)
         positions += used
         if result == "solved":
+            if not _wins(state, moves):  # never claim a win the engine does not confirm
+                raise AssertionError("solver line does not replay to a win")
             break
         if narrow:
             result = "unknown"  # an exhausted narrow search proves nothing
@@ -469,6 +471,13 @@ def suggest(state: State) -> Move | None:
         return safe
     scored = sorted(_scored_moves(state, rules, None, False), key=lambda entry: entry[0])
     return scored[0][1] if scored else None
+
+
+def _wins(state: State, moves: list[Move]) -> bool:
+    try:
+        return replay(state, moves).is_won
+    except EngineError:
+        return False
 
 
 def replay(state: State, moves: list[Move]) -> State:
