@@ -13,8 +13,17 @@ is knowledge about which moves to try first, which to skip, and which to play at
   never invent a win, and every winning line is replayed before it is returned);
 - pruning: a whole pile to an empty pile, the same move to a second empty pile or a
   second foundation with the same top, undoing the previous move;
+- obligations: a move whose only effect is to uncover a card (splitting a run) or to
+  empty a pile is tried only together with a move that uses what it uncovered (see
+  :func:`_scored_moves` for why no win is lost);
 - ordering: turn a face-down card up or empty a pile first, then foundation moves, then
-  the rest; draw (irreversible with a single-pass stock) last.
+  the rest; draw (irreversible with a single-pass stock) last, but before building from
+  the waste when redeals bring passed cards round again.
+
+:func:`solve` first runs a few short *narrow* searches (no chains of run splits, every
+foundation move played at once where cards may come back) with restarts; they find most
+wins quickly but prove nothing. The *full* search that follows keeps only the sound
+reductions above.
 
 ``unsolvable`` is returned only when the search space was exhausted without a budget
 cut, and every pruning above keeps a winning line when one exists, so it is a proof.
@@ -48,10 +57,6 @@ class SolveResult(NamedTuple):
     moves: list[Move]
     positions: int
     elapsed_ms: int
-
-
-class BudgetSpent(Exception):
-    """Raised inside the search when the position or time budget runs out."""
 
 
 class Rules:
