@@ -2,8 +2,11 @@
 
 The solver sees the whole position (face-down cards, stock order): it decides whether
 the deal *as dealt* can be won. Every move it tries comes from ``State.legal_moves()``
-and is played by ``State.apply``, so it can never disagree with the rules. What it adds
-is knowledge about which moves to try first, which to skip, and which to play at once:
+(or, for the moves paired with an obligation, is built with the engine's own tests,
+``foundation_takes``/``tableau_takes``/``run_length``) and is played by ``State.apply``;
+a winning line is replayed with validation before it is returned, so the solver can
+never disagree with the rules. What it adds is knowledge about which moves to try
+first, which to skip, and which to play at once:
 
 - safe foundation moves (:class:`Rules`) are played without branching: a card goes up
   when no card that could ever need it as a tableau parent is still out of the
