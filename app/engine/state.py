@@ -409,7 +409,13 @@ class State(NamedTuple):
 
     # ------------------------------------------------------------- auto-finish
     def auto_finish_ready(self) -> bool:
-        """Stock, waste and reserve empty, nothing face down, every pile one ordered run."""
+        """Stock, waste and reserve empty, nothing face down, every pile one ordered run,
+        and playing the tops to the foundations wins.
+
+        The last test matters only where the tableau wraps (Rainbow, Canfield): there two
+        ordered runs can each hide the card the other's top needs, and the server must
+        not start a finish it cannot complete.
+        """
         if self.stock or self.waste or self.reserve or any(self.hidden) or self.is_won:
             return False
         ok = self.variant.stack_ok
@@ -417,10 +423,14 @@ class State(NamedTuple):
             for k in range(len(pile) - 1):
                 if not ok[pile[k] * 52 + pile[k + 1]]:
                     return False
-        return True
+        return not self.variant.build_wrap or self._play_out()[0].is_won
 
     def auto_finish(self) -> tuple[State, list[Event]]:
-        """Play tableau tops to the foundations until none goes (normally: until won)."""
+        """Play tableau tops to the foundations until none goes (until won, once
+        :meth:`auto_finish_ready` said so)."""
+        return self._play_out()
+
+    def _play_out(self) -> tuple[State, list[Event]]:
         state, events = self, list[Event]()
         while True:
             move = state._next_foundation_move()
@@ -570,6 +580,13 @@ class State(NamedTuple):
 
     @classmethod
     def from_text(cls, text: str) -> State:
+        try:
+            return cls._from_text(text)
+        except (IndexError, ValueError, InvalidMove) as exc:
+            raise CorruptState("corrupt_state", f"not a position: {exc}") from None
+
+    @classmethod
+    def _from_text(cls, text: str) -> State:
         lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
         head = lines[0].split()
         fields = dict(part.split("=", 1) for part in head[1:])

@@ -307,3 +307,57 @@ def test_auto_finish_after_last_card_turns_up(variant: str) -> None:
     done, events = state.apply(Move.parse("t0>t1"))
     assert [e.type for e in events] == ["move", "turn_up"] + ["auto_finish"] * 5
     assert done.is_won
+
+
+WRAPPED_DEADLOCK = """rainbow foundation_return=1 redeals=0 base=6
+stock:
+waste:
+reserve:
+f0:
+f1: 6S 7S 8S 9S TS JS QS KS AS 2S 3S 4S 5S
+f2: 6H 7H 8H 9H TH JH QH KH AH 2H 3H 4H 5H
+f3:
+t0: 6C 5D 4C 3D 2C AD KC QD JC TD 9C 8D 7C
+t1: 6D 5C 4D 3C 2D AC KD QC JD TC 9D 8C
+t2: 7D
+t3:
+"""
+
+
+def test_auto_finish_does_not_start_what_it_cannot_complete() -> None:
+    """Two wrapped runs that each bury the base card the other needs: every pile is in
+    order, yet playing tops to the foundations cannot win, so no auto-finish starts."""
+    from app.engine import State
+
+    state = State.from_text(WRAPPED_DEADLOCK)
+    assert not state.auto_finish_ready()
+    new, events = state.apply(Move.parse("t2>t1"))  # every pile now one ordered run
+    assert [e.type for e in events] == ["move"]
+    assert not new.is_won and not new.auto_finish_ready()
+    # Without a base card buried under its run, the same kind of layout finishes at once.
+    plain = State.from_text(
+        WRAPPED_DEADLOCK.replace("f0:\n", "f0: 6C 7C 8C 9C TC JC QC KC AC 2C 3C 4C 5C\n")
+        .replace("t0: 6C 5D 4C 3D 2C AD KC QD JC TD 9C 8D 7C", "t0: 5D 3D AD QD TD 8D")
+        .replace("t1: 6D 5C 4D 3C 2D AC KD QC JD TC 9D 8C", "t1: 6D 4D 2D KD JD 9D")
+    )
+    assert sorted(plain.cards()) == list(range(52))
+    assert not plain.auto_finish_ready()  # 6D 4D is no ordered run ...
+    ordered = State.from_text(
+        WRAPPED_DEADLOCK.replace("f0:\n", "f0: 6C 7C 8C 9C TC JC QC KC AC 2C 3C 4C 5C\n")
+        .replace("f3:\n", "f3: 6D\n")
+        .replace("t0: 6C 5D 4C 3D 2C AD KC QD JC TD 9C 8D 7C", "t0: 5D 4D 3D 2D AD KD QD")
+        .replace("t1: 6D 5C 4D 3C 2D AC KD QC JD TC 9D 8C", "t1: JD TD 9D 8D")
+    )
+    assert sorted(ordered.cards()) == list(range(52))
+    assert ordered.auto_finish_ready()  # ... but this is, and it plays out to a win
+    assert ordered.auto_finish()[0].is_won
+
+
+@pytest.mark.parametrize(
+    "text", ["rank-and-file redeals=x", "rank-and-file base", "", "rainbow\nt0: ZZ"]
+)
+def test_malformed_text_is_corrupt_state(text: str) -> None:
+    from app.engine import CorruptState, State
+
+    with pytest.raises(CorruptState):
+        State.from_text(text)
