@@ -8,6 +8,7 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    Boolean,
     Date,
     DateTime,
     ForeignKey,
@@ -17,6 +18,7 @@ from sqlalchemy import (
     MetaData,
     String,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -81,6 +83,8 @@ class Game(Base):
     daily_date: Mapped[date | None] = mapped_column(Date)
     # When the winning move was played: results rank by the time it took.
     won_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # The solver helped (a hint was answered, or finish played): such a win is not ranked.
+    assisted: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class Move(Base):

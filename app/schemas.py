@@ -238,6 +238,10 @@ class GameState(BaseModel):
     status: Status
     version: int
     move_count: int
+    assisted: bool = Field(
+        description="The solver helped: a hint was answered or finish played. An assisted "
+        "win counts in the player's wins but is not ranked in daily results."
+    )
     redeals_left: int | None = Field(description="Null: unlimited.")
     base_rank: int | None = Field(description="Rank foundations start from (Rainbow).")
     piles: list[PileOut]
@@ -304,7 +308,7 @@ class DailyOut(BaseModel):
     variant: str = Field(examples=["rank-and-file"])
     date: str = Field(description="The UTC date, YYYY-MM-DD.", examples=["2026-11-29"])
     players: int = Field(description="Players who started this daily game.")
-    wins: int = Field(description="Players who won it.")
+    wins: int = Field(description="Players who won it without the solver's help (unassisted).")
     deal: int | None = Field(description="The deal number; null until the date is over.")
     ends_at: datetime = Field(description="When the date is over (the next UTC midnight).")
 
@@ -321,14 +325,17 @@ class DailyOwnResult(BaseModel):
     game_id: str
     status: Status
     moves: int
-    rank: int | None = Field(description="Null until the game is won.")
+    assisted: bool = Field(description="The solver helped (hint or finish): the win is not ranked.")
+    rank: int | None = Field(description="Null until the game is won, and for an assisted win.")
     time_ms: int | None
 
 
 class DailyResults(BaseModel):
     variant: str
     date: str
-    total: int = Field(description="How many players won this daily deal.")
+    total: int = Field(
+        description="How many players won this daily deal unassisted (the ranked wins)."
+    )
     items: list[DailyResultEntry]
     next_offset: int | None = Field(description="Pass as `offset` for the next page; null: end.")
     me: DailyOwnResult | None = Field(
@@ -339,15 +346,15 @@ class DailyResults(BaseModel):
 class VariantStats(BaseModel):
     variant: str = Field(examples=["rank-and-file"])
     played: int = Field(description="Games started, daily ones included.")
-    won: int
+    won: int = Field(description="Games won, assisted ones (hint or finish) included.")
     win_rate: float | None = Field(description="won / played; null when none was played.")
     daily_played: int
-    daily_wins: int
+    daily_wins: int = Field(description="Daily deals won without the solver's help.")
     daily_streak: int = Field(
-        description="Consecutive dates with a won daily deal, up to today (or yesterday "
-        "while today's is not won yet)."
+        description="Consecutive dates with a daily deal won without the solver's help, up "
+        "to today (or yesterday while today's is not won yet)."
     )
-    longest_daily_streak: int
+    longest_daily_streak: int = Field(description="The longest such run of unassisted daily wins.")
 
 
 class PlayerStats(BaseModel):

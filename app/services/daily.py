@@ -323,13 +323,13 @@ class DailyDeals:
 
 
 async def daily_info(session: AsyncSession, variant_name: str, day_text: str) -> dict[str, Any]:
-    """Who played and won; the deal number only once the date is over."""
+    """Who played and won (unassisted); the deal number only once the date is over."""
     variant, day = playable_day(variant_name, day_text)
     players, wins = (
         await session.execute(
             select(
                 func.count(Game.id),
-                func.coalesce(func.sum(case((Game.status == "won", 1), else_=0)), 0),
+                func.coalesce(func.sum(case((_ranked_win(), 1), else_=0)), 0),
             ).where(Game.variant == variant, Game.daily_date == day)
         )
     ).one()
@@ -345,6 +345,11 @@ async def daily_info(session: AsyncSession, variant_name: str, day_text: str) ->
         "deal": number,
         "ends_at": iso(day_end(day)),
     }
+
+
+def _ranked_win() -> ColumnElement[bool]:
+    """A win that counts in the daily results: won without the solver's help."""
+    return and_(Game.status == "won", Game.assisted.is_(False))
 
 
 async def _own_game(session: AsyncSession, player_id: str, variant: str, day: date) -> Game | None:
@@ -410,9 +415,10 @@ async def daily_results(
     limit: int,
     offset: int,
 ) -> dict[str, Any]:
-    """Winners ranked by moves, then time taken, then who was first to the game."""
+    """Unassisted winners ranked by moves, then time taken, then who was first to the
+    game. The caller's own game is shown whatever it is; an assisted win has no rank."""
     variant, day = playable_day(variant_name, day_text)
-    won = and_(Game.variant == variant, Game.daily_date == day, Game.status == "won")
+    won = and_(Game.variant == variant, Game.daily_date == day, _ranked_win())
     total = (await session.execute(select(func.count(Game.id)).where(won))).scalar_one()
     duration = _duration_ms(session, Game)
     rows = (
@@ -443,12 +449,14 @@ async def daily_results(
                 "game_id": mine.id,
                 "status": mine.status,
                 "moves": mine.move_count,
+                "assisted": mine.assisted,
                 "rank": None,
                 "time_ms": None,
             }
             if mine.status == "won":
-                me["rank"] = await _rank(session, mine, won) + 1
                 me["time_ms"] = _ms(mine)
+                if not mine.assisted:
+                    me["rank"] = await _rank(session, mine, won) + 1
     return {
         "variant": variant,
         "date": day.isoformat(),

@@ -117,6 +117,7 @@ def state_json(game: Game, state: State) -> dict[str, Any]:
         "status": game.status,
         "version": game.version,
         "move_count": game.move_count,
+        "assisted": bool(game.assisted),
         "redeals_left": public.get("redeals_left", state.redeals_left),
         "base_rank": public.get("base_rank", state.base_rank),
         "piles": public["piles"],
@@ -307,6 +308,7 @@ async def create_game(
         created_at=now,
         updated_at=now,
         daily_date=daily_date,
+        assisted=False,
     )
     async with write_transaction(session):
         session.add(game)
@@ -409,9 +411,10 @@ Action = dict[str, Any] | Move
 
 
 async def _play_one(
-    session: AsyncSession, game: Game, state: State, move: Move
+    session: AsyncSession, game: Game, state: State, move: Move, **values: Any
 ) -> tuple[State, list[Any]]:
-    """Apply one engine move to a locked game, save and log it."""
+    """Apply one engine move to a locked game, save and log it (with further `values` of
+    the game saved in the same version)."""
     try:
         new_state, events = state.apply(
             move, auto_finish=bool(game.settings.get("auto_finish", True))
@@ -428,6 +431,7 @@ async def _play_one(
         status=new_state.status,
         move_count=game.move_count + 1,
         **won,
+        **values,
     )
     event_json = [e.to_json() for e in events]
     session.add(
@@ -454,11 +458,13 @@ async def apply_moves(
     *,
     expected_version: int | None = None,
     idempotency: Idempotency | None = None,
+    assisted: bool = False,
 ) -> Answer:
     """Apply moves in order, each validated by the engine and logged as its own move,
     in one transaction: all of them or none. The one path for every move (the moves
     endpoint; a hint's finish and the daily game reuse it). Once the game is won
-    (auto-finish may win it early), the remaining moves are skipped."""
+    (auto-finish may win it early), the remaining moves are skipped. `assisted` (the
+    solver's finish) marks the game assisted with its first move."""
     player_id = player.id  # read once: a rollback expires the ORM object
     try:
         async with write_transaction(session):
@@ -470,6 +476,7 @@ async def apply_moves(
             _check_version(game, expected_version)
             state = State.from_bytes(game.state)
             events: list[Any] = []
+            mark = {"assisted": True} if assisted and not game.assisted else {}
             for action in actions:
                 if state.is_won and events:
                     break
@@ -478,8 +485,9 @@ async def apply_moves(
                     if isinstance(action, Move)
                     else parse_action(state, action, game.settings)
                 )
-                state, new_events = await _play_one(session, game, state, move)
+                state, new_events = await _play_one(session, game, state, move, **mark)
                 events += new_events
+                mark = {}
             body = state_json(game, state)
             body["events"] = events
             answer = Answer(body=body, game_id=game.id, version=game.version)
@@ -514,6 +522,17 @@ async def apply_move(
         expected_version=expected_version,
         idempotency=idempotency,
     )
+
+
+async def mark_assisted(session: AsyncSession, player: Player, game_id: str) -> None:
+    """Mark a game in play as helped by the solver (its win is then not ranked). Saved
+    as a change of its own (the version goes up once, so ETags show the flag); a won
+    game, or one already marked, is left as it is."""
+    player_id = player.id  # read once: a rollback expires the ORM object
+    async with write_transaction(session):
+        game = await _load_owned(session, player_id, game_id, lock=True)
+        if not game.assisted and game.status != "won":
+            await _save(session, game, assisted=True)
 
 
 async def undo(

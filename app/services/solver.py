@@ -112,8 +112,11 @@ async def _winning_line(
 
 async def hint(app: FastAPI, session: Any, player: Player, game_id: str) -> dict[str, Any]:
     """The first move of a winning line from the game's position (or, with none found,
-    a heuristic suggestion that ``result`` marks as such). Only the move is revealed."""
-    _game, state = await games.load_position(session, player, game_id)
+    a heuristic suggestion that ``result`` marks as such). Only the move is revealed.
+    A hint that tells something (a move, or that the position is lost) marks the game
+    assisted before it is answered: its win is then not ranked."""
+    game, state = await games.load_position(session, player, game_id)
+    already_assisted = game.assisted
     await session.commit()  # end the read before the (long) search
     line, info = await _winning_line(
         app,
@@ -125,6 +128,8 @@ async def hint(app: FastAPI, session: Any, player: Player, game_id: str) -> dict
         move: Move | None = line[0]
     else:
         move = None if state.is_won or info["result"] == "unsolvable" else suggest(state)
+    if not already_assisted and (move is not None or info["result"] == "unsolvable"):
+        await games.mark_assisted(session, player, game_id)
     return {"move": move.to_json() if move else None, **info}
 
 
@@ -145,4 +150,5 @@ async def finish(app: FastAPI, session: Any, player: Player, game_id: str) -> An
             f"no winning line was found from this position (result: {info['result']}, "
             f"{info['positions']} positions searched)",
         )
-    return await games.apply_moves(session, player, game_id, list(line))
+    # Marked in the same transaction as the line's first move: a finished win is not ranked.
+    return await games.apply_moves(session, player, game_id, list(line), assisted=True)

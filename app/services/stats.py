@@ -43,10 +43,15 @@ async def player_stats(session: AsyncSession, player: Player) -> dict[str, Any]:
             .group_by(Game.variant)
         )
     }
+    # Daily wins and streaks count only wins without the solver's help (as the results
+    # rank them); `won` above counts every win.
     won_days: dict[str, set[date]] = defaultdict(set)
     for variant, day in await session.execute(
         select(Game.variant, Game.daily_date).where(
-            Game.player_id == player.id, Game.daily_date.is_not(None), Game.status == "won"
+            Game.player_id == player.id,
+            Game.daily_date.is_not(None),
+            Game.status == "won",
+            Game.assisted.is_(False),
         )
     ):
         if day is not None:  # excluded by the query; for the type checker

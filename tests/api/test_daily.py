@@ -302,6 +302,7 @@ async def test_results_rank_by_moves_then_time(
         "game_id": games["dan"],
         "status": "playing",
         "moves": 0,
+        "assisted": False,
         "rank": None,
         "time_ms": None,
     }

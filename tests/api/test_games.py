@@ -22,6 +22,7 @@ STATE_KEYS = {
     "status",
     "version",
     "move_count",
+    "assisted",
     "redeals_left",
     "base_rank",
     "piles",
