@@ -34,6 +34,7 @@ cut, and every pruning above keeps a winning line when one exists, so it is a pr
 
 from __future__ import annotations
 
+import copy
 import random
 import time
 from collections.abc import Callable
@@ -77,6 +78,7 @@ class Rules:
         # With redeals a card passed by comes round again: draw before building on the
         # tableau from the waste, which buries low cards. One pass: draw last.
         self.draw_score = 90 if self.single_pass else 15
+        self._early_draw: Rules | None = None
         ok = variant.stack_ok
         # A card nothing can be built on, of the foundations' first rank (an Ace without
         # wrap), never needs a tableau parent: an empty foundation always takes it (as
@@ -92,6 +94,16 @@ class Rules:
 
     def _first_rank_card(self, card: int) -> bool:
         return self.variant.foundation_base == "ace" and RANK[card] == 1
+
+    def restart(self, seed: int) -> Rules:
+        """The tables for narrow restart ``seed``: with a single-pass stock, every other
+        restart draws before splitting runs (some deals need the next card sooner)."""
+        if not self.single_pass or seed % 2 == 0:
+            return self
+        if self._early_draw is None:
+            self._early_draw = copy.copy(self)
+            self._early_draw.draw_score = 40
+        return self._early_draw
 
     @classmethod
     def of(cls, variant: Variant) -> Rules:
@@ -398,7 +410,8 @@ def solve(
         if budget <= 0:
             break
         jitter = random.Random(seed) if seed else None
-        result, moves, used = _search(state, rules, budget, deadline, narrow, jitter)
+        tables = rules.restart(seed) if narrow else rules
+        result, moves, used = _search(state, tables, budget, deadline, narrow, jitter)
         positions += used
         if result == "solved":
             if not _wins(state, moves):  # never claim a win the engine does not confirm
