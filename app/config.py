@@ -6,6 +6,7 @@ import os
 import secrets
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -48,6 +49,15 @@ class Settings(BaseSettings):
     daily_workers: int = Field(default=1, ge=0)
     # "module:function" with the solver's signature: solve(state, max_positions=, max_seconds=).
     daily_prover: str = "app.solver.search:solve"
+    # Hints and finish: a bounded pool (processes: a pure-Python search holds the GIL
+    # and would stall the event loop); a full pool answers 429 solver_busy.
+    solver_workers: int = Field(default=1, ge=1)
+    solver_queue: int = Field(default=2, ge=0)  # requests waiting beyond the busy workers
+    solver_kind: Literal["process", "thread"] = "process"
+    hint_max_positions: int = Field(default=200_000, ge=1)
+    hint_max_seconds: float = Field(default=3.0, gt=0)  # a hint always answers promptly
+    finish_max_positions: int = Field(default=1_000_000, ge=1)
+    finish_max_seconds: float = Field(default=20.0, gt=0)
 
     @property
     def resolved_database_url(self) -> str:

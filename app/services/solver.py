@@ -6,8 +6,7 @@ with ``Retry-After``. A winning line, once found, is kept per position, so a pla
 follows the hints gets each next one without a new search. Finish plays the line
 through ``games.apply_moves``, the one path every move takes.
 
-Budgets and pool size come from the settings when they name them (``solver_*``), else
-from the defaults below.
+Budgets and pool size come from the settings (``SOLVER_*``, ``HINT_*``, ``FINISH_*``).
 """
 
 from __future__ import annotations
@@ -25,20 +24,11 @@ from app.services.games import Answer
 from app.solver.pool import SolverBusy, SolverPool
 from app.solver.search import SolveResult, suggest
 
-DEFAULTS: dict[str, Any] = {
-    "solver_workers": 1,
-    "solver_queue": 2,
-    "solver_kind": "process",
-    "hint_max_positions": 200_000,
-    "hint_max_seconds": 3.0,
-    "finish_max_positions": 1_000_000,
-    "finish_max_seconds": 20.0,
-}
 _LINES_KEPT = 50_000  # positions with a known winning rest (about 150 bytes each)
 
 
 def _setting(app: FastAPI, name: str) -> Any:
-    return getattr(app.state.settings, name, DEFAULTS[name])
+    return getattr(app.state.settings, name)
 
 
 class SolverService:

@@ -36,9 +36,9 @@ async def settings(database_url: str, tmp_path: Path) -> AsyncIterator[Settings]
 @pytest.fixture(autouse=True)
 def small_solver(monkeypatch: pytest.MonkeyPatch) -> None:
     # Threads in tests (no process start-up) and small budgets: every search here is short.
-    monkeypatch.setitem(solver_service.DEFAULTS, "solver_kind", "thread")
-    monkeypatch.setitem(solver_service.DEFAULTS, "hint_max_positions", 5_000)
-    monkeypatch.setitem(solver_service.DEFAULTS, "hint_max_seconds", 1.0)
+    monkeypatch.setenv("SOLVER_KIND", "thread")
+    monkeypatch.setenv("HINT_MAX_POSITIONS", "5000")
+    monkeypatch.setenv("HINT_MAX_SECONDS", "1.0")
 
 
 async def _know_the_daily_line(app: FastAPI, when: str) -> None:

@@ -7,15 +7,15 @@ from typing import Any
 
 import httpx
 import pytest
+from fastapi import FastAPI
 
-from app.services import solver as solver_service
 from tests.api.conftest import API, assert_error
 
 
 @pytest.fixture(autouse=True)
 def thread_pool(monkeypatch: pytest.MonkeyPatch) -> None:
     # Threads in tests: no process start-up; the interface is the same.
-    monkeypatch.setitem(solver_service.DEFAULTS, "solver_kind", "thread")
+    monkeypatch.setenv("SOLVER_KIND", "thread")
 
 
 async def test_hints_followed_move_by_move_win(
@@ -59,8 +59,9 @@ async def test_finish_without_a_win_is_409(
     auth: dict[str, str],
     new_game: Any,
     monkeypatch: pytest.MonkeyPatch,
+    app: FastAPI,
 ) -> None:
-    monkeypatch.setitem(solver_service.DEFAULTS, "finish_max_positions", 20)
+    monkeypatch.setattr(app.state.settings, "finish_max_positions", 20)
     game = await new_game(deal=9)
     answer = await client.post(f"{API}/games/{game['id']}/finish", headers=auth)
     assert_error(answer, 409, "no_win_found")
@@ -71,9 +72,10 @@ async def test_saturated_pool_answers_429(
     auth: dict[str, str],
     new_game: Any,
     monkeypatch: pytest.MonkeyPatch,
+    app: FastAPI,
 ) -> None:
-    monkeypatch.setitem(solver_service.DEFAULTS, "solver_queue", 0)
-    monkeypatch.setitem(solver_service.DEFAULTS, "hint_max_seconds", 0.5)
+    monkeypatch.setattr(app.state.settings, "solver_queue", 0)
+    monkeypatch.setattr(app.state.settings, "hint_max_seconds", 0.5)
     game = await new_game(deal=9)  # not solved quickly: the search runs its budget
     url = f"{API}/games/{game['id']}/hint"
     answers = await asyncio.gather(client.post(url, headers=auth), client.post(url, headers=auth))
