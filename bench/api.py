@@ -10,6 +10,19 @@ server itself.
 
 `--write` puts the figures under "## HTTP service" in docs/benchmarks.md.
 `--database-url` measures against another database (e.g. PostgreSQL).
+
+Move latency while hints run (issue 4):
+
+    .venv/bin/python bench/api.py --moves 600 --hint-load 2 \
+        [--solver-kind process --solver-kind thread] [--hint-deals 9] [--write]
+
+runs a baseline (no hints) and then, for each `--solver-kind` (the server's
+`SOLVER_KIND`), the same move loop while N clients ask `POST /api/v1/games/{id}/hint`
+again and again on games of deals the solver does not win quickly (rank-and-file deal 9
+stays unknown even at 1,000,000 positions), so each hint runs its whole budget.
+429 `solver_busy` answers are counted; such a client sleeps for `Retry-After` and goes
+on. `--write` then puts the figures under "### Move latency while hints run" at the
+end of "## Solver" in docs/benchmarks.md (and leaves "## HTTP service" alone).
 """
 
 from __future__ import annotations
@@ -24,7 +37,9 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +48,10 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "benchmarks.md"
 HEADING = "## HTTP service"
+SOLVER_HEADING = "## Solver"
+HINT_HEADING = "### Move latency while hints run"
 TIME_LIMIT_S = 300
+HINT_WARMUP_S = 60  # the process pool spawns its worker on the first hint
 
 
 def free_port() -> int:
@@ -99,6 +117,82 @@ def play(
     }
 
 
+class HintLoad:
+    """N client threads asking for hints continuously, each on its own game of a deal
+    the solver does not win quickly (a hint there runs out its whole budget)."""
+
+    def __init__(self, base_url: str, clients: int, variant: str, deals: list[int]) -> None:
+        self.base_url, self.clients, self.variant, self.deals = base_url, clients, variant, deals
+        self.stop = threading.Event()
+        self.lock = threading.Lock()
+        # (monotonic time of the answer, status, hint result or "", latency ms)
+        self.events: list[tuple[float, int, str, float]] = []
+        self.threads = [
+            threading.Thread(target=self._run, args=(i,), daemon=True) for i in range(clients)
+        ]
+
+    def __enter__(self) -> HintLoad:
+        for thread in self.threads:
+            thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        for thread in self.threads:
+            thread.join(timeout=60)
+
+    def _run(self, index: int) -> None:
+        with httpx.Client(base_url=self.base_url, timeout=60) as client:
+            token = client.post("/api/v1/players", json={"name": f"hint{index}"}).json()["token"]
+            auth = {"Authorization": f"Bearer {token}"}
+            deal = self.deals[index % len(self.deals)]
+            game = client.post(
+                "/api/v1/games", json={"variant": self.variant, "deal": deal}, headers=auth
+            ).json()
+            while not self.stop.is_set():
+                t0 = time.perf_counter()
+                try:
+                    response = client.post(f"/api/v1/games/{game['id']}/hint", headers=auth)
+                except httpx.TransportError:
+                    self._record(0, "", t0)
+                    self.stop.wait(0.5)
+                    continue
+                result = response.json().get("result", "") if response.status_code == 200 else ""
+                self._record(response.status_code, result, t0)
+                if response.status_code == 429:
+                    self.stop.wait(float(response.headers.get("Retry-After", "1")))
+                elif response.status_code != 200:
+                    self.stop.wait(0.5)
+
+    def _record(self, status: int, result: str, t0: float) -> None:
+        with self.lock:
+            self.events.append(
+                (time.monotonic(), status, result, (time.perf_counter() - t0) * 1000)
+            )
+
+    def wait_first_answer(self, deadline: float) -> None:
+        while time.monotonic() < deadline:
+            with self.lock:
+                if any(status == 200 for _, status, _, _ in self.events):
+                    return
+            time.sleep(0.1)
+        raise SystemExit("no hint was answered")
+
+    def summary(self, start: float, end: float) -> dict[str, Any]:
+        """What the hint clients got back while the moves were measured."""
+        with self.lock:
+            window = [e for e in self.events if start <= e[0] <= end]
+        answered = [e for e in window if e[1] == 200]
+        return {
+            "window_s": end - start,
+            "hints_answered": len(answered),
+            "hints_429": sum(e[1] == 429 for e in window),
+            "hints_other": sum(e[1] not in (200, 429) for e in window),
+            "hint_results": dict(Counter(e[2] for e in answered)),
+            "hint_median_ms": statistics.median([e[3] for e in answered]) if answered else 0.0,
+        }
+
+
 def write_section(text: str) -> None:
     """Replace (or add) only our section of docs/benchmarks.md; others own the rest."""
     current = DOC.read_text() if DOC.exists() else "# Benchmarks\n"
@@ -115,8 +209,31 @@ def write_section(text: str) -> None:
     DOC.write_text(new)
 
 
-def measure(args: argparse.Namespace, database_url: str) -> dict[str, Any]:
-    """One uvicorn on a free loopback port, one database; its move latencies."""
+def write_hint_subsection(text: str) -> None:
+    """Replace (or add) only our subsection, kept at the end of "## Solver"."""
+    lines = DOC.read_text().splitlines(keepends=True)
+    solver = next(i for i, line in enumerate(lines) if line.strip() == SOLVER_HEADING)
+    section_end = next(
+        (i for i in range(solver + 1, len(lines)) if lines[i].startswith("## ")), len(lines)
+    )
+    start = next((i for i in range(solver, section_end) if lines[i].strip() == HINT_HEADING), None)
+    if start is None:
+        start = end = section_end
+    else:
+        end = next(
+            (i for i in range(start + 1, section_end) if lines[i].startswith(("## ", "### "))),
+            section_end,
+        )
+    before = "".join(lines[:start]).rstrip("\n") + "\n\n"
+    rest = "".join(lines[end:])
+    DOC.write_text(before + text + ("\n" + rest if rest else ""))
+
+
+def measure(
+    args: argparse.Namespace, database_url: str, solver_kind: str = "", hint_load: int = 0
+) -> dict[str, Any]:
+    """One uvicorn on a free loopback port, one database; its move latencies, with
+    `hint_load` clients asking for hints meanwhile."""
     port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
         env = {
@@ -124,6 +241,8 @@ def measure(args: argparse.Namespace, database_url: str) -> dict[str, Any]:
             "DATA_DIR": tmp,
             "DATABASE_URL": database_url or f"sqlite+aiosqlite:///{tmp}/bench.sqlite3",
         }
+        if solver_kind:
+            env["SOLVER_KIND"] = solver_kind
         command = [
             sys.executable,
             "-m",
@@ -139,10 +258,20 @@ def measure(args: argparse.Namespace, database_url: str) -> dict[str, Any]:
         ]
         server = subprocess.Popen(command, cwd=ROOT, env=env)
         try:
-            with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
+            base_url = f"http://127.0.0.1:{port}"
+            with httpx.Client(base_url=base_url, timeout=60) as client:
                 wait_ready(client, time.monotonic() + 60)
-                play(client, min(50, args.moves), args.variant, args.seed + 1)  # warm-up
-                result = play(client, args.moves, args.variant, args.seed, args.per_game)
+                if hint_load:
+                    load = HintLoad(base_url, hint_load, args.hint_variant, args.hint_deals)
+                    with load:
+                        load.wait_first_answer(time.monotonic() + HINT_WARMUP_S)
+                        play(client, min(50, args.moves), args.variant, args.seed + 1)
+                        start = time.monotonic()
+                        result = play(client, args.moves, args.variant, args.seed, args.per_game)
+                        result.update(load.summary(start, time.monotonic()))
+                else:
+                    play(client, min(50, args.moves), args.variant, args.seed + 1)  # warm-up
+                    result = play(client, args.moves, args.variant, args.seed, args.per_game)
         finally:
             server.send_signal(signal.SIGINT)
             try:
@@ -150,7 +279,94 @@ def measure(args: argparse.Namespace, database_url: str) -> dict[str, Any]:
             except subprocess.TimeoutExpired:
                 server.kill()
     result["database"] = "PostgreSQL" if database_url.startswith("postgresql") else "SQLite (WAL)"
+    result["solver_kind"] = solver_kind or "process"
+    result["hint_load"] = hint_load
+    result["load_average"] = os.getloadavg()
     return result
+
+
+def hint_main(args: argparse.Namespace) -> int:
+    """Baseline, then each pool kind under `--hint-load` hint clients, in one run."""
+    url = args.database_url[0] if args.database_url else ""
+    kinds = args.solver_kind or ["process", "thread"]
+    load_before = os.getloadavg()
+    rows = [measure(args, url, kinds[0], 0)]
+    rows += [measure(args, url, kind, n) for n in args.hint_load for kind in kinds]
+    base = rows[0]
+    for r in rows:
+        hints = (
+            f"; hints answered {r['hints_answered']} ({r['hint_results']}, median "
+            f"{r['hint_median_ms']:.0f} ms), 429s {r['hints_429']}, other {r['hints_other']}"
+            if r["hint_load"]
+            else ""
+        )
+        print(
+            f"{r['solver_kind']} pool, {r['hint_load']} hint clients: {r['moves']} moves, "
+            f"median {r['median_ms']:.2f} ms (x{r['median_ms'] / base['median_ms']:.1f}), "
+            f"p99 {r['p99_ms']:.2f} ms (x{r['p99_ms'] / base['p99_ms']:.1f}), "
+            f"max {r['max_ms']:.2f} ms{hints}; load average after "
+            + ", ".join(f"{x:.2f}" for x in r["load_average"])
+        )
+    if args.write:
+        command = (
+            f".venv/bin/python bench/api.py --moves {args.moves} --variant {args.variant} "
+            + "".join(f"--hint-load {n} " for n in args.hint_load)
+            + f"--hint-deals {','.join(map(str, args.hint_deals))}"
+            + "".join(f" --solver-kind {k}" for k in kinds)
+            + " --write"
+        )
+        table = "".join(
+            f"| {r['solver_kind']} | {r['hint_load']} | {r['moves']} | "
+            f"{r['median_ms']:.2f} ms (x{r['median_ms'] / base['median_ms']:.1f}) | "
+            f"{r['p99_ms']:.2f} ms (x{r['p99_ms'] / base['p99_ms']:.1f}) | "
+            + (
+                f"{r['hints_answered']} in {r['window_s']:.0f} s | {r['hints_429']} |\n"
+                if r["hint_load"]
+                else "- | - |\n"
+            )
+            for r in rows
+        )
+        results: Counter[str] = Counter()
+        for r in rows:
+            results.update(r.get("hint_results", {}))
+        medians = ", ".join(
+            f"{r['solver_kind']}/{r['hint_load']} {r['hint_median_ms'] / 1000:.1f} s"
+            for r in rows
+            if r["hint_load"]
+        )
+        loads = "".join(
+            f"- after {r['solver_kind']}/{r['hint_load']}: "
+            + ", ".join(f"{x:.2f}" for x in r["load_average"])
+            + "\n"
+            for r in rows
+        )
+        results_text = ", ".join(f"{k} {v}" for k, v in sorted(results.items()))
+        write_hint_subsection(
+            f"{HINT_HEADING}\n\n"
+            '`bench/api.py --hint-load N`: the move loop of "## HTTP service" (one real\n'
+            "uvicorn on loopback, SQLite, one move request after another) while N clients\n"
+            "ask `POST /api/v1/games/{id}/hint` continuously, each on its own game of\n"
+            f"{args.hint_variant} deal {', '.join(map(str, args.hint_deals))} (not won "
+            "quickly, so every hint runs its whole\n"
+            "budget: 200,000 positions or 3 s). The server's pool is `SOLVER_KIND`, 1 worker,\n"
+            "queue 2 (more: 429 `solver_busy`; the client sleeps `Retry-After`). The baseline\n"
+            "(no hints) and the loaded runs are one invocation, each a fresh server; the ratio\n"
+            "is to the baseline. Hints answered and 429s count answers during the measured\n"
+            "moves.\n\n"
+            "| pool kind | hint clients | moves | median | p99 | hints answered | 429s |\n"
+            "| --- | --- | --- | --- | --- | --- | --- |\n"
+            f"{table}\n"
+            f"Every hint answered: {results_text}. Hint latency, median (queueing\n"
+            f"included; pool kind/clients): {medians}.\n\n"
+            f"Command: `{command}`  \n"
+            f"Machine: {os.cpu_count()} cores, Python {platform.python_version()}, "
+            f"{time.strftime('%Y-%m-%d')}; one core busy with a solver survey at `nice 10`\n"
+            "(and other sessions' work), so the process pool's worker competes with uvicorn\n"
+            "for the other core. Load average (1, 5, 15 min):\n\n- before: "
+            + ", ".join(f"{x:.2f}" for x in load_before)
+            + f"\n{loads}"
+        )
+    return 0
 
 
 def main() -> int:
@@ -168,7 +384,31 @@ def main() -> int:
         help="database to measure (repeatable); default a throw-away SQLite file",
     )
     parser.add_argument("--write", action="store_true", help="update docs/benchmarks.md")
+    parser.add_argument(
+        "--hint-load",
+        type=int,
+        action="append",
+        default=[],
+        metavar="N",
+        help="N clients asking for hints meanwhile (repeatable; runs a baseline first)",
+    )
+    parser.add_argument(
+        "--solver-kind",
+        action="append",
+        choices=["process", "thread"],
+        default=[],
+        help="SOLVER_KIND of the server under hint load (repeatable; default both)",
+    )
+    parser.add_argument("--hint-variant", default="rank-and-file")
+    parser.add_argument(
+        "--hint-deals",
+        type=lambda text: [int(d) for d in text.split(",")],
+        default=[9],
+        help="deals of the hint games, comma-separated (not won quickly)",
+    )
     args = parser.parse_args()
+    if args.hint_load:
+        return hint_main(args)
 
     rows = []
     for url in args.database_url or [""]:
