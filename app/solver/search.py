@@ -43,6 +43,7 @@ from typing import Any, Literal, NamedTuple
 from app.engine import EngineError, Move, State, Variant
 from app.engine.cards import RANK, SUIT
 from app.engine.moves import DRAW, FOUNDATION, MOVE, REDEAL, RESERVE, TABLEAU, WASTE, Pile
+from app.solver import arrangements
 
 T_PILES = tuple(Pile(TABLEAU, i) for i in range(16))
 F_PILES = tuple(Pile(FOUNDATION, i) for i in range(16))
@@ -405,13 +406,16 @@ def solve(
         tries.append((True, seed, share))
         planned += share
         seed += 1
+    arranged = arrangements.supports(state.variant)
     for narrow, seed, share in [*tries, (False, 0, max_positions)]:
         budget = min(share, max_positions - positions)
         if budget <= 0:
             break
         jitter = random.Random(seed) if seed else None
         tables = rules.restart(seed) if narrow else rules
-        result, moves, used = _search(state, tables, budget, deadline, narrow, jitter)
+        result, moves, used = _search(
+            state, tables, budget, deadline, narrow, jitter, arranged=arranged and not narrow
+        )
         positions += used
         if result == "solved":
             if not _wins(state, moves):  # never claim a win the engine does not confirm
@@ -432,11 +436,32 @@ def _search(
     deadline: float | None,
     narrow: bool,
     jitter: random.Random | None = None,
+    arranged: bool = False,
 ) -> tuple[Result, list[Move], int]:
-    key = _key_fn(rules)
+    """One depth-first search. ``arranged``: positions up to run arrangement, with the
+    moves of :mod:`app.solver.arrangements` (where it :func:`~arrangements.supports` the
+    variant); else the engine's moves with the pruning and obligations above."""
+    key: Callable[[State], int]
+    if arranged:
+        single_pass = rules.single_pass
+
+        def key(position: State) -> int:
+            return arrangements.key(position, single_pass)
+
+        def kids(position: State, last: Move | None) -> list[Child]:
+            return list(arrangements.children(position, _wanted(position), rules.draw_score))
+
+    else:
+        key = _key_fn(rules)
+
+        def kids(position: State, last: Move | None) -> list[Child]:
+            return children(position, rules, last, narrow, jitter)
+
     line: list[Move] = []
     eager = narrow and rules.returns
     state = settle(state, rules, line, eager)
+    if arranged:
+        state = arrangements.normalize(state, line)
     if state.is_won:
         return "solved", line, 1
     finish = _finish_line(state)
@@ -444,7 +469,7 @@ def _search(
         return "solved", line + finish, 1
     seen = {key(state)}
     positions = 1
-    stack = [_Frame(state, children(state, rules, None, narrow, jitter), line)]
+    stack = [_Frame(state, kids(state, None), line)]
     while stack:
         frame = stack[-1]
         if frame.next >= len(frame.children):
@@ -461,6 +486,8 @@ def _search(
         child, _ = before.apply(move, auto_finish=False, validate=False)
         child_line = [*prefix, move]
         child = settle(child, rules, child_line, eager)
+        if arranged:
+            child = arrangements.normalize(child, child_line)
         h = key(child)
         if h in seen:
             continue
@@ -479,7 +506,7 @@ def _search(
             and time.perf_counter() > deadline
         ):
             return "unknown", [], positions
-        stack.append(_Frame(child, children(child, rules, move, narrow, jitter), child_line))
+        stack.append(_Frame(child, kids(child, move), child_line))
     return "unsolvable", [], positions
 
 

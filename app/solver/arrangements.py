@@ -1,0 +1,250 @@
+"""The full search for games where any run moves as a whole: positions up to run arrangement.
+
+In Rank and File (and Number Ten) a face-up card moves with every card above it, however
+many, so the tableau is a set of chains and the search table drowns in the ways the same
+chains can hang off equal parents (two suits of a colour, two decks). This module gives
+the full search a coarser position key and the moves that go with it, and proves that
+positions with the same key are won or lost together.
+
+**Roles.** The *top run* of a pile is the longest run from its top card down (never into
+the face-down cards). Its bottom card is the pile's *base* when something lies under it
+(face-down cards, or face-up cards it does not build on: Number Ten deals two face-up
+cards), else a *root* (the pile's bottom card). Every other top-run card is *attached*:
+it lies on a card it builds on. Cards under a base cannot move until the base has gone;
+they are kept exactly. The key is: the piles under their bases (with the bases), the
+roots, the attached cards (as sorted multisets), the foundations, stock and waste.
+
+**Why equal keys are won or lost alike.** A *class* is the cards a tableau build cannot
+tell apart (same rank and colour here); each card builds on exactly one class and takes
+exactly one. A class member with nothing on it is a pile top. Given the key, for every
+class we know how many members are in play and how many hold a card, so how many are
+tops. Now take two positions with the same key and any move in one:
+
+- a run from an attached card onto another top of its parent class leaves the key as it
+  is: such moves are never needed and are not generated;
+- every other move changes the key the same way in any position with that key, and can
+  be made in each of them: a base or root card (with all above it) onto a top of its
+  parent class, or into an empty pile; an attached card and all above it into an empty
+  pile; a waste (or foundation) card onto a top or into an empty pile; a card to a
+  foundation. The last needs the card on top: when something lies on it, that run first
+  moves onto another top of the card's class, which exists in every such position
+  exactly when it exists in one (the counts above), and which leaves the key alone.
+
+**Normal form.** A root whose parent class has a top can go onto it, and back into the
+pile it left: the two keys reach each other, so they are won or lost together.
+:func:`normalize` makes that move wherever it can (each one takes a root away, so it
+ends), and the search keys positions after it.
+
+So the key's successors do not depend on the arrangement, nor does winning (all cards up);
+by induction on the moves left, neither does whether a position can be won. A search that
+tries each key's moves from any one arrangement, skipping keys already seen, is exhaustive
+over keys, and its exhaustion is a proof.
+
+Only where the argument holds (:func:`supports`): runs of any length move, no wrap (a
+chain could reach its own top), and no reserve filling empty piles.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from app.engine import DRAW_MOVE, REDEAL_MOVE, Move, State, Variant
+from app.engine.moves import FOUNDATION, MOVE, RESERVE_PILE, TABLEAU, WASTE_PILE, Pile
+
+T_PILES = tuple(Pile(TABLEAU, i) for i in range(16))
+F_PILES = tuple(Pile(FOUNDATION, i) for i in range(16))
+
+# A child of a search node: (score, moves from the node to ``before``, ``before``, the move).
+Child = tuple[int, list[Move], State, Move]
+
+
+def supports(variant: Variant) -> bool:
+    """Does the run-arrangement argument hold for ``variant``?"""
+    return (
+        variant.runs == "any"
+        and not variant.build_wrap
+        and not variant.reserve_fills_empty
+        and _classes(variant) is not None
+    )
+
+
+@cache
+def _classes(variant: Variant) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """(class of each card, class of the cards it builds on or -1), or None when some card
+    builds on cards of more than one class (the argument needs exactly one)."""
+    ok = variant.stack_ok
+    signatures: dict[tuple[tuple[bool, ...], tuple[bool, ...]], int] = {}
+    klass = tuple(
+        signatures.setdefault(
+            (
+                tuple(ok[card * 52 + m] for m in range(52)),
+                tuple(ok[p * 52 + card] for p in range(52)),
+            ),
+            len(signatures),
+        )
+        for card in range(52)
+    )
+    parent = []
+    for card in range(52):
+        parents = {klass[p] for p in range(52) if ok[p * 52 + card]}
+        if len(parents) > 1:
+            return None
+        parent.append(parents.pop() if parents else -1)
+    return klass, tuple(parent)
+
+
+def _base_index(pile: tuple[int, ...], hidden: int, ok: tuple[bool, ...]) -> int:
+    """Index of the bottom card of the pile's top run."""
+    k = len(pile) - 1
+    while k > hidden and ok[pile[k - 1] * 52 + pile[k]]:
+        k -= 1
+    return k
+
+
+def key(state: State, single_pass: bool) -> int:
+    """The position key up to run arrangement (see the module docstring)."""
+    ok = state.variant.stack_ok
+    under: list[tuple[tuple[int, ...], int]] = []
+    roots: list[int] = []
+    attached: list[int] = []
+    for pile, hidden in zip(state.tableau, state.hidden, strict=True):
+        if not pile:
+            continue
+        k = _base_index(pile, hidden, ok)
+        if k:
+            under.append((pile[: k + 1], hidden))
+        else:
+            roots.append(pile[0])
+        attached.extend(pile[k + 1 :])
+    under.sort()
+    roots.sort()
+    attached.sort()
+    found = tuple(sorted(f[-1] if f else -1 for f in state.foundations))
+    stock = len(state.stock) if single_pass else state.stock
+    return hash(
+        (
+            tuple(under),
+            tuple(roots),
+            tuple(attached),
+            found,
+            stock,
+            state.waste,
+            state.reserve,
+            state.redeals_left,
+        )
+    )
+
+
+def normalize(state: State, line: list[Move]) -> State:
+    """Put every root whose parent class has a top onto it, appending the moves to ``line``."""
+    classes = _classes(state.variant)
+    assert classes is not None
+    klass, parent = classes
+    while True:
+        tableau = state.tableau
+        top_of: dict[int, int] = {}
+        for j, pile in enumerate(tableau):
+            if pile:
+                top_of.setdefault(klass[pile[-1]], j)
+        ok = state.variant.stack_ok
+        for j, pile in enumerate(tableau):
+            if pile and state.hidden[j] == 0 and _base_index(pile, 0, ok) == 0:
+                target = top_of.get(parent[pile[0]], -1)
+                if target >= 0:
+                    move = Move(MOVE, T_PILES[j], T_PILES[target], len(pile))
+                    state, _ = state.apply(move, auto_finish=False, validate=False)
+                    line.append(move)
+                    break
+        else:
+            return state
+
+
+def children(state: State, wanted: dict[int, int], draw_score: int) -> list[Child]:
+    """One move (or a run to a class sibling, then the move) per key successor, best first.
+
+    ``wanted`` maps each card the foundations take now to a foundation that takes it.
+    """
+    variant = state.variant
+    classes = _classes(variant)
+    assert classes is not None
+    klass, parent = classes
+    ok = variant.stack_ok
+    tableau, hidden = state.tableau, state.hidden
+    top_of: dict[int, int] = {}  # class -> a pile whose top card is of that class
+    empty = -1
+    for j, pile in enumerate(tableau):
+        if pile:
+            top_of.setdefault(klass[pile[-1]], j)
+        elif empty < 0:
+            empty = j
+    out: list[Child] = []
+    done: set[tuple[int, int]] = set()  # (card, role) already given its moves
+    for j, pile in enumerate(tableau):
+        if not pile:
+            continue
+        n = len(pile)
+        k = _base_index(pile, hidden[j], ok)
+        src = T_PILES[j]
+        for i in range(k, n):
+            card = pile[i]
+            count = n - i
+            # Role: 0 base (something under it), 1 root, 2 attached. Equal cards in equal
+            # roles give the same key successors (a base's pile is its own, so never equal).
+            role = 0 if i == k and k else (1 if i == k else 2)
+            if role:
+                if (card, role) in done:
+                    continue
+                done.add((card, role))
+            uncovers = role != 2  # a base turns up what is under it; a root empties its pile
+            f = wanted.get(card)
+            if f is not None:
+                if count == 1:
+                    out.append((0 if uncovers else 10, [], state, Move(MOVE, src, F_PILES[f], 1)))
+                else:
+                    sibling = top_of.get(klass[card])
+                    if sibling is not None:
+                        # The run on the card goes to a class sibling first (key unchanged).
+                        clear = Move(MOVE, src, T_PILES[sibling], count - 1)
+                        mid, _ = state.apply(clear, auto_finish=False, validate=False)
+                        out.append(
+                            (2 if uncovers else 12, [clear], mid, Move(MOVE, src, F_PILES[f], 1))
+                        )
+            if role != 2:
+                target = top_of.get(parent[card], -1)
+                if target >= 0:
+                    # Base: turns up or uncovers what lies under it; root: frees its pile.
+                    score = 1 + hidden[j] if role == 0 else 25
+                    out.append((score, [], state, Move(MOVE, src, T_PILES[target], count)))
+            if role != 1 and empty >= 0:
+                score = 3 + hidden[j] if role == 0 else 60
+                out.append((score, [], state, Move(MOVE, src, T_PILES[empty], count)))
+    for src, cards in ((WASTE_PILE, state.waste), (RESERVE_PILE, state.reserve)):
+        if not cards:
+            continue
+        card = cards[-1]
+        f = wanted.get(card)
+        if f is not None:
+            out.append((10, [], state, Move(MOVE, src, F_PILES[f], 1)))
+        target = top_of.get(parent[card], -1)
+        if target >= 0:
+            out.append((20, [], state, Move(MOVE, src, T_PILES[target], 1)))
+        if empty >= 0:
+            out.append((40, [], state, Move(MOVE, src, T_PILES[empty], 1)))
+    if variant.foundation_return:
+        returned: set[int] = set()
+        for f, cards in enumerate(state.foundations):
+            if not cards or cards[-1] in returned:
+                continue
+            card = cards[-1]
+            returned.add(card)
+            target = top_of.get(parent[card], -1)
+            if target >= 0:
+                out.append((70, [], state, Move(MOVE, F_PILES[f], T_PILES[target], 1)))
+            if empty >= 0:
+                out.append((75, [], state, Move(MOVE, F_PILES[f], T_PILES[empty], 1)))
+    if state.stock:
+        out.append((draw_score, [], state, DRAW_MOVE))
+    elif state.waste and (state.redeals_left is None or state.redeals_left > 0):
+        out.append((95, [], state, REDEAL_MOVE))
+    out.sort(key=lambda child: child[0])
+    return out
