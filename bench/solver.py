@@ -8,7 +8,10 @@
    played games: along each deal's winning line (a player following hints) and along a
    random playout (positions that are often lost, the slow case);
 3. event-loop lag while two searches run in a thread pool and in a process pool (why
-   the pool uses processes).
+   the pool uses processes);
+4. proofs: the full search with the plain position key and up to run arrangement
+   (:mod:`app.solver.arrangements`), one after the other on the same positions of
+   random play, same budget: the share each decides and its positions per second.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app.engine import State, deal, get_variant  # noqa: E402
 from app.solver.pool import SolverPool  # noqa: E402
-from app.solver.search import replay, solve  # noqa: E402
+from app.solver.search import Rules, _search, replay, solve  # noqa: E402
 
 GAMES = ("rank-and-file", "rows-of-four", "rainbow")
 
@@ -111,13 +114,53 @@ def loop_lag(seconds: float) -> None:
         print(f"{kind} pool: median {median:.1f} ms, p99 {p99:.1f} ms")
 
 
+def proofs(games: int, budget: int) -> None:
+    """Plain against arranged full search on the same late positions of random play."""
+    print(f"## full search, plain key vs up to run arrangement ({budget:,} positions each)")
+    for name in ("rank-and-file", "number-ten"):
+        variant = get_variant(name)
+        rules = Rules.of(variant)
+        for steps in (100, 200, 300, 400):
+            tally: dict[bool, dict[str, int]] = {False: {}, True: {}}
+            work = {False: [0, 0.0], True: [0, 0.0]}
+            for game in range(games):
+                rng = random.Random(game)
+                state = deal(variant, game + 1)
+                for _ in range(steps):
+                    moves = state.legal_moves()
+                    if not moves or state.is_won:
+                        break
+                    state, _ = state.apply(rng.choice(moves), auto_finish=False, validate=False)
+                for arranged in (False, True):
+                    start = time.perf_counter()
+                    result, _, positions = _search(
+                        state, rules, budget, None, False, arranged=arranged
+                    )
+                    work[arranged][0] += positions
+                    work[arranged][1] += time.perf_counter() - start
+                    tally[arranged][result] = tally[arranged].get(result, 0) + 1
+            for arranged in (False, True):
+                counts = tally[arranged]
+                decided = counts.get("solved", 0) + counts.get("unsolvable", 0)
+                label = "arranged" if arranged else "plain"
+                print(
+                    f"{name} after {steps} random moves, {label}: decided {decided}/{games} "
+                    f"(solved {counts.get('solved', 0)}, unsolvable {counts.get('unsolvable', 0)}), "
+                    f"{work[arranged][0] / work[arranged][1]:,.0f} positions/s"
+                )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--deals", type=int, default=5)
     parser.add_argument("--budget", type=int, default=5_000)
     parser.add_argument("--hint-seconds", type=float, default=2.0)
     parser.add_argument("--every", type=int, default=25)
-    parser.add_argument("--skip", nargs="*", default=[], choices=["speed", "hints", "lag"])
+    parser.add_argument("--proof-games", type=int, default=20)
+    parser.add_argument("--proof-budget", type=int, default=20_000)
+    parser.add_argument(
+        "--skip", nargs="*", default=[], choices=["speed", "hints", "lag", "proofs"]
+    )
     args = parser.parse_args()
     if "speed" not in args.skip:
         speed(args.deals, args.budget)
@@ -125,6 +168,8 @@ def main() -> None:
         hints(args.deals, args.hint_seconds, args.every)
     if "lag" not in args.skip:
         loop_lag(3.0)
+    if "proofs" not in args.skip:
+        proofs(args.proof_games, args.proof_budget)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,8 @@ first, which to skip, and which to play at once:
 :func:`solve` first runs a few short *narrow* searches (no chains of run splits, every
 foundation move played at once where cards may come back) with restarts; they find most
 wins quickly but prove nothing. The *full* search that follows keeps only the sound
-reductions above.
+reductions above. Where whole runs move (:mod:`app.solver.arrangements`), restarts and
+the full search also run over positions up to run arrangement, a far smaller space.
 
 ``unsolvable`` is returned only when the search space was exhausted without a budget
 cut, and every pruning above keeps a winning line when one exists, so it is a proof.
@@ -55,6 +56,7 @@ DEFAULT_MAX_POSITIONS = 1_000_000
 _FIRST_TRY = 500
 _JITTER = 12
 _TIME_CHECK_EVERY = 512
+NARROW, ARRANGED, FULL = "narrow", "arranged", "full"  # the kinds of search in solve()
 
 
 class SolveResult(NamedTuple):
@@ -389,8 +391,9 @@ def solve(
     First narrow searches (no chains of run splits, which mostly rotate runs among
     equal parents) with half the budget, split over a few restarts whose move order is
     shuffled a little (a depth-first search stuck below an early mistake rarely gets
-    back out); they find most wins fast but prove nothing. Then the full search, whose
-    exhaustion is a proof, with what is left.
+    back out); they find most wins fast but prove nothing. Where whole runs move, each
+    is paired with a restart of the search up to run arrangement. Then the full search,
+    whose exhaustion is a proof, with what is left.
     """
     start = time.perf_counter()
     deadline = None if max_seconds is None else start + max_seconds
@@ -398,21 +401,27 @@ def solve(
     positions = 0
     result: Result = "unknown"
     moves: list[Move] = []
-    # Restarts of growing budget (500, 500, 1000, 1000, 2000, ...) within half the budget.
-    tries: list[tuple[bool, int, int]] = []
+    arranged = arrangements.supports(state.variant)
+    # Restarts of growing budget (500, 500, 1000, 1000, 2000, ...) within half the budget;
+    # where runs move as a whole, each narrow restart is followed by one up to run
+    # arrangement (a complete search in another order: its exhaustion is a proof too).
+    kinds = (NARROW, ARRANGED) if arranged else (NARROW,)
+    tries: list[tuple[str, int, int]] = []
     planned, seed = 0, 0
     while planned < max_positions // 2:
-        share = min(_FIRST_TRY << (seed // 2), max_positions // 2 - planned)
-        tries.append((True, seed, share))
-        planned += share
+        for kind in kinds:
+            share = min(_FIRST_TRY << (seed // 2), max_positions // 2 - planned)
+            if share > 0:
+                tries.append((kind, seed, share))
+                planned += share
         seed += 1
-    arranged = arrangements.supports(state.variant)
-    for narrow, seed, share in [*tries, (False, 0, max_positions)]:
+    for kind, seed, share in [*tries, (FULL, 0, max_positions)]:
         budget = min(share, max_positions - positions)
         if budget <= 0:
             break
+        narrow = kind == NARROW
         jitter = random.Random(seed) if seed else None
-        tables = rules.restart(seed) if narrow else rules
+        tables = rules.restart(seed) if kind != FULL else rules
         result, moves, used = _search(
             state, tables, budget, deadline, narrow, jitter, arranged=arranged and not narrow
         )
@@ -423,6 +432,8 @@ def solve(
             break
         if narrow:
             result = "unknown"  # an exhausted narrow search proves nothing
+        elif result == "unsolvable":
+            break
         if deadline is not None and time.perf_counter() > deadline:
             break
     elapsed = int((time.perf_counter() - start) * 1000)
@@ -449,7 +460,13 @@ def _search(
             return arrangements.key(position, single_pass)
 
         def kids(position: State, last: Move | None) -> list[Child]:
-            return list(arrangements.children(position, _wanted(position), rules.draw_score))
+            out: list[Child] = list(
+                arrangements.children(position, _wanted(position), rules.draw_score)
+            )
+            if jitter is not None:
+                noisy = [(c[0] + jitter.random() * _JITTER, n) for n, c in enumerate(out)]
+                out = [out[n] for _s, n in sorted(noisy)]
+            return out
 
     else:
         key = _key_fn(rules)
