@@ -11,6 +11,7 @@ import pytest
 from app.engine import Move, State, deal, get_variant
 from app.solver import replay, solve
 from app.solver.pool import SolverBusy, SolverPool
+from app.solver.search import _follow_ups
 
 SEEDS = Path(__file__).resolve().parents[2] / "seeds"
 
@@ -135,3 +136,17 @@ async def test_process_pool_solves() -> None:
         result = await pool.solve(start.to_bytes())
     assert result.result == "solved"
     assert replay(start, result.moves).is_won
+
+
+def test_single_card_games_relocate_built_cards_in_narrow_restarts() -> None:
+    """Where single cards move, a card lying on its parent may still move on to another
+    parent in the narrow restarts: card-by-card relocation is how those games are won."""
+    position = State.from_text(
+        "deauville redeals=0\nstock: KD KD\n"
+        + "".join(f"f{i}:\n" for i in range(8))
+        + "t0: 2C | 8S 7H\nt1: 3C | 8C 6S\nt2: 4C | 8C\n"
+        + "".join(f"t{i}: KS\n" for i in range(3, 10))
+    )
+    follow = _follow_ups(position, 0, Move.parse("t0>t9"), runs_any=False, narrow=True)
+    assert Move.parse("t0>t2") in follow  # 7H off 8S onto the other 8C
+    assert Move.parse("t1>t0") in follow  # 6S, on a card it does not build on, onto 7H
