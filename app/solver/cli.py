@@ -8,7 +8,10 @@ import os
 import statistics
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import nullcontext
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -38,10 +41,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     survey.add_argument("--budget", type=int, default=1_000_000, help="positions per deal")
     survey.add_argument("--seconds", type=float, default=None, help="wall time per deal")
     survey.add_argument("--json", action="store_true", help="one JSON object per deal")
+    survey.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="also append each deal's JSON line to this file, and skip the deals it holds "
+        "(a long survey resumes where a stopped one ended)",
+    )
+    survey.add_argument("--jobs", type=int, default=1, help="deals searched at once (processes)")
     args = parser.parse_args(argv)
     if args.command == "prove":
         return run_prove(args.variant, args.count, args.budget, args.out)
-    return run_survey(args.variant, args.first, args.count, args.budget, args.seconds, args.json)
+    return run_survey(
+        args.variant,
+        args.first,
+        args.count,
+        args.budget,
+        args.seconds,
+        args.json,
+        out=args.out,
+        jobs=args.jobs,
+    )
 
 
 def _load(path: Path, variant: str) -> dict[str, Any]:
@@ -98,32 +118,86 @@ def run_prove(name: str, count: int, budget: int, out: Path | None) -> int:
     return 0
 
 
+def _survey_one(name: str, number: int, budget: int, seconds: float | None) -> dict[str, Any]:
+    variant = get_variant(name)
+    start = deal(variant, number)
+    result = solve(start, max_positions=budget, max_seconds=seconds)
+    if result.result == "solved" and not replay(start, result.moves).is_won:
+        raise SystemExit(f"deal {number}: the winning line does not replay (a solver bug)")
+    return {
+        "deal": number,
+        "result": result.result,
+        "positions": result.positions,
+        "elapsed_ms": result.elapsed_ms,
+    }
+
+
+def _done(out: Path | None) -> dict[int, dict[str, Any]]:
+    """The deals an earlier run already wrote to ``out`` (a torn last line is ignored)."""
+    if out is None or not out.exists():
+        return {}
+    done: dict[int, dict[str, Any]] = {}
+    for line in out.read_text().splitlines():
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        done[row["deal"]] = row
+    return done
+
+
 def run_survey(
-    name: str, first: int, count: int, budget: int, seconds: float | None, as_json: bool
+    name: str,
+    first: int,
+    count: int,
+    budget: int,
+    seconds: float | None,
+    as_json: bool,
+    out: Path | None = None,
+    jobs: int = 1,
 ) -> int:
     variant = get_variant(name)
-    results: list[SolveResult] = []
+    done = _done(out)
     numbers = range(first, first + count)
-    progress = tqdm(numbers, unit="deal", file=sys.stderr, disable=as_json)
-    for number in progress:
-        start = deal(variant, number)
-        result = solve(start, max_positions=budget, max_seconds=seconds)
-        if result.result == "solved" and not replay(start, result.moves).is_won:
-            raise SystemExit(f"deal {number}: the winning line does not replay (a solver bug)")
-        results.append(result)
-        if as_json:
-            print(
-                json.dumps(
-                    {
-                        "deal": number,
-                        "result": result.result,
-                        "positions": result.positions,
-                        "elapsed_ms": result.elapsed_ms,
-                    }
-                ),
-                flush=True,
+    todo = [n for n in numbers if n not in done]
+    rows: dict[int, dict[str, Any]] = {n: done[n] for n in numbers if n in done}
+    progress = tqdm(
+        total=len(numbers), initial=len(rows), unit="deal", file=sys.stderr, disable=as_json
+    )
+    sink = out.open("a") if out is not None else None
+    if (
+        sink is not None
+        and out is not None
+        and out.stat().st_size
+        and not out.read_bytes().endswith(b"\n")
+    ):
+        sink.write("\n")  # end the torn line of a run that was stopped mid-write
+    found: Iterator[dict[str, Any]]
+    with ProcessPoolExecutor(jobs) if jobs > 1 else nullcontext() as pool:
+        # In deal order either way, so the output reads the same with any --jobs.
+        if pool is None:
+            found = (_survey_one(variant.name, n, budget, seconds) for n in todo)
+        else:
+            found = pool.map(
+                _survey_one, repeat(variant.name), todo, repeat(budget), repeat(seconds)
             )
+        for row in found:
+            rows[row["deal"]] = row
+            text = json.dumps(row)
+            if as_json:
+                print(text, flush=True)
+            if sink is not None:
+                sink.write(text + "\n")
+                sink.flush()
+            progress.update(1)
+    if sink is not None:
+        sink.close()
+    progress.close()
     if not as_json:
+        results = [
+            SolveResult(r["result"], [], r["positions"], r["elapsed_ms"])
+            for _n, r in sorted(rows.items())
+        ]
         print(summary(variant.name, first, results, budget))
     return 0
 

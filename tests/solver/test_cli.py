@@ -1,0 +1,85 @@
+"""``python -m app.solver``: survey output, resumable surveys, parallel surveys, prove."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.engine import Move, deal, get_variant
+from app.solver import replay, solve
+from app.solver.cli import main
+
+BUDGET = "3000"
+
+
+def _rows(text: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def _same(row: dict[str, Any]) -> tuple[Any, Any, Any]:
+    """What a rerun must reproduce (the time is the machine's)."""
+    return row["deal"], row["result"], row["positions"]
+
+
+def test_survey_json_is_one_object_per_deal_as_solve_finds(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    main(["survey", "rank-and-file", "--from", "4", "--count", "3", "--budget", BUDGET, "--json"])
+    rows = _rows(capsys.readouterr().out)
+    assert [r["deal"] for r in rows] == [4, 5, 6]
+    for row in rows:
+        assert set(row) == {"deal", "result", "positions", "elapsed_ms"}
+        expected = solve(deal(get_variant("rank-and-file"), int(row["deal"])), max_positions=3000)
+        assert (row["result"], row["positions"]) == (expected.result, expected.positions)
+
+
+def test_survey_summary_line(capsys: pytest.CaptureFixture[str]) -> None:
+    main(["survey", "rank-and-file", "--from", "1", "--count", "2", "--budget", BUDGET])
+    out = capsys.readouterr().out
+    assert out.startswith("rank-and-file deals 1-2, budget 3,000 positions: solved ")
+    assert "decided" in out and "positions/s" in out
+
+
+def test_survey_out_resumes_without_searching_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "survey.jsonl"
+    base = ["survey", "rank-and-file", "--budget", BUDGET, "--json", "--out", str(out)]
+    main([*base, "--from", "1", "--count", "2"])
+    first = _rows(capsys.readouterr().out)
+    out.write_text(out.read_text() + '{"deal": 3, "res')  # a run stopped mid-line
+    main([*base, "--from", "1", "--count", "4"])
+    second = _rows(capsys.readouterr().out)
+    assert [r["deal"] for r in first] == [1, 2]
+    assert [r["deal"] for r in second] == [3, 4]  # 1 and 2 were not searched again
+    kept = [json.loads(line) for line in out.read_text().splitlines() if line.endswith("}")]
+    assert sorted(int(r["deal"]) for r in kept) == [1, 2, 3, 4]
+
+
+def test_survey_jobs_give_the_same_rows(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["survey", "rank-and-file", "--from", "1", "--count", "4", "--budget", BUDGET, "--json"]
+    main(args)
+    alone = _rows(capsys.readouterr().out)
+    main([*args, "--jobs", "2"])
+    parallel = _rows(capsys.readouterr().out)
+    assert [_same(r) for r in parallel] == [_same(r) for r in alone]
+
+
+def test_prove_writes_replayable_lines_and_resumes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "rank-and-file.json"
+    main(["prove", "rank-and-file", "--count", "2", "--budget", BUDGET, "--out", str(path)])
+    data = json.loads(path.read_text())
+    assert data["variant"] == "rank-and-file" and len(data["deals"]) == 2
+    main(["prove", "rank-and-file", "--count", "3", "--budget", BUDGET, "--out", str(path)])
+    data = json.loads(path.read_text())
+    numbers = [e["deal"] for e in data["deals"]]
+    assert len(numbers) == 3 and len(set(numbers)) == 3
+    assert data["searched_through"] >= max(numbers)
+    for entry in data["deals"]:
+        start = deal(get_variant("rank-and-file"), entry["deal"])
+        assert replay(start, [Move.from_json(m) for m in entry["line"]]).is_won
