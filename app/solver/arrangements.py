@@ -15,10 +15,11 @@ they are kept exactly. The key is: the piles under their bases (with the bases),
 roots, the attached cards (as sorted multisets), the foundations, stock and waste.
 
 **Why equal keys are won or lost alike.** A *class* is the cards a tableau build cannot
-tell apart (same rank and colour here); each card builds on exactly one class and takes
-exactly one. A class member with nothing on it is a pile top. Given the key, for every
-class we know how many members are in play and how many hold a card, so how many are
-tops. Now take two positions with the same key and any move in one:
+tell apart (same rank and colour here); each card builds on at most one class (a King on
+none) and takes at most one (an Ace none). A class member with nothing on it is a pile
+top. Given the key, for every class we know how many members are in play (bases, roots,
+attached) and how many hold a card (one per attached card of the class it takes), so
+how many are tops. Now take two positions with the same key and any move in one:
 
 - a run from an attached card onto another top of its parent class leaves the key as it
   is: such moves are never needed and are not generated;
