@@ -14,7 +14,8 @@ from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from app.config import Settings
-from app.engine import Move
+from app.engine import Move, State, deal, get_variant
+from app.engine.moves import MOVE, TABLEAU
 from app.models import DailyDeal, Player
 from app.services import games
 from app.services.daily import utc_today
@@ -113,12 +114,38 @@ async def player_of(app: FastAPI, headers: dict[str, str]) -> Player:
     return player
 
 
+def with_detour(start: State, line: list[Move]) -> list[Move]:
+    """``line`` with one tableau move and its exact reverse inserted where both are legal:
+    the same win in two more moves, whatever the deal and however auto-finish falls."""
+    state = start
+    for i, move in enumerate(line):
+        for there in state.legal_moves():
+            src, dst = there.src, there.dst
+            if src is None or dst is None or src.kind != TABLEAU or dst.kind != TABLEAU:
+                continue
+            middle, _ = state.apply(there, auto_finish=False)
+            back = Move(MOVE, dst, src, there.count)
+            if middle.is_legal(back) and middle.apply(back, auto_finish=False)[0] == state:
+                return [*line[:i], there, back, *line[i:]]
+        state, _ = state.apply(move, auto_finish=False)
+    raise AssertionError("no reversible tableau move anywhere along the line")
+
+
 async def win_with_line(
-    app: FastAPI, headers: dict[str, str], game_id: str, variant: str, when: str
+    app: FastAPI,
+    headers: dict[str, str],
+    game_id: str,
+    variant: str,
+    when: str,
+    detour: bool = False,
 ) -> dict[str, Any]:
-    """Play the stored proof through the service's own move path (one transaction)."""
+    """Play the stored proof through the service's own move path (one transaction);
+    ``detour`` adds a move there and back (two more moves)."""
     player = await player_of(app, headers)
     line = await stored_line(app, variant, when)
+    if detour:
+        number = await stored_deal_number(app, variant, when)
+        line = with_detour(deal(get_variant(variant), number), line)
     async with app.state.db.sessionmaker() as session:
         answer = await games.apply_moves(session, player, game_id, line)
     assert answer.body["status"] == "won"

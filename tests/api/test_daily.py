@@ -263,10 +263,11 @@ async def test_results_rank_by_moves_then_time(
         response = await start_daily(client, headers, when)
         assert response.status_code == 201
         games[name] = response.json()["id"]
-    # cy plays the whole line by hand (auto-finish off): more moves than the others.
+    # cy plays the whole line by hand (auto-finish off) with a detour: more moves than the
+    # others (auto-finish alone saves none when the last stock card is the last to go up).
     patch = {"settings": {"auto_finish": False}}
     assert (await client.patch(f"{API}/games/{games['cy']}", json=patch, headers=cy)).is_success
-    cy_won = await win_with_line(app, cy, games["cy"], VARIANT, when)
+    cy_won = await win_with_line(app, cy, games["cy"], VARIANT, when, detour=True)
     # bob and ada play the same line with auto-finish: same moves; bob, started
     # later, wins sooner after his start, so he ranks first.
     await asyncio.sleep(0.05)
