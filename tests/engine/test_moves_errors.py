@@ -44,7 +44,7 @@ TEXT_FORMS = [
 @pytest.mark.parametrize(("text", "src", "dst", "count"), TEXT_FORMS)
 def test_move_text_form(text: str, src: tuple, dst: tuple, count: int) -> None:
     move = Move.parse(text)
-    assert move.action == "move"
+    assert move.action == "move" and move.src is not None and move.dst is not None
     assert (move.src.kind, move.src.index) == src
     assert (move.dst.kind, move.dst.index) == dst
     assert move.count == count

@@ -248,7 +248,8 @@ def test_auto_finish_plays_the_rest(variant: str) -> None:
     assert [e.type for e in finish] == ["auto_finish"] * 5
     replay = plain
     for event in finish:
-        assert event.move is not None and event.move.dst.kind == "foundation"
+        assert event.move is not None and event.move.dst is not None
+        assert event.move.dst.kind == "foundation"
         replay, _ = assert_legal(replay, event.move)
     assert replay == done
 

@@ -216,10 +216,10 @@ def check_events(events: tuple[Any, ...], before: State, move: Move, after: Stat
 # ------------------------------------------------------------------------ playout
 def pick(state: State, legal: list[Move], rng: random.Random, greedy: bool) -> Move:
     if greedy:
-        home = [m for m in legal if m.action == "move" and m.dst.kind == "foundation"]
+        home = [m for m in legal if m.dst is not None and m.dst.kind == "foundation"]
         if home and rng.random() < 0.9:
             return rng.choice(home)
-        moves = [m for m in legal if m.action == "move" and m.src.kind != "foundation"]
+        moves = [m for m in legal if m.src is not None and m.src.kind != "foundation"]
         if moves and rng.random() < 0.6:
             return rng.choice(moves)
     return rng.choice(legal)
