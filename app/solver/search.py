@@ -357,11 +357,14 @@ def children(
             out.append((score, must_use, None, move))
     if jitter is None:
         out.sort(key=lambda child: child[0])
-    else:
-        # Restarts: the same move classes, neighbouring ones shuffled a little.
-        noisy = [(score + jitter.random() * _JITTER, n) for n, (score, *_) in enumerate(out)]
-        out = [out[n] for _s, n in sorted(noisy)]
-    return out
+        return out
+    return _jittered(out, jitter)
+
+
+def _jittered(out: list[Child], jitter: random.Random) -> list[Child]:
+    """Restarts: the same move classes, neighbouring ones shuffled a little."""
+    noisy = [(child[0] + jitter.random() * _JITTER, n) for n, child in enumerate(out)]
+    return [out[n] for _s, n in sorted(noisy)]
 
 
 def expand(state: State, rules: Rules, move: Move, must_use: int, narrow: bool) -> list[Child]:
@@ -467,10 +470,7 @@ def _search(
             out: list[Child] = list(
                 arrangements.children(position, _wanted(position), rules.draw_score)
             )
-            if jitter is not None:
-                noisy = [(c[0] + jitter.random() * _JITTER, n) for n, c in enumerate(out)]
-                out = [out[n] for _s, n in sorted(noisy)]
-            return out
+            return out if jitter is None else _jittered(out, jitter)
 
     else:
         key = _key_fn(rules)
