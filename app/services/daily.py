@@ -329,7 +329,7 @@ async def daily_info(session: AsyncSession, variant_name: str, day_text: str) ->
         await session.execute(
             select(
                 func.count(Game.id),
-                func.coalesce(func.sum(case((_ranked_win(), 1), else_=0)), 0),
+                func.coalesce(func.sum(case((ranked_win(), 1), else_=0)), 0),
             ).where(Game.variant == variant, Game.daily_date == day)
         )
     ).one()
@@ -347,8 +347,9 @@ async def daily_info(session: AsyncSession, variant_name: str, day_text: str) ->
     }
 
 
-def _ranked_win() -> ColumnElement[bool]:
-    """A win that counts in the daily results: won without the solver's help."""
+def ranked_win() -> ColumnElement[bool]:
+    """A win that counts in the daily results, daily wins and streaks: won without the
+    solver's help."""
     return and_(Game.status == "won", Game.assisted.is_(False))
 
 
@@ -418,7 +419,7 @@ async def daily_results(
     """Unassisted winners ranked by moves, then time taken, then who was first to the
     game. The caller's own game is shown whatever it is; an assisted win has no rank."""
     variant, day = playable_day(variant_name, day_text)
-    won = and_(Game.variant == variant, Game.daily_date == day, _ranked_win())
+    won = and_(Game.variant == variant, Game.daily_date == day, ranked_win())
     total = (await session.execute(select(func.count(Game.id)).where(won))).scalar_one()
     duration = _duration_ms(session, Game)
     rows = (

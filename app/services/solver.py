@@ -16,6 +16,7 @@ from typing import Any
 
 from fastapi import FastAPI
 
+from app.config import Settings
 from app.engine import Move, State
 from app.errors import ApiError
 from app.models import Player
@@ -27,8 +28,9 @@ from app.solver.search import SolveResult, suggest
 _LINES_KEPT = 50_000  # positions with a known winning rest (about 150 bytes each)
 
 
-def _setting(app: FastAPI, name: str) -> Any:
-    return getattr(app.state.settings, name)
+def _settings(app: FastAPI) -> Settings:
+    settings: Settings = app.state.settings
+    return settings
 
 
 class SolverService:
@@ -37,9 +39,9 @@ class SolverService:
     def __init__(self, app: FastAPI) -> None:
         self.app = app
         self.pool = SolverPool(
-            workers=_setting(app, "solver_workers"),
-            queue=_setting(app, "solver_queue"),
-            kind=_setting(app, "solver_kind"),
+            workers=_settings(app).solver_workers,
+            queue=_settings(app).solver_queue,
+            kind=_settings(app).solver_kind,
         )
         # position bytes -> the rest of a winning line from there
         self._lines: OrderedDict[bytes, tuple[Move, ...]] = OrderedDict()
@@ -111,8 +113,8 @@ async def hint(app: FastAPI, session: Any, player: Player, game_id: str) -> dict
     line, info = await _winning_line(
         app,
         state,
-        _setting(app, "hint_max_positions"),
-        _setting(app, "hint_max_seconds"),
+        _settings(app).hint_max_positions,
+        _settings(app).hint_max_seconds,
     )
     if line:
         move: Move | None = line[0]
@@ -130,8 +132,8 @@ async def finish(app: FastAPI, session: Any, player: Player, game_id: str) -> An
     line, info = await _winning_line(
         app,
         state,
-        _setting(app, "finish_max_positions"),
-        _setting(app, "finish_max_seconds"),
+        _settings(app).finish_max_positions,
+        _settings(app).finish_max_seconds,
     )
     if line is None:
         raise ApiError(

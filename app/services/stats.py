@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.engine import VARIANTS
 from app.models import Game, Player
-from app.services.daily import utc_today
+from app.services.daily import ranked_win, utc_today
 
 
 def streaks(days: set[date], today: date) -> tuple[int, int]:
@@ -50,8 +50,7 @@ async def player_stats(session: AsyncSession, player: Player) -> dict[str, Any]:
         select(Game.variant, Game.daily_date).where(
             Game.player_id == player.id,
             Game.daily_date.is_not(None),
-            Game.status == "won",
-            Game.assisted.is_(False),
+            ranked_win(),
         )
     ):
         if day is not None:  # excluded by the query; for the type checker
