@@ -102,16 +102,47 @@ def _base_index(pile: tuple[int, ...], hidden: int, ok: tuple[bool, ...]) -> int
     return k
 
 
+# The search asks for the same piles' run bases over and over (a move copies only the
+# piles it touches): a table per build rule, ``pile -> run base with no card face down``
+# (with face-down cards the base is the larger of that and their count). It holds the
+# rule's ``stack_ok`` itself, so the id it is filed under is never reused while it lives.
+_BASES: dict[int, tuple[tuple[bool, ...], dict[tuple[int, ...], int]]] = {}
+_BASES_LIMIT = 1 << 18  # piles per table before it starts afresh (memory stays bounded)
+
+
+def _bases(ok: tuple[bool, ...]) -> dict[tuple[int, ...], int]:
+    entry = _BASES.get(id(ok))
+    if entry is None or entry[0] is not ok or len(entry[1]) > _BASES_LIMIT:
+        entry = _BASES[id(ok)] = (ok, {})
+    return entry[1]
+
+
+def _run_base(
+    pile: tuple[int, ...], hidden: int, table: dict[tuple[int, ...], int], ok: tuple[bool, ...]
+) -> int:
+    """:func:`_base_index` through the table of :func:`_bases`."""
+    k = table.get(pile)
+    if k is None:
+        k = table[pile] = _base_index(pile, 0, ok)
+    return k if k > hidden else hidden
+
+
 def key(state: State, single_pass: bool) -> int:
     """The position key up to run arrangement (see the module docstring)."""
     ok = state.variant.stack_ok
+    table = _bases(ok)
+    get = table.get
     under: list[tuple[tuple[int, ...], int]] = []
     roots: list[int] = []
     attached: list[int] = []
     for pile, hidden in zip(state.tableau, state.hidden, strict=True):
         if not pile:
             continue
-        k = _base_index(pile, hidden, ok)
+        k = get(pile)  # _run_base, inlined: the key is computed for every child
+        if k is None:
+            k = table[pile] = _base_index(pile, 0, ok)
+        if k < hidden:
+            k = hidden
         if k:
             under.append((pile[: k + 1], hidden))
         else:
@@ -138,24 +169,39 @@ def key(state: State, single_pass: bool) -> int:
 
 def normalize(state: State, line: list[Move]) -> State:
     """Put every root whose parent class has a top onto it, appending the moves to ``line``."""
-    classes = _classes(state.variant)
-    assert classes is not None
-    klass, parent = classes
+    variant = state.variant
+    ok = variant.stack_ok
+    table = _bases(ok)
+    get = table.get
+    classes = None
     while True:
-        tableau = state.tableau
+        tableau, hidden = state.tableau, state.hidden
+        roots = []  # most positions have none: the class tables are not even needed
+        for j, pile in enumerate(tableau):
+            if pile and not hidden[j]:
+                k = get(pile)
+                if k is None:
+                    k = table[pile] = _base_index(pile, 0, ok)
+                if not k:
+                    roots.append(j)
+        if not roots:
+            return state
+        if classes is None:
+            classes = _classes(variant)
+            assert classes is not None
+        klass, parent = classes
         top_of: dict[int, int] = {}
         for j, pile in enumerate(tableau):
             if pile:
                 top_of.setdefault(klass[pile[-1]], j)
-        ok = state.variant.stack_ok
-        for j, pile in enumerate(tableau):
-            if pile and state.hidden[j] == 0 and _base_index(pile, 0, ok) == 0:
-                target = top_of.get(parent[pile[0]], -1)
-                if target >= 0:
-                    move = Move(MOVE, T_PILES[j], T_PILES[target], len(pile))
-                    state, _ = state.apply(move, auto_finish=False, validate=False)
-                    line.append(move)
-                    break
+        for j in roots:
+            pile = tableau[j]
+            target = top_of.get(parent[pile[0]], -1)
+            if target >= 0:
+                move = Move(MOVE, T_PILES[j], T_PILES[target], len(pile))
+                state, _ = state.apply(move, auto_finish=False, validate=False)
+                line.append(move)
+                break
         else:
             return state
 
@@ -170,6 +216,7 @@ def children(state: State, wanted: dict[int, int], draw_score: int) -> list[Chil
     assert classes is not None
     klass, parent = classes
     ok = variant.stack_ok
+    table = _bases(ok)
     tableau, hidden = state.tableau, state.hidden
     top_of: dict[int, int] = {}  # class -> a pile whose top card is of that class
     empty = -1
@@ -184,7 +231,7 @@ def children(state: State, wanted: dict[int, int], draw_score: int) -> list[Chil
         if not pile:
             continue
         n = len(pile)
-        k = _base_index(pile, hidden[j], ok)
+        k = _run_base(pile, hidden[j], table, ok)
         src = T_PILES[j]
         for i in range(k, n):
             card = pile[i]

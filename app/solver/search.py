@@ -154,13 +154,25 @@ def settle(state: State, rules: Rules, line: list[Move], eager: bool = False) ->
         line.append(move)
 
 
+# The last answer of _wanted, with the foundations it was computed for: a move copies
+# only the piles it touches, so a position mostly shares its foundations with the one
+# before. The entry holds those foundations, so their id cannot be reused meanwhile.
+_wanted_last: tuple[Any, Any, int, dict[int, int]] = ((), None, 0, {})
+
+
 def _wanted(state: State) -> dict[int, int]:
-    """The cards the foundations take now, each with the first foundation that takes it."""
-    nxt = state.variant.found_next
+    """The cards the foundations take now, each with the first foundation that takes it
+    (shared between calls: read only)."""
+    global _wanted_last
+    foundations, variant = state.foundations, state.variant
     first = state.first_rank
+    last = _wanted_last  # read once: another thread may replace it meanwhile
+    if last[0] is foundations and last[1] is variant and last[2] == first:
+        return last[3]
+    nxt = variant.found_next
     wanted: dict[int, int] = {}
     empty = -1
-    for f, pile in enumerate(state.foundations):
+    for f, pile in enumerate(foundations):
         if not pile:
             if empty < 0:
                 empty = f
@@ -169,6 +181,7 @@ def _wanted(state: State) -> dict[int, int]:
     if empty >= 0:
         for suit in range(4):
             wanted.setdefault(suit * 13 + first - 1, empty)
+    _wanted_last = (foundations, variant, first, wanted)
     return wanted
 
 
@@ -299,7 +312,8 @@ def _uses(move: Move, index: int, runs_any: bool) -> bool:
 def _follow_ups(state: State, index: int, last: Move, runs_any: bool, narrow: bool) -> list[Move]:
     """The moves that use tableau pile ``index`` right after ``last`` uncovered it: its
     top card to a foundation (or, where single cards move, anywhere), or something onto
-    it. Built from the engine's own tests (``foundation_takes``, ``tableau_takes``)."""
+    it. Built from the engine's own tests (``foundation_takes``, ``tableau_takes`` and
+    ``run_length``, inlined here: this is the search's hottest loop)."""
     if not runs_any:
         # Single cards: a built sequence moves only card by card, and that relocation is
         # what these games need; the narrow limits (meant for whole-run rotation) would
@@ -307,39 +321,59 @@ def _follow_ups(state: State, index: int, last: Move, runs_any: bool, narrow: bo
         # 20,000 positions (Deauville 1-70: 8 -> 16; Rows of Four 1-50: 33 -> 42).
         narrow = False
     out: list[Move] = []
-    pile = state.tableau[index]
+    append = out.append
+    tableau, hidden = state.tableau, state.hidden
+    ok = state.variant.stack_ok
+    empty_takes = not (state.variant.reserve_fills_empty and state.reserve)
+    pile = tableau[index]
     here = T_PILES[index]
     if pile:
         top = pile[-1]
         for f in range(len(state.foundations)):
             if state.foundation_takes(f, top):
-                out.append(Move(MOVE, here, F_PILES[f], 1))
+                append(Move(MOVE, here, F_PILES[f], 1))
                 break
         # Where single cards move, P itself may move on.
         if not runs_any:
-            for j in range(len(state.tableau)):
-                if j != index and state.tableau_takes(j, top):
-                    out.append(Move(MOVE, here, T_PILES[j], 1))
-    back = (last.dst, last.count)
-    for j, other in enumerate(state.tableau):
+            for j, other in enumerate(tableau):
+                if j != index and (ok[other[-1] * 52 + top] if other else empty_takes):
+                    append(Move(MOVE, here, T_PILES[j], 1))
+    # What pile ``index`` takes: ok[parent + card] on a card, anything (or nothing) empty.
+    parent = pile[-1] * 52 if pile else -1
+    back = last.dst
+    back_pile = back.index if back is not None and back.kind == TABLEAU else -1
+    back_count = last.count
+    for j, other in enumerate(tableau):
         if j == index or not other:
             continue
-        longest = state.run_length(j)
+        size = len(other)
+        low = hidden[j]
+        k = size - 1  # run_length(j), inlined
+        if runs_any:
+            while k > low and ok[other[k - 1] * 52 + other[k]]:
+                k -= 1
+        longest = size - k
         # Narrow search: no chains of splits (they rotate runs among equal parents).
-        for count in range(longest if narrow else 1, longest + 1):
-            if narrow and count != len(other) - state.hidden[j]:
+        if narrow:
+            if longest != size - low:
                 continue
-            if count == len(other) and not pile and state.hidden[j] == 0:
+            counts = range(longest, longest + 1)
+        else:
+            counts = range(1, longest + 1)
+        for count in counts:
+            if count == size and parent < 0 and low == 0:
                 continue  # a whole pile into an empty one
-            if (T_PILES[j], count) != back and state.tableau_takes(index, other[-count]):
-                out.append(Move(MOVE, T_PILES[j], here, count))
+            if j == back_pile and count == back_count:
+                continue
+            if ok[parent + other[-count]] if parent >= 0 else empty_takes:
+                append(Move(MOVE, T_PILES[j], here, count))
     for src, cards in ((W_PILE, state.waste), (R_PILE, state.reserve)):
         if cards and state.tableau_takes(index, cards[-1]):
-            out.append(Move(MOVE, src, here, 1))
+            append(Move(MOVE, src, here, 1))
     if state.variant.foundation_return and not narrow:
         for f, cards in enumerate(state.foundations):
             if cards and state.tableau_takes(index, cards[-1]):
-                out.append(Move(MOVE, F_PILES[f], here, 1))
+                append(Move(MOVE, F_PILES[f], here, 1))
     return out
 
 
