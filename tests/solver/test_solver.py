@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from app.engine import Move, State, deal, get_variant
-from app.solver import replay, solve
+from app.solver import arrangements, replay, solve
 from app.solver.pool import SolverBusy, SolverPool
 from app.solver.search import _follow_ups
 
@@ -150,3 +152,42 @@ def test_single_card_games_relocate_built_cards_in_narrow_restarts() -> None:
     follow = _follow_ups(position, 0, Move.parse("t0>t9"), runs_any=False, narrow=True)
     assert Move.parse("t0>t2") in follow  # 7H off 8S onto the other 8C
     assert Move.parse("t1>t0") in follow  # 6S, on a card it does not build on, onto 7H
+
+
+# The search keeps small tables between calls (the foundations' wanted cards, run bases per
+# pile); searches must not see each other's entries, nor depend on what a table holds.
+# Deals each won after a few hundred to a few thousand positions: the count and the line
+# trace the whole search, so any changed step shows.
+_MIXED = [
+    ("rank-and-file", 11),
+    ("rainbow", 6),
+    ("emperor", 10),
+    ("deauville", 14),
+    ("number-ten", 4),
+    ("canfield", 8),
+]
+
+
+def _signature(variant: str, number: int) -> tuple[str, int, list[Move]]:
+    result = solve(deal(get_variant(variant), number), max_positions=4_000)
+    assert result.result == "solved"
+    return result.result, result.positions, result.moves
+
+
+def test_interleaved_searches_in_threads_match_searches_alone() -> None:
+    alone = [_signature(v, n) for v, n in _MIXED]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as the interpreter allows
+    try:
+        with ThreadPoolExecutor(len(_MIXED)) as pool:
+            together = list(pool.map(_signature, *zip(*_MIXED, strict=True)))
+    finally:
+        sys.setswitchinterval(interval)
+    assert together == alone
+
+
+def test_run_base_table_starting_afresh_changes_no_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    wide = [_signature("rank-and-file", n) for n in (5, 6, 11)]
+    monkeypatch.setattr(arrangements, "_BASES_LIMIT", 3)
+    monkeypatch.setattr(arrangements, "_BASES", {})
+    assert [_signature("rank-and-file", n) for n in (5, 6, 11)] == wide
