@@ -33,11 +33,18 @@ from app.solver.search import Rules, _search, replay, solve  # noqa: E402
 GAMES = ("rank-and-file", "rows-of-four", "rainbow")
 
 
-def speed(deals: int, budget: int, games: list[str]) -> None:
-    print(f"## positions per second (deals 1-{deals}, budget {budget:,} positions each)")
-    for name in games:
+def speed(deals: int, budget: int, games: list[str], at: list[str]) -> None:
+    """Deals 1..``deals`` of each game, or the ``game:deal`` pairs of ``at`` (deals that
+    stay unknown search the whole budget, so a deal won early cannot shrink the work)."""
+    chosen = [(name, range(1, deals + 1)) for name in games]
+    if at:
+        pairs = [item.rsplit(":", 1) for item in at]
+        chosen = [(name, range(int(number), int(number) + 1)) for name, number in pairs]
+    which = ", ".join(at) or f"deals 1-{deals}"
+    print(f"## positions per second ({which}, budget {budget:,} positions each)")
+    for name, numbers in chosen:
         positions, seconds, cpu = 0, 0.0, 0.0
-        for number in range(1, deals + 1):
+        for number in numbers:
             start = time.process_time()
             result = solve(deal(get_variant(name), number), max_positions=budget)
             cpu += time.process_time() - start
@@ -160,6 +167,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--deals", type=int, default=5)
     parser.add_argument("--games", nargs="*", default=list(GAMES), help="for the speed part")
+    parser.add_argument("--at", nargs="*", default=[], help="speed: game:deal pairs instead")
     parser.add_argument("--budget", type=int, default=5_000)
     parser.add_argument("--hint-seconds", type=float, default=2.0)
     parser.add_argument("--every", type=int, default=25)
@@ -170,7 +178,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     if "speed" not in args.skip:
-        speed(args.deals, args.budget, args.games)
+        speed(args.deals, args.budget, args.games, args.at)
     if "hints" not in args.skip:
         hints(args.deals, args.hint_seconds, args.every)
     if "lag" not in args.skip:
