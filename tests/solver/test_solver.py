@@ -161,7 +161,7 @@ def test_single_card_games_relocate_built_cards_in_narrow_restarts() -> None:
 _MIXED = [
     ("rank-and-file", 11),
     ("rainbow", 6),
-    ("emperor", 10),
+    ("emperor", 14),
     ("deauville", 14),
     ("number-ten", 4),
     ("canfield", 8),
