@@ -25,8 +25,8 @@ first, which to skip, and which to play at once:
 
 :func:`solve` first runs a few short *narrow* searches (no chains of run splits, every
 foundation move played at once where cards may come back and the stock comes round
-again) with restarts; they find most
-wins quickly but prove nothing. The *full* search that follows keeps only the sound
+again) with restarts (at most 2,000 positions long where single cards move); they find
+most wins quickly but prove nothing. The *full* search that follows keeps only the sound
 reductions above. Where whole runs move (:mod:`app.solver.arrangements`), restarts and
 the full search also run over positions up to run arrangement, a far smaller space.
 
@@ -158,7 +158,8 @@ def settle(state: State, rules: Rules, line: list[Move], eager: bool = False) ->
     """Play safe foundation moves until none is left, appending them to ``line``.
 
     ``eager`` (narrow search, where foundation cards may return and the stock has
-    redeals) plays every foundation move: a card that goes up can still come back, so it is rarely wrong, but not provably.
+    redeals) plays every foundation move: a card that goes up can still come back, so
+    it is rarely wrong, but not provably.
     """
     while True:
         move = _safe_move(state, rules, eager)
