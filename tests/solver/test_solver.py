@@ -13,7 +13,15 @@ import pytest
 from app.engine import Move, State, deal, get_variant
 from app.solver import arrangements, replay, solve
 from app.solver.pool import SolverBusy, SolverPool
-from app.solver.search import ARRANGED, NARROW, Rules, _follow_ups, restarts
+from app.solver.search import (
+    ARRANGED,
+    FULL,
+    NARROW,
+    Rules,
+    _follow_ups,
+    restart_kinds,
+    restarts,
+)
 
 SEEDS = Path(__file__).resolve().parents[2] / "seeds"
 
@@ -160,7 +168,7 @@ def test_single_card_games_relocate_built_cards_in_narrow_restarts() -> None:
 # trace the whole search, so any changed step shows.
 _MIXED = [
     ("rank-and-file", 11),
-    ("rainbow", 6),
+    ("rainbow", 29),
     ("emperor", 14),
     ("deauville", 14),
     ("number-ten", 4),
@@ -208,3 +216,13 @@ def test_restarts_pair_each_narrow_try_with_an_arranged_one() -> None:
     assert [kind for kind, _seed, _share in plan[:4]] == [NARROW, ARRANGED, NARROW, ARRANGED]
     assert plan[0][1] == plan[1][1] and plan[0][2] == plan[1][2]
     assert sum(share for _kind, _seed, share in plan) == 10_000
+
+
+def test_narrow_restarts_are_paired_with_complete_ones_where_runs_move() -> None:
+    def kinds(name: str) -> tuple[str, ...]:
+        variant = get_variant(name)
+        return restart_kinds(Rules.of(variant), arrangements.supports(variant))
+
+    assert kinds("rank-and-file") == kinds("number-ten") == (NARROW, ARRANGED)
+    assert kinds("rainbow") == kinds("canfield") == (NARROW, FULL)
+    assert kinds("deauville") == kinds("rows-of-four") == (NARROW,)
