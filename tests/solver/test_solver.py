@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from app.engine import Move, State, deal, get_variant
+from app.engine.variants import Rules as HouseRules
 from app.solver import arrangements, replay, solve
 from app.solver.pool import SolverBusy, SolverPool
 from app.solver.search import (
@@ -226,3 +227,16 @@ def test_narrow_restarts_are_paired_with_complete_ones_where_runs_move() -> None
     assert kinds("rank-and-file") == kinds("number-ten") == (NARROW, ARRANGED)
     assert kinds("rainbow") == kinds("canfield") == (NARROW, FULL)
     assert kinds("deauville") == kinds("rows-of-four") == (NARROW,)
+
+
+def test_foundation_moves_are_played_at_once_in_narrow_restarts_only_with_redeals() -> None:
+    def eager(name: str, house_return: bool | None = None) -> bool:
+        variant = get_variant(name).with_rules(HouseRules(foundation_return=house_return))
+        return Rules.of(variant).eager_foundations
+
+    assert eager("rows-of-four")  # cards may come back, and so does the stock
+    assert not eager("rainbow")  # cards may come back, but the stock passes once
+    assert not eager("emperor")
+    assert not eager("rank-and-file", house_return=True)
+    assert not eager("deauville")  # foundation cards never come back
+    assert not eager("canfield")
