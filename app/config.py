@@ -59,6 +59,13 @@ class Settings(BaseSettings):
     finish_max_positions: int = Field(default=1_000_000, ge=1)
     finish_max_seconds: float = Field(default=20.0, gt=0)
 
+    # Limits on what one client can make the server hold (issue 11).
+    max_body_bytes: int = Field(default=65_536, ge=1_024)  # the largest move is 100 bytes
+    body_timeout_seconds: float = Field(default=10.0, gt=0)  # a body sent this slowly: 408
+    header_timeout_seconds: float = Field(default=10.0, gt=0)  # a request head, from its start
+    keep_alive_seconds: float = Field(default=5.0, gt=0)  # idle between requests
+    auth_failures_per_minute: int = Field(default=20, ge=1)  # wrong tokens per client address
+
     @property
     def resolved_database_url(self) -> str:
         if self.database_url:

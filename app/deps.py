@@ -14,6 +14,7 @@ from app.db import Database
 from app.errors import ApiError
 from app.models import Player
 from app.services.players import player_for_token
+from app.services.ratelimit import FailedAuthLimiter
 
 
 def get_database(request: Request) -> Database:
@@ -41,9 +42,20 @@ SettingsDep = Annotated[Settings, Depends(get_app_settings)]
 _bearer = HTTPBearer(auto_error=False, description="The token from POST /api/v1/players.")
 
 
+def get_auth_limiter(request: Request) -> FailedAuthLimiter:
+    limiter: FailedAuthLimiter = request.app.state.auth_limiter
+    return limiter
+
+
+def client_address(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
+
+
 async def get_current_player(
+    request: Request,
     session: SessionDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+    limiter: Annotated[FailedAuthLimiter, Depends(get_auth_limiter)],
 ) -> Player:
     unauthorized = ApiError(
         "unauthorized",
@@ -53,10 +65,33 @@ async def get_current_player(
     )
     if credentials is None or not credentials.credentials:
         raise unauthorized
+    address = client_address(request)
+    wait = limiter.retry_after(address)
+    if wait is not None:
+        raise ApiError(
+            "too_many_auth_failures",
+            429,
+            "too many wrong tokens from this address; retry later",
+            headers={"Retry-After": str(wait)},
+        )
     player = await player_for_token(session, credentials.credentials)
     if player is None:
+        limiter.failed(address)
         raise unauthorized
     return player
 
 
+async def get_optional_player(
+    request: Request,
+    session: SessionDep,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+    limiter: Annotated[FailedAuthLimiter, Depends(get_auth_limiter)],
+) -> Player | None:
+    """The caller when a token is sent (a wrong one is still 401); None without one."""
+    if credentials is None:
+        return None
+    return await get_current_player(request, session, credentials, limiter)
+
+
 CurrentPlayer = Annotated[Player, Depends(get_current_player)]
+OptionalPlayer = Annotated[Player | None, Depends(get_optional_player)]

@@ -8,16 +8,17 @@ from datetime import timedelta
 from typing import Any
 
 from fastapi import FastAPI
-from fastapi.middleware.cors import CORSMiddleware
 from fastapi.routing import APIRoute
 from fastapi_offline import FastAPIOffline
 
 from app.config import Settings, get_settings
 from app.db import Database, upgrade_to_head
 from app.errors import install_error_handlers
+from app.middleware import BodyLimitMiddleware, EnvelopeCORSMiddleware
 from app.routers import daily, games, health, players, solver, stats, variants
 from app.services.daily import DailyDeals
 from app.services.games import prune_idempotency_keys
+from app.services.ratelimit import FailedAuthLimiter
 
 API_PREFIX = "/api/v1"
 
@@ -98,13 +99,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         generate_unique_id_function=_operation_id,
     )
     app.state.settings = settings
+    app.state.auth_limiter = FailedAuthLimiter(settings.auth_failures_per_minute)
     install_error_handlers(app)
     app.add_middleware(
-        CORSMiddleware,
+        EnvelopeCORSMiddleware,
         allow_origins=settings.cors_origin_list,
         allow_methods=["GET", "POST", "PATCH", "OPTIONS"],
         allow_headers=["Authorization", "Content-Type", "Idempotency-Key", "If-None-Match"],
         expose_headers=["ETag", "Retry-After", "Location", "Idempotent-Replayed"],
+    )
+    # Outermost of ours: a body is bounded before anything else looks at the request.
+    app.add_middleware(
+        BodyLimitMiddleware,
+        max_bytes=settings.max_body_bytes,
+        timeout=settings.body_timeout_seconds,
     )
     for router in (
         players.router,

@@ -7,6 +7,13 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+# Requests are validated strictly: a field takes exactly the JSON type it declares
+# (`deal` refuses true, "12", 1000.0 and 1e10; `expected_version` refuses "0").
+STRICT = ConfigDict(extra="forbid", strict=True)
+# Printable text only: NUL and other control characters are refused here, before they
+# reach a database (PostgreSQL cannot store NUL in text).
+PRINTABLE = r"^[^\x00-\x1f\x7f]+$"
+
 
 class ErrorDetail(BaseModel):
     code: str = Field(examples=["illegal_move"])
@@ -28,9 +35,15 @@ class ErrorResponse(BaseModel):
 
 
 class PlayerCreate(BaseModel):
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"name": "ada"}]})
+    model_config = STRICT | ConfigDict(json_schema_extra={"examples": [{"name": "ada"}]})
 
-    name: str | None = Field(default=None, min_length=1, max_length=64)
+    name: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=64,
+        pattern=PRINTABLE,
+        description="Shown in daily results; no control characters.",
+    )
 
 
 class PlayerOut(BaseModel):
@@ -70,7 +83,7 @@ class VariantOut(BaseModel):
 
 
 class RulesIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT
 
     foundation_return: bool | None = Field(
         default=None, description="Foundation cards may return to the tableau; null: default."
@@ -78,22 +91,21 @@ class RulesIn(BaseModel):
 
 
 class GameSettingsIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT
 
     auto_play: bool = Field(default=True, description="Clicks send cards to a target.")
     auto_finish: bool = Field(default=True, description="The server plays an ordered end.")
 
 
 class GameSettingsPatch(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT
 
     auto_play: bool | None = None
     auto_finish: bool | None = None
 
 
 class GameCreate(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
+    model_config = STRICT | ConfigDict(
         json_schema_extra={
             "examples": [
                 {"variant": "rank-and-file", "deal": 12345},
@@ -110,8 +122,8 @@ class GameCreate(BaseModel):
 
 
 class GamePatch(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid", json_schema_extra={"examples": [{"settings": {"auto_play": False}}]}
+    model_config = STRICT | ConfigDict(
+        json_schema_extra={"examples": [{"settings": {"auto_play": False}}]}
     )
 
     settings: GameSettingsPatch
@@ -119,7 +131,7 @@ class GamePatch(BaseModel):
 
 
 class _Action(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = STRICT | ConfigDict(populate_by_name=True)
 
 
 class MoveAction(_Action):
@@ -146,6 +158,8 @@ class ClickAction(_Action):
 
 
 class _Expect(BaseModel):
+    model_config = STRICT
+
     expected_version: int | None = Field(
         default=None,
         ge=0,
@@ -183,7 +197,7 @@ MOVE_REQUEST_EXAMPLES: dict[str, Any] = {
 
 
 class UndoRequest(_Expect):
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT
 
 
 # --- games: answers -------------------------------------------------------------

@@ -17,9 +17,11 @@ STOCK, WASTE, RESERVE, FOUNDATION, TABLEAU = "stock", "waste", "reserve", "found
 _SHORT = {STOCK: "s", WASTE: "w", RESERVE: "r", FOUNDATION: "f", TABLEAU: "t"}
 _LONG = {v: k for k, v in _SHORT.items()}
 _INDEXED = (FOUNDATION, TABLEAU)
-_PILE_ID = re.compile(r"^(stock|waste|reserve)$|^(foundation|tableau)-(\d{1,2})$")
-_SHORT_PILE = r"([swr]|[ft]\d{1,2})"
-_MOVE_TEXT = re.compile(rf"^{_SHORT_PILE}>{_SHORT_PILE}(?:x(\d{{1,3}}))?$")
+# Matched whole (fullmatch) and with ASCII digits only: "tableau-4\n" and "tableau-٤" are
+# not pile ids, though `$` and `\d` would let them through.
+_PILE_ID = re.compile(r"(stock|waste|reserve)|(foundation|tableau)-([0-9]{1,2})")
+_SHORT_PILE = r"([swr]|[ft][0-9]{1,2})"
+_MOVE_TEXT = re.compile(rf"{_SHORT_PILE}>{_SHORT_PILE}(?:x([0-9]{{1,3}}))?")
 
 MOVE, DRAW, REDEAL = "move", "draw", "redeal"
 
@@ -40,7 +42,7 @@ class Pile(NamedTuple):
     @classmethod
     def parse(cls, pile_id: str) -> Pile:
         """``tableau-3`` -> Pile("tableau", 3)."""
-        match = _PILE_ID.match(pile_id) if isinstance(pile_id, str) else None
+        match = _PILE_ID.fullmatch(pile_id) if isinstance(pile_id, str) else None
         if match is None:
             raise InvalidMove(
                 "bad_pile",
@@ -79,7 +81,7 @@ class Move(NamedTuple):
     def parse(cls, text: str) -> Move:
         if text in (DRAW, REDEAL):
             return DRAW_MOVE if text == DRAW else REDEAL_MOVE
-        match = _MOVE_TEXT.match(text) if isinstance(text, str) else None
+        match = _MOVE_TEXT.fullmatch(text) if isinstance(text, str) else None
         if match is None:
             raise InvalidMove(
                 "bad_move", f"{text!r} is not a move (e.g. t2>t5, t2>t5x3, w>f0, draw)"

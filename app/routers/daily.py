@@ -8,10 +8,8 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
 from fastapi.responses import JSONResponse
-from fastapi.security import HTTPAuthorizationCredentials
 
-from app.deps import CurrentPlayer, SessionDep, _bearer, get_current_player
-from app.models import Player
+from app.deps import CurrentPlayer, OptionalPlayer, SessionDep
 from app.routers.common import errors
 from app.schemas import DailyOut, DailyResults, ErrorResponse, GameState
 from app.services import daily, games
@@ -30,19 +28,6 @@ def get_daily_deals(request: Request) -> DailyDeals:
 
 DailyDealsDep = Annotated[DailyDeals, Depends(get_daily_deals)]
 
-
-async def get_optional_player(
-    session: SessionDep,
-    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
-) -> Player | None:
-    """The caller when a token is sent (a wrong one is still 401); None without one."""
-    if credentials is None:
-        return None
-    return await get_current_player(session, credentials)
-
-
-OptionalPlayer = Annotated[Player | None, Depends(get_optional_player)]
-
 VariantPath = Annotated[
     str, Path(description="A variant id or alias.", examples=["rank-and-file"], max_length=64)
 ]
@@ -53,6 +38,8 @@ DatePath = Annotated[
         description="A UTC date `YYYY-MM-DD`, or `today`.",
         examples=["today", "2026-11-29"],
         max_length=10,
+        # ASCII digits: `\d` would take other scripts' digits too.
+        pattern=r"^(today|[0-9]{4}-[0-9]{2}-[0-9]{2})$",
     ),
 ]
 

@@ -52,6 +52,7 @@ from app.services import games
 from app.services.games import RANDOM_DEAL_MAX, Answer, iso, write_transaction
 from app.services.seeds import solvable_deals
 from app.services.variants import find_variant
+from app.solver.pool import exit_with_parent
 
 log = logging.getLogger("app.daily")
 
@@ -177,6 +178,7 @@ async def _store(
 def _lower_priority() -> None:
     # Background work: requests and hints come first on a busy machine.
     os.nice(10)
+    exit_with_parent()
 
 
 def not_ready(variant: str, day: date, retry_after: int) -> ApiError:

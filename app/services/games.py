@@ -18,6 +18,7 @@ import base64
 import hashlib
 import json
 import secrets
+import uuid
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -75,6 +76,10 @@ def iso(moment: datetime) -> str:
 
 def etag(game_id: str, version: int) -> str:
     return f'"{game_id}.{version}"'
+
+
+class PositionChanged(Exception):
+    """The game is no longer at the position a line of moves was found for."""
 
 
 def not_found() -> ApiError:
@@ -160,12 +165,26 @@ async def write_transaction(session: AsyncSession) -> AsyncIterator[None]:
     await session.commit()
 
 
+def _checked_id(game_id: str) -> str:
+    """A game id as this API makes them (a UUID); anything else is no game. Checked
+    before a query: PostgreSQL refuses text with NUL (`%00` in a path) with an error."""
+    try:
+        if str(uuid.UUID(game_id)) == game_id:
+            return game_id
+    except ValueError:
+        pass
+    raise not_found()
+
+
 async def _load_owned(
     session: AsyncSession, player_id: str, game_id: str, *, lock: bool = False
 ) -> Game:
-    query = select(Game).where(Game.id == game_id, Game.player_id == player_id)
+    query = select(Game).where(Game.id == _checked_id(game_id), Game.player_id == player_id)
     if lock:
         query = query.with_for_update()
+    # populate_existing: a write after a long wait (a hint's search) must see the row as
+    # it is now, not the copy this session loaded before.
+    query = query.execution_options(populate_existing=True)
     game = (await session.execute(query)).scalar_one_or_none()
     if game is None:
         raise not_found()
@@ -334,7 +353,9 @@ async def game_version(session: AsyncSession, player: Player, game_id: str) -> i
     """Only the version, for a cheap If-None-Match answer."""
     version = (
         await session.execute(
-            select(Game.version).where(Game.id == game_id, Game.player_id == player.id)
+            select(Game.version).where(
+                Game.id == _checked_id(game_id), Game.player_id == player.id
+            )
         )
     ).scalar_one_or_none()
     if version is None:
@@ -348,12 +369,21 @@ def _encode_cursor(game: Game) -> str:
 
 
 def _decode_cursor(cursor: str) -> tuple[datetime, str]:
+    """The (created_at, id) a page ended at. Only what `_encode_cursor` makes is taken:
+    an aware time that stays a valid time in UTC (`0001-01-01T00:00:00+01:00` does not,
+    and the database would fail on it), and a game id."""
+    invalid = ApiError("invalid_cursor", 422, "the cursor is not one this API gave")
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
         created, game_id = json.loads(raw)
-        return datetime.fromisoformat(created), str(game_id)
-    except (ValueError, TypeError) as exc:
-        raise ApiError("invalid_cursor", 422, "the cursor is not one this API gave") from exc
+        moment = datetime.fromisoformat(created)
+        if moment.tzinfo is None or not isinstance(game_id, str):
+            raise invalid
+        return moment.astimezone(UTC), _checked_id(game_id)
+    except (ValueError, TypeError, OverflowError) as exc:
+        raise invalid from exc
+    except ApiError as exc:
+        raise invalid from exc
 
 
 async def list_games(
@@ -459,12 +489,15 @@ async def apply_moves(
     expected_version: int | None = None,
     idempotency: Idempotency | None = None,
     assisted: bool = False,
+    from_position: State | None = None,
 ) -> Answer:
     """Apply moves in order, each validated by the engine and logged as its own move,
     in one transaction: all of them or none. The one path for every move (the moves
     endpoint; a hint's finish and the daily game reuse it). Once the game is won
     (auto-finish may win it early), the remaining moves are skipped. `assisted` (the
-    solver's finish) marks the game assisted with its first move."""
+    solver's finish) marks the game assisted with its first move. With `from_position`,
+    the moves are played only if the game is still at that position (else
+    `PositionChanged`, nothing written)."""
     player_id = player.id  # read once: a rollback expires the ORM object
     try:
         async with write_transaction(session):
@@ -474,6 +507,8 @@ async def apply_moves(
                 if replay is not None:
                     return replay
             _check_version(game, expected_version)
+            if from_position is not None and game.state != from_position.to_bytes():
+                raise PositionChanged
             state = State.from_bytes(game.state)
             events: list[Any] = []
             mark = {"assisted": True} if assisted and not game.assisted else {}

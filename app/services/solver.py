@@ -26,6 +26,8 @@ from app.solver.pool import SolverBusy, SolverPool
 from app.solver.search import SolveResult, suggest
 
 _LINES_KEPT = 50_000  # positions with a known winning rest (about 150 bytes each)
+# Searches one finish may run when the game moves on while it searches.
+_FINISH_SEARCHES = 2
 
 
 def _settings(app: FastAPI) -> Settings:
@@ -126,21 +128,38 @@ async def hint(app: FastAPI, session: Any, player: Player, game_id: str) -> dict
 
 
 async def finish(app: FastAPI, session: Any, player: Player, game_id: str) -> Answer:
-    """Play a winning line to the end through the one move path; 409 ``no_win_found``."""
-    _game, state = await games.load_position(session, player, game_id)
-    await session.commit()
-    line, info = await _winning_line(
-        app,
-        state,
-        _settings(app).finish_max_positions,
-        _settings(app).finish_max_seconds,
-    )
-    if line is None:
-        raise ApiError(
-            "no_win_found",
-            409,
-            f"no winning line was found from this position (result: {info['result']}, "
-            f"{info['positions']} positions searched)",
+    """Play a winning line to the end through the one move path; 409 ``no_win_found``.
+
+    The game is read afresh after the search: a change made meanwhile (another client's
+    move) is seen, and the line is played only from the position it was found for; from a
+    moved position the search runs once more. A position proven lost marks the game
+    assisted, as a hint saying so does: it tells the player something of hidden cards."""
+    for _attempt in range(_FINISH_SEARCHES):
+        game, state = await games.load_position(session, player, game_id)
+        already_assisted = game.assisted
+        await session.commit()  # end the read before the (long) search
+        line, info = await _winning_line(
+            app,
+            state,
+            _settings(app).finish_max_positions,
+            _settings(app).finish_max_seconds,
         )
-    # Marked in the same transaction as the line's first move: a finished win is not ranked.
-    return await games.apply_moves(session, player, game_id, list(line), assisted=True)
+        if line is None:
+            if info["result"] == "unsolvable" and not already_assisted:
+                await games.mark_assisted(session, player, game_id)
+            raise ApiError(
+                "no_win_found",
+                409,
+                f"no winning line was found from this position (result: {info['result']}, "
+                f"{info['positions']} positions searched)",
+            )
+        try:
+            # Marked in the same transaction as the line's first move: not ranked.
+            return await games.apply_moves(
+                session, player, game_id, list(line), assisted=True, from_position=state
+            )
+        except games.PositionChanged:
+            continue
+    raise ApiError(
+        "version_conflict", 409, "the game kept changing during the search; reload it"
+    )

@@ -13,8 +13,14 @@ stay available behind the same interface (tests, or a single-process deployment)
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import math
 import multiprocessing
+import os
+import signal
+import sys
+import threading
+import time
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Literal
 
@@ -30,6 +36,31 @@ class SolverBusy(Exception):
     def __init__(self, retry_after: int) -> None:
         super().__init__(f"the solver is busy; retry after {retry_after} s")
         self.retry_after = retry_after
+
+
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
+_PARENT_POLL_SECONDS = 1.0
+
+
+def exit_with_parent() -> None:
+    """Make this worker process end when the process that started it dies, however it
+    dies (`kill -9` included): a pool's initializer. Linux is told to send SIGKILL at the
+    parent's death; everywhere, a thread also watches the parent id, since the kernel's
+    signal follows the parent *thread* and a worker can be orphaned before it is asked."""
+    parent = os.getppid()
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass  # the watcher below still ends it
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(_PARENT_POLL_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
 def _solve_bytes(data: bytes, max_positions: int, max_seconds: float | None) -> SolveResult:
@@ -56,7 +87,9 @@ class SolverPool:
             if self.kind == "process":
                 # Never fork a process that runs an event loop: spawn clean workers.
                 ctx = multiprocessing.get_context("spawn")
-                self._executor = ProcessPoolExecutor(self.workers, mp_context=ctx)
+                self._executor = ProcessPoolExecutor(
+                    self.workers, mp_context=ctx, initializer=exit_with_parent
+                )
             else:
                 self._executor = ThreadPoolExecutor(self.workers, thread_name_prefix="solver")
         return self._executor

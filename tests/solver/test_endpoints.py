@@ -9,6 +9,7 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
+from app.services import solver as solver_service
 from tests.api.conftest import API, assert_error
 
 
@@ -96,3 +97,63 @@ async def test_hint_on_someone_elses_game_is_404(
     other = await new_player("bob")
     answer = await client.post(f"{API}/games/{game['id']}/hint", headers=other)
     assert_error(answer, 404, "game_not_found")
+
+
+@pytest.fixture
+def move_during_search(
+    client: httpx.AsyncClient, auth: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> list[str]:
+    """Every search first lets another client play a draw on the game (a move made
+    while the search runs); returns the ids of the games searched."""
+    searched: list[str] = []
+    original = solver_service.SolverService.search
+
+    async def search(self: Any, state: Any, positions: int, seconds: float) -> Any:
+        game_id = searched[-1] if searched else ""
+        if game_id and len(searched) == 1:
+            played = await client.post(
+                f"{API}/games/{game_id}/moves", json={"action": "draw"}, headers=auth
+            )
+            assert played.status_code == 200, played.text
+        searched.append(game_id)
+        return await original(self, state, positions, seconds)
+
+    monkeypatch.setattr(solver_service.SolverService, "search", search)
+    return searched
+
+
+async def test_hint_with_a_move_during_its_search_answers(
+    client: httpx.AsyncClient, auth: dict[str, str], new_game: Any, move_during_search: list[str]
+) -> None:
+    game = await new_game(deal=9)
+    move_during_search.append(game["id"])
+    hint = await client.post(f"{API}/games/{game['id']}/hint", headers=auth)
+    assert hint.status_code == 200, hint.text  # not a 409 from a stale copy of the game
+    state = (await client.get(f"{API}/games/{game['id']}", headers=auth)).json()
+    assert state["assisted"] is True
+    assert state["move_count"] == 1  # the other client's draw stays
+
+
+async def test_finish_with_a_move_during_its_search_plays_from_the_new_position(
+    client: httpx.AsyncClient, auth: dict[str, str], new_game: Any, move_during_search: list[str]
+) -> None:
+    game = await new_game(deal=2)
+    move_during_search.append(game["id"])
+    finished = await client.post(f"{API}/games/{game['id']}/finish", headers=auth)
+    assert finished.status_code == 200, finished.text
+    assert finished.json()["status"] == "won"
+    assert len(move_during_search) == 3  # searched again from the moved position
+    log = (await client.get(f"{API}/games/{game['id']}/moves", headers=auth)).json()
+    assert log["items"][0]["move"] == {"action": "draw"}  # the other client's move first
+    assert [entry["seq"] for entry in log["items"]] == list(range(1, len(log["items"]) + 1))
+
+
+async def test_finish_on_a_lost_position_marks_the_game_assisted(
+    client: httpx.AsyncClient, auth: dict[str, str], new_game: Any
+) -> None:
+    game = await new_game(variant="canfield", deal=3)  # proven lost in a few dozen positions
+    answer = await client.post(f"{API}/games/{game['id']}/finish", headers=auth)
+    error = assert_error(answer, 409, "no_win_found")
+    assert "unsolvable" in error["message"]
+    state = (await client.get(f"{API}/games/{game['id']}", headers=auth)).json()
+    assert state["assisted"] is True

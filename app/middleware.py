@@ -1,0 +1,98 @@
+"""ASGI middleware that keeps requests bounded and every refusal in the error envelope."""
+
+from __future__ import annotations
+
+import asyncio
+
+from starlette.datastructures import Headers
+from starlette.middleware.cors import CORSMiddleware
+from starlette.responses import Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.errors import error_response
+
+
+class BodyLimitMiddleware:
+    """Reads each request body before the app does, at most `max_bytes` of it and within
+    `timeout` seconds: over the limit 413, too slow 408, both in the envelope.
+
+    A declared Content-Length over the limit is refused before a byte of the body is
+    read, so a 50 MB upload costs nothing; a chunked one is cut off at the limit. The
+    app then gets the body in one message, so no handler ever waits on a slow client.
+    """
+
+    def __init__(self, app: ASGIApp, max_bytes: int, timeout: float) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+        self.timeout = timeout
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = Headers(scope=scope).get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
+            await self._too_large(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        size = 0
+        more = True
+        try:
+            async with asyncio.timeout(self.timeout):
+                while more:
+                    message = await receive()
+                    if message["type"] == "http.disconnect":
+                        return  # the client left: nobody to answer
+                    chunk = message.get("body", b"")
+                    size += len(chunk)
+                    if size > self.max_bytes:
+                        await self._too_large(scope, receive, send)
+                        return
+                    chunks.append(chunk)
+                    more = message.get("more_body", False)
+        except TimeoutError:
+            response = error_response(
+                "request_timeout",
+                408,
+                f"the request body did not arrive within {self.timeout:g} s",
+                headers={"Connection": "close"},
+            )
+            await response(scope, receive, send)
+            return
+        body = b"".join(chunks)
+        sent = False
+
+        async def replay() -> Message:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()  # after the body: only a disconnect can come
+
+        await self.app(scope, replay, send)
+
+    async def _too_large(self, scope: Scope, receive: Receive, send: Send) -> None:
+        response = error_response(
+            "payload_too_large",
+            413,
+            f"the request body is larger than {self.max_bytes} bytes",
+            headers={"Connection": "close"},
+        )
+        await response(scope, receive, send)
+
+
+class EnvelopeCORSMiddleware(CORSMiddleware):
+    """Starlette's CORS, with a refused preflight answered in the error envelope
+    (Starlette answers it in plain text)."""
+
+    def preflight_response(self, request_headers: Headers) -> Response:
+        response = super().preflight_response(request_headers)
+        if response.status_code < 400:
+            return response
+        headers = {
+            name: value
+            for name, value in response.headers.items()
+            if name not in ("content-length", "content-type")
+        }
+        message = bytes(response.body).decode(errors="replace")
+        return error_response("cors_refused", response.status_code, message, headers=headers)

@@ -1,0 +1,105 @@
+"""What one client can make the server hold or try: request bodies, wrong tokens, and
+refusals that used to bypass the envelope (CORS preflight)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import httpx
+import pytest
+from fastapi import FastAPI
+
+from app.config import Settings
+from tests.api.conftest import API, NewGame, assert_error
+
+
+async def test_a_body_over_the_limit_is_413_before_it_is_read(
+    client: httpx.AsyncClient, settings: Settings, auth: dict[str, str]
+) -> None:
+    limit = settings.max_body_bytes
+    too_big = b'{"name": "' + b"a" * limit + b'"}'
+    answer = await client.post(
+        f"{API}/players", content=too_big, headers={"Content-Type": "application/json"}
+    )
+    assert_error(answer, 413, "payload_too_large")
+    assert str(limit) in answer.json()["error"]["message"]
+
+
+async def test_a_chunked_body_is_cut_off_at_the_limit(
+    client: httpx.AsyncClient, settings: Settings, auth: dict[str, str]
+) -> None:
+    sent = 0
+
+    async def chunks() -> AsyncIterator[bytes]:
+        nonlocal sent
+        for _ in range(1000):  # 1000 KiB, with no Content-Length
+            sent += 1
+            yield b" " * 1024
+
+    answer = await client.post(
+        f"{API}/games", content=chunks(), headers={**auth, "Content-Type": "application/json"}
+    )
+    assert_error(answer, 413, "payload_too_large")
+    assert sent <= settings.max_body_bytes // 1024 + 2  # not read to the end
+
+
+async def test_a_body_at_the_limit_is_read_as_usual(
+    client: httpx.AsyncClient, settings: Settings, auth: dict[str, str], new_game: NewGame
+) -> None:
+    gid = (await new_game(deal=5))["id"]
+    body = b'{"action": "draw"}'
+    padded = body[:-1] + b" " * (settings.max_body_bytes - len(body)) + b"}"
+    assert len(padded) == settings.max_body_bytes
+    answer = await client.post(
+        f"{API}/games/{gid}/moves",
+        content=padded,
+        headers={**auth, "Content-Type": "application/json"},
+    )
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["move_count"] == 1
+
+
+async def test_wrong_tokens_are_limited_per_address(
+    client: httpx.AsyncClient, app: FastAPI, settings: Settings, auth: dict[str, str]
+) -> None:
+    wrong = {"Authorization": "Bearer not-a-token"}
+    for _ in range(settings.auth_failures_per_minute):
+        assert_error(await client.get(f"{API}/players/me", headers=wrong), 401, "unauthorized")
+    limited = await client.get(f"{API}/players/me", headers=wrong)
+    assert_error(limited, 429, "too_many_auth_failures")
+    assert 1 <= int(limited.headers["Retry-After"]) <= 60
+    # A right token from that address waits too: a guesser must not learn which was right.
+    assert_error(await client.get(f"{API}/players/me", headers=auth), 429, "too_many_auth_failures")
+    # Requests without a token are not authentication attempts.
+    assert (await client.get(f"{API}/variants")).status_code == 200
+    # Another address is not affected.
+    transport = httpx.ASGITransport(app=app, client=("10.9.8.7", 1234))
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as other:
+        assert (await other.get(f"{API}/players/me", headers=auth)).status_code == 200
+
+
+async def test_right_tokens_are_never_counted(
+    client: httpx.AsyncClient, settings: Settings, auth: dict[str, str]
+) -> None:
+    for _ in range(settings.auth_failures_per_minute + 5):
+        assert (await client.get(f"{API}/players/me", headers=auth)).status_code == 200
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Origin": "https://evil.example", "Access-Control-Request-Method": "POST"},
+        {"Origin": "https://front.example", "Access-Control-Request-Method": "PUT"},
+        {
+            "Origin": "https://front.example",
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "X-Secret",
+        },
+    ],
+)
+async def test_a_refused_cors_preflight_answers_in_the_envelope(
+    client: httpx.AsyncClient, headers: dict[str, str]
+) -> None:
+    answer = await client.options(f"{API}/games", headers=headers)
+    error = assert_error(answer, 400, "cors_refused")
+    assert "Disallowed CORS" in error["message"]
