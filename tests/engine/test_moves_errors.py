@@ -94,6 +94,8 @@ def test_draw_and_redeal_forms() -> None:
         ("draw ", "bad_move"),
         ("DRAW", "bad_move"),
         ("t2>t5x0", "bad_count"),
+        ("t2>t5\n", "bad_move"),  # matched whole: `$` would take a trailing newline
+        ("t\u0662>t5", "bad_move"),  # ASCII digits only: `\d` would take other scripts'
         (None, "bad_move"),
         (25, "bad_move"),
     ],
@@ -119,6 +121,10 @@ def test_malformed_move_text(text: Any, code: str) -> None:
         ({"action": "move", "from": "tableau-x", "to": "tableau-2"}, "bad_pile"),
         ({"action": "move", "from": "t1", "to": "tableau-2"}, "bad_pile"),
         ({"action": "move", "from": 1, "to": "tableau-2"}, "bad_pile"),
+        ({"action": "move", "from": "tableau-4\n", "to": "tableau-2"}, "bad_pile"),
+        ({"action": "move", "from": "tableau-\u0664", "to": "tableau-2"}, "bad_pile"),
+        ({"action": "move", "from": "stock\n", "to": "tableau-2"}, "bad_pile"),
+        ({"action": "move", "from": "tableau-1", "to": "foundation-\uff11"}, "bad_pile"),
         ({"action": "move", "from": "tableau-1", "to": "tableau-2", "count": "3"}, "bad_count"),
         ({"action": "move", "from": "tableau-1", "to": "tableau-2", "count": True}, "bad_count"),
         ({"action": "move", "from": "tableau-1", "to": "tableau-2", "count": 0}, "bad_count"),

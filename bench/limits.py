@@ -1,0 +1,135 @@
+"""Peak memory of a real server (`python -m app.server`) under the largest bodies.
+
+    .venv/bin/python bench/limits.py [--clients 8] [--requests 50]
+
+Starts a server on a free loopback port with a throw-away SQLite database, then reads
+its resident memory (VmRSS, and the peak VmHWM) from /proc:
+1. at rest;
+2. while `--clients` clients each send `--requests` bodies of exactly MAX_BODY_BYTES
+   (the largest a request may have; answered 201);
+3. while the same clients each announce a 50 MB body and send 1 MB of it (refused 413).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+from app.config import Settings
+
+ROOT = Path(__file__).resolve().parents[1]
+HUGE = 50 * 1024 * 1024
+
+
+def memory_kib(pid: int) -> dict[str, int]:
+    fields = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        name, _, value = line.partition(":")
+        if name in ("VmRSS", "VmHWM"):
+            fields[name] = int(value.split()[0])
+    return fields
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+async def at_the_limit(url: str, limit: int, clients: int, requests: int) -> list[int]:
+    head, tail = b'{"name": "ada"', b"}"
+    body = head + b" " * (limit - len(head) - len(tail)) + tail
+    statuses: list[int] = []
+
+    async def client() -> None:
+        async with httpx.AsyncClient(base_url=url, timeout=60) as http:
+            for _ in range(requests):
+                answer = await http.post(
+                    "/api/v1/players", content=body, headers={"Content-Type": "application/json"}
+                )
+                statuses.append(answer.status_code)
+
+    await asyncio.gather(*(client() for _ in range(clients)))
+    return statuses
+
+
+def over_the_limit(port: int, clients: int) -> list[bytes]:
+    socks = []
+    for _ in range(clients):
+        sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+        sock.sendall(
+            b"POST /api/v1/players HTTP/1.1\r\nHost: bench\r\ncontent-type: application/json\r\n"
+            + f"content-length: {HUGE}\r\n\r\n".encode()
+            + b" " * 1_000_000
+        )
+        socks.append(sock)
+    answers = [sock.recv(200).split(b"\r\n", 1)[0] for sock in socks]
+    for sock in socks:
+        sock.close()
+    return answers
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--requests", type=int, default=50)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        port = free_port()
+        env = {
+            **os.environ,
+            "DATA_DIR": tmp,
+            "DATABASE_URL": f"sqlite+aiosqlite:///{tmp}/bench.sqlite3",
+            "DAILY_PREPARE_AHEAD": "false",
+        }
+        server = subprocess.Popen(
+            [sys.executable, "-m", "app.server", "--port", str(port)],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        url = f"http://127.0.0.1:{port}"
+        try:
+            for _ in range(300):
+                try:
+                    if httpx.get(f"{url}/health").status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    time.sleep(0.1)
+            limit = Settings().max_body_bytes
+            rest = memory_kib(server.pid)
+            print(f"at rest: RSS {rest['VmRSS'] / 1024:.1f} MiB")
+            started = time.monotonic()
+            statuses = asyncio.run(at_the_limit(url, limit, args.clients, args.requests))
+            after = memory_kib(server.pid)
+            print(
+                f"{len(statuses)} bodies of {limit} bytes from {args.clients} clients "
+                f"({time.monotonic() - started:.1f} s, statuses {sorted(set(statuses))}): "
+                f"RSS {after['VmRSS'] / 1024:.1f} MiB, peak {after['VmHWM'] / 1024:.1f} MiB "
+                f"(+{(after['VmHWM'] - rest['VmRSS']) / 1024:.1f} MiB over rest)"
+            )
+            answers = over_the_limit(port, args.clients)
+            huge = memory_kib(server.pid)
+            print(
+                f"{args.clients} bodies announced at 50 MiB (1 MiB sent each), answered "
+                f"{sorted(set(a.decode() for a in answers))}: RSS {huge['VmRSS'] / 1024:.1f} "
+                f"MiB, peak {huge['VmHWM'] / 1024:.1f} MiB"
+            )
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+
+
+if __name__ == "__main__":
+    main()
