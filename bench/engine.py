@@ -1,7 +1,9 @@
 """Engine speed: random legal playouts of each variant, positions per second.
 
 One position = ``legal_moves()`` + ``apply()`` of one of them (unchecked, as the
-solver does) + ``hash(key())`` of the canonical position key. Run:
+solver does) + ``hash(key())`` of the canonical position key. Then what the service
+pays per request to load a stored game: ``State.from_bytes`` + ``legal_moves()``,
+with the variant's own rules and with its house rule flipped. Run:
 
     .venv/bin/python bench/engine.py [--games 40] [--steps 300] [--seed 1] [--json]
 """
@@ -17,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.engine import VARIANTS, deal  # noqa: E402
+from app.engine import VARIANTS, Rules, State, deal  # noqa: E402
 
 
 def playout_rate(name: str, games: int, steps: int, seed: int) -> tuple[int, float]:
@@ -37,6 +39,18 @@ def playout_rate(name: str, games: int, steps: int, seed: int) -> tuple[int, flo
     return positions, time.perf_counter() - started
 
 
+def load_ms(name: str, flip_house_rule: bool, loads: int = 200) -> float:
+    """Milliseconds per `State.from_bytes` + `legal_moves()` of a stored deal."""
+    variant = VARIANTS[name]
+    rules = Rules(foundation_return=not variant.foundation_return) if flip_house_rule else None
+    data = deal(variant, 5, rules).to_bytes()
+    State.from_bytes(data).legal_moves()  # tables built once, as in a running server
+    started = time.perf_counter()
+    for _ in range(loads):
+        State.from_bytes(data).legal_moves()
+    return (time.perf_counter() - started) / loads * 1000
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--games", type=int, default=40)
@@ -51,13 +65,18 @@ def main() -> None:
             "positions": positions,
             "seconds": round(seconds, 3),
             "per_second": round(positions / seconds),
+            "load_ms": round(load_ms(name, False), 3),
+            "load_ms_house_rule": round(load_ms(name, True), 3),
         }
     if args.json:
         print(json.dumps(results, indent=1))
         return
-    print(f"{'variant':<15}{'positions':>10}{'seconds':>9}{'pos/s':>9}")
+    print(f"{'variant':<15}{'positions':>10}{'seconds':>9}{'pos/s':>9}{'load ms':>9}{'ruled':>8}")
     for name, row in results.items():
-        print(f"{name:<15}{row['positions']:>10}{row['seconds']:>9}{row['per_second']:>9}")
+        print(
+            f"{name:<15}{row['positions']:>10}{row['seconds']:>9}{row['per_second']:>9}"
+            f"{row['load_ms']:>9}{row['load_ms_house_rule']:>8}"
+        )
 
 
 if __name__ == "__main__":

@@ -79,11 +79,22 @@ class Variant:
         return self.tableau_rounds.count(False)
 
     def with_rules(self, rules: Rules | None) -> Variant:
+        """This variant under house rules: the same value each time for the same rules,
+        so its lookup tables are built once (every load of a ruled game asks for it)."""
         if rules is None or rules.foundation_return is None:
             return self
         if rules.foundation_return == self.foundation_return:
             return self
-        return replace(self, foundation_return=rules.foundation_return)
+        ruled = self._ruled.get(rules.foundation_return)
+        if ruled is None:
+            ruled = replace(self, foundation_return=rules.foundation_return)
+            self._ruled[rules.foundation_return] = ruled
+        return ruled
+
+    @cached_property
+    def _ruled(self) -> dict[bool, Variant]:
+        # foundation_return -> the ruled copy; at most one entry per house rule value.
+        return {}
 
     def house_rules(self) -> list[str]:
         return list(HOUSE_RULES)

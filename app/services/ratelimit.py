@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import time
 
-from limits import RateLimitItemPerMinute
+from limits.limits import RateLimitItemPerMinute
 from limits.storage import MemoryStorage
 from limits.strategies import MovingWindowRateLimiter
 

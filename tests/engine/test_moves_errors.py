@@ -286,3 +286,18 @@ def test_house_rules_from_json() -> None:
     with pytest.raises(InvalidMove) as info:
         Rules.from_json({"foundation_return": "yes"})
     assert info.value.code == "bad_rule"
+
+
+def test_a_ruled_variant_is_one_value_with_its_tables_kept() -> None:
+    # Every load of a game with a house rule asks for its variant: building a new value
+    # each time rebuilt the lookup tables (5-8 ms a load against 0.1-0.4 ms).
+    variant = get_variant("rank-and-file")
+    flipped = Rules(foundation_return=not variant.foundation_return)
+    ruled = variant.with_rules(flipped)
+    assert ruled.foundation_return is not variant.foundation_return
+    assert variant.with_rules(flipped) is ruled
+    assert variant.with_rules(Rules()) is variant
+    data = deal(variant, 7, flipped).to_bytes()
+    first, second = State.from_bytes(data), State.from_bytes(data)
+    assert first.variant is second.variant is ruled
+    assert first.legal_moves() == second.legal_moves()
