@@ -17,6 +17,7 @@ python="${PYTHON:-python3}"
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/fresh-clone.XXXXXX")"
 cleanup() { rm -rf "$tmp"; }
 trap cleanup EXIT
+tmp="$(cd "$tmp" && pwd -P)"  # the real path, to compare with where Python imports from
 clone="$tmp/solitaire"
 
 fail() {
@@ -41,15 +42,6 @@ cd "$clone"
 # Nothing from the calling environment may lead Python back to the original tree.
 unset PYTHONPATH PYTHONHOME PYTHONSTARTUP PYTHONUSERBASE VIRTUAL_ENV
 
-echo "== virtual environment inside the clone"
-"$python" -m venv .venv || fail "$python -m venv"
-.venv/bin/python -m pip install -q -e '.[test]' || fail "pip install -e '.[test]'"
-where="$(.venv/bin/python -c 'import app; print(app.__file__)')" || fail "import app"
-case "$where" in
-    "$clone"/*) ;;
-    *) fail "the clone's interpreter imports app from $where, not from the clone" ;;
-esac
-
 echo "== no reference to a folder outside the repository in app/ tests/ bench/ scripts/"
 # The patterns are spelled so that this script does not match itself.
 set +e
@@ -60,6 +52,15 @@ case "$status" in
     0) echo "$found" >&2; fail "the lines above reach outside the repository" ;;
     1) ;;
     *) fail "grep exited with status $status" ;;
+esac
+
+echo "== virtual environment inside the clone"
+"$python" -m venv .venv || fail "$python -m venv"
+.venv/bin/python -m pip install -q -e '.[test]' || fail "pip install -e '.[test]'"
+where="$(.venv/bin/python -c 'import app; print(app.__file__)')" || fail "import app"
+case "$where" in
+    "$clone"/*) ;;
+    *) fail "the clone's interpreter imports app from $where, not from the clone" ;;
 esac
 
 echo "== engine tests in the clone"
