@@ -1,4 +1,4 @@
-"""The game engine: pure rules, no I/O. See ``../shared/RULES.md`` for the authority."""
+"""The game engine: pure rules, no I/O. ``docs/rules.md`` is the authority it implements."""
 
 from .cards import CODE, RANK, SUIT, SUITS, card_code, parse_card
 from .deal import MAX_DEAL, deal, shuffled_deck

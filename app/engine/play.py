@@ -1,4 +1,4 @@
-"""Play helpers of RULES.md: click resolution (auto-finish and stuck detection live on State)."""
+"""Play helpers of docs/rules.md: the click (auto-finish and stuck detection live on State)."""
 
 from __future__ import annotations
 

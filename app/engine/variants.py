@@ -1,7 +1,7 @@
 """Variants as data: one frozen value per game, read by one engine.
 
 A new game is a new entry in :data:`VARIANTS`, never new code. The fields name the
-rules of ``RULES.md``; :meth:`Variant.describe` turns them back into words.
+rules of ``docs/rules.md``; :meth:`Variant.describe` turns them back into words.
 """
 
 from __future__ import annotations

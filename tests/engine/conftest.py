@@ -36,7 +36,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 # --------------------------------------------------------------------------- spec
 @dataclass(frozen=True)
 class Spec:
-    """What RULES.md says about one game, written down independently of the engine."""
+    """What docs/rules.md says about one game, written down independently of the engine."""
 
     decks: int
     piles: int

@@ -1,5 +1,6 @@
-"""Deals: golden layouts PySolFC itself dealt (../shared/pysolfc-deals.json), the deal
-shape and dealing order of every variant, and deal-number validation."""
+"""Deals: golden layouts PySolFC itself dealt (``data/pysolfc-deals.json`` beside this file,
+see ``data/README.md``), the deal shape and dealing order of every variant, and deal-number
+validation (docs/rules.md, "Deals")."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from app.engine.deal import deal
 
 from .conftest import ALL, SPECS, all_cards, header, piles
 
-GOLDEN_PATH = Path(__file__).resolve().parents[3] / "shared" / "pysolfc-deals.json"
+GOLDEN_PATH = Path(__file__).resolve().parent / "data" / "pysolfc-deals.json"
 GOLDEN = json.loads(GOLDEN_PATH.read_text())["games"]
 GOLDEN_CASES = [(game, number) for game, deals in GOLDEN.items() for number in deals]
 NUMBERS = [1, 2, 617, 11982, 31999, 32000, 32001, 123456, 10**9, MAX_DEAL]

@@ -1,4 +1,4 @@
-"""Foundation rules of RULES.md: up in suit, two per suit and any Ace (two-deck games),
+"""Foundation rules of docs/rules.md: up in suit, two per suit and any Ace (two-deck games),
 base rank and King-to-Ace wrap (Rainbow, Canfield), 13 cards, and foundation return."""
 
 from __future__ import annotations

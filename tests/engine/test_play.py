@@ -110,6 +110,16 @@ def test_redeal_possible_but_nothing_would_play() -> None:
     assert state.is_stuck
 
 
+@pytest.mark.parametrize(("waste", "stuck"), [("QD JD 4H KD", False), ("QD JD 7D KD", True)])
+def test_unlimited_redeals_count_the_waste(waste: str, stuck: bool) -> None:
+    """Canfield redeals without end: the 4H under the waste top comes up again (the third
+    card of the first draw after the redeal) and plays on the 5S, so the game is not stuck."""
+    state = position("canfield", t=["5S", "5H", "9S", "9H"], waste=waste, base=1)
+    assert state.legal_moves() == [Move.parse("redeal")]
+    assert state.is_stuck is stuck
+    assert state.status == ("stuck" if stuck else "playing")
+
+
 @pytest.mark.parametrize("variant", RESERVE_GAMES)
 def test_stuck_reserve_game(variant: str) -> None:
     tops = ["5S", "5H", "9S", "9H"] if variant == "canfield" else ["5S", "5C", "9S", "9C"]
@@ -185,6 +195,20 @@ def test_click_on_face_down_or_missing_card() -> None:
         resolve_click(state, "tableau-1", 7)
     with pytest.raises(InvalidMove):
         resolve_click(state, "pile-1")
+
+
+def test_click_never_moves_a_whole_pile_to_an_empty_pile() -> None:
+    """That move changes nothing a player can see, so a click does not pick it (the explicit
+    move stays legal); a card with cards under it still goes to the empty pile."""
+    state = position(
+        "rank-and-file", t=["9H", "QS JH", "KC", "", "KC", "KC", "KC", "KC", "KC", "KC"]
+    )
+    for pile, index in (("tableau-1", 0), ("tableau-0", None)):
+        with pytest.raises(IllegalMove) as info:
+            resolve_click(state, pile, index)
+        assert info.value.code == "no_target"
+    assert Move.parse("t1>t3x2") in state.legal_moves()
+    assert resolve_click(state, "tableau-1") == Move.parse("t1>t3")
 
 
 def test_click_inside_pile_in_single_card_game() -> None:

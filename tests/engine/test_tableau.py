@@ -1,4 +1,4 @@
-"""Tableau rules of RULES.md, per variant: building (colour, suit, rank, wrap), run moves,
+"""Tableau rules of docs/rules.md, per variant: building (colour, suit, rank, wrap), run moves,
 face-down cards, empty piles. Every test checks the legal and the illegal side."""
 
 from __future__ import annotations
