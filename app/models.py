@@ -20,7 +20,9 @@ from sqlalchemy import (
     UniqueConstraint,
     false,
 )
+from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.types import TypeDecorator
 
 # Stable constraint names so that migrations can refer to them on every backend.
 NAMING = {
@@ -29,6 +31,24 @@ NAMING = {
     "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
     "pk": "pk_%(table_name)s",
 }
+
+
+class UtcDateTime(TypeDecorator[datetime]):
+    """A moment in UTC, read back aware on every database. SQLite keeps no offset and
+    hands back naive datetimes; every time stored here is UTC, so that is what they are."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is not None and value.tzinfo is not None:
+            value = value.astimezone(UTC)
+        return value
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is not None and value.tzinfo is None:
+            value = value.replace(tzinfo=UTC)
+        return value
 
 
 def utcnow() -> datetime:
@@ -50,7 +70,7 @@ class Player(Base):
     name: Mapped[str | None] = mapped_column(String(64))
     # SHA-256 hex of the bearer token; the token itself is never stored.
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow)
 
 
 class Game(Base):
@@ -77,12 +97,12 @@ class Game(Base):
     move_count: Mapped[int] = mapped_column(Integer, default=0)
     # The engine's to_bytes(): the current position, hidden cards included.
     state: Mapped[bytes] = mapped_column(LargeBinary)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow)
     # The UTC date whose daily deal this game plays (source "daily"); null otherwise.
     daily_date: Mapped[date | None] = mapped_column(Date)
     # When the winning move was played: results rank by the time it took.
-    won_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    won_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
     # The solver helped (a hint was answered, or finish played): such a win is not ranked.
     assisted: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
@@ -105,7 +125,7 @@ class Move(Base):
     events: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
     # Exact position before the move, so undo restores it bit for bit.
     state_before: Mapped[bytes] = mapped_column(LargeBinary)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow)
 
 
 class IdempotencyKey(Base):
@@ -121,7 +141,7 @@ class IdempotencyKey(Base):
     fingerprint: Mapped[str] = mapped_column(String(64))
     status_code: Mapped[int] = mapped_column(Integer)
     response: Mapped[dict[str, Any]] = mapped_column(JSON)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow)
 
 
 class DailyDeal(Base):
@@ -142,4 +162,4 @@ class DailyDeal(Base):
     elapsed_ms: Mapped[int] = mapped_column(Integer)
     # The solver's winning line (move JSON): the proof, never shown to players.
     line: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow)

@@ -135,6 +135,9 @@ async def play_daily(
     response_model=DailyResults,
     responses={**errors(401), **_DAILY_ERRORS},
     summary="Who won the daily deal, ranked by moves then time",
+    # The token is optional here (it adds the caller's own result): say so, or clients
+    # generated from the document demand one.
+    openapi_extra={"security": [{"HTTPBearer": []}, {}]},
 )
 async def get_daily_results(
     variant: VariantPath,

@@ -351,3 +351,11 @@ async def test_today_and_tomorrow_are_prepared_in_the_background(
                 await client.get(f"{API}/daily/canfield/{tomorrow}"), 404, "daily_not_available"
             )
     assert days == {today(), today() + timedelta(days=1)}
+
+
+async def test_daily_results_document_the_token_as_optional(client: httpx.AsyncClient) -> None:
+    document = (await client.get("/openapi.json")).json()
+    operation = document["paths"]["/api/v1/daily/{variant}/{date}/results"]["get"]
+    assert {} in operation["security"]  # generated clients may call it without a token
+    answer = await client.get(f"{API}/daily/rank-and-file/today/results")
+    assert answer.status_code == 200, answer.text

@@ -18,6 +18,10 @@ async def test_create_player_returns_token_once(client: httpx.AsyncClient) -> No
     body = PlayerOut.model_validate(me.json())
     assert body.id == created.id and body.name == "ada"
     assert "token" not in me.json() and created.token not in me.text
+    # RFC 3339 with its offset on every database (SQLite keeps none; it is UTC).
+    assert body.created_at.utcoffset() is not None and me.json()["created_at"].endswith(
+        ("Z", "+00:00")
+    )
 
 
 async def test_create_player_without_body_or_name(client: httpx.AsyncClient) -> None:
