@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import secrets
+from datetime import date
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
@@ -45,10 +46,22 @@ class Settings(BaseSettings):
     daily_max_attempts: int = Field(default=1_000, ge=1)
     # How long a request waits for a deal being prepared before 503 daily_not_ready.
     daily_wait_seconds: float = Field(default=10.0, ge=0)
-    # Solver processes for daily proofs (CPU work off the event loop); 0: a thread.
+    # The first date with a daily deal: earlier dates are refused (404), so a request
+    # cannot make the server prove deals for any date back to 1900.
+    daily_first_date: date = date(2026, 11, 1)
+    # Preparations of past dates' deals in progress at once; a request that would start
+    # one more answers 503 daily_not_ready at once (joining one in progress is fine).
+    daily_max_pending: int = Field(default=4, ge=0)
+    # Processes for background proofs, daily and solvable deals alike (CPU work off the
+    # event loop, at low priority); 0: a thread.
     daily_workers: int = Field(default=1, ge=0)
     # "module:function" with the solver's signature: solve(state, max_positions=, max_seconds=).
     daily_prover: str = "app.solver.search:solve"
+    # Solvable games: proven deals ready per variant, kept topped up in the background
+    # with the daily budgets (after the daily deals); an empty pool answers 503
+    # no_solvable_deals at once.
+    solvable_prepare_ahead: bool = True
+    solvable_pool_size: int = Field(default=5, ge=0)
     # Hints and finish: a bounded pool (processes: a pure-Python search holds the GIL
     # and would stall the event loop); a full pool answers 429 solver_busy.
     solver_workers: int = Field(default=1, ge=1)

@@ -18,7 +18,9 @@ from app.middleware import BodyLimitMiddleware, EnvelopeCORSMiddleware
 from app.routers import daily, games, health, players, solver, stats, variants
 from app.services.daily import DailyDeals
 from app.services.games import prune_idempotency_keys
+from app.services.proving import BackgroundProver
 from app.services.ratelimit import FailedAuthLimiter
+from app.services.solvable import SolvableDeals
 
 API_PREFIX = "/api/v1"
 
@@ -80,13 +82,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         async with database.sessionmaker() as session:
             await prune_idempotency_keys(session, timedelta(hours=settings.idempotency_ttl_hours))
         app.state.db = database
-        # Daily deals: proven in the background, ahead of the day (off in tests).
-        app.state.daily = DailyDeals(settings, database.sessionmaker, app.state.secret_key)
+        # Daily deals and the solvable pools: proven in the background (off in tests),
+        # by one pool of low-priority workers, daily deals first.
+        prover = BackgroundProver(settings)
+        secret = app.state.secret_key
+        app.state.daily = DailyDeals(settings, database.sessionmaker, secret, prover)
+        app.state.solvable = SolvableDeals(settings, database.sessionmaker, secret, prover)
         app.state.daily.start()
+        app.state.solvable.start()
         try:
             yield
         finally:
             await app.state.daily.close()
+            await app.state.solvable.close()
+            prover.close()
             if getattr(app.state, "solver", None) is not None:
                 app.state.solver.close()
             await database.dispose()

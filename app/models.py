@@ -163,3 +163,30 @@ class DailyDeal(Base):
     # The solver's winning line (move JSON): the proof, never shown to players.
     line: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow)
+
+
+class SolvableDeal(Base):
+    """A deal proven winnable for solvable games: candidate `seq` of its variant (derived
+    from the server secret), stored when proven, dealt to one game at most."""
+
+    __tablename__ = "solvable_deals"
+    __table_args__ = (
+        UniqueConstraint("variant", "seq"),
+        UniqueConstraint("variant", "deal"),
+        # The claim: the first unused deal of a variant (dealt_at IS NULL), by seq.
+        Index(None, "variant", "dealt_at", "seq"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    variant: Mapped[str] = mapped_column(String(32))
+    seq: Mapped[int] = mapped_column(Integer)
+    deal: Mapped[str] = mapped_column(String(24))
+    positions: Mapped[int] = mapped_column(Integer)
+    elapsed_ms: Mapped[int] = mapped_column(Integer)
+    # The solver's winning line (move JSON): the proof, never shown to players.
+    line: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
+    proven_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow)
+    # Set once, when dealt; the game's id is kept as a record, without a foreign key, so
+    # the deal stays used when the game goes.
+    dealt_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    game_id: Mapped[str | None] = mapped_column(String(36))

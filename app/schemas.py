@@ -116,7 +116,11 @@ class GameCreate(BaseModel):
 
     variant: str = Field(description="A variant id or alias.", examples=["rank-and-file"])
     deal: int | None = Field(default=None, ge=1, description="Omitted: the server chooses.")
-    solvable: bool = Field(default=False, description="Deal one of the proven-winnable deals.")
+    solvable: bool = Field(
+        default=False,
+        description="Deal a deal the server has proven winnable (chosen from its secret, "
+        "never from the public seeds/ lists); none ready: 503 no_solvable_deals.",
+    )
     rules: RulesIn | None = None
     settings: GameSettingsIn | None = None
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
-# No solver work in the background of every test app: the daily tests prepare
-# deals on demand, with their own small budgets.
+# No solver work in the background of every test app: the daily and solvable tests
+# prepare deals on demand, with their own small budgets.
 os.environ.setdefault("DAILY_PREPARE_AHEAD", "false")
+os.environ.setdefault("SOLVABLE_PREPARE_AHEAD", "false")

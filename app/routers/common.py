@@ -12,7 +12,8 @@ _DESCRIPTIONS = {
     409: "Conflict (`version_conflict`, `nothing_to_undo`, `game_over`).",
     422: "Refused (`validation_error`, `illegal_move`, `invalid_move`, `auto_play_off`, ...).",
     429: "Too many requests.",
-    503: "Unavailable (`no_solvable_deals`).",
+    503: "Unavailable: `no_solvable_deals` (no proven deal of the variant is ready; "
+    "retry after `Retry-After` seconds).",
 }
 
 

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
 from fastapi.responses import JSONResponse
 
-from app.deps import CurrentPlayer, OptionalPlayer, SessionDep
+from app.deps import CurrentPlayer, OptionalPlayer, SessionDep, SettingsDep
 from app.routers.common import errors
 from app.schemas import DailyOut, DailyResults, ErrorResponse, GameState
 from app.services import daily, games
@@ -46,15 +46,16 @@ DatePath = Annotated[
 _DAILY_ERRORS: dict[int | str, dict[str, Any]] = {
     404: {
         "model": ErrorResponse,
-        "description": "`daily_not_available` (a date after today, UTC) or `variant_not_found`.",
+        "description": "`daily_not_available` (a date after today, UTC, or before the "
+        "first daily deal) or `variant_not_found`.",
     },
     422: {"model": ErrorResponse, "description": "`validation_error` (a malformed date)."},
 }
 _NOT_READY: dict[int | str, dict[str, Any]] = {
     503: {
         "model": ErrorResponse,
-        "description": "`daily_not_ready`: the deal is still being proven; retry after "
-        "`Retry-After` seconds.",
+        "description": "`daily_not_ready`: the deal is still being proven (or too many "
+        "past dates are being prepared); retry after `Retry-After` seconds.",
     }
 }
 
@@ -89,8 +90,10 @@ def _cache_headers(day: date) -> dict[str, str]:
     },
     summary="The daily deal of a date: players and wins (no cards)",
 )
-async def get_daily(variant: VariantPath, day: DatePath, session: SessionDep) -> Response:
-    body = await daily.daily_info(session, variant, day)
+async def get_daily(
+    variant: VariantPath, day: DatePath, session: SessionDep, settings: SettingsDep
+) -> Response:
+    body = await daily.daily_info(session, variant, day, settings.daily_first_date)
     headers = _cache_headers(date.fromisoformat(body["date"]))
     return JSONResponse(body, headers=headers)
 
@@ -144,7 +147,16 @@ async def get_daily_results(
     day: DatePath,
     session: SessionDep,
     player: OptionalPlayer,
+    settings: SettingsDep,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
     offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
 ) -> dict[str, Any]:
-    return await daily.daily_results(session, player, variant, day, limit=limit, offset=offset)
+    return await daily.daily_results(
+        session,
+        player,
+        variant,
+        day,
+        first_day=settings.daily_first_date,
+        limit=limit,
+        offset=offset,
+    )

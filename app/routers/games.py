@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Header, Query, Request, Response
+from fastapi import APIRouter, Body, Depends, Header, Query, Request, Response
 from fastapi.responses import JSONResponse
 
-from app.deps import CurrentPlayer, SessionDep, SettingsDep
+from app.deps import CurrentPlayer, SessionDep
 from app.routers.common import errors
 from app.schemas import (
     MOVE_REQUEST_EXAMPLES,
@@ -22,8 +22,17 @@ from app.schemas import (
 )
 from app.services import games
 from app.services.games import Answer, Idempotency
+from app.services.solvable import SolvableDeals
 
 router = APIRouter(prefix="/games", tags=["games"])
+
+
+def get_solvable_deals(request: Request) -> SolvableDeals:
+    deals: SolvableDeals = request.app.state.solvable
+    return deals
+
+
+SolvableDealsDep = Annotated[SolvableDeals, Depends(get_solvable_deals)]
 
 IdempotencyKeyHeader = Annotated[
     str | None,
@@ -73,7 +82,7 @@ async def create_game(
     body: GameCreate,
     session: SessionDep,
     player: CurrentPlayer,
-    settings: SettingsDep,
+    solvable_deals: SolvableDealsDep,
 ) -> Response:
     answer = await games.create_game(
         session,
@@ -83,7 +92,7 @@ async def create_game(
         solvable=body.solvable,
         rules=body.rules.model_dump() if body.rules else None,
         settings=body.settings.model_dump() if body.settings else None,
-        seeds_dir=settings.seeds_dir,
+        solvable_deals=solvable_deals,
     )
     location = str(request.url_for("get_game", game_id=answer.game_id).path)
     return _answer(answer, 201, {"Location": location})

@@ -9,12 +9,14 @@ on read, never recomputed, so a new secret, solver or budget cannot change a
 day's deal. Two servers choosing at once both insert; the unique (variant, day)
 constraint keeps the first, and the loser reads it.
 
-Solving is CPU work: each candidate is one call in a process pool (or a thread
-when `daily_workers` is 0), so the event loop stays free and a shutdown waits for
-one candidate at most. `DailyDeals.run_ahead` prepares today's and tomorrow's deals
-at start-up and after each UTC midnight; a request for a deal not ready yet joins
-(or starts) its preparation and waits up to `daily_wait_seconds`, then answers 503
-`daily_not_ready` with Retry-After.
+Solving is CPU work: each candidate is one proof in the app's `BackgroundProver`
+(shared with the solvable pools; daily deals go first), so the event loop stays free.
+`DailyDeals.run_ahead` prepares today's and tomorrow's deals at start-up and after
+each UTC midnight. A request for a deal not ready yet releases its database
+connection, joins (or starts) the preparation and waits up to `daily_wait_seconds`,
+then answers 503 `daily_not_ready` with Retry-After. The work a request can start is
+bounded: dates before `daily_first_date` are not daily deals (404), and beyond
+`daily_max_pending` preparations in progress a past date is refused at once (503).
 
 Daily games are ordinary games (`games.create_game` with `daily_date`, played
 through `games.apply_move`); the unique (player, variant, daily_date) constraint
@@ -24,17 +26,9 @@ makes "one game per player per day" hold under any concurrency.
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import hmac
-import importlib
 import logging
-import multiprocessing
-import os
+import math
 import re
-from collections.abc import Callable
-from concurrent.futures import Executor, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
@@ -45,14 +39,14 @@ from sqlalchemy.orm import aliased
 from sqlalchemy.sql.elements import ColumnElement
 
 from app.config import Settings
-from app.engine import VARIANTS, EngineError, State, deal, get_variant
+from app.engine import VARIANTS
 from app.errors import ApiError
 from app.models import DailyDeal, Game, Player
 from app.services import games
-from app.services.games import RANDOM_DEAL_MAX, Answer, iso, write_transaction
-from app.services.seeds import solvable_deals
+from app.services.games import Answer, iso, write_transaction
+from app.services.proving import DAILY, BackgroundProver, Proof, derive_deal
+from app.services.seeds import public_deals
 from app.services.variants import find_variant
-from app.solver.pool import exit_with_parent
 
 log = logging.getLogger("app.daily")
 
@@ -83,63 +77,30 @@ def parse_day(text: str) -> date:
     raise ApiError("validation_error", 422, f"date: expected YYYY-MM-DD or 'today', not {text!r}")
 
 
-def playable_day(variant_name: str, day_text: str) -> tuple[str, date]:
-    """The canonical variant id and the date, refusing dates that have not begun."""
+def playable_day(variant_name: str, day_text: str, first_day: date) -> tuple[str, date]:
+    """The canonical variant id and the date, refusing dates that have not begun and
+    dates before the first daily deal (`daily_first_date`)."""
     variant = find_variant(variant_name).name
     day = parse_day(day_text)
     if day > utc_today():
         raise ApiError(
             "daily_not_available", 404, f"the daily deal of {day.isoformat()} is not out yet"
         )
+    if day < first_day:
+        raise ApiError(
+            "daily_not_available",
+            404,
+            f"there are daily deals from {first_day.isoformat()} on, not {day.isoformat()}",
+        )
     return variant, day
 
 
-# --- choosing (pure, runs in the worker) ------------------------------------
+# --- choosing ------------------------------------------------------------------
 
 
 def candidate(secret: str, variant: str, day: date, attempt: int) -> int:
     """The `attempt`-th candidate deal number; below 2**53 so JavaScript reads it exactly."""
-    message = f"{variant}|{day.isoformat()}|{attempt}".encode()
-    digest = hmac.new(secret.encode(), message, hashlib.sha256).digest()
-    return int.from_bytes(digest[:8], "big") % RANDOM_DEAL_MAX + 1
-
-
-@dataclass(frozen=True)
-class Proof:
-    deal: int
-    positions: int
-    elapsed_ms: int
-    line: list[dict[str, Any]]
-
-
-Prover = Callable[..., Any]
-
-
-def _load_prover(path: str) -> Prover:
-    module, _, name = path.partition(":")
-    prover: Prover = getattr(importlib.import_module(module), name)
-    return prover
-
-
-def prove(
-    prover_path: str, variant: str, number: int, positions: int, seconds: float
-) -> Proof | None:
-    """Try to prove one deal winnable; the line is replayed by the engine before it counts."""
-    prover = _load_prover(prover_path)
-    start = deal(get_variant(variant), number)
-    result = prover(start, max_positions=positions, max_seconds=seconds)
-    if result.result != "solved":
-        return None
-    state: State = start
-    try:
-        for move in result.moves:
-            state, _ = state.apply(move, auto_finish=False)
-    except EngineError:
-        pass  # reported below: a line the rules refuse proves nothing
-    if not state.is_won:
-        log.error("prover line for %s #%d does not win; ignored", variant, number)
-        return None
-    return Proof(number, result.positions, result.elapsed_ms, [m.to_json() for m in result.moves])
+    return derive_deal(secret, f"{variant}|{day.isoformat()}|{attempt}")
 
 
 # --- storage -------------------------------------------------------------------
@@ -175,12 +136,6 @@ async def _store(
         return stored
 
 
-def _lower_priority() -> None:
-    # Background work: requests and hints come first on a busy machine.
-    os.nice(10)
-    exit_with_parent()
-
-
 def not_ready(variant: str, day: date, retry_after: int) -> ApiError:
     return ApiError(
         "daily_not_ready",
@@ -194,53 +149,30 @@ class DailyDeals:
     """Prepares and stores daily deals for one running app."""
 
     def __init__(
-        self, settings: Settings, sessionmaker: async_sessionmaker[AsyncSession], secret: str
+        self,
+        settings: Settings,
+        sessionmaker: async_sessionmaker[AsyncSession],
+        secret: str,
+        prover: BackgroundProver,
     ) -> None:
         self.settings = settings
         self.sessionmaker = sessionmaker
         self.secret = secret
-        self._executor: Executor | None = None
+        self.prover = prover
         self._jobs: dict[tuple[str, date], asyncio.Task[int]] = {}
         self._ahead: asyncio.Task[None] | None = None
-
-    # --- solving off the event loop ---
-
-    def _pool(self) -> Executor | None:
-        if self.settings.daily_workers == 0:
-            return None
-        if self._executor is None:
-            # spawn: a fork of a process with a running event loop and threads is unsafe.
-            self._executor = ProcessPoolExecutor(
-                self.settings.daily_workers,
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=_lower_priority,
-            )
-        return self._executor
-
-    async def _prove(self, variant: str, number: int) -> Proof | None:
-        s = self.settings
-        args = (s.daily_prover, variant, number, s.daily_max_positions, s.daily_max_seconds)
-        pool = self._pool()
-        if pool is None:
-            return await asyncio.to_thread(prove, *args)
-        try:
-            return await asyncio.get_running_loop().run_in_executor(pool, prove, *args)
-        except BrokenProcessPool:
-            # A worker died (killed, out of memory): start a fresh pool next time.
-            self._executor = None
-            raise
 
     async def _choose(self, variant: str, day: date) -> int:
         async with self.sessionmaker() as session:
             stored = await stored_deal(session, variant, day)
             if stored is not None:
                 return int(stored.deal)
-        public = set(solvable_deals(self.settings.seeds_dir, variant))
+        public = set(public_deals(self.settings.seeds_dir, variant))
         for attempt in range(self.settings.daily_max_attempts):
             number = candidate(self.secret, variant, day, attempt)
             if number in public:
                 continue
-            proof = await self._prove(variant, number)
+            proof = await self.prover.prove(variant, number, DAILY)
             if proof is None:
                 continue
             async with self.sessionmaker() as session:
@@ -259,11 +191,17 @@ class DailyDeals:
             f"{self.settings.daily_max_attempts} attempts"
         )
 
-    def _job(self, variant: str, day: date) -> asyncio.Task[int]:
-        """One preparation per (variant, day) in this process, shared by all who ask."""
+    def retry_after(self) -> int:
+        return max(1, math.ceil(self.settings.daily_wait_seconds))
+
+    def _job(self, variant: str, day: date, *, bounded: bool = False) -> asyncio.Task[int]:
+        """One preparation per (variant, day) in this process, shared by all who ask.
+        `bounded`: refuse to start one beyond `daily_max_pending` (503 at once)."""
         key = (variant, day)
         job = self._jobs.get(key)
         if job is None:
+            if bounded and len(self._jobs) >= self.settings.daily_max_pending:
+                raise not_ready(variant, day, self.retry_after())
             job = asyncio.create_task(self._choose(variant, day), name=f"daily {variant} {day}")
             self._jobs[key] = job
             job.add_done_callback(lambda done: self._forget(key, done))
@@ -277,16 +215,22 @@ class DailyDeals:
             log.error("daily %s %s: preparation failed: %s", *key, exc, exc_info=exc)
 
     async def deal_for(self, session: AsyncSession, variant: str, day: date) -> int:
-        """The day's deal number, choosing it now if nobody has yet."""
+        """The day's deal number, choosing it now if nobody has yet. Past dates are
+        any number and each costs a search: new ones are bounded (`bounded` in _job);
+        today's are prepared ahead and few (one per variant), so never refused."""
         stored = await stored_deal(session, variant, day)
         if stored is not None:
             return int(stored.deal)
-        job = self._job(variant, day)
-        wait = self.settings.daily_wait_seconds
+        # End the read transaction (authentication included): the connection goes back
+        # to the pool instead of idling for seconds while the prover works.
+        await session.commit()
+        job = self._job(variant, day, bounded=day < utc_today())
         try:
-            return await asyncio.wait_for(asyncio.shield(job), timeout=wait)
+            return await asyncio.wait_for(
+                asyncio.shield(job), timeout=self.settings.daily_wait_seconds
+            )
         except TimeoutError:
-            raise not_ready(variant, day, max(1, int(wait))) from None
+            raise not_ready(variant, day, self.retry_after()) from None
         except Exception as exc:  # logged by _forget
             raise not_ready(variant, day, 60) from exc
 
@@ -301,7 +245,8 @@ class DailyDeals:
     async def _run_ahead(self) -> None:
         while True:
             today = utc_today()
-            await self.prepare([today, today + timedelta(days=1)])
+            days = [today, today + timedelta(days=1)]
+            await self.prepare([d for d in days if d >= self.settings.daily_first_date])
             # Wake a little after midnight: then tomorrow's is the one to prepare.
             delay = (day_end(today) - datetime.now(UTC)).total_seconds() + 5
             await asyncio.sleep(max(delay, 5))
@@ -315,18 +260,16 @@ class DailyDeals:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        if self._executor is not None:
-            # A worker finishes its current candidate (at most daily_max_seconds).
-            self._executor.shutdown(wait=True, cancel_futures=True)
-            self._executor = None
 
 
 # --- the endpoints' use cases ----------------------------------------------
 
 
-async def daily_info(session: AsyncSession, variant_name: str, day_text: str) -> dict[str, Any]:
+async def daily_info(
+    session: AsyncSession, variant_name: str, day_text: str, first_day: date
+) -> dict[str, Any]:
     """Who played and won (unassisted); the deal number only once the date is over."""
-    variant, day = playable_day(variant_name, day_text)
+    variant, day = playable_day(variant_name, day_text, first_day)
     players, wins = (
         await session.execute(
             select(
@@ -366,7 +309,7 @@ async def daily_game(
     session: AsyncSession, deals: DailyDeals, player: Player, variant_name: str, day_text: str
 ) -> tuple[Answer, bool]:
     """The player's game of the day and whether it was created now."""
-    variant, day = playable_day(variant_name, day_text)
+    variant, day = playable_day(variant_name, day_text, deals.settings.daily_first_date)
     player_id = player.id  # read once: a rollback expires the ORM object
     existing = await _own_game(session, player_id, variant, day)
     if existing is None:
@@ -380,7 +323,6 @@ async def daily_game(
                 solvable=False,
                 rules=None,
                 settings=None,
-                seeds_dir=deals.settings.seeds_dir,
                 daily_date=day,
             )
             return answer, True
@@ -415,12 +357,13 @@ async def daily_results(
     variant_name: str,
     day_text: str,
     *,
+    first_day: date,
     limit: int,
     offset: int,
 ) -> dict[str, Any]:
     """Unassisted winners ranked by moves, then time taken, then who was first to the
     game. The caller's own game is shown whatever it is; an assisted win has no rank."""
-    variant, day = playable_day(variant_name, day_text)
+    variant, day = playable_day(variant_name, day_text, first_day)
     won = and_(Game.variant == variant, Game.daily_date == day, ranked_win())
     total = (await session.execute(select(func.count(Game.id)).where(won))).scalar_one()
     duration = _duration_ms(session, Game)

@@ -23,7 +23,6 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 from sqlalchemy import and_, delete, or_, select, update
@@ -40,13 +39,15 @@ from app.engine import (
     Move,
     Rules,
     State,
+    Variant,
     deal,
     resolve_click,
 )
 from app.errors import ApiError
 from app.models import Game, IdempotencyKey, Player, utcnow
 from app.models import Move as MoveRow
-from app.services.seeds import choose_solvable_deal
+from app.services import solvable
+from app.services.solvable import SolvableDeals
 from app.services.variants import find_variant
 
 DEFAULT_SETTINGS = {"auto_play": True, "auto_finish": True}
@@ -280,6 +281,13 @@ async def prune_idempotency_keys(session: AsyncSession, older_than: timedelta) -
 # --- use cases ---------------------------------------------------------------
 
 
+def _deal(variant: Variant, number: int, rules: Rules) -> State:
+    try:
+        return deal(variant, number, rules)
+    except EngineError as exc:
+        raise engine_error(exc) from exc
+
+
 async def create_game(
     session: AsyncSession,
     player: Player,
@@ -289,12 +297,14 @@ async def create_game(
     solvable: bool,
     rules: dict[str, Any] | None,
     settings: dict[str, Any] | None,
-    seeds_dir: Path,
+    solvable_deals: SolvableDeals | None = None,
     daily_date: date | None = None,
 ) -> Answer:
     """A new game. With `daily_date`, `deal_number` is that date's daily deal (source
     "daily"); the unique (player, variant, daily_date) constraint raises IntegrityError
-    for a second one, which the daily service turns into "return the existing game"."""
+    for a second one, which the daily service turns into "return the existing game".
+    `solvable` deals one of `solvable_deals`' proven deals, claimed in the transaction
+    that inserts the game; none ready is 503 no_solvable_deals at once."""
     variant = find_variant(variant_name, status=422)
     if solvable and deal_number is not None:
         raise ApiError("validation_error", 422, "give either a deal number or solvable, not both")
@@ -303,22 +313,63 @@ async def create_game(
     except EngineError as exc:
         raise ApiError("invalid_rules", 422, exc.message, reason=exc.code) from exc
     if solvable:
-        number, source = choose_solvable_deal(seeds_dir, variant.name), "solvable"
-    elif deal_number is None:
+        return await _create_solvable(
+            session, player, variant, game_rules, settings, solvable_deals
+        )
+    if deal_number is None:
         number, source = secrets.randbelow(RANDOM_DEAL_MAX) + 1, "random"
     else:
         number, source = deal_number, "daily" if daily_date else "deal"
-    try:
-        state = deal(variant, number, game_rules)
-    except EngineError as exc:
-        raise engine_error(exc) from exc
+    state = _deal(variant, number, game_rules)
+    game = _new_game(player, variant, number, source, game_rules, settings, state, daily_date)
+    async with write_transaction(session):
+        session.add(game)
+        await session.flush()
+    return Answer(body=state_json(game, state), game_id=game.id, version=game.version)
+
+
+async def _create_solvable(
+    session: AsyncSession,
+    player: Player,
+    variant: Variant,
+    rules: Rules,
+    settings: dict[str, Any] | None,
+    solvable_deals: SolvableDeals | None,
+) -> Answer:
+    async with write_transaction(session):
+        row = await solvable.claim(session, variant.name)
+        if row is None:
+            retry = solvable_deals.retry_after(variant.name) if solvable_deals else 60
+            raise solvable.no_solvable_deals(variant.name, retry)
+        number = int(row.deal)
+        state = _deal(variant, number, rules)
+        game = _new_game(player, variant, number, "solvable", rules, settings, state, None)
+        session.add(game)
+        await session.flush()  # the game first: the claim names it
+        row.dealt_at, row.game_id = game.created_at, game.id
+        await session.flush()
+    if solvable_deals is not None:
+        solvable_deals.claimed(variant.name)
+    return Answer(body=state_json(game, state), game_id=game.id, version=game.version)
+
+
+def _new_game(
+    player: Player,
+    variant: Variant,
+    number: int,
+    source: str,
+    rules: Rules,
+    settings: dict[str, Any] | None,
+    state: State,
+    daily_date: date | None,
+) -> Game:
     now = utcnow()
-    game = Game(
+    return Game(
         player_id=player.id,
         variant=variant.name,
         deal=str(number),
         source=source,
-        rules=game_rules.to_json(),
+        rules=rules.to_json(),
         settings={**DEFAULT_SETTINGS, **(settings or {})},
         status=state.status,
         version=0,
@@ -329,10 +380,6 @@ async def create_game(
         daily_date=daily_date,
         assisted=False,
     )
-    async with write_transaction(session):
-        session.add(game)
-        await session.flush()
-    return Answer(body=state_json(game, state), game_id=game.id, version=game.version)
 
 
 async def get_game(session: AsyncSession, player: Player, game_id: str) -> Answer:

@@ -24,7 +24,7 @@ from app.config import Settings
 from app.db import is_sqlite, upgrade_to_head
 from app.main import create_app
 
-TABLES = ("idempotency_keys", "moves", "games", "players")
+TABLES = ("solvable_deals", "idempotency_keys", "moves", "games", "players")
 API = "/api/v1"
 
 

@@ -40,6 +40,8 @@ def daily_settings(database_url: str, tmp_path: Path, **changes: Any) -> Setting
         "daily_max_seconds": 3.0,
         "daily_max_attempts": 200,
         "daily_wait_seconds": 120.0,
+        # Dates a year back are daily deals in these tests, whenever they run.
+        "daily_first_date": utc_today() - timedelta(days=365),
         **changes,
     }
     return Settings(**values)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Awaitable
 from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
 from pathlib import Path
@@ -21,7 +22,8 @@ from app.engine import State, deal, get_variant
 from app.main import create_app
 from app.models import DailyDeal, Game
 from app.services import daily as daily_service
-from app.services.daily import candidate, day_end, prove
+from app.services.daily import candidate, day_end
+from app.services.proving import prove
 from app.solver.search import SolveResult
 from tests.api.conftest import API, NewPlayer, assert_error
 from tests.api.daily_helpers import (
@@ -359,3 +361,96 @@ async def test_daily_results_document_the_token_as_optional(client: httpx.AsyncC
     assert {} in operation["security"]  # generated clients may call it without a token
     answer = await client.get(f"{API}/daily/rank-and-file/today/results")
     assert answer.status_code == 200, answer.text
+
+
+async def test_dates_before_the_first_daily_deal_are_refused(settings: Settings) -> None:
+    first = today() - timedelta(days=10)
+    app = create_app(settings.model_copy(update={"daily_first_date": first}))
+    async with LifespanManager(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            token = (await client.post(f"{API}/players", json={})).json()["token"]
+            headers = {"Authorization": f"Bearer {token}"}
+            for when in (day(11), "1900-01-01"):
+                for method, path in (
+                    ("GET", f"{API}/daily/{VARIANT}/{when}"),
+                    ("POST", f"{API}/daily/{VARIANT}/{when}/game"),
+                    ("GET", f"{API}/daily/{VARIANT}/{when}/results"),
+                ):
+                    response = await client.request(method, path, headers=headers)
+                    assert_error(response, 404, "daily_not_available")
+            assert (await client.get(f"{API}/daily/{VARIANT}/{day(10)}")).status_code == 200
+        async with app.state.db.sessionmaker() as session:
+            assert (await session.execute(select(func.count(DailyDeal.id)))).scalar_one() == 0
+
+
+def sleepy_prover(state: State, max_positions: int, max_seconds: float) -> SolveResult:
+    """Takes a while and proves nothing (selected by the daily_prover setting)."""
+    time.sleep(0.3)
+    return SolveResult("unknown", [], 1, 300)
+
+
+async def _timed(request: Awaitable[httpx.Response]) -> tuple[httpx.Response, float]:
+    started = time.perf_counter()
+    response = await request
+    return response, time.perf_counter() - started
+
+
+async def test_many_past_dates_at_once_are_bounded_and_hold_no_connection(
+    settings: Settings,
+) -> None:
+    changed = settings.model_copy(
+        update={
+            "daily_prover": "tests.api.test_daily:sleepy_prover",
+            "daily_max_attempts": 5,
+            "daily_wait_seconds": 5.0,
+            "daily_max_pending": 4,
+        }
+    )
+    app = create_app(changed)
+    async with LifespanManager(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            token = (await client.post(f"{API}/players", json={})).json()["token"]
+            headers = {"Authorization": f"Bearer {token}"}
+            game = (
+                await client.post(
+                    f"{API}/games", json={"deal": 5, "variant": VARIANT}, headers=headers
+                )
+            ).json()
+
+            async def plain() -> float:
+                response, took = await _timed(
+                    client.get(f"{API}/games/{game['id']}", headers=headers)
+                )
+                assert response.status_code == 200
+                return took
+
+            alone = sorted([await plain() for _ in range(5)])[2]
+            storm = [
+                asyncio.create_task(_timed(start_daily(client, headers, day(n))))
+                for n in range(1, 61)
+            ]
+            during = await plain()  # sent with the storm
+            for _ in range(500):
+                if sum(t.done() for t in storm) >= 56:
+                    break
+                await asyncio.sleep(0.02)
+            # The refused have answered; the others wait for their preparations.
+            waiting = sum(not t.done() for t in storm)
+            checked_out = []
+            for _ in range(5):
+                checked_out.append(app.state.db.engine.pool.checkedout())
+                await asyncio.sleep(0.02)
+            meanwhile = await plain()
+            answers = await asyncio.gather(*storm)
+    # No 5xx but 503: refused beyond the bound, or given up after the wait.
+    for response, _ in answers:
+        assert_error(response, 503, "daily_not_ready")
+        assert int(response.headers["Retry-After"]) >= 1
+    # Beyond the four preparations, refused at once; nobody waiting holds a connection
+    # (a preparation may be reading its stored deal at that moment).
+    assert sum(took < 1.0 for _, took in answers) >= 56
+    assert waiting <= 4 and max(checked_out) <= 1, (waiting, checked_out)
+    assert during < 2.0, (during, alone)
+    assert meanwhile < max(0.5, 5 * alone), (meanwhile, alone)

@@ -1,12 +1,10 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import httpx
 from fastapi import FastAPI
 
-from app.config import Settings
 from app.engine import MAX_DEAL, deal, get_variant
 from app.schemas import GamePage, GameState
 from tests.api.conftest import API, NewGame, NewPlayer, assert_error
@@ -148,41 +146,6 @@ async def test_create_game_errors(client: httpx.AsyncClient, auth: dict[str, str
         f"{API}/games", content=b"{not json", headers={**auth, "Content-Type": "application/json"}
     )
     assert_error(bad_json, 422, "validation_error")
-
-
-async def test_solvable_without_list(client: httpx.AsyncClient, auth: dict[str, str]) -> None:
-    response = await client.post(
-        f"{API}/games", json={"variant": "rows-of-four", "solvable": True}, headers=auth
-    )
-    assert_error(response, 503, "no_solvable_deals")
-
-
-async def test_solvable_deals_come_from_the_list(
-    client: httpx.AsyncClient, app: FastAPI, auth: dict[str, str], settings: Settings
-) -> None:
-    listed = {101, 202, 303}
-    seeds: Path = settings.seeds_dir
-    (seeds / "rows-of-four.json").write_text(
-        json.dumps(
-            {
-                "variant": "rows-of-four",
-                "deals": [{"deal": n, "line": [], "positions": 1} for n in sorted(listed)],
-            }
-        )
-    )
-    seen = set()
-    for _ in range(12):
-        response = await client.post(
-            f"{API}/games", json={"variant": "rows-of-four", "solvable": True}, headers=auth
-        )
-        assert response.status_code == 201, response.text
-        assert response.json()["source"] == "solvable" and response.json()["deal"] is None
-        number = int((await stored_game(app, response.json()["id"])).deal)
-        assert number in listed
-        seen.add(number)
-        expected = deal(get_variant("rows-of-four"), number).public()["piles"]
-        assert response.json()["piles"] == expected
-    assert len(seen) > 1
 
 
 async def test_get_game_and_etag(

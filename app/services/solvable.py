@@ -1,0 +1,188 @@
+"""Solvable games: deals proven winnable that only this server can predict.
+
+Candidate `seq` of a variant is HMAC-SHA256(secret, "solvable|<variant>|<seq>") read
+as a deal number (the daily deals' messages begin with the variant, so the two
+streams never share a message); numbers of the public `seeds/` lists are skipped.
+Each candidate goes to the app's `BackgroundProver` (after the daily deals), and a
+proof is stored in `solvable_deals` with its winning line. The next candidate to try
+is one past the variant's highest stored `seq`, so a restart resumes and two servers
+filling at once collide only on the candidate in hand (the unique (variant, seq)
+constraint keeps one).
+
+`SolvableDeals` keeps `solvable_pool_size` unused proven deals per variant, at
+start-up and after each claim, so that a request never waits for a search: `claim`
+takes one unused row in the transaction that inserts the game (FOR UPDATE SKIP
+LOCKED on PostgreSQL, the write lock of BEGIN IMMEDIATE on SQLite), so each deal
+goes to one game only; an empty pool is 503 `no_solvable_deals` at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import math
+import time
+
+from sqlalchemy import case, func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from app.config import Settings
+from app.db import begin_write
+from app.engine import VARIANTS
+from app.errors import ApiError
+from app.models import SolvableDeal
+from app.services.proving import SOLVABLE, BackgroundProver, Proof, derive_deal
+from app.services.seeds import public_deals
+
+log = logging.getLogger("app.solvable")
+
+# Without news of a claim (another server's, say), look at the pool this often.
+RECHECK_SECONDS = 60.0
+# After an unexpected failure (a broken worker, the database away), wait before going on.
+FAILURE_PAUSE_SECONDS = 10.0
+
+
+def solvable_candidate(secret: str, variant: str, seq: int) -> int:
+    return derive_deal(secret, f"solvable|{variant}|{seq}")
+
+
+def no_solvable_deals(variant: str, retry_after: int) -> ApiError:
+    return ApiError(
+        "no_solvable_deals",
+        503,
+        f"no proven-winnable deal of {variant} is ready on this server; retry later",
+        headers={"Retry-After": str(retry_after)},
+    )
+
+
+async def claim(session: AsyncSession, variant: str) -> SolvableDeal | None:
+    """The first unused proven deal of `variant`, locked for this write transaction
+    (the caller marks it dealt before committing); None when the pool is empty."""
+    query = (
+        select(SolvableDeal)
+        .where(SolvableDeal.variant == variant, SolvableDeal.dealt_at.is_(None))
+        .order_by(SolvableDeal.seq)
+        .limit(1)
+        # Concurrent claims take different rows instead of queueing on the first one.
+        .with_for_update(skip_locked=True)
+    )
+    return (await session.execute(query)).scalar_one_or_none()
+
+
+class SolvableDeals:
+    """The pools of proven deals of one running app."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        sessionmaker: async_sessionmaker[AsyncSession],
+        secret: str,
+        prover: BackgroundProver,
+    ) -> None:
+        self.settings = settings
+        self.sessionmaker = sessionmaker
+        self.secret = secret
+        self.prover = prover
+        self._wake = {variant: asyncio.Event() for variant in VARIANTS}
+        self._next: dict[str, int] = {}  # this server's next candidate, per variant
+        # Seconds from starting to look for a deal to storing it, per variant (a guess
+        # until measured): what an empty pool's Retry-After says.
+        self._seconds_per_deal = dict.fromkeys(VARIANTS, 10.0)
+        self._tasks: list[asyncio.Task[None]] = []
+
+    def retry_after(self, variant: str) -> int:
+        return min(300, max(1, math.ceil(self._seconds_per_deal.get(variant, 10.0))))
+
+    def claimed(self, variant: str) -> None:
+        """A deal of `variant` was dealt: top its pool up again."""
+        if variant in self._wake:
+            self._wake[variant].set()
+
+    async def _pool_state(self, variant: str) -> tuple[int, int]:
+        """How many unused deals `variant` has, and the next candidate to try."""
+        unused = func.sum(case((SolvableDeal.dealt_at.is_(None), 1), else_=0))
+        async with self.sessionmaker() as session:
+            count, top = (
+                await session.execute(
+                    select(func.coalesce(unused, 0), func.max(SolvableDeal.seq)).where(
+                        SolvableDeal.variant == variant
+                    )
+                )
+            ).one()
+        stored_next = 0 if top is None else int(top) + 1
+        return int(count), max(stored_next, self._next.get(variant, 0))
+
+    async def _store(self, variant: str, seq: int, proof: Proof) -> bool:
+        row = SolvableDeal(
+            variant=variant,
+            seq=seq,
+            deal=str(proof.deal),
+            positions=proof.positions,
+            elapsed_ms=proof.elapsed_ms,
+            line=proof.line,
+        )
+        async with self.sessionmaker() as session:
+            try:
+                await begin_write(session)
+                session.add(row)
+                await session.commit()
+            except IntegrityError:
+                # Another server stored this candidate first: it is in the pool all the same.
+                await session.rollback()
+                return False
+        return True
+
+    async def fill(self, variant: str, target: int) -> None:
+        """Prove candidates of `variant` until it has `target` unused deals."""
+        public = set(public_deals(self.settings.seeds_dir, variant))
+        started = time.monotonic()
+        while True:
+            unused, seq = await self._pool_state(variant)
+            if unused >= target:
+                return
+            self._next[variant] = seq + 1
+            number = solvable_candidate(self.secret, variant, seq)
+            if number in public:
+                continue
+            proof = await self.prover.prove(variant, number, SOLVABLE)
+            if proof is None or not await self._store(variant, seq, proof):
+                continue
+            took = time.monotonic() - started
+            self._seconds_per_deal[variant] = 0.5 * self._seconds_per_deal[variant] + 0.5 * took
+            started = time.monotonic()
+            log.info(
+                "solvable %s: candidate %d proven (%d positions, %d ms)",
+                variant,
+                seq,
+                proof.positions,
+                proof.elapsed_ms,
+            )
+
+    async def _keep_filled(self, variant: str) -> None:
+        wake = self._wake[variant]
+        while True:
+            # Cleared before looking, so a claim made while filling is not missed.
+            wake.clear()
+            try:
+                await self.fill(variant, self.settings.solvable_pool_size)
+            except Exception as exc:
+                log.error("solvable %s: preparation failed: %s", variant, exc, exc_info=exc)
+                await asyncio.sleep(FAILURE_PAUSE_SECONDS)
+                continue
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(wake.wait(), timeout=RECHECK_SECONDS)
+
+    def start(self) -> None:
+        if self.settings.solvable_prepare_ahead and not self._tasks:
+            self._tasks = [
+                asyncio.create_task(self._keep_filled(variant), name=f"solvable {variant}")
+                for variant in VARIANTS
+            ]
+
+    async def close(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks = []

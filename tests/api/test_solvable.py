@@ -1,0 +1,221 @@
+"""Solvable games: proven deals that only the server can predict, never from seeds/.
+
+Deals are proven by the real solver with the small budgets of the daily tests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import httpx
+import pytest
+from asgi_lifespan import LifespanManager
+from fastapi import FastAPI
+from sqlalchemy import func, select
+
+from app.config import Settings
+from app.engine import VARIANTS, Move, State, deal, get_variant
+from app.main import create_app
+from app.models import Game, SolvableDeal
+from app.services.daily import candidate
+from app.services.proving import DAILY, SOLVABLE, BackgroundProver
+from app.services.solvable import solvable_candidate
+from app.solver.search import SolveResult
+from tests.api.conftest import API, _empty_tables, assert_error
+from tests.api.daily_helpers import SECRET, daily_settings, today
+
+ROOT = Path(__file__).resolve().parents[2]
+SEEDED = ["rank-and-file", "rows-of-four", "rainbow"]
+
+
+@pytest.fixture
+def settings(database_url: str, tmp_path: Path) -> Settings:
+    return daily_settings(database_url, tmp_path)
+
+
+@asynccontextmanager
+async def running(settings: Settings) -> AsyncIterator[tuple[FastAPI, httpx.AsyncClient]]:
+    """An app on emptied tables and a client with a fresh player's token."""
+    await _empty_tables(settings.database_url)
+    app = create_app(settings)
+    async with LifespanManager(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            token = (await client.post(f"{API}/players", json={})).json()["token"]
+            client.headers["Authorization"] = f"Bearer {token}"
+            yield app, client
+
+
+async def new_solvable(client: httpx.AsyncClient, variant: str) -> httpx.Response:
+    return await client.post(f"{API}/games", json={"variant": variant, "solvable": True})
+
+
+async def rows(app: FastAPI, variant: str | None = None) -> list[SolvableDeal]:
+    query = select(SolvableDeal).order_by(SolvableDeal.variant, SolvableDeal.seq)
+    if variant is not None:
+        query = query.where(SolvableDeal.variant == variant)
+    async with app.state.db.sessionmaker() as session:
+        return list((await session.execute(query)).scalars())
+
+
+async def stored_game(app: FastAPI, game_id: str) -> Game:
+    async with app.state.db.sessionmaker() as session:
+        return (await session.execute(select(Game).where(Game.id == game_id))).scalar_one()
+
+
+def wins(start: State, line: list[dict[str, object]]) -> bool:
+    state = start
+    for move in line:
+        state, _ = state.apply(Move.from_json(move), auto_finish=False)
+    return state.is_won
+
+
+async def test_an_empty_pool_answers_503_at_once(settings: Settings) -> None:
+    async with running(settings) as (app, client):
+        started = time.perf_counter()
+        response = await new_solvable(client, "rows-of-four")
+        took = time.perf_counter() - started
+        listed = (await client.get(f"{API}/games")).json()["items"]
+    assert_error(response, 503, "no_solvable_deals")
+    assert int(response.headers["Retry-After"]) >= 1
+    assert took < 1.0
+    assert listed == []
+
+
+@pytest.mark.parametrize("variant", SEEDED)
+async def test_the_opening_matches_no_entry_of_seeds(settings: Settings, variant: str) -> None:
+    seeds = ROOT / "seeds" / f"{variant}.json"
+    listed = [int(e["deal"]) for e in json.loads(seeds.read_text())["deals"]]
+    async with running(settings.model_copy(update={"seeds_dir": ROOT / "seeds"})) as (app, client):
+        await app.state.solvable.fill(variant, 1)
+        response = await new_solvable(client, variant)
+        assert response.status_code == 201, response.text
+        number = int((await stored_game(app, response.json()["id"])).deal)
+    body = response.json()
+    assert body["source"] == "solvable" and body["deal"] is None
+    v = get_variant(variant)
+    assert number not in listed
+    assert all(deal(v, n).public()["piles"] != body["piles"] for n in listed)
+
+
+async def test_two_solvable_games_in_a_row_are_different_proven_deals(settings: Settings) -> None:
+    variant = "rank-and-file"
+    async with running(settings) as (app, client):
+        await app.state.solvable.fill(variant, 2)
+        first, second = [await new_solvable(client, variant) for _ in range(2)]
+        assert first.status_code == second.status_code == 201, (first.text, second.text)
+        games = [await stored_game(app, r.json()["id"]) for r in (first, second)]
+        claimed = await rows(app, variant)
+        # The pool is used up: the next one waits for the background, not for a search.
+        assert_error(await new_solvable(client, variant), 503, "no_solvable_deals")
+    # The whole layout, face-down cards and stock included, differs.
+    assert games[0].state != games[1].state and games[0].deal != games[1].deal
+    assert [(r.game_id, r.deal) for r in claimed] == [(g.id, g.deal) for g in games]
+    assert all(r.dealt_at is not None for r in claimed)
+    for game, row in zip(games, claimed, strict=True):
+        # Proven: the stored line wins from the game's own opening.
+        assert wins(State.from_bytes(game.state), row.line)
+        # From the server's secret, domain-separated from the daily deals' numbers.
+        assert int(row.deal) == solvable_candidate(SECRET, variant, row.seq)
+        assert int(row.deal) != candidate(SECRET, variant, today(), row.seq)
+
+
+async def test_candidates_skip_public_lists_and_resume_after_a_restart(
+    settings: Settings,
+) -> None:
+    variant = "rows-of-four"
+    public = [solvable_candidate(SECRET, variant, seq) for seq in (0, 1)]
+    (settings.seeds_dir / f"{variant}.json").write_text(
+        json.dumps({"variant": variant, "deals": [{"deal": n, "line": []} for n in public]})
+    )
+    async with running(settings) as (app, _):
+        await app.state.solvable.fill(variant, 1)
+        before = await rows(app, variant)
+    assert len(before) == 1 and before[0].seq >= 2 and int(before[0].deal) not in public
+    # Another instance on the same database goes on from the stored candidates.
+    restarted = create_app(settings)
+    async with LifespanManager(restarted):
+        await restarted.state.solvable.fill(variant, 2)
+        after = await rows(restarted, variant)
+    assert after[0].seq == before[0].seq and len(after) == 2
+    assert after[1].seq > after[0].seq and after[1].deal != after[0].deal
+
+
+async def test_claims_are_atomic_under_concurrency(settings: Settings) -> None:
+    variant, ready, asked = "rank-and-file", 3, 8
+    async with running(settings) as (app, client):
+        await app.state.solvable.fill(variant, ready)
+        responses = await asyncio.gather(*(new_solvable(client, variant) for _ in range(asked)))
+        created = [r for r in responses if r.status_code == 201]
+        games = [await stored_game(app, r.json()["id"]) for r in created]
+        claimed = await rows(app, variant)
+        async with app.state.db.sessionmaker() as session:
+            total = (await session.execute(select(func.count(Game.id)))).scalar_one()
+    assert len(created) == ready and total == ready
+    for refused in (r for r in responses if r.status_code != 201):
+        assert_error(refused, 503, "no_solvable_deals")
+    assert len({g.deal for g in games}) == ready
+    assert {r.game_id for r in claimed} == {g.id for g in games}
+    assert {g.id: g.deal for g in games} == {r.game_id: r.deal for r in claimed}
+
+
+async def test_every_variant_is_prepared_in_the_background(settings: Settings) -> None:
+    # Any secret works; this one's first candidates are proven quickly at these budgets
+    # (all nine in about 16 s against 27 s for the shared test secret), so the test is short.
+    changed = settings.model_copy(
+        update={"solvable_prepare_ahead": True, "solvable_pool_size": 1, "secret_key": "nine-d"}
+    )
+    async with running(changed) as (app, client):
+        started = time.perf_counter()
+        while len({r.variant for r in await rows(app)}) < len(VARIANTS):
+            assert time.perf_counter() - started < 300, "the pools were not filled"
+            await asyncio.sleep(0.2)
+        responses = {v: await new_solvable(client, v) for v in VARIANTS}
+        for variant, response in responses.items():
+            assert response.status_code == 201, (variant, response.text)
+            game = await stored_game(app, response.json()["id"])
+            (row,) = [r for r in await rows(app, variant) if r.game_id == game.id]
+            assert wins(State.from_bytes(game.state), row.line), variant
+        # Each claim wakes the background (sooner than its once-a-minute look): the
+        # quickest variant is topped up again.
+        claimed = time.perf_counter()
+        while not [r for r in await rows(app, "number-ten") if r.dealt_at is None]:
+            assert time.perf_counter() - claimed < 40, "the pool was not topped up"
+            await asyncio.sleep(0.2)
+
+
+# --- the one background pool, with priorities ------------------------------------
+
+_started: list[bytes] = []
+_lock = threading.Lock()
+
+
+def recording_prover(state: State, max_positions: int, max_seconds: float) -> SolveResult:
+    """Notes which deal it was asked for, and takes a while (selected by daily_prover)."""
+    with _lock:
+        _started.append(state.to_bytes())
+    time.sleep(0.2)
+    return SolveResult("unknown", [], 1, 200)
+
+
+async def test_daily_proofs_go_before_solvable_ones(settings: Settings) -> None:
+    _started.clear()
+    prover = BackgroundProver(
+        settings.model_copy(update={"daily_prover": "tests.api.test_solvable:recording_prover"})
+    )
+    first = asyncio.create_task(prover.prove("rank-and-file", 1, SOLVABLE))
+    await asyncio.sleep(0.05)  # deal 1 is being proven: the others wait
+    later = [
+        asyncio.create_task(prover.prove("rank-and-file", n, p))
+        for n, p in ((2, SOLVABLE), (3, SOLVABLE), (4, DAILY))
+    ]
+    await asyncio.gather(first, *later)
+    prover.close()
+    v = get_variant("rank-and-file")
+    assert _started == [deal(v, n).to_bytes() for n in (1, 4, 2, 3)]
