@@ -337,12 +337,12 @@ async def _create_solvable(
     solvable_deals: SolvableDeals | None,
 ) -> Answer:
     async with write_transaction(session):
-        row = await solvable.claim(session, variant.name)
-        if row is None:
+        claimed = await solvable.claim(session, variant, rules)
+        if claimed is None:
             retry = solvable_deals.retry_after(variant.name) if solvable_deals else 60
             raise solvable.no_solvable_deals(variant.name, retry)
+        row, state = claimed
         number = int(row.deal)
-        state = _deal(variant, number, rules)
         game = _new_game(player, variant, number, "solvable", rules, settings, state, None)
         session.add(game)
         await session.flush()  # the game first: the claim names it

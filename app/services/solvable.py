@@ -23,6 +23,7 @@ import contextlib
 import logging
 import math
 import time
+from typing import Any
 
 from sqlalchemy import case, func, select
 from sqlalchemy.exc import IntegrityError
@@ -30,7 +31,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.config import Settings
 from app.db import begin_write
-from app.engine import VARIANTS
+from app.engine import VARIANTS, EngineError, Move, Rules, State, Variant, deal
 from app.errors import ApiError
 from app.models import SolvableDeal
 from app.services.proving import SOLVABLE, BackgroundProver, Proof, derive_deal
@@ -57,18 +58,48 @@ def no_solvable_deals(variant: str, retry_after: int) -> ApiError:
     )
 
 
-async def claim(session: AsyncSession, variant: str) -> SolvableDeal | None:
-    """The first unused proven deal of `variant`, locked for this write transaction
-    (the caller marks it dealt before committing); None when the pool is empty."""
+# Unused deals looked at for one claim: a game under house rules takes only a deal whose
+# proof still wins under them (see `claim`), and most proofs do.
+CLAIM_SCAN = 20
+
+
+def wins_under(start: State, line: list[dict[str, Any]]) -> bool:
+    """Does the stored winning `line` win from `start` (the deal under a game's own house
+    rules), every move checked by the engine?"""
+    state = start
+    try:
+        for move in line:
+            state, _ = state.apply(Move.from_json(move), auto_finish=False)
+    except EngineError:
+        return False
+    return state.is_won
+
+
+async def claim(
+    session: AsyncSession, variant: Variant, rules: Rules
+) -> tuple[SolvableDeal, State] | None:
+    """An unused proven deal of `variant` and its opening under `rules`, locked for this
+    write transaction (the caller marks it dealt before committing); None when the pool
+    has none.
+
+    Deals are proven under the variant's own rules. A house rule that adds moves
+    (`foundation_return` on) keeps every proof; one that takes moves away may not, so
+    then the proof is replayed under the game's rules and a deal is dealt only if its
+    line still wins: a solvable game is winnable whatever its rules.
+    """
     query = (
         select(SolvableDeal)
-        .where(SolvableDeal.variant == variant, SolvableDeal.dealt_at.is_(None))
+        .where(SolvableDeal.variant == variant.name, SolvableDeal.dealt_at.is_(None))
         .order_by(SolvableDeal.seq)
-        .limit(1)
+        .limit(CLAIM_SCAN)
         # Concurrent claims take different rows instead of queueing on the first one.
         .with_for_update(skip_locked=True)
     )
-    return (await session.execute(query)).scalar_one_or_none()
+    for row in (await session.execute(query)).scalars():
+        start = deal(variant, int(row.deal), rules)
+        if start.variant is variant or wins_under(start, row.line):
+            return row, start
+    return None
 
 
 class SolvableDeals:

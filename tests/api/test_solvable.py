@@ -219,3 +219,45 @@ async def test_daily_proofs_go_before_solvable_ones(settings: Settings) -> None:
     prover.close()
     v = get_variant("rank-and-file")
     assert _started == [deal(v, n).to_bytes() for n in (1, 4, 2, 3)]
+
+
+async def test_a_house_rule_that_removes_moves_gets_a_deal_still_winnable(
+    settings: Settings,
+) -> None:
+    """Proofs are made under the variant's own rules; Rows of Four lets foundation cards
+    come back. A game without that rule must not get a deal whose proof needs it."""
+    listed = json.loads((ROOT / "seeds" / "rows-of-four.json").read_text())["deals"]
+
+    def returns(entry: dict[str, object]) -> bool:
+        return any(str(m.get("from", "")).startswith("foundation") for m in entry["line"])  # type: ignore[attr-defined]
+
+    needs_returns = next(e for e in listed if returns(e))
+    plain = next(e for e in listed if not returns(e))
+    async with running(settings) as (app, client):
+        async with app.state.db.sessionmaker() as session:
+            for seq, entry in enumerate((needs_returns, plain)):
+                session.add(
+                    SolvableDeal(
+                        variant="rows-of-four",
+                        seq=seq,
+                        deal=str(entry["deal"]),
+                        positions=1,
+                        elapsed_ms=1,
+                        line=entry["line"],
+                    )
+                )
+            await session.commit()
+        no_returns = {"variant": "rows-of-four", "solvable": True, "rules": {"foundation_return": False}}
+        strict = await client.post(f"{API}/games", json=no_returns)
+        assert strict.status_code == 201, strict.text
+        game = await stored_game(app, strict.json()["id"])
+        assert int(game.deal) == plain["deal"]  # the first deal's proof needs returns
+        assert wins(State.from_bytes(game.state), plain["line"])  # type: ignore[arg-type]
+        # The deal left needs returns: 503, not an unwinnable "solvable" game...
+        again = await client.post(f"{API}/games", json=no_returns)
+        assert_error(again, 503, "no_solvable_deals")
+        # ...and it is still there for a game under the variant's own rules.
+        default = await new_solvable(client, "rows-of-four")
+        assert default.status_code == 201, default.text
+        game = await stored_game(app, default.json()["id"])
+        assert int(game.deal) == needs_returns["deal"]
