@@ -132,7 +132,7 @@ async def test_kill_9_under_load_loses_no_acknowledged_move(
         unacknowledged += extra
         lost += tally.lost
     # The kill did cut requests off mid-load, and there was load to cut.
-    assert lost > 0 and acknowledged > 10 * CRASH_CLIENTS
+    assert lost > 0 and acknowledged > 2 * CRASH_CLIENTS
     assert found == acknowledged
     print(
         f"kill -9 after {LOAD_SECONDS}s on {make_url(probe_database_url).get_backend_name()}: "
