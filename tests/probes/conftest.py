@@ -1,4 +1,4 @@
-"""Fixtures for the probes: a real uvicorn on 127.0.0.1 over the test database.
+"""Fixtures for the probes: a real server on 127.0.0.1 over the test database.
 
 `TEST_DATABASE_URL` (PostgreSQL) is shared with tests/api: the same session fixture
 logic drops and migrates its schema, and the tables are emptied before each probe.

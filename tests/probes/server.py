@@ -1,4 +1,5 @@
-"""A real uvicorn serving the app on 127.0.0.1, for the probes that need real connections."""
+"""A real server (`python -m app.server`, as `make run` starts it) on 127.0.0.1, for the
+probes that need real connections."""
 
 from __future__ import annotations
 
@@ -24,13 +25,13 @@ def free_port() -> int:
 
 
 class Server:
-    """`python -m uvicorn app.main:app` in its own process group (so that `kill -9`
-    takes uvicorn and anything it started: the solver pool's processes)."""
+    """`python -m app.server` (uvicorn) in its own process group, so that `kill -9`
+    takes the server and anything it started: the solver pool's processes."""
 
     def __init__(self, database_url: str, data_dir: Path, **env: str) -> None:
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
-        self.log_path = data_dir / f"uvicorn-{self.port}.log"
+        self.log_path = data_dir / f"server-{self.port}.log"
         self.env = {
             **os.environ,
             "DATABASE_URL": database_url,
@@ -47,14 +48,11 @@ class Server:
                 [
                     sys.executable,
                     "-m",
-                    "uvicorn",
-                    "app.main:app",
+                    "app.server",
                     "--host",
                     "127.0.0.1",
                     "--port",
                     str(self.port),
-                    "--log-level",
-                    "warning",
                 ],
                 cwd=ROOT,
                 env=self.env,
@@ -65,7 +63,7 @@ class Server:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError(f"uvicorn exited: {self.log_path.read_text()[-2000:]}")
+                raise RuntimeError(f"the server exited: {self.log_path.read_text()[-2000:]}")
             try:
                 if httpx.get(f"{self.base_url}/health", timeout=1).status_code == 200:
                     return
@@ -73,7 +71,7 @@ class Server:
                 pass
             time.sleep(0.1)
         self.kill()
-        raise RuntimeError(f"uvicorn did not start: {self.log_path.read_text()[-2000:]}")
+        raise RuntimeError(f"the server did not start: {self.log_path.read_text()[-2000:]}")
 
     def kill(self) -> None:
         """`kill -9` of the server's whole process group; waits until it is gone."""
