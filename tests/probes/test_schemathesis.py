@@ -101,13 +101,6 @@ KNOWN_FAILURES: list[Known] = [
     ),
     Known(
         "positive_data_acceptance",
-        r"POST /api/v1/games/\{game_id\}/moves",
-        "clicks are refused on a game whose auto_play setting is off",
-        status=422,
-        code="auto_play_off",
-    ),
-    Known(
-        "positive_data_acceptance",
         r"POST /api/v1/games/\{game_id\}/(moves|undo)",
         "schemathesis reuses an Idempotency-Key value for another request; refusing that "
         "is the documented contract",
