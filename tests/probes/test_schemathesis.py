@@ -1,0 +1,318 @@
+"""Schemathesis against the app's own OpenAPI document, every check, over a real uvicorn.
+
+`st run` (the CLI: its coverage and stateful phases are what find most) drives a
+server on 127.0.0.1 with a registered player's bearer token, a fixed seed and a
+bounded number of cases. Its resource pool and the links it infers from `Location`
+feed the ids of games it creates to the game operations, so real games are played,
+not only 404s. Every failure it reports must match an entry of KNOWN_FAILURES below
+(each with its reason); anything else fails the test, with a request reproducing it.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+import subprocess
+import sys
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from tests.probes.conftest import MakeServer
+
+SEED = 20261201
+MAX_EXAMPLES = int(os.environ.get("PROBES_ST_MAX_EXAMPLES", "60"))
+# The whole run's ceiling: a hung run fails instead of holding up CI.
+TIMEOUT_SECONDS = 600
+
+
+@dataclass(frozen=True)
+class Found:
+    """One failed check of one case, with what is needed to reproduce it."""
+
+    check: str
+    operation: str
+    title: str
+    message: str
+    status: int | None
+    code: str | None  # the error envelope's code, when the answer has one
+    request: str
+
+    def key(self) -> tuple[str, str, int | None, str | None]:
+        return (self.check, self.operation, self.status, self.code)
+
+
+@dataclass(frozen=True)
+class Known:
+    """An allowed failure: the check, the operation (a regex over "METHOD /path"), and
+    optionally the answer's status, its error code and a regex over the message."""
+
+    check: str
+    operation: str
+    reason: str
+    status: int | None = None
+    code: str | None = None
+    message: str | None = None
+    request: str | None = None  # a regex over the reproducing request and its answer
+    database: str | None = None  # "sqlite" or "postgresql": seen on that one only
+
+    def matches(self, found: Found, database: str) -> bool:
+        return (
+            found.check == self.check
+            and re.fullmatch(self.operation, found.operation) is not None
+            and (self.status is None or found.status == self.status)
+            and (self.code is None or found.code == self.code)
+            and (self.message is None or re.search(self.message, found.message) is not None)
+            and (self.request is None or re.search(self.request, found.request) is not None)
+            and (self.database is None or self.database == database)
+        )
+
+
+BODY_OPS = (
+    r"POST /api/v1/(players|games|games/\{game_id\}/(moves|undo))|PATCH /api/v1/games/\{game_id\}"
+)
+DAILY = r"(GET|POST) /api/v1/daily/\{variant\}/\{date\}(/game|/results)?"
+
+# Failures allowed. The goal is an empty list: each entry says why it is here. An entry
+# for a bug being fixed elsewhere carries the comment `# fixed on main by <who> (<issue>)`
+# so that it is dropped after the merge; there is none now (the lead's fixes of issue 11
+# points 4/6 are on main, and so are the offset on SQLite times, the daily results'
+# optional token and the hint that answered 409, which these probes found).
+KNOWN_FAILURES: list[Known] = [
+    # --- by design: what the document cannot say -----------------------------------------
+    Known(
+        "positive_data_acceptance",
+        r"POST /api/v1/games/\{game_id\}/moves",
+        "whether a move is legal depends on the position, which no schema can express",
+        status=422,
+        code="illegal_move",
+    ),
+    Known(
+        "positive_data_acceptance",
+        r"POST /api/v1/games/\{game_id\}/moves",
+        "pile ids depend on the variant (tableau-N up to its number of piles)",
+        status=422,
+        code="invalid_move",
+    ),
+    Known(
+        "positive_data_acceptance",
+        r"POST /api/v1/games/\{game_id\}/(moves|undo)",
+        "schemathesis reuses an Idempotency-Key value for another request; refusing that "
+        "is the documented contract",
+        status=422,
+        code="idempotency_key_reused",
+    ),
+    Known(
+        "positive_data_acceptance",
+        r"GET /api/v1/games",
+        "a cursor is an opaque token the API gave; any other string is refused",
+        status=422,
+        code="invalid_cursor",
+    ),
+    Known(
+        "positive_data_acceptance",
+        r"POST /api/v1/games",
+        "`deal` and `solvable: true` together are refused (a rule across two fields)",
+        status=422,
+        code="validation_error",
+        request=r"either a deal number or solvable",
+    ),
+    Known(
+        "positive_data_acceptance",
+        DAILY,
+        "the `date` pattern (YYYY-MM-DD or today) also matches strings that are no "
+        "calendar day (month 80, February 30), and a pattern cannot sensibly hold the calendar",
+        status=422,
+        code="validation_error",
+        request=r"expected YYYY-MM-DD or 'today'",
+    ),
+    Known(
+        "positive_data_acceptance",
+        BODY_OPS,
+        "integers are strict (issue 11 point 4: 12.0 is refused as a deal); JSON Schema "
+        "2020-12 counts 12.0 as an integer and has no keyword to refuse it",
+        status=422,
+        code="validation_error",
+        request=r"should be a valid integer",
+    ),
+    Known(
+        "not_a_server_error",
+        r"POST /api/v1/games",
+        "the documented 503 for a variant without a seeds file (schemathesis counts "
+        "every 5xx as a server error)",
+        status=503,
+        code="no_solvable_deals",
+    ),
+    Known(
+        "not_a_server_error",
+        DAILY,
+        "the documented 503 while a daily deal is still being proven (Retry-After)",
+        status=503,
+        code="daily_not_ready",
+    ),
+    # --- found by these probes, open: the document could say more ------------------------
+    Known(
+        "positive_data_acceptance",
+        r"POST /api/v1/games",
+        "`variant` is documented as any string; the document could enumerate the variant "
+        "ids and aliases (GET /variants lists them)",
+        status=422,
+        code="unknown_variant",
+    ),
+]
+
+
+def _database(url: str) -> str:
+    return "sqlite" if url.startswith("sqlite") else "postgresql"
+
+
+def _body(part: dict[str, Any]) -> str:
+    raw = part.get("body") or part.get("content") or {}
+    if "$base64" in raw:
+        return base64.b64decode(raw["$base64"]).decode("utf-8", "replace")
+    return str(raw.get("string", ""))
+
+
+def _error_code(text: str) -> str | None:
+    try:
+        body = json.loads(text)
+    except ValueError:
+        return None
+    if isinstance(body, dict) and isinstance(body.get("error"), dict):
+        code = body["error"].get("code")
+        return code if isinstance(code, str) else None
+    return None
+
+
+def _read_events(path: Path) -> tuple[list[Found], list[tuple[str, int, str]]]:
+    """The failed checks, and every (operation, status, uri) answered, from the NDJSON report."""
+    found: list[Found] = []
+    answers: list[tuple[str, int, str]] = []
+    for line in path.read_text().splitlines():
+        event = json.loads(line)
+        scenario = event.get("ScenarioFinished")
+        if not scenario:
+            continue
+        recorder = scenario["recorder"]
+        interactions = recorder.get("interactions", {})
+        for case_id, interaction in interactions.items():
+            case = recorder["cases"].get(case_id, {}).get("value", {})
+            response = interaction.get("response") or {}
+            if "status_code" in response:
+                label = f"{case.get('method', '?')} {case.get('path', '?')}"
+                answers.append((label, response["status_code"], interaction["request"]["uri"]))
+        for case_id, checks in recorder.get("checks", {}).items():
+            for check in checks:
+                if check["status"] != "failure":
+                    continue
+                failure = check["failure_info"]["failure"]
+                interaction = interactions.get(case_id, {})
+                request = interaction.get("request", {})
+                response = interaction.get("response") or {}
+                text = _body(response)
+                headers = {
+                    k: v for k, v in request.get("headers", {}).items() if k != "Authorization"
+                }
+                found.append(
+                    Found(
+                        check=check["name"],
+                        operation=failure.get("operation") or recorder["label"],
+                        title=failure["title"],
+                        message=failure.get("message", ""),
+                        status=response.get("status_code"),
+                        code=_error_code(text),
+                        request=(
+                            f"{request.get('method')} {request.get('uri')} headers={headers} "
+                            f"body={_body(request)[:300]!r} -> {response.get('status_code')} "
+                            f"{text[:300]}"
+                        ),
+                    )
+                )
+    return found, answers
+
+
+def test_schemathesis_finds_nothing_unknown(
+    make_server: MakeServer, probe_database_url: str, tmp_path: Path
+) -> None:
+    database = _database(probe_database_url)
+    # Small solver budgets: the run asks for many hints and finishes.
+    server = make_server(
+        HINT_MAX_SECONDS="0.3",
+        FINISH_MAX_SECONDS="0.5",
+        SOLVER_QUEUE="4",
+        # Under schemathesis's default 10 s limit (check max_response_time).
+        DAILY_WAIT_SECONDS="5",
+    )
+    server.start()
+    token = httpx.post(f"{server.base_url}/api/v1/players", json={"name": "probe"}).json()["token"]
+    report = tmp_path / "report"
+    st = Path(sys.executable).with_name("st")
+    command = [
+        str(st), "run", f"{server.base_url}/openapi.json",
+        "--header", f"Authorization: Bearer {token}",
+        "--checks", "all",
+        "--continue-on-failure",
+        "--phases", "examples,coverage,fuzzing,stateful",
+        "--seed", str(SEED),
+        "--max-examples", str(MAX_EXAMPLES),
+        "--workers", "2",
+        "--generation-database", "none",
+        "--request-timeout", "30",
+        "--no-color",
+        "--report", "json,ndjson",
+        "--report-json-path", str(report / "run.json"),
+        "--report-ndjson-path", str(report / "events.ndjson"),
+    ]  # fmt: skip
+    run = subprocess.run(
+        command, cwd=tmp_path, capture_output=True, text=True, timeout=TIMEOUT_SECONDS
+    )
+    output = run.stdout[-5000:] + run.stderr[-2000:]
+    assert (report / "run.json").exists(), output
+    summary = json.loads((report / "run.json").read_text())
+    assert summary["complete"], output
+    assert not summary["errors"], summary["errors"]
+    found, answers = _read_events(report / "events.ndjson")
+
+    # The run played real games, not only unknown ids.
+    played = [
+        uri for label, status, uri in answers
+        if label == "POST /api/v1/games/{game_id}/moves" and status == 200
+    ]  # fmt: skip
+    assert any(label == "POST /api/v1/games" and s == 201 for label, s, _ in answers)
+    assert played, "no move was accepted on a real game"
+
+    unknown: dict[tuple[str, str, int | None, str | None], Found] = {}
+    matched: set[int] = set()
+    for failure in found:
+        hits = [i for i, k in enumerate(KNOWN_FAILURES) if k.matches(failure, database)]
+        matched.update(hits)
+        if not hits:
+            unknown.setdefault(failure.key(), failure)
+    # Not proof of a fix (another seed may find it), but a hint to look again.
+    stale = [
+        f"{k.check} on {k.operation} ({k.code or k.status or k.message})"
+        for i, k in enumerate(KNOWN_FAILURES)
+        if i not in matched and k.database in (None, database)
+    ]
+    if stale:
+        warnings.warn(f"known failures not seen in this run: {stale}", stacklevel=1)
+    print(
+        f"schemathesis {summary['schemathesis_version']} on {database}: "
+        f"{summary['test_cases']['generated']} cases in {summary['running_time']:.0f}s, "
+        f"{len(played)} moves accepted, {len(found)} failed checks "
+        f"({len(found) - sum(1 for f in found if f.key() in unknown)} known)"
+    )
+    assert not unknown, (
+        "schemathesis found failures not in KNOWN_FAILURES:\n"
+        + "\n".join(
+            f"- {f.check} on {f.operation}: {f.title}: {f.message[:300]}\n    {f.request}"
+            for f in unknown.values()
+        )
+        + "\n\nserver log:\n"
+        + server.log_path.read_text()[-3000:]
+    )
