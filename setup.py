@@ -14,7 +14,7 @@ setup(
             "app.solver._core",
             sources=[f"{NATIVE}/{name}.c" for name in ("module", "state", "search", "variants")],
             depends=[f"{NATIVE}/{name}.h" for name in ("state", "search", "variants")],
-            extra_compile_args=["-std=c99", "-O2", "-Wall", "-Wextra"],
+            extra_compile_args=["-std=c99", "-O2", "-fvisibility=hidden", "-Wall", "-Wextra"],
             optional=True,
         )
     ]

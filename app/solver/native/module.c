@@ -89,7 +89,7 @@ static PyObject *tables_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
         goto fail;
     }
     memcpy(t->found_next, next, DECK);
-    bad = tables_check(t);
+    bad = tables_prepare(t);
     if (bad) {
         PyErr_SetString(PyExc_ValueError, bad);
         goto fail;

@@ -16,41 +16,43 @@ static uint64_t mix64(uint64_t x)
     return x;
 }
 
-/* FNV-1a over bytes, chained onto `h`; sections are closed with mix64. */
-static uint64_t fnv(uint64_t h, const uint8_t *bytes, int len)
+static const uint64_t SEED = 0x9e3779b97f4a7c15ULL;
+
+/* One section of the key, chained onto `h`: a tag and the length first, so that sections
+ * cannot run into each other, then the bytes eight at a time (the last word zero-padded).
+ * mix64 is a bijection, so distinct sections collide only by chance, about 2^-64. */
+static uint64_t section(uint64_t h, int tag, const uint8_t *bytes, int len)
 {
-    for (int i = 0; i < len; i++)
-        h = (h ^ bytes[i]) * 0x100000001b3ULL;
+    h = mix64(h ^ ((uint64_t)tag << 32 | (uint64_t)len));
+    for (int i = 0; i < len; i += 8) {
+        uint64_t word = 0;
+        memcpy(&word, bytes + i, (size_t)(len - i < 8 ? len - i : 8));
+        h = mix64(h ^ word);
+    }
     return h;
 }
 
-static const uint64_t FNV_BASIS = 0xcbf29ce484222325ULL;
-
-/* One section of the key: its length first, so that sections cannot run into each other. */
-static uint64_t section(uint64_t h, int tag, const uint8_t *bytes, int len)
-{
-    uint8_t head[3] = {(uint8_t)tag, (uint8_t)(len & 0xff), (uint8_t)(len >> 8)};
-    return mix64(fnv(fnv(h, head, 3), bytes, len));
-}
-
+/* Insertion sorts: a handful of values each. */
 static void sort_words(uint64_t *words, int n)
 {
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && words[j - 1] > words[j]; j--) {
-            uint64_t swap = words[j];
+    for (int i = 1; i < n; i++) {
+        uint64_t word = words[i];
+        int j = i;
+        for (; j > 0 && words[j - 1] > word; j--)
             words[j] = words[j - 1];
-            words[j - 1] = swap;
-        }
+        words[j] = word;
+    }
 }
 
 static void sort_bytes(uint8_t *bytes, int n)
 {
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && bytes[j - 1] > bytes[j]; j--) {
-            uint8_t swap = bytes[j];
+    for (int i = 1; i < n; i++) {
+        uint8_t byte = bytes[i];
+        int j = i;
+        for (; j > 0 && bytes[j - 1] > byte; j--)
             bytes[j] = bytes[j - 1];
-            bytes[j - 1] = swap;
-        }
+        bytes[j] = byte;
+    }
 }
 
 uint64_t plain_key(const Tables *t, const Position *p)
@@ -59,10 +61,10 @@ uint64_t plain_key(const Tables *t, const Position *p)
     uint64_t piles[MAX_PILES];
     for (int i = 0; i < t->tableau_piles; i++) {
         const TableauPile *pile = &p->tableau[i];
-        piles[i] = section(FNV_BASIS, pile->hidden, pile->cards, pile->len);
+        piles[i] = section(SEED, pile->hidden, pile->cards, pile->len);
     }
     sort_words(piles, t->tableau_piles);
-    uint64_t h = FNV_BASIS;
+    uint64_t h = SEED;
     for (int i = 0; i < t->tableau_piles; i++)
         h = mix64(h ^ piles[i]);
     /* sorted(f[-1] if f else -1): the tops shifted up by one, 0 for an empty foundation. */

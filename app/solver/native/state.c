@@ -179,16 +179,16 @@ int run_length(const Tables *t, const Position *p, int index)
 
 /* ---------------------------------------------------------------- move generation */
 
-/* What legal_moves works from: the engine builds `wanted`, `empties` and `to_found`
- * as dicts; here each card's piles are found by scanning them in the same order. */
+/* What legal_moves works from, built once from the tops as the engine builds its dicts:
+ * for each card, the tableau piles whose top takes it (`wanted`) and the foundations
+ * that take it (`to_found`), as bit sets over pile indices; the empty piles. */
 typedef struct {
     const Tables *t;
-    const Position *p;
     Move *out;
     int n;
-    uint8_t empties[MAX_PILES];
-    int empty_count;
-    bool to_foundations;  /* false once foundation cards are the movers */
+    uint16_t wanted[DECK];
+    uint16_t to_found[DECK];
+    uint16_t empties;
 } Gen;
 
 static void add(Gen *g, int src_kind, int src, int dst_kind, int dst, int count)
@@ -202,38 +202,61 @@ static void add(Gen *g, int src_kind, int src, int dst_kind, int dst, int count)
     m->count = (uint8_t)count;
 }
 
-/* wanted[card]: the non-empty tableau piles whose top takes `card`, but `skip`. */
-static void to_wanted(Gen *g, int src_kind, int src, int card, int skip, int count)
+/* One move to each pile in `piles` (a bit set, lowest index first) but `skip`. */
+static void add_each(Gen *g, int src_kind, int src, int dst_kind, uint16_t piles, int skip,
+                     int count)
 {
-    for (int j = 0; j < g->t->tableau_piles; j++) {
-        const TableauPile *pile = &g->p->tableau[j];
-        if (j != skip && pile->len && stack_ok(g->t, pile->cards[pile->len - 1], card))
-            add(g, src_kind, src, TABLEAU, j, count);
-    }
+    for (int j = 0; piles; j++, piles >>= 1)
+        if ((piles & 1) && j != skip)
+            add(g, src_kind, src, dst_kind, j, count);
 }
 
 /* The engine's `single`: one card to the foundations, the tableau, the empty piles. */
 static void single(Gen *g, int src_kind, int src, int card, int skip)
 {
-    if (g->to_foundations)
-        for (int f = 0; f < g->t->foundation_count; f++)
-            if (foundation_takes(g->t, g->p, f, card))
-                add(g, src_kind, src, FOUNDATION, f, 1);
-    to_wanted(g, src_kind, src, card, skip, 1);
-    for (int e = 0; e < g->empty_count; e++)
-        if (g->empties[e] != skip)
-            add(g, src_kind, src, TABLEAU, g->empties[e], 1);
+    add_each(g, src_kind, src, FOUNDATION, g->to_found[card], -1, 1);
+    add_each(g, src_kind, src, TABLEAU, g->wanted[card], skip, 1);
+    add_each(g, src_kind, src, TABLEAU, g->empties, skip, 1);
+}
+
+static void gen_init(Gen *g, const Tables *t, const Position *p, Move *out)
+{
+    g->t = t;
+    g->out = out;
+    g->n = 0;
+    memset(g->wanted, 0, sizeof g->wanted);
+    memset(g->to_found, 0, sizeof g->to_found);
+    g->empties = 0;
+    for (int j = 0; j < t->tableau_piles; j++) {
+        const TableauPile *pile = &p->tableau[j];
+        if (!pile->len) {
+            g->empties |= (uint16_t)(1u << j);
+            continue;
+        }
+        const Accepted *takes = &t->accepted_by[pile->cards[pile->len - 1]];
+        for (int k = 0; k < takes->count; k++)
+            g->wanted[takes->cards[k]] |= (uint16_t)(1u << j);
+    }
+    if (t->reserve_fills_empty && p->reserve.len)
+        g->empties = 0;
+    for (int f = 0; f < t->foundation_count; f++) {
+        const FoundationPile *pile = &p->foundations[f];
+        uint16_t bit = (uint16_t)(1u << f);
+        if (!pile->len) {
+            for (int suit = 0; suit < 4; suit++)
+                g->to_found[suit * 13 + first_rank(p) - 1] |= bit;
+        } else if (pile->len < FOUNDATION_CAP && t->found_next[pile->cards[pile->len - 1]] != NO_CARD) {
+            g->to_found[t->found_next[pile->cards[pile->len - 1]]] |= bit;
+        }
+    }
 }
 
 int legal_moves(const Tables *t, const Position *p, Move *out)
 {
     if (is_won(t, p))
         return 0;
-    Gen g = {t, p, out, 0, {0}, 0, true};
-    if (!(t->reserve_fills_empty && p->reserve.len))
-        for (int j = 0; j < t->tableau_piles; j++)
-            if (!p->tableau[j].len)
-                g.empties[g.empty_count++] = (uint8_t)j;
+    Gen g;
+    gen_init(&g, t, p, out);
     for (int i = 0; i < t->tableau_piles; i++) {
         const TableauPile *pile = &p->tableau[i];
         if (!pile->len)
@@ -242,9 +265,8 @@ int legal_moves(const Tables *t, const Position *p, Move *out)
         int longest = run_length(t, p, i);
         for (int count = 2; count <= longest; count++) {
             int card = pile->cards[pile->len - count];
-            to_wanted(&g, TABLEAU, i, card, i, count);
-            for (int e = 0; e < g.empty_count; e++)
-                add(&g, TABLEAU, i, TABLEAU, g.empties[e], count);
+            add_each(&g, TABLEAU, i, TABLEAU, g.wanted[card], i, count);
+            add_each(&g, TABLEAU, i, TABLEAU, g.empties, -1, count);
         }
     }
     if (p->waste.len)
@@ -252,13 +274,14 @@ int legal_moves(const Tables *t, const Position *p, Move *out)
     if (p->reserve.len)
         single(&g, RESERVE, 0, p->reserve.cards[p->reserve.len - 1], -1);
     if (t->foundation_return) {
-        g.to_foundations = false;  /* a foundation card returns only to the tableau */
+        memset(g.to_found, 0, sizeof g.to_found);  /* a foundation card returns only to the tableau */
         for (int f = 0; f < t->foundation_count; f++) {
             const FoundationPile *pile = &p->foundations[f];
             if (pile->len)
                 single(&g, FOUNDATION, f, pile->cards[pile->len - 1], -1);
         }
     }
+    /* Redeal while redeals are left (redeals_left > 0) or unlimited (-1). */
     if (p->stock.len || (p->waste.len && p->redeals_left != 0)) {
         Move *m = &out[g.n++];
         memset(m, 0, sizeof *m);

@@ -1,7 +1,7 @@
-/* Checks on the tables handed over from Python (see variants.h). */
+/* Checks on the tables handed over from Python, and what follows from them. */
 #include "variants.h"
 
-const char *tables_check(const Tables *t)
+const char *tables_prepare(Tables *t)
 {
     if (t->decks < 1 || t->decks > 2)
         return "decks must be 1 or 2";
@@ -14,5 +14,12 @@ const char *tables_check(const Tables *t)
     for (int card = 0; card < DECK; card++)
         if (t->found_next[card] >= DECK && t->found_next[card] != NO_CARD)
             return "found_next holds a card id above 51";
+    for (int target = 0; target < DECK; target++) {
+        Accepted *takes = &t->accepted_by[target];
+        takes->count = 0;
+        for (int moving = 0; moving < DECK; moving++)
+            if (stack_ok(t, target, moving))
+                takes->cards[takes->count++] = (uint8_t)moving;
+    }
     return 0;
 }

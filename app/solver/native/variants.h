@@ -15,6 +15,12 @@ enum {
     NO_CARD = 255,    /* found_next: a foundation topped by this card takes nothing */
 };
 
+/* The cards a tableau card takes (derived from stack_ok: Variant.accepted_by). */
+typedef struct {
+    uint8_t count;
+    uint8_t cards[DECK];
+} Accepted;
+
 typedef struct {
     uint8_t decks;
     uint8_t tableau_piles;
@@ -28,10 +34,11 @@ typedef struct {
     uint8_t found_next[DECK];    /* the card a foundation topped by this one takes, or NO_CARD */
     /* [card * 52 + child]: child could want card as its tableau parent (search.Rules.children) */
     bool child[DECK * DECK];
+    Accepted accepted_by[DECK];  /* filled in by tables_prepare */
 } Tables;
 
-/* Why these tables cannot be used (NULL when they can). */
-const char *tables_check(const Tables *t);
+/* Check the tables handed over and derive the rest: NULL, or why they cannot be used. */
+const char *tables_prepare(Tables *t);
 
 static inline int card_rank(int card) { return card % 13 + 1; }
 static inline int card_suit(int card) { return card / 13; }
