@@ -31,6 +31,7 @@ EXAMPLES = 100 if THOROUGH else 12
 CONFIGS = [(name, flip) for name in VARIANTS for flip in (False, True)]
 DEALS = (1, 2, 31999, 123456)  # both shuffles: Microsoft's below 32000, Mersenne Twister above
 STEPS = 70
+LONG_STEPS = 600
 
 
 def start(name: str, flip: bool, number: int) -> State:
@@ -72,6 +73,9 @@ def corpus() -> tuple[State, ...]:
             for greedy in (False, True):
                 rng = random.Random(f"{n}-{number}-{greedy}")
                 positions.extend(walk(start(name, flip, number), rng, STEPS, greedy))
+        # One long game, every third position: the stock runs out, redeals come round.
+        rng = random.Random(f"{n}-long")
+        positions.extend(list(walk(start(name, flip, 5), rng, LONG_STEPS, False))[::3])
     return tuple(positions)
 
 
@@ -84,6 +88,16 @@ def test_corpus_covers_every_game_both_rules_and_the_rare_moves() -> None:
         texts.update(str(m)[0] + ">" + str(m).split(">")[-1][0] for m in state.legal_moves())
     assert len(seen) == 18
     assert {"t>f", "t>t", "w>t", "w>f", "r>t", "r>f", "f>t", "d>d", "r>r"} <= texts
+    positions = corpus()
+    assert any(s.redeals_left and not s.stock and s.waste for s in positions), "a counted redeal"
+    assert any(0 < len(s.stock) < s.variant.draw for s in positions), "a short last draw"
+    assert any(
+        s.variant.reserve_fills_empty and s.reserve and any(len(p) == 1 for p in s.tableau)
+        for s in positions
+    ), "a pile the reserve refills once emptied"
+    assert any(
+        h and h == len(p) - 1 for s in positions for h, p in zip(s.hidden, s.tableau, strict=True)
+    ), "a card to turn up"
 
 
 # ------------------------------------------------------------------------ checks
