@@ -59,7 +59,7 @@ const char *position_read(const Tables *t, const uint8_t *data, size_t size, Pos
         r.error = "truncated";
     if (r.error)
         return r.error;
-    r.pos += name_len;
+    r.pos += (size_t)name_len;
     if ((read_byte(&r) != 0) != t->foundation_return && !r.error)
         return "the bytes' house rule differs from the tables'";
     int redeals = read_byte(&r);
