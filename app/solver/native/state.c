@@ -245,8 +245,10 @@ static void gen_init(Gen *g, const Tables *t, const Position *p, Move *out)
         if (!pile->len) {
             for (int suit = 0; suit < 4; suit++)
                 g->to_found[suit * 13 + first_rank(p) - 1] |= bit;
-        } else if (pile->len < FOUNDATION_CAP && t->found_next[pile->cards[pile->len - 1]] != NO_CARD) {
-            g->to_found[t->found_next[pile->cards[pile->len - 1]]] |= bit;
+        } else if (pile->len < FOUNDATION_CAP) {
+            int next = t->found_next[pile->cards[pile->len - 1]];
+            if (next != NO_CARD)
+                g->to_found[next] |= bit;
         }
     }
 }
@@ -274,7 +276,8 @@ int legal_moves(const Tables *t, const Position *p, Move *out)
     if (p->reserve.len)
         single(&g, RESERVE, 0, p->reserve.cards[p->reserve.len - 1], -1);
     if (t->foundation_return) {
-        memset(g.to_found, 0, sizeof g.to_found);  /* a foundation card returns only to the tableau */
+        /* A foundation card returns only to the tableau. */
+        memset(g.to_found, 0, sizeof g.to_found);
         for (int f = 0; f < t->foundation_count; f++) {
             const FoundationPile *pile = &p->foundations[f];
             if (pile->len)
