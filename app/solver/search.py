@@ -147,13 +147,18 @@ def _key_fn(rules: Rules) -> Callable[[State], int]:
     single_pass = rules.single_pass
 
     def key(state: State) -> int:
-        tableau = tuple(sorted(zip(state.hidden, state.tableau, strict=True)))
-        found = tuple(sorted(f[-1] if f else -1 for f in state.foundations))
-        # With one pass, the stock is always a prefix of the dealt stock: its length says it.
-        stock: Any = len(state.stock) if single_pass else state.stock
-        return hash((tableau, found, stock, state.waste, len(state.reserve), state.redeals_left))
+        return hash(_key_parts(state, single_pass))
 
     return key
+
+
+def _key_parts(state: State, single_pass: bool) -> tuple[Any, ...]:
+    """What :func:`_key_fn` hashes (the native core's key is equal exactly when this is)."""
+    tableau = tuple(sorted(zip(state.hidden, state.tableau, strict=True)))
+    found = tuple(sorted(f[-1] if f else -1 for f in state.foundations))
+    # With one pass, the stock is always a prefix of the dealt stock: its length says it.
+    stock: Any = len(state.stock) if single_pass else state.stock
+    return (tableau, found, stock, state.waste, len(state.reserve), state.redeals_left)
 
 
 def settle(state: State, rules: Rules, line: list[Move], eager: bool = False) -> State:

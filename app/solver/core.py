@@ -1,0 +1,127 @@
+"""The native search core (``app.solver._core``, C sources in ``app/solver/native/``).
+
+Built by ``pip install`` where a C compiler and the Python headers are present; else
+:func:`available` is False and :func:`missing_reason` says why, and the solver runs on
+its Python search, which stays the reference the core is tested against
+(``tests/solver/test_native_core.py``, ``docs/native-core.md``).
+
+So far the core holds the position, legal moves, apply, the plain position key and
+the safe foundation moves; moves cross the boundary as their text (``str(Move)``).
+The core is handed each variant's tables from here, built from the same
+:class:`~app.engine.Variant` (and the solver's :class:`~app.solver.search.Rules`)
+the Python search reads, so no game is typed twice.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from types import ModuleType
+
+from app.engine import CorruptState, State, UnknownVariant, Variant, get_variant
+from app.engine import Rules as HouseRules
+from app.solver import search
+
+try:
+    from app.solver import _core
+except ImportError as exc:  # not built here: the Python search serves alone
+    _core = None  # type: ignore[assignment]
+    _MISSING = f"app.solver._core is not built ({exc}); reinstall with a C compiler"
+else:
+    _MISSING = ""
+
+
+def available() -> bool:
+    """Is the native core built and loaded?"""
+    return _core is not None
+
+
+def missing_reason() -> str:
+    """Why the native core is not available ("" when it is)."""
+    return _MISSING
+
+
+def native() -> ModuleType:
+    """The loaded ``app.solver._core`` module (RuntimeError saying why when it is not)."""
+    _require()
+    return _core
+
+
+def _require() -> None:
+    if _core is None:
+        raise RuntimeError(_MISSING)
+
+
+@cache
+def tables(variant: Variant) -> _core.Tables:
+    """The core's tables for ``variant`` (one per variant value, as its lookup tables)."""
+    _require()
+    rules = search.Rules.of(variant)
+    children = bytearray(52 * 52)
+    for card, kids in enumerate(rules.children):
+        for kid in kids:
+            children[card * 52 + kid] = 1
+    return _core.Tables(
+        name=variant.name,
+        decks=variant.decks,
+        tableau_piles=variant.tableau_piles,
+        foundation_count=variant.foundation_count,
+        draw=variant.draw,
+        runs_any=rules.runs_any,
+        reserve_fills_empty=variant.reserve_fills_empty,
+        foundation_return=variant.foundation_return,
+        single_pass=rules.single_pass,
+        stack_ok=bytes(variant.stack_ok),
+        found_next=bytes(255 if card < 0 else card for card in variant.found_next),
+        children=bytes(children),
+    )
+
+
+def position(state: State) -> _core.Position:
+    """``state`` as a native position."""
+    return _core.Position(tables(state.variant), state.to_bytes())
+
+
+def load(data: bytes) -> _core.Position:
+    """A native position from ``State.to_bytes()`` bytes (:class:`CorruptState` when they do
+    not decode). The variant is named as the engine names it; the core reads the rest."""
+    try:
+        name = bytes(data[2 : 2 + data[1]]).decode()
+        returns = bool(data[2 + data[1]])
+        variant = get_variant(name).with_rules(HouseRules(foundation_return=returns))
+        return _core.Position(tables(variant), data)
+    except (IndexError, ValueError, UnknownVariant) as exc:
+        raise CorruptState("corrupt_state", f"bytes do not decode to a position: {exc}") from None
+
+
+class Lcg:
+    """The 64-bit generator the native ``playout`` draws from (search.h ``lcg_next``), so
+    a Python playout makes the same choices."""
+
+    def __init__(self, seed: int) -> None:
+        self.state = seed & (2**64 - 1)
+
+    def below(self, n: int) -> int:
+        self.state = (self.state * 6364136223846793005 + 1442695040888963407) & (2**64 - 1)
+        return (self.state >> 33) % n
+
+
+def python_playout(state: State, seed: int, steps: int) -> tuple[int, State]:
+    """The native ``playout`` in Python: at each position legal moves and the plain key,
+    then the move the shared generator picks. (positions visited, final position)."""
+    key = search._key_fn(search.Rules.of(state.variant))
+    rng = Lcg(seed)
+    positions = 0
+    for _ in range(steps):
+        moves = state.legal_moves()
+        key(state)
+        positions += 1
+        if not moves:
+            break
+        state, _ = state.apply(moves[rng.below(len(moves))], auto_finish=False, validate=False)
+    return positions, state
+
+
+def native_playout(state: State, seed: int, steps: int) -> tuple[int, State]:
+    """:func:`python_playout` run by the core, the whole loop in C."""
+    positions, _keys, end = _core.playout(position(state), seed, steps)
+    return positions, State.from_bytes(end.to_bytes())

@@ -1,0 +1,393 @@
+/* The Python bindings: app.solver._core.Tables, .Position and playout().
+ *
+ * app/solver/core.py is the Python side (it builds Tables from a Variant); every
+ * function here only converts arguments and results, the rules live in state.c and
+ * search.c. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <string.h>
+
+#include "search.h"
+#include "state.h"
+#include "variants.h"
+
+enum { NAME_CAP = 255 };  /* State.to_bytes stores the name's length in one byte */
+
+typedef struct {
+    PyObject_HEAD
+    Tables tables;
+    char name[NAME_CAP + 1];
+    Py_ssize_t name_len;
+} TablesObject;
+
+typedef struct {
+    PyObject_HEAD
+    TablesObject *owner;  /* the tables this position is read with (a reference) */
+    Position pos;
+} PositionObject;
+
+static PyTypeObject TablesType;
+static PyTypeObject PositionType;
+
+/* --------------------------------------------------------------------- Tables */
+
+/* A bytes argument of exactly `size` bytes, each 0 or 1, into `out`. */
+static int read_flags(const char *what, const char *data, Py_ssize_t len, bool *out,
+                      Py_ssize_t size)
+{
+    if (len != size) {
+        PyErr_Format(PyExc_ValueError, "%s must hold %zd bytes, not %zd", what, size, len);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < size; i++) {
+        if ((uint8_t)data[i] > 1) {
+            PyErr_Format(PyExc_ValueError, "%s holds a byte other than 0 or 1", what);
+            return -1;
+        }
+        out[i] = data[i] != 0;
+    }
+    return 0;
+}
+
+static PyObject *tables_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    static char *names[] = {"name", "decks", "tableau_piles", "foundation_count", "draw",
+                            "runs_any", "reserve_fills_empty", "foundation_return",
+                            "single_pass", "stack_ok", "found_next", "children", NULL};
+    const char *name, *stack, *next, *children;
+    Py_ssize_t name_len, stack_len, next_len, children_len;
+    unsigned char decks, piles, foundations, draw;
+    int runs_any, fills, returns, single_pass;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s#bbbbppppy#y#y#", names, &name, &name_len,
+                                     &decks, &piles, &foundations, &draw, &runs_any, &fills,
+                                     &returns, &single_pass, &stack, &stack_len, &next,
+                                     &next_len, &children, &children_len))
+        return NULL;
+    if (name_len > NAME_CAP)
+        return PyErr_Format(PyExc_ValueError, "a variant name is at most %d bytes", NAME_CAP);
+    TablesObject *self = (TablesObject *)type->tp_alloc(type, 0);
+    if (!self)
+        return NULL;
+    Tables *t = &self->tables;
+    memcpy(self->name, name, (size_t)name_len);
+    self->name_len = name_len;
+    t->decks = decks;
+    t->tableau_piles = piles;
+    t->foundation_count = foundations;
+    t->draw = draw;
+    t->runs_any = runs_any;
+    t->reserve_fills_empty = fills;
+    t->foundation_return = returns;
+    t->single_pass = single_pass;
+    const char *bad = 0;
+    if (read_flags("stack_ok", stack, stack_len, t->stack_ok, DECK * DECK) < 0
+        || read_flags("children", children, children_len, t->child, DECK * DECK) < 0)
+        goto fail;
+    if (next_len != DECK) {
+        PyErr_SetString(PyExc_ValueError, "found_next must hold 52 bytes");
+        goto fail;
+    }
+    memcpy(t->found_next, next, DECK);
+    bad = tables_prepare(t);
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, bad);
+        goto fail;
+    }
+    return (PyObject *)self;
+fail:
+    Py_DECREF(self);
+    return NULL;
+}
+
+static PyObject *tables_name(TablesObject *self, void *closure)
+{
+    (void)closure;
+    return PyUnicode_FromStringAndSize(self->name, self->name_len);
+}
+
+static PyGetSetDef tables_getset[] = {
+    {"name", (getter)tables_name, NULL, "the variant's name", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject TablesType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "app.solver._core.Tables",
+    .tp_doc = "One variant's tables, as app.solver.core.tables() hands them over.",
+    .tp_basicsize = sizeof(TablesObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = tables_new,
+    .tp_getset = tables_getset,
+};
+
+/* ------------------------------------------------------------------ Position */
+
+static PositionObject *position_alloc(TablesObject *owner)
+{
+    PositionObject *self = PyObject_New(PositionObject, &PositionType);
+    if (!self)
+        return NULL;
+    Py_INCREF(owner);
+    self->owner = owner;
+    return self;
+}
+
+static PyObject *position_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    (void)type;
+    static char *names[] = {"tables", "data", NULL};
+    PyObject *owner;
+    Py_buffer data;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!y*", names, &TablesType, &owner, &data))
+        return NULL;
+    PositionObject *self = position_alloc((TablesObject *)owner);
+    if (!self) {
+        PyBuffer_Release(&data);
+        return NULL;
+    }
+    const char *bad = position_read(&self->owner->tables, data.buf, (size_t)data.len, &self->pos);
+    PyBuffer_Release(&data);
+    if (bad) {
+        Py_DECREF(self);
+        return PyErr_Format(PyExc_ValueError, "bytes do not decode to a position: %s", bad);
+    }
+    return (PyObject *)self;
+}
+
+static void position_dealloc(PositionObject *self)
+{
+    Py_XDECREF(self->owner);
+    PyObject_Free(self);
+}
+
+static PositionObject *position_copy(PositionObject *self)
+{
+    PositionObject *copy = position_alloc(self->owner);
+    if (copy)
+        copy->pos = self->pos;
+    return copy;
+}
+
+static PyObject *move_str(const Move *move)
+{
+    char text[MOVE_TEXT_SIZE];
+    move_text(move, text);
+    return PyUnicode_FromString(text);
+}
+
+static PyObject *move_list(const Move *moves, int n)
+{
+    PyObject *list = PyList_New(n);
+    if (!list)
+        return NULL;
+    for (int i = 0; i < n; i++) {
+        PyObject *text = move_str(&moves[i]);
+        if (!text) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, i, text);
+    }
+    return list;
+}
+
+static PyObject *position_to_bytes(PositionObject *self, PyObject *unused)
+{
+    (void)unused;
+    const TablesObject *o = self->owner;
+    size_t size = position_write(&o->tables, o->name, (size_t)o->name_len, &self->pos, NULL, 0);
+    PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)size);
+    if (out)
+        position_write(&o->tables, o->name, (size_t)o->name_len, &self->pos,
+                       (uint8_t *)PyBytes_AS_STRING(out), size);
+    return out;
+}
+
+static PyObject *position_legal_moves(PositionObject *self, PyObject *unused)
+{
+    (void)unused;
+    Move *moves = PyMem_Malloc(sizeof(Move) * MAX_MOVES);
+    if (!moves)
+        return PyErr_NoMemory();
+    int n = legal_moves(&self->owner->tables, &self->pos, moves);
+    PyObject *out = move_list(moves, n);
+    PyMem_Free(moves);
+    return out;
+}
+
+/* Is `move` among the position's legal moves? (apply takes nothing else). */
+static int is_legal(PositionObject *self, const Move *move)
+{
+    Move *moves = PyMem_Malloc(sizeof(Move) * MAX_MOVES);
+    if (!moves) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    int n = legal_moves(&self->owner->tables, &self->pos, moves);
+    int found = 0;
+    for (int i = 0; i < n && !found; i++)
+        found = move_equal(&moves[i], move);
+    PyMem_Free(moves);
+    return found;
+}
+
+static PyObject *position_apply(PositionObject *self, PyObject *arg)
+{
+    Py_ssize_t len;
+    const char *text = PyUnicode_Check(arg) ? PyUnicode_AsUTF8AndSize(arg, &len) : NULL;
+    if (!text) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "a move is its text, e.g. 't2>t5x3' or 'draw'");
+        return NULL;
+    }
+    Move move;
+    if ((size_t)len != strlen(text) || !move_parse(text, &move))
+        return PyErr_Format(PyExc_ValueError, "%R is not a move", arg);
+    int legal = is_legal(self, &move);
+    if (legal < 0)
+        return NULL;
+    if (!legal)
+        return PyErr_Format(PyExc_ValueError, "%R is not a legal move here", arg);
+    PositionObject *child = position_copy(self);
+    if (child)
+        apply_move(&self->owner->tables, &child->pos, &move);
+    return (PyObject *)child;
+}
+
+static PyObject *position_key(PositionObject *self, PyObject *unused)
+{
+    (void)unused;
+    return PyLong_FromUnsignedLongLong(plain_key(&self->owner->tables, &self->pos));
+}
+
+static int parse_eager(PyObject *args, PyObject *kwargs, int *eager)
+{
+    static char *names[] = {"eager", NULL};
+    *eager = 0;
+    return PyArg_ParseTupleAndKeywords(args, kwargs, "|p", names, eager);
+}
+
+static PyObject *position_safe_move(PositionObject *self, PyObject *args, PyObject *kwargs)
+{
+    int eager;
+    if (!parse_eager(args, kwargs, &eager))
+        return NULL;
+    Move move;
+    if (!safe_move(&self->owner->tables, &self->pos, eager, &move))
+        Py_RETURN_NONE;
+    return move_str(&move);
+}
+
+static PyObject *position_settle(PositionObject *self, PyObject *args, PyObject *kwargs)
+{
+    int eager;
+    if (!parse_eager(args, kwargs, &eager))
+        return NULL;
+    PositionObject *after = position_copy(self);
+    if (!after)
+        return NULL;
+    Move line[MAX_CARDS];
+    int n = settle(&self->owner->tables, &after->pos, eager, line);
+    PyObject *moves = move_list(line, n);
+    if (!moves) {
+        Py_DECREF(after);
+        return NULL;
+    }
+    return Py_BuildValue("(NN)", moves, (PyObject *)after);
+}
+
+static PyObject *position_is_won(PositionObject *self, void *closure)
+{
+    (void)closure;
+    return PyBool_FromLong(is_won(&self->owner->tables, &self->pos));
+}
+
+static PyObject *position_tables(PositionObject *self, void *closure)
+{
+    (void)closure;
+    Py_INCREF(self->owner);
+    return (PyObject *)self->owner;
+}
+
+static PyMethodDef position_methods[] = {
+    {"to_bytes", (PyCFunction)position_to_bytes, METH_NOARGS, "State.to_bytes()."},
+    {"legal_moves", (PyCFunction)position_legal_moves, METH_NOARGS,
+     "State.legal_moves(), as move texts, in the engine's order."},
+    {"apply", (PyCFunction)position_apply, METH_O,
+     "The position after a legal move (its text), as State.apply(move, auto_finish=False)."},
+    {"key", (PyCFunction)position_key, METH_NOARGS,
+     "The solver's plain key (search._key_fn) as a 64-bit hash."},
+    {"safe_move", (PyCFunction)(void (*)(void))position_safe_move, METH_VARARGS | METH_KEYWORDS,
+     "search._safe_move(state, rules, eager): a move text or None."},
+    {"settle", (PyCFunction)(void (*)(void))position_settle, METH_VARARGS | METH_KEYWORDS,
+     "search.settle(state, rules, line, eager): (the moves played, the position after)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef position_getset[] = {
+    {"is_won", (getter)position_is_won, NULL, "State.is_won", NULL},
+    {"tables", (getter)position_tables, NULL, "the tables the position was read with", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject PositionType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "app.solver._core.Position",
+    .tp_doc = "Position(tables, data): a position read from State.to_bytes().",
+    .tp_basicsize = sizeof(PositionObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = position_new,
+    .tp_dealloc = (destructor)position_dealloc,
+    .tp_methods = position_methods,
+    .tp_getset = position_getset,
+};
+
+/* ------------------------------------------------------------------- module */
+
+static PyObject *core_playout(PyObject *module, PyObject *args)
+{
+    (void)module;
+    PyObject *start;
+    unsigned long long seed;
+    long steps;
+    if (!PyArg_ParseTuple(args, "O!Kl", &PositionType, &start, &seed, &steps))
+        return NULL;
+    PositionObject *end = position_copy((PositionObject *)start);
+    if (!end)
+        return NULL;
+    long positions;
+    uint64_t keys;
+    Py_BEGIN_ALLOW_THREADS
+    positions = playout(&end->owner->tables, &end->pos, seed, steps, &keys);
+    Py_END_ALLOW_THREADS
+    return Py_BuildValue("(lKN)", positions, (unsigned long long)keys, (PyObject *)end);
+}
+
+static PyMethodDef core_methods[] = {
+    {"playout", core_playout, METH_VARARGS,
+     "playout(position, seed, steps) -> (positions, keys xor, final position): a random "
+     "playout run natively, choosing as core.Lcg does."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef core_module = {
+    PyModuleDef_HEAD_INIT, "_core", "The native search core (see docs/native-core.md).", -1,
+    core_methods, NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__core(void)
+{
+    if (PyType_Ready(&TablesType) < 0 || PyType_Ready(&PositionType) < 0)
+        return NULL;
+    PyObject *module = PyModule_Create(&core_module);
+    if (!module)
+        return NULL;
+    if (PyModule_AddObjectRef(module, "Tables", (PyObject *)&TablesType) < 0
+        || PyModule_AddObjectRef(module, "Position", (PyObject *)&PositionType) < 0
+        || PyModule_AddIntConstant(module, "MAX_CARDS", MAX_CARDS) < 0) {
+        Py_DECREF(module);
+        return NULL;
+    }
+    return module;
+}

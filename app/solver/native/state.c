@@ -1,0 +1,433 @@
+/* Positions, legal moves and apply (see state.h); each function names the State
+ * method of app/engine/state.py it mirrors. */
+#include "state.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ reading bytes */
+
+typedef struct {
+    const uint8_t *data;
+    size_t size, pos;
+    const char *error;  /* the first problem met; later reads return 0 */
+} Reader;
+
+static int read_byte(Reader *r)
+{
+    if (r->error)
+        return 0;
+    if (r->pos >= r->size) {
+        r->error = "truncated";
+        return 0;
+    }
+    return r->data[r->pos++];
+}
+
+/* A length byte and that many card ids into `cards` (room for `cap`). */
+static int read_cards(Reader *r, uint8_t *cards, int cap)
+{
+    int len = read_byte(r);
+    if (r->error)
+        return 0;
+    if (len > cap) {
+        r->error = "a pile holds more cards than the game has";
+        return 0;
+    }
+    if (r->size - r->pos < (size_t)len) {
+        r->error = "truncated";
+        return 0;
+    }
+    for (int i = 0; i < len; i++) {
+        cards[i] = r->data[r->pos++];
+        if (cards[i] >= DECK) {
+            r->error = "not a card";
+            return 0;
+        }
+    }
+    return len;
+}
+
+const char *position_read(const Tables *t, const uint8_t *data, size_t size, Position *out)
+{
+    Reader r = {data, size, 0, 0};
+    memset(out, 0, sizeof *out);
+    if (read_byte(&r) != BYTES_VERSION && !r.error)
+        return "unknown format version";
+    int name_len = read_byte(&r);
+    if (!r.error && r.size - r.pos < (size_t)name_len)
+        r.error = "truncated";
+    if (r.error)
+        return r.error;
+    r.pos += (size_t)name_len;
+    if ((read_byte(&r) != 0) != t->foundation_return && !r.error)
+        return "the bytes' house rule differs from the tables'";
+    int redeals = read_byte(&r);
+    out->redeals_left = redeals == 255 ? -1 : (int16_t)redeals;
+    out->base_rank = (uint8_t)read_byte(&r);
+    if (out->base_rank > 13 && !r.error)
+        return "the base rank is not a rank";
+    out->stock.len = (uint8_t)read_cards(&r, out->stock.cards, MAX_CARDS);
+    out->waste.len = (uint8_t)read_cards(&r, out->waste.cards, MAX_CARDS);
+    out->reserve.len = (uint8_t)read_cards(&r, out->reserve.cards, MAX_CARDS);
+    int total = out->stock.len + out->waste.len + out->reserve.len;
+    int foundations = read_byte(&r);
+    if (!r.error && foundations != t->foundation_count)
+        return "pile counts do not match the variant";
+    for (int f = 0; f < foundations && !r.error; f++) {
+        FoundationPile *pile = &out->foundations[f];
+        pile->len = (uint8_t)read_cards(&r, pile->cards, FOUNDATION_CAP);
+        total += pile->len;
+    }
+    int piles = read_byte(&r);
+    if (!r.error && piles != t->tableau_piles)
+        return "pile counts do not match the variant";
+    for (int i = 0; i < piles && !r.error; i++) {
+        TableauPile *pile = &out->tableau[i];
+        pile->hidden = (uint8_t)read_byte(&r);
+        pile->len = (uint8_t)read_cards(&r, pile->cards, MAX_CARDS);
+        total += pile->len;
+        if (!r.error && pile->hidden > (pile->len ? pile->len - 1 : 0))
+            return "a face-down card on top of a pile";
+    }
+    if (r.error)
+        return r.error;
+    if (r.pos != r.size)
+        return "trailing bytes";
+    /* Every move keeps the number of cards, so no pile can outgrow its array. */
+    if (total > MAX_CARDS)
+        return "more cards than two decks";
+    return 0;
+}
+
+/* ------------------------------------------------------------------ writing bytes */
+
+typedef struct {
+    uint8_t *out;
+    size_t cap, len;
+} Writer;
+
+static void put(Writer *w, int byte)
+{
+    if (w->len < w->cap)
+        w->out[w->len] = (uint8_t)byte;
+    w->len++;
+}
+
+static void put_cards(Writer *w, const uint8_t *cards, int len)
+{
+    put(w, len);
+    for (int i = 0; i < len; i++)
+        put(w, cards[i]);
+}
+
+size_t position_write(const Tables *t, const char *name, size_t name_len, const Position *p,
+                      uint8_t *out, size_t cap)
+{
+    Writer w = {out, cap, 0};
+    put(&w, BYTES_VERSION);
+    put(&w, (int)name_len);
+    for (size_t i = 0; i < name_len; i++)
+        put(&w, (uint8_t)name[i]);
+    put(&w, t->foundation_return ? 1 : 0);
+    put(&w, p->redeals_left < 0 ? 255 : p->redeals_left);
+    put(&w, p->base_rank);
+    put_cards(&w, p->stock.cards, p->stock.len);
+    put_cards(&w, p->waste.cards, p->waste.len);
+    put_cards(&w, p->reserve.cards, p->reserve.len);
+    put(&w, t->foundation_count);
+    for (int f = 0; f < t->foundation_count; f++)
+        put_cards(&w, p->foundations[f].cards, p->foundations[f].len);
+    put(&w, t->tableau_piles);
+    for (int i = 0; i < t->tableau_piles; i++) {
+        put(&w, p->tableau[i].hidden);
+        put_cards(&w, p->tableau[i].cards, p->tableau[i].len);
+    }
+    return w.len;
+}
+
+/* ------------------------------------------------------------------------ queries */
+
+bool is_won(const Tables *t, const Position *p)
+{
+    for (int f = 0; f < t->foundation_count; f++)
+        if (p->foundations[f].len != FOUNDATION_CAP)
+            return false;
+    return true;
+}
+
+bool foundation_takes(const Tables *t, const Position *p, int index, int card)
+{
+    const FoundationPile *pile = &p->foundations[index];
+    if (!pile->len)
+        return card_rank(card) == first_rank(p);
+    return pile->len < FOUNDATION_CAP && t->found_next[pile->cards[pile->len - 1]] == card;
+}
+
+int run_length(const Tables *t, const Position *p, int index)
+{
+    const TableauPile *pile = &p->tableau[index];
+    if (!pile->len)
+        return 0;
+    if (!t->runs_any)
+        return 1;
+    int k = pile->len - 1;
+    while (k > pile->hidden && stack_ok(t, pile->cards[k - 1], pile->cards[k]))
+        k--;
+    return pile->len - k;
+}
+
+/* ---------------------------------------------------------------- move generation */
+
+/* What legal_moves works from, built once from the tops as the engine builds its dicts:
+ * for each card, the tableau piles whose top takes it (`wanted`) and the foundations
+ * that take it (`to_found`), as bit sets over pile indices; the empty piles. */
+typedef struct {
+    const Tables *t;
+    Move *out;
+    int n;
+    uint16_t wanted[DECK];
+    uint16_t to_found[DECK];
+    uint16_t empties;
+} Gen;
+
+static void add(Gen *g, int src_kind, int src, int dst_kind, int dst, int count)
+{
+    Move *m = &g->out[g->n++];
+    m->action = MOVE;
+    m->src_kind = (uint8_t)src_kind;
+    m->src = (uint8_t)src;
+    m->dst_kind = (uint8_t)dst_kind;
+    m->dst = (uint8_t)dst;
+    m->count = (uint8_t)count;
+}
+
+/* One move to each pile in `piles` (a bit set, lowest index first) but `skip`. */
+static void add_each(Gen *g, int src_kind, int src, int dst_kind, uint16_t piles, int skip,
+                     int count)
+{
+    for (int j = 0; piles; j++, piles >>= 1)
+        if ((piles & 1) && j != skip)
+            add(g, src_kind, src, dst_kind, j, count);
+}
+
+/* The engine's `single`: one card to the foundations, the tableau, the empty piles. */
+static void single(Gen *g, int src_kind, int src, int card, int skip)
+{
+    add_each(g, src_kind, src, FOUNDATION, g->to_found[card], -1, 1);
+    add_each(g, src_kind, src, TABLEAU, g->wanted[card], skip, 1);
+    add_each(g, src_kind, src, TABLEAU, g->empties, skip, 1);
+}
+
+static void gen_init(Gen *g, const Tables *t, const Position *p, Move *out)
+{
+    g->t = t;
+    g->out = out;
+    g->n = 0;
+    memset(g->wanted, 0, sizeof g->wanted);
+    memset(g->to_found, 0, sizeof g->to_found);
+    g->empties = 0;
+    for (int j = 0; j < t->tableau_piles; j++) {
+        const TableauPile *pile = &p->tableau[j];
+        if (!pile->len) {
+            g->empties |= (uint16_t)(1u << j);
+            continue;
+        }
+        const Accepted *takes = &t->accepted_by[pile->cards[pile->len - 1]];
+        for (int k = 0; k < takes->count; k++)
+            g->wanted[takes->cards[k]] |= (uint16_t)(1u << j);
+    }
+    if (t->reserve_fills_empty && p->reserve.len)
+        g->empties = 0;
+    for (int f = 0; f < t->foundation_count; f++) {
+        const FoundationPile *pile = &p->foundations[f];
+        uint16_t bit = (uint16_t)(1u << f);
+        if (!pile->len) {
+            for (int suit = 0; suit < 4; suit++)
+                g->to_found[suit * 13 + first_rank(p) - 1] |= bit;
+        } else if (pile->len < FOUNDATION_CAP) {
+            int next = t->found_next[pile->cards[pile->len - 1]];
+            if (next != NO_CARD)
+                g->to_found[next] |= bit;
+        }
+    }
+}
+
+int legal_moves(const Tables *t, const Position *p, Move *out)
+{
+    if (is_won(t, p))
+        return 0;
+    Gen g;
+    gen_init(&g, t, p, out);
+    for (int i = 0; i < t->tableau_piles; i++) {
+        const TableauPile *pile = &p->tableau[i];
+        if (!pile->len)
+            continue;
+        single(&g, TABLEAU, i, pile->cards[pile->len - 1], i);
+        int longest = run_length(t, p, i);
+        for (int count = 2; count <= longest; count++) {
+            int card = pile->cards[pile->len - count];
+            add_each(&g, TABLEAU, i, TABLEAU, g.wanted[card], i, count);
+            add_each(&g, TABLEAU, i, TABLEAU, g.empties, -1, count);
+        }
+    }
+    if (p->waste.len)
+        single(&g, WASTE, 0, p->waste.cards[p->waste.len - 1], -1);
+    if (p->reserve.len)
+        single(&g, RESERVE, 0, p->reserve.cards[p->reserve.len - 1], -1);
+    if (t->foundation_return) {
+        /* A foundation card returns only to the tableau. */
+        memset(g.to_found, 0, sizeof g.to_found);
+        for (int f = 0; f < t->foundation_count; f++) {
+            const FoundationPile *pile = &p->foundations[f];
+            if (pile->len)
+                single(&g, FOUNDATION, f, pile->cards[pile->len - 1], -1);
+        }
+    }
+    /* Redeal while redeals are left (redeals_left > 0) or unlimited (-1). */
+    if (p->stock.len || (p->waste.len && p->redeals_left != 0)) {
+        Move *m = &out[g.n++];
+        memset(m, 0, sizeof *m);
+        m->action = p->stock.len ? DRAW : REDEAL;
+        m->count = 1;
+    }
+    return g.n;
+}
+
+/* ------------------------------------------------------------------------- apply */
+
+static uint8_t pop(CardStack *stack) { return stack->cards[--stack->len]; }
+
+void apply_move(const Tables *t, Position *p, const Move *move)
+{
+    if (move->action == DRAW) {
+        int k = t->draw < p->stock.len ? t->draw : p->stock.len;
+        for (int i = 0; i < k; i++)
+            p->waste.cards[p->waste.len++] = pop(&p->stock);
+        return;
+    }
+    if (move->action == REDEAL) {
+        for (int i = 0; i < p->waste.len; i++)
+            p->stock.cards[i] = p->waste.cards[p->waste.len - 1 - i];
+        p->stock.len = p->waste.len;
+        p->waste.len = 0;
+        if (p->redeals_left > 0)
+            p->redeals_left--;
+        return;
+    }
+    uint8_t moving[MAX_CARDS];
+    int count = move->count;
+    if (move->src_kind == TABLEAU) {
+        TableauPile *pile = &p->tableau[move->src];
+        pile->len = (uint8_t)(pile->len - count);
+        memcpy(moving, pile->cards + pile->len, (size_t)count);
+        if (pile->len && pile->hidden >= pile->len) {
+            pile->hidden = (uint8_t)(pile->len - 1);  /* the card under turns up */
+        } else if (!pile->len && t->reserve_fills_empty && p->reserve.len) {
+            pile->cards[0] = pop(&p->reserve);
+            pile->len = 1;
+        }
+    } else if (move->src_kind == WASTE) {
+        moving[0] = pop(&p->waste);
+    } else if (move->src_kind == RESERVE) {
+        moving[0] = pop(&p->reserve);
+    } else {
+        FoundationPile *pile = &p->foundations[move->src];
+        moving[0] = pile->cards[--pile->len];
+    }
+    if (move->dst_kind == TABLEAU) {
+        TableauPile *pile = &p->tableau[move->dst];
+        memcpy(pile->cards + pile->len, moving, (size_t)count);
+        pile->len = (uint8_t)(pile->len + count);
+    } else {
+        FoundationPile *pile = &p->foundations[move->dst];
+        pile->cards[pile->len++] = moving[0];
+    }
+}
+
+/* -------------------------------------------------------------------- move texts */
+
+static const char SHORT[] = "swrft";  /* PileKind's letters in moves.py's short form */
+
+static int pile_text(char *out, int kind, int index)
+{
+    if (kind == FOUNDATION || kind == TABLEAU)
+        return sprintf(out, "%c%d", SHORT[kind], index);
+    return sprintf(out, "%c", SHORT[kind]);
+}
+
+void move_text(const Move *move, char out[MOVE_TEXT_SIZE])
+{
+    if (move->action != MOVE) {
+        strcpy(out, move->action == DRAW ? "draw" : "redeal");
+        return;
+    }
+    int n = pile_text(out, move->src_kind, move->src);
+    out[n++] = '>';
+    n += pile_text(out + n, move->dst_kind, move->dst);
+    if (move->count != 1)
+        sprintf(out + n, "x%d", move->count);
+    else
+        out[n] = 0;
+}
+
+/* Up to `most` ASCII digits as a number (-1: none). */
+static int parse_digits(const char **text, int most)
+{
+    int value = -1, n = 0;
+    while (n < most && **text >= '0' && **text <= '9') {
+        value = (value < 0 ? 0 : value * 10) + (**text - '0');
+        (*text)++;
+        n++;
+    }
+    return value;
+}
+
+static bool parse_pile(const char **text, uint8_t *kind, uint8_t *index)
+{
+    const char *letter = strchr(SHORT, **text);
+    if (!**text || !letter)
+        return false;
+    *kind = (uint8_t)(letter - SHORT);
+    (*text)++;
+    *index = 0;
+    if (*kind == FOUNDATION || *kind == TABLEAU) {
+        int value = parse_digits(text, 2);
+        if (value < 0)
+            return false;
+        *index = (uint8_t)value;
+    }
+    return true;
+}
+
+bool move_parse(const char *text, Move *out)
+{
+    memset(out, 0, sizeof *out);
+    out->count = 1;
+    if (!strcmp(text, "draw") || !strcmp(text, "redeal")) {
+        out->action = text[0] == 'd' ? DRAW : REDEAL;
+        return true;
+    }
+    out->action = MOVE;
+    if (!parse_pile(&text, &out->src_kind, &out->src) || *text++ != '>')
+        return false;
+    if (!parse_pile(&text, &out->dst_kind, &out->dst))
+        return false;
+    if (*text == 'x') {
+        text++;
+        int count = parse_digits(&text, 3);
+        if (count < 1 || count > MAX_CARDS)
+            return false;
+        out->count = (uint8_t)count;
+    }
+    return *text == 0;
+}
+
+bool move_equal(const Move *a, const Move *b)
+{
+    if (a->action != b->action)
+        return false;
+    return a->action != MOVE
+        || (a->src_kind == b->src_kind && a->src == b->src && a->dst_kind == b->dst_kind
+            && a->dst == b->dst && a->count == b->count);
+}

@@ -1,0 +1,81 @@
+/* Positions, legal moves and apply: a mirror of app/engine/state.py (State) and the
+ * move values of app/engine/moves.py. The order of legal_moves() is the engine's. */
+#ifndef SOLVER_NATIVE_STATE_H
+#define SOLVER_NATIVE_STATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "variants.h"
+
+enum {
+    MAX_CARDS = 104,      /* two decks: no pile, nor all of them together, holds more */
+    FOUNDATION_CAP = 13,  /* a foundation is complete at 13 cards */
+    BYTES_VERSION = 1,    /* State.to_bytes's format version */
+    /* A bound on legal moves: every face-up tableau card to at most 16 piles, the tops
+     * also to 16 foundations; waste and reserve tops anywhere; foundation tops back to
+     * the tableau; draw or redeal. */
+    MAX_MOVES = MAX_CARDS * MAX_PILES + MAX_PILES * MAX_PILES + 4 * MAX_PILES
+              + MAX_PILES * MAX_PILES + 1,
+    MOVE_TEXT_SIZE = 16,  /* "t15>t15x104" and its NUL fit */
+};
+
+/* Pile kinds and move actions, as the engine names them. */
+typedef enum { STOCK, WASTE, RESERVE, FOUNDATION, TABLEAU } PileKind;
+typedef enum { MOVE, DRAW, REDEAL } Action;
+
+typedef struct {
+    uint8_t action;            /* Action */
+    uint8_t src_kind, src;     /* PileKind and index (index 0 for waste and reserve) */
+    uint8_t dst_kind, dst;
+    uint8_t count;             /* cards moved, 1 unless a run moves */
+} Move;
+
+typedef struct {
+    uint8_t len;
+    uint8_t hidden;            /* face-down cards at the bottom */
+    uint8_t cards[MAX_CARDS];  /* bottom first */
+} TableauPile;
+
+typedef struct {
+    uint8_t len;
+    uint8_t cards[FOUNDATION_CAP];
+} FoundationPile;
+
+typedef struct {
+    uint8_t len;
+    uint8_t cards[MAX_CARDS];  /* top last */
+} CardStack;
+
+/* State, field for field; the pile counts are the Tables'. */
+typedef struct {
+    TableauPile tableau[MAX_PILES];
+    FoundationPile foundations[MAX_PILES];
+    CardStack stock, waste, reserve;
+    int16_t redeals_left;      /* -1: unlimited (None) */
+    uint8_t base_rank;         /* 0: none (foundations start at Aces) */
+} Position;
+
+/* State.from_bytes: 0 on success, else why the bytes are refused (nothing is read
+ * past `size`). The variant name is skipped: the Tables say which game it is. */
+const char *position_read(const Tables *t, const uint8_t *data, size_t size, Position *out);
+/* State.to_bytes: the bytes' length; writes nothing past `cap` (call with cap 0 to size). */
+size_t position_write(const Tables *t, const char *name, size_t name_len, const Position *p,
+                      uint8_t *out, size_t cap);
+
+static inline int first_rank(const Position *p) { return p->base_rank ? p->base_rank : 1; }
+bool is_won(const Tables *t, const Position *p);
+bool foundation_takes(const Tables *t, const Position *p, int index, int card);
+int run_length(const Tables *t, const Position *p, int index);
+
+/* State.legal_moves, in its order; `out` holds MAX_MOVES. Returns how many. */
+int legal_moves(const Tables *t, const Position *p, Move *out);
+/* State.apply(move, auto_finish=False, validate=False), in place: `move` must be legal. */
+void apply_move(const Tables *t, Position *p, const Move *move);
+
+/* str(Move) and Move.parse (false: not a move text). */
+void move_text(const Move *move, char out[MOVE_TEXT_SIZE]);
+bool move_parse(const char *text, Move *out);
+bool move_equal(const Move *a, const Move *b);
+
+#endif

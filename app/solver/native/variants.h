@@ -1,0 +1,51 @@
+/* The per-variant tables the core reads: a mirror of what app/engine/variants.py
+ * (Variant and its lookup tables) and app/solver/search.py (Rules) hold.
+ *
+ * Nothing here is typed per game: app/solver/core.py builds one Tables value from
+ * each Variant and hands it over (module.c reads the Python arguments). */
+#ifndef SOLVER_NATIVE_VARIANTS_H
+#define SOLVER_NATIVE_VARIANTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum {
+    DECK = 52,        /* card ids are suit * 13 + rank - 1, as in app/engine/cards.py */
+    MAX_PILES = 16,   /* the engine's pile ids go up to tableau-15 / foundation-15 */
+    NO_CARD = 255,    /* found_next: a foundation topped by this card takes nothing */
+};
+
+/* The cards a tableau card takes (derived from stack_ok: Variant.accepted_by). */
+typedef struct {
+    uint8_t count;
+    uint8_t cards[DECK];
+} Accepted;
+
+typedef struct {
+    uint8_t decks;
+    uint8_t tableau_piles;
+    uint8_t foundation_count;
+    uint8_t draw;                /* cards one draw turns over */
+    bool runs_any;               /* Variant.runs == "any" (else single cards move) */
+    bool reserve_fills_empty;
+    bool foundation_return;
+    bool single_pass;            /* Variant.redeals == 0: the stock is keyed by its length */
+    bool stack_ok[DECK * DECK];  /* [target * 52 + moving]: may moving go on target */
+    uint8_t found_next[DECK];    /* the card a foundation topped by this one takes, or NO_CARD */
+    /* [card * 52 + child]: child could want card as its tableau parent (search.Rules.children) */
+    bool child[DECK * DECK];
+    Accepted accepted_by[DECK];  /* filled in by tables_prepare */
+} Tables;
+
+/* Check the tables handed over and derive the rest: NULL, or why they cannot be used. */
+const char *tables_prepare(Tables *t);
+
+static inline int card_rank(int card) { return card % 13 + 1; }
+static inline int card_suit(int card) { return card / 13; }
+
+static inline bool stack_ok(const Tables *t, int target, int moving)
+{
+    return t->stack_ok[target * DECK + moving];
+}
+
+#endif

@@ -1,0 +1,98 @@
+"""Core speed: the same seeded random playouts in the Python engine and in the native core.
+
+One position = legal moves + the solver's plain position key + apply of the move the
+shared generator (``core.Lcg``) picks, as in ``core.python_playout``. The native side
+runs each whole playout in C (``_core.playout``), so the Python boundary is crossed
+once per playout, not per position: what the search will see once it is native too.
+Both sides must end every playout on the same position (bytes), else the run fails.
+Run:
+
+    .venv/bin/python bench/core.py [--core python|native|both] [--games 20] [--steps 500]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from app.engine import VARIANTS, State, deal  # noqa: E402
+from app.solver import core  # noqa: E402
+
+
+def starts(name: str, games: int, seed: int) -> list[tuple[State, int]]:
+    """The deals and playout seeds, the same for both cores."""
+    rng = random.Random(seed)
+    return [
+        (deal(VARIANTS[name], rng.randint(1, 1_000_000)), rng.getrandbits(64)) for _ in range(games)
+    ]
+
+
+def python_rate(games: list[tuple[State, int]], steps: int) -> tuple[int, float, list[bytes]]:
+    positions, ends = 0, []
+    started = time.perf_counter()
+    for state, seed in games:
+        count, end = core.python_playout(state, seed, steps)
+        positions += count
+        ends.append(end.to_bytes())
+    return positions, time.perf_counter() - started, ends
+
+
+def native_rate(games: list[tuple[State, int]], steps: int) -> tuple[int, float, list[bytes]]:
+    playout = core.native().playout
+    loaded = [(core.position(state), seed) for state, seed in games]
+    positions, ends = 0, []
+    started = time.perf_counter()
+    for position, seed in loaded:
+        count, _keys, end = playout(position, seed, steps)
+        positions += count
+        ends.append(end)
+    seconds = time.perf_counter() - started
+    return positions, seconds, [end.to_bytes() for end in ends]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--core", choices=("python", "native", "both"), default="both")
+    parser.add_argument("--games", type=int, default=20)
+    parser.add_argument("--steps", type=int, default=500)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    cores = ("python", "native") if args.core == "both" else (args.core,)
+    if "native" in cores and not core.available():
+        parser.error(core.missing_reason())
+    results: dict[str, dict[str, float]] = {}
+    for name in VARIANTS:
+        games = starts(name, args.games, args.seed)
+        row: dict[str, float] = {}
+        ends: dict[str, list[bytes]] = {}
+        for which in cores:
+            measure = python_rate if which == "python" else native_rate
+            positions, seconds, ends[which] = measure(games, args.steps)
+            row[f"{which}_positions"] = positions
+            row[f"{which}_per_second"] = round(positions / seconds)
+        if len(ends) == 2:
+            if ends["python"] != ends["native"]:
+                raise SystemExit(f"{name}: the cores ended a playout on different positions")
+            row["ratio"] = round(row["native_per_second"] / row["python_per_second"], 1)
+        results[name] = row
+    if args.json:
+        print(json.dumps(results, indent=1))
+        return
+    header = f"{'variant':<15}{'positions':>10}"
+    header += "".join(f"{which + ' pos/s':>16}" for which in cores)
+    print(header + (f"{'ratio':>8}" if len(cores) == 2 else ""))
+    for name, row in results.items():
+        line = f"{name:<15}{row[cores[0] + '_positions']:>10}"
+        line += "".join(f"{row[which + '_per_second']:>16,.0f}" for which in cores)
+        print(line + (f"{row['ratio']:>8}" if "ratio" in row else ""))
+
+
+if __name__ == "__main__":
+    main()

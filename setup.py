@@ -1,0 +1,21 @@
+"""The native search core, app.solver._core (metadata lives in pyproject.toml).
+
+Optional: where it cannot be compiled (no C compiler, no Python headers) the install
+still succeeds and the solver runs on its Python search (app.solver.core says why).
+"""
+
+from setuptools import Extension, setup
+
+NATIVE = "app/solver/native"
+
+setup(
+    ext_modules=[
+        Extension(
+            "app.solver._core",
+            sources=[f"{NATIVE}/{name}.c" for name in ("module", "state", "search", "variants")],
+            depends=[f"{NATIVE}/{name}.h" for name in ("state", "search", "variants")],
+            extra_compile_args=["-std=c99", "-O2", "-fvisibility=hidden", "-Wall", "-Wextra"],
+            optional=True,
+        )
+    ]
+)
