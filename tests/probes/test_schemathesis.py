@@ -160,7 +160,8 @@ KNOWN_FAILURES: list[Known] = [
         "positive_data_acceptance",
         r"POST /api/v1/games",
         "`variant` is documented as any string; the document could enumerate the variant "
-        "ids and aliases (GET /variants lists them)",
+        "ids and aliases (GET /variants lists them): left for issue 13, which names the "
+        "API's enums once for generated clients",
         status=422,
         code="unknown_variant",
     ),
