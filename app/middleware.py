@@ -51,13 +51,8 @@ class BodyLimitMiddleware:
                     chunks.append(chunk)
                     more = message.get("more_body", False)
         except TimeoutError:
-            response = error_response(
-                "request_timeout",
-                408,
-                f"the request body did not arrive within {self.timeout:g} s",
-                headers={"Connection": "close"},
-            )
-            await response(scope, receive, send)
+            late = f"the request body did not arrive within {self.timeout:g} s"
+            await _refuse(scope, receive, send, "request_timeout", 408, late)
             return
         body = b"".join(chunks)
         sent = False
@@ -72,13 +67,16 @@ class BodyLimitMiddleware:
         await self.app(scope, replay, send)
 
     async def _too_large(self, scope: Scope, receive: Receive, send: Send) -> None:
-        response = error_response(
-            "payload_too_large",
-            413,
-            f"the request body is larger than {self.max_bytes} bytes",
-            headers={"Connection": "close"},
-        )
-        await response(scope, receive, send)
+        message = f"the request body is larger than {self.max_bytes} bytes"
+        await _refuse(scope, receive, send, "payload_too_large", 413, message)
+
+
+async def _refuse(
+    scope: Scope, receive: Receive, send: Send, code: str, status: int, message: str
+) -> None:
+    # The connection closes after it: the rest of the body is never read.
+    response = error_response(code, status, message, headers={"Connection": "close"})
+    await response(scope, receive, send)
 
 
 class EnvelopeCORSMiddleware(CORSMiddleware):

@@ -104,19 +104,27 @@ async def _winning_line(
     return (tuple(result.moves) if result.result == "solved" else None), info
 
 
+async def _search_game(
+    app: FastAPI, session: Any, player: Player, game_id: str, positions: int, seconds: float
+) -> tuple[bool, State, tuple[Move, ...] | None, dict[str, Any]]:
+    """The game's position as it is now and a winning line from it: (whether the game was
+    already assisted, the position, the line or None, the search's figures). The read is
+    ended before the search, so no connection is held while it runs."""
+    game, state = await games.load_position(session, player, game_id)
+    already_assisted = game.assisted
+    await session.commit()
+    line, info = await _winning_line(app, state, positions, seconds)
+    return already_assisted, state, line, info
+
+
 async def hint(app: FastAPI, session: Any, player: Player, game_id: str) -> dict[str, Any]:
     """The first move of a winning line from the game's position (or, with none found,
     a heuristic suggestion that ``result`` marks as such). Only the move is revealed.
     A hint that tells something (a move, or that the position is lost) marks the game
     assisted before it is answered: its win is then not ranked."""
-    game, state = await games.load_position(session, player, game_id)
-    already_assisted = game.assisted
-    await session.commit()  # end the read before the (long) search
-    line, info = await _winning_line(
-        app,
-        state,
-        _settings(app).hint_max_positions,
-        _settings(app).hint_max_seconds,
+    settings = _settings(app)
+    already_assisted, state, line, info = await _search_game(
+        app, session, player, game_id, settings.hint_max_positions, settings.hint_max_seconds
     )
     if line:
         move: Move | None = line[0]
@@ -135,14 +143,9 @@ async def finish(app: FastAPI, session: Any, player: Player, game_id: str) -> An
     moved position the search runs once more. A position proven lost marks the game
     assisted, as a hint saying so does: it tells the player something of hidden cards."""
     for _attempt in range(_FINISH_SEARCHES):
-        game, state = await games.load_position(session, player, game_id)
-        already_assisted = game.assisted
-        await session.commit()  # end the read before the (long) search
-        line, info = await _winning_line(
-            app,
-            state,
-            _settings(app).finish_max_positions,
-            _settings(app).finish_max_seconds,
+        budget = _settings(app).finish_max_positions, _settings(app).finish_max_seconds
+        already_assisted, state, line, info = await _search_game(
+            app, session, player, game_id, *budget
         )
         if line is None:
             if info["result"] == "unsolvable" and not already_assisted:

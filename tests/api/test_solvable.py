@@ -229,7 +229,8 @@ async def test_a_house_rule_that_removes_moves_gets_a_deal_still_winnable(
     listed = json.loads((ROOT / "seeds" / "rows-of-four.json").read_text())["deals"]
 
     def returns(entry: dict[str, object]) -> bool:
-        return any(str(m.get("from", "")).startswith("foundation") for m in entry["line"])  # type: ignore[attr-defined]
+        line: list[dict[str, str]] = entry["line"]  # type: ignore[assignment]
+        return any(move.get("from", "").startswith("foundation") for move in line)
 
     needs_returns = next(e for e in listed if returns(e))
     plain = next(e for e in listed if not returns(e))
@@ -247,7 +248,11 @@ async def test_a_house_rule_that_removes_moves_gets_a_deal_still_winnable(
                     )
                 )
             await session.commit()
-        no_returns = {"variant": "rows-of-four", "solvable": True, "rules": {"foundation_return": False}}
+        no_returns = {
+            "variant": "rows-of-four",
+            "solvable": True,
+            "rules": {"foundation_return": False},
+        }
         strict = await client.post(f"{API}/games", json=no_returns)
         assert strict.status_code == 201, strict.text
         game = await stored_game(app, strict.json()["id"])
