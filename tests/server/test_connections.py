@@ -12,13 +12,19 @@ from pathlib import Path
 
 import httpx
 
-from tests.server.conftest import Server, StartServer
+from tests.probes.server import Server
+from tests.server.conftest import StartServer, connect
 
 TIMEOUTS = {
     "HEADER_TIMEOUT_SECONDS": "1",
     "KEEP_ALIVE_SECONDS": "1",
     "BODY_TIMEOUT_SECONDS": "1",
 }
+
+
+def server_pid(server: Server) -> int:
+    assert server.process is not None
+    return server.process.pid
 
 
 def read_all(sock: socket.socket, seconds: float = 5.0) -> bytes:
@@ -46,8 +52,8 @@ def envelope(answer: bytes) -> tuple[int, dict[str, object]]:
 
 def test_idle_and_half_sent_connections_are_closed(start: StartServer) -> None:
     server = start(**TIMEOUTS)
-    idle = [server.connect() for _ in range(50)]
-    half = [server.connect() for _ in range(50)]
+    idle = [connect(server) for _ in range(50)]
+    half = [connect(server) for _ in range(50)]
     for sock in half:
         sock.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n")  # no blank line: head unfinished
     started = time.monotonic()
@@ -57,12 +63,12 @@ def test_idle_and_half_sent_connections_are_closed(start: StartServer) -> None:
         status, body = envelope(answer)
         assert status == 408 and body["error"]["code"] == "request_timeout"  # type: ignore[index]
     # The server still serves.
-    assert httpx.get(f"{server.url}/health").status_code == 200
+    assert httpx.get(f"{server.base_url}/health").status_code == 200
 
 
 def test_an_idle_keep_alive_connection_is_closed(start: StartServer) -> None:
     server = start(**TIMEOUTS)
-    sock = server.connect()
+    sock = connect(server)
     sock.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
     answer = read_all(sock)  # the answer, then the close after the keep-alive time
     assert answer.startswith(b"HTTP/1.1 200")
@@ -71,7 +77,7 @@ def test_an_idle_keep_alive_connection_is_closed(start: StartServer) -> None:
 
 def test_a_body_sent_too_slowly_is_408(start: StartServer) -> None:
     server = start(**TIMEOUTS)
-    sock = server.connect()
+    sock = connect(server)
     sock.sendall(
         b"POST /api/v1/players HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\n"
         b"content-length: 20\r\n\r\n{"
@@ -88,7 +94,7 @@ def test_requests_the_parser_refuses_answer_in_the_envelope(start: StartServer) 
         b"GET /health HTTP/9.9\r\n\r\n",
         b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03" + b"\x00" * 64,  # TLS to plain HTTP
     ):
-        sock = server.connect()
+        sock = connect(server)
         sock.sendall(raw)
         status, body = envelope(read_all(sock))
         assert status == 400 and body["error"]["code"] == "bad_request", raw[:20]  # type: ignore[index]
@@ -103,10 +109,10 @@ def _rss_kib(pid: int) -> int:
 
 def test_a_huge_declared_body_is_refused_unread(start: StartServer) -> None:
     server = start()
-    before = _rss_kib(server.process.pid)
+    before = _rss_kib(server_pid(server))
     socks = []
     for _ in range(8):
-        sock = server.connect()
+        sock = connect(server)
         sock.sendall(
             b"POST /api/v1/players HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\n"
             b"content-length: 52428800\r\n\r\n" + b" " * 1_000_000
@@ -116,7 +122,7 @@ def test_a_huge_declared_body_is_refused_unread(start: StartServer) -> None:
         status, body = envelope(read_all(sock).split(b"<still open>")[0])
         assert status == 413 and body["error"]["code"] == "payload_too_large"  # type: ignore[index]
     # 8 x 50 MB announced, 8 MB sent: the server buffered next to nothing of it.
-    assert _rss_kib(server.process.pid) - before < 20_000
+    assert _rss_kib(server_pid(server)) - before < 20_000
 
 
 def _children(pid: int) -> set[int]:
@@ -149,23 +155,25 @@ def test_workers_end_when_the_server_is_killed(start: StartServer, tmp_path: Pat
     server: Server = start(
         DAILY_PREPARE_AHEAD="true", DAILY_WORKERS="1", SOLVER_KIND="process", SOLVER_WORKERS="1"
     )
-    token = httpx.post(f"{server.url}/api/v1/players", json={}).json()["token"]
+    token = httpx.post(f"{server.base_url}/api/v1/players", json={}).json()["token"]
     auth = {"Authorization": f"Bearer {token}"}
     game = httpx.post(
-        f"{server.url}/api/v1/games", json={"variant": "rainbow", "deal": 3}, headers=auth
+        f"{server.base_url}/api/v1/games", json={"variant": "rainbow", "deal": 3}, headers=auth
     ).json()
     assert httpx.post(
-        f"{server.url}/api/v1/games/{game['id']}/hint", headers=auth, timeout=60
+        f"{server.base_url}/api/v1/games/{game['id']}/hint", headers=auth, timeout=60
     ).status_code in (200, 429)
     deadline = time.monotonic() + 60
     workers: set[int] = set()
     while time.monotonic() < deadline:  # the daily pool and the solver pool, at least
-        workers = _children(server.process.pid)
+        workers = _children(server_pid(server))
         if len(workers) >= 3:
             break
         time.sleep(0.5)
     assert len(workers) >= 3, workers
-    os.kill(server.process.pid, signal.SIGKILL)
+    # The server alone, not its process group: the workers must end by themselves.
+    os.kill(server_pid(server), signal.SIGKILL)
+    assert server.process is not None
     server.process.wait()
     deadline = time.monotonic() + 15
     while time.monotonic() < deadline and any(_alive(pid) for pid in workers):
