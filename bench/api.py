@@ -240,6 +240,9 @@ def measure(
             **os.environ,
             "DATA_DIR": tmp,
             "DATABASE_URL": database_url or f"sqlite+aiosqlite:///{tmp}/bench.sqlite3",
+            # No background proofs (daily deals, solvable pools) competing for the cores.
+            "DAILY_PREPARE_AHEAD": "false",
+            "SOLVABLE_PREPARE_AHEAD": "false",
         }
         if solver_kind:
             env["SOLVER_KIND"] = solver_kind
