@@ -87,18 +87,29 @@ async def claim(
     then the proof is replayed under the game's rules and a deal is dealt only if its
     line still wins: a solvable game is winnable whatever its rules.
     """
-    query = (
-        select(SolvableDeal)
-        .where(SolvableDeal.variant == variant.name, SolvableDeal.dealt_at.is_(None))
-        .order_by(SolvableDeal.seq)
-        .limit(CLAIM_SCAN)
-        # Concurrent claims take different rows instead of queueing on the first one.
-        .with_for_update(skip_locked=True)
-    )
-    for row in (await session.execute(query)).scalars():
+    skipped = -1
+    for _ in range(CLAIM_SCAN):
+        # One row at a time: each stays locked until the transaction ends, and locking
+        # more than the one dealt would turn concurrent claims away from free deals.
+        query = (
+            select(SolvableDeal)
+            .where(
+                SolvableDeal.variant == variant.name,
+                SolvableDeal.dealt_at.is_(None),
+                SolvableDeal.seq > skipped,
+            )
+            .order_by(SolvableDeal.seq)
+            .limit(1)
+            # Concurrent claims take different rows instead of queueing on the first one.
+            .with_for_update(skip_locked=True)
+        )
+        row = (await session.execute(query)).scalar_one_or_none()
+        if row is None:
+            return None
         start = deal(variant, int(row.deal), rules)
         if start.variant is variant or wins_under(start, row.line):
             return row, start
+        skipped = row.seq
     return None
 
 
