@@ -36,5 +36,9 @@ class Position:
 
 def playout(position: Position, seed: int, steps: int) -> tuple[int, int, Position]: ...
 def search(
-    position: Position, max_positions: int, max_seconds: float | None, table_size: int, draw_score: int
+    position: Position,
+    max_positions: int,
+    max_seconds: float | None,
+    table_size: int,
+    draw_score: int,
 ) -> tuple[str, list[str], int, str]: ...

@@ -100,6 +100,13 @@ def load(data: bytes) -> _core.Position:
 DEFAULT_TABLE_SIZE = 1 << 23
 
 
+_RESULTS: dict[str, search.Result] = {
+    "solved": "solved",
+    "unsolvable": "unsolvable",
+    "unknown": "unknown",
+}
+
+
 def search_full(
     state: State,
     max_positions: int,
@@ -121,7 +128,7 @@ def search_full(
     )
     moves = [Move.parse(text) for text in texts]
     elapsed = int((time.perf_counter() - started) * 1000)
-    return search.SolveResult(result, moves, positions, elapsed)
+    return search.SolveResult(_RESULTS[result], moves, positions, elapsed)
 
 
 class Lcg:
