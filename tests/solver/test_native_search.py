@@ -69,6 +69,14 @@ def test_late_positions_of_every_game_get_the_same_answer() -> None:
     assert verdicts.count("unknown") >= 5  # the budget cut at the same position count
 
 
+@pytest.mark.parametrize(("name", "flip"), CONFIGS)
+def test_fresh_deals_spend_a_small_budget_alike(name: str, flip: bool) -> None:
+    """From the deal itself, where the search is undecided: the same positions, in the
+    same order, up to the budget (else the counts or a found line would differ)."""
+    for number in (1, 2):
+        compare(start(name, flip, number), 300)
+
+
 def seed_line(name: str, index: int) -> tuple[State, list[Move]]:
     data = json.loads((SEEDS / f"{name}.json").read_text())["deals"][index]
     return deal(VARIANTS[name], data["deal"]), [Move.from_json(m) for m in data["line"]]
