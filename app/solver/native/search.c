@@ -668,7 +668,8 @@ void search_full(const Tables *t, const Position *start, const Limits *limits, O
     if ((size_t)limits->max_positions < limit)
         limit = (size_t)limits->max_positions + 1;  /* never more keys than positions */
     if (!s || !table_init(&s->seen, limit)
-        || !reserve_room((void **)&s->frames, &s->frames_cap, 1, sizeof(Frame))) {
+        || !reserve_room((void **)&s->frames, &s->frames_cap, 1, sizeof(Frame))
+        || !reserve_room((void **)&s->lines, &s->lines_cap, 1, sizeof(Move))) {
         out->verdict = NO_MEMORY;
         if (s)
             search_free(s);
