@@ -12,8 +12,10 @@ setup(
     ext_modules=[
         Extension(
             "app.solver._core",
-            sources=[f"{NATIVE}/{name}.c" for name in ("module", "state", "search", "variants")],
-            depends=[f"{NATIVE}/{name}.h" for name in ("state", "search", "variants")],
+            sources=[
+                f"{NATIVE}/{name}.c" for name in ("module", "state", "search", "table", "variants")
+            ],
+            depends=[f"{NATIVE}/{name}.h" for name in ("state", "search", "table", "variants")],
             extra_compile_args=["-std=c99", "-O2", "-fvisibility=hidden", "-Wall", "-Wextra"],
             optional=True,
         )

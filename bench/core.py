@@ -1,13 +1,17 @@
-"""Core speed: the same seeded random playouts in the Python engine and in the native core.
+"""Core speed: the same seeded random playouts in the Python engine and in the native core;
+with ``--search``, the same full depth-first searches in both.
 
 One position = legal moves + the solver's plain position key + apply of the move the
 shared generator (``core.Lcg``) picks, as in ``core.python_playout``. The native side
 runs each whole playout in C (``_core.playout``), so the Python boundary is crossed
 once per playout, not per position: what the search will see once it is native too.
 Both sides must end every playout on the same position (bytes), else the run fails.
-Run:
+``--search``: ``search._search(narrow=False)`` against ``core.search_full`` from deals
+1 to ``--deals`` of each game at ``--positions`` each; with both cores the run fails
+unless they give the same verdicts, positions and lines. Run:
 
     .venv/bin/python bench/core.py [--core python|native|both] [--games 20] [--steps 500]
+    .venv/bin/python bench/core.py --search [--core both] [--deals 5] [--positions 20000]
 """
 
 from __future__ import annotations
@@ -22,7 +26,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.engine import VARIANTS, State, deal  # noqa: E402
-from app.solver import core  # noqa: E402
+from app.solver import core, search  # noqa: E402
+
+SEARCHED = ("rank-and-file", "rows-of-four", "rainbow")
+Answer = tuple[str, int, list[str]]
 
 
 def starts(name: str, games: int, seed: int) -> list[tuple[State, int]]:
@@ -56,6 +63,43 @@ def native_rate(games: list[tuple[State, int]], steps: int) -> tuple[int, float,
     return positions, seconds, [end.to_bytes() for end in ends]
 
 
+def python_search(state: State, positions: int) -> Answer:
+    rules = search.Rules.of(state.variant)
+    result, moves, used = search._search(state, rules, positions, None, narrow=False)
+    return result, used, [str(m) for m in moves]
+
+
+def native_search(state: State, positions: int) -> Answer:
+    found = core.search_full(state, positions)
+    return found.result, found.positions, [str(m) for m in found.moves]
+
+
+def search_rates(names: list[str], cores: tuple[str, ...], deals: int, budget: int) -> None:
+    """The full search from deals 1..deals of each game, in each core, side by side."""
+    header = f"{'variant':<15}{'decided':>8}{'positions':>11}"
+    header += "".join(f"{which + ' pos/s':>16}" for which in cores)
+    print(header + (f"{'ratio':>8}" if len(cores) == 2 else ""))
+    for name in names:
+        states = [deal(VARIANTS[name], number) for number in range(1, deals + 1)]
+        rates: dict[str, float] = {}
+        answers: dict[str, list[Answer]] = {}
+        for which in cores:
+            run = python_search if which == "python" else native_search
+            started = time.perf_counter()
+            answers[which] = [run(state, budget) for state in states]
+            seconds = time.perf_counter() - started
+            rates[which] = sum(used for _r, used, _m in answers[which]) / seconds
+        if len(answers) == 2 and answers["python"] != answers["native"]:
+            raise SystemExit(f"{name}: the cores' searches differ")
+        first = answers[cores[0]]
+        decided = sum(result != "unknown" for result, _u, _m in first)
+        line = f"{name:<15}{decided:>8}{sum(used for _r, used, _m in first):>11}"
+        line += "".join(f"{rates[which]:>16,.0f}" for which in cores)
+        if len(cores) == 2:
+            line += f"{rates['native'] / rates['python']:>8.1f}"
+        print(line)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--core", choices=("python", "native", "both"), default="both")
@@ -63,10 +107,17 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=500)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--search", action="store_true", help="time the full search")
+    parser.add_argument("--deals", type=int, default=5)
+    parser.add_argument("--positions", type=int, default=20_000)
+    parser.add_argument("--variants", nargs="*", default=list(SEARCHED))
     args = parser.parse_args()
     cores = ("python", "native") if args.core == "both" else (args.core,)
     if "native" in cores and not core.available():
         parser.error(core.missing_reason())
+    if args.search:
+        search_rates(args.variants, cores, args.deals, args.positions)
+        return
     results: dict[str, dict[str, float]] = {}
     for name in VARIANTS:
         games = starts(name, args.games, args.seed)

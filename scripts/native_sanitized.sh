@@ -2,7 +2,9 @@
 # The native core under AddressSanitizer and UndefinedBehaviorSanitizer: build
 # app.solver._core with them into a temporary directory (the source tree is left as it
 # is), run the differential tests (tests/solver/test_native_core.py, or the -k
-# expression in NATIVE_SANITIZED_TESTS) against that build, and fail on any report.
+# expression in NATIVE_SANITIZED_TESTS; then a sample of the search's,
+# tests/solver/test_native_search.py, the -k expression in NATIVE_SANITIZED_SEARCH)
+# against that build, and fail on any report.
 #
 #     scripts/native_sanitized.sh            # PYTHON=.venv/bin/python by default
 set -euo pipefail
@@ -10,6 +12,7 @@ cd "$(dirname "$0")/.."
 ROOT="$(pwd)"
 PYTHON="${PYTHON:-$ROOT/.venv/bin/python}"
 SAMPLE="${NATIVE_SANITIZED_TESTS:-}"
+SEARCH_SAMPLE="${NATIVE_SANITIZED_SEARCH:-late_positions or near_the_end or won_or or hand_built or budget or table or deadline or bad_limits or rank-and-file-True}"
 WORK="$(mktemp -d /tmp/native-sanitized.XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
 
@@ -22,7 +25,7 @@ CFLAGS="$FLAGS -fno-wrapv" LDFLAGS="$FLAGS" "$PYTHON" setup.py -q build_ext \
 
 # A copy of the package and its tests, with the sanitized core in place of any other.
 mkdir "$WORK/src"
-cp -r app tests pyproject.toml "$WORK/src/"
+cp -r app tests seeds pyproject.toml "$WORK/src/"
 find "$WORK/src" \( -name '_core*.so' -o -name __pycache__ \) -prune -exec rm -rf {} +
 cp "$WORK"/lib/app/solver/_core*.so "$WORK/src/app/solver/"
 
@@ -42,6 +45,10 @@ status=0
 "$PYTHON" -m pytest -q -s -p no:cacheprovider tests/solver/test_native_core.py \
     ${SAMPLE:+-k "$SAMPLE"} >"$WORK/tests.log" 2>&1 || status=$?
 cat "$WORK/tests.log"
+echo "== tests/solver/test_native_search.py -k $SEARCH_SAMPLE"
+"$PYTHON" -m pytest -q -s -p no:cacheprovider tests/solver/test_native_search.py \
+    -k "$SEARCH_SAMPLE" >>"$WORK/tests.log" 2>&1 || status=$?
+tail -n 3 "$WORK/tests.log"  # a report, if any, is printed whole below
 if compgen -G "$WORK/report.*" >/dev/null \
     || grep -qE "runtime error:|ERROR: AddressSanitizer|SUMMARY: [A-Za-z]+Sanitizer" "$WORK/tests.log"; then
     cat "$WORK"/report.* 2>/dev/null || true

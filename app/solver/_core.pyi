@@ -35,3 +35,10 @@ class Position:
     def settle(self, eager: bool = False) -> tuple[list[str], Position]: ...
 
 def playout(position: Position, seed: int, steps: int) -> tuple[int, int, Position]: ...
+def search(
+    position: Position,
+    max_positions: int,
+    max_seconds: float | None,
+    table_size: int,
+    draw_score: int,
+) -> tuple[str, list[str], int, str]: ...

@@ -5,8 +5,9 @@ Built by ``pip install`` where a C compiler and the Python headers are present; 
 its Python search, which stays the reference the core is tested against
 (``tests/solver/test_native_core.py``, ``docs/native-core.md``).
 
-So far the core holds the position, legal moves, apply, the plain position key and
-the safe foundation moves; moves cross the boundary as their text (``str(Move)``).
+So far the core holds the position, legal moves, apply, the plain position key, the
+safe foundation moves and the full depth-first search (:func:`search_full`); moves
+cross the boundary as their text (``str(Move)``).
 The core is handed each variant's tables from here, built from the same
 :class:`~app.engine.Variant` (and the solver's :class:`~app.solver.search.Rules`)
 the Python search reads, so no game is typed twice.
@@ -14,10 +15,11 @@ the Python search reads, so no game is typed twice.
 
 from __future__ import annotations
 
+import time
 from functools import cache
 from types import ModuleType
 
-from app.engine import CorruptState, State, UnknownVariant, Variant, get_variant
+from app.engine import CorruptState, Move, State, UnknownVariant, Variant, get_variant
 from app.engine import Rules as HouseRules
 from app.solver import search
 
@@ -91,6 +93,42 @@ def load(data: bytes) -> _core.Position:
         return _core.Position(tables(variant), data)
     except (IndexError, ValueError, UnknownVariant) as exc:
         raise CorruptState("corrupt_state", f"bytes do not decode to a position: {exc}") from None
+
+
+# The transposition table's default bound, in keys (11 to 21 bytes each, so at most
+# about 176 MB); a search never allocates room for more keys than its position budget.
+DEFAULT_TABLE_SIZE = 1 << 23
+
+
+_RESULTS: dict[str, search.Result] = {
+    "solved": "solved",
+    "unsolvable": "unsolvable",
+    "unknown": "unknown",
+}
+
+
+def search_full(
+    state: State,
+    max_positions: int,
+    max_seconds: float | None = None,
+    table_size: int = DEFAULT_TABLE_SIZE,
+) -> search.SolveResult:
+    """``search._search(state, rules, max_positions, deadline, narrow=False)`` run natively,
+    with the GIL released: the same children in the same order, so the same verdict,
+    positions and line. ``unknown`` also when the transposition table (``table_size``
+    keys) is full. As ``_search``, the line is not replayed here (``solve`` replays)."""
+    _require()
+    started = time.perf_counter()
+    result, texts, positions, _stop = _core.search(
+        position(state),
+        max_positions,
+        max_seconds,
+        table_size,
+        search.Rules.of(state.variant).draw_score,
+    )
+    moves = [Move.parse(text) for text in texts]
+    elapsed = int((time.perf_counter() - started) * 1000)
+    return search.SolveResult(_RESULTS[result], moves, positions, elapsed)
 
 
 class Lcg:

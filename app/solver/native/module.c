@@ -6,6 +6,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "search.h"
@@ -364,7 +365,54 @@ static PyObject *core_playout(PyObject *module, PyObject *args)
     return Py_BuildValue("(lKN)", positions, (unsigned long long)keys, (PyObject *)end);
 }
 
+static const char *const VERDICTS[] = {"solved", "unsolvable", "unknown"};
+static const char *const STOPS[] = {"", "positions", "deadline", "table"};
+
+static PyObject *core_search(PyObject *module, PyObject *args, PyObject *kwargs)
+{
+    (void)module;
+    static char *names[] = {"position", "max_positions", "max_seconds", "table_size",
+                            "draw_score", NULL};
+    PyObject *start, *seconds;
+    long max_positions;
+    Py_ssize_t table_size;
+    int draw_score;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!lOni", names, &PositionType, &start,
+                                     &max_positions, &seconds, &table_size, &draw_score))
+        return NULL;
+    Limits limits = {max_positions, -1.0, (size_t)table_size, draw_score};
+    if (seconds != Py_None) {
+        limits.max_seconds = PyFloat_AsDouble(seconds);
+        if (limits.max_seconds == -1.0 && PyErr_Occurred())
+            return NULL;
+        if (!(limits.max_seconds >= 0))
+            return PyErr_Format(PyExc_ValueError, "max_seconds must be None or at least 0");
+    }
+    if (max_positions < 1 || table_size < 1 || draw_score < 0 || draw_score > 127)
+        return PyErr_Format(PyExc_ValueError,
+                            "max_positions and table_size must be at least 1, draw_score 0-127");
+    PositionObject *from = (PositionObject *)start;
+    Position pos = from->pos;  /* the search reads its own copy, without the GIL */
+    Outcome out;
+    Py_BEGIN_ALLOW_THREADS
+    search_full(&from->owner->tables, &pos, &limits, &out);
+    Py_END_ALLOW_THREADS
+    if (out.verdict == NO_MEMORY) {
+        free(out.line);
+        return PyErr_NoMemory();
+    }
+    PyObject *moves = move_list(out.line, (int)out.line_len);
+    free(out.line);
+    if (!moves)
+        return NULL;
+    return Py_BuildValue("(sNls)", VERDICTS[out.verdict], moves, out.positions, STOPS[out.stop]);
+}
+
 static PyMethodDef core_methods[] = {
+    {"search", (PyCFunction)(void (*)(void))core_search, METH_VARARGS | METH_KEYWORDS,
+     "search(position, max_positions, max_seconds, table_size, draw_score) -> (result, "
+     "move texts, positions, stop): search._search(narrow=False) run natively; stop says "
+     "why an unknown stopped ('positions', 'deadline', 'table'; '' otherwise)."},
     {"playout", core_playout, METH_VARARGS,
      "playout(position, seed, steps) -> (positions, keys xor, final position): a random "
      "playout run natively, choosing as core.Lcg does."},

@@ -1,7 +1,12 @@
-/* Keys, safe moves, settle and the benchmark playout (see search.h). */
+/* Keys, safe moves, settle, the full search and the benchmark playout (see search.h). */
+#define _POSIX_C_SOURCE 199309L /* clock_gettime */
 #include "search.h"
 
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include "table.h"
 
 /* ------------------------------------------------------------------------- keys */
 
@@ -188,6 +193,504 @@ int settle(const Tables *t, Position *p, bool eager, Move *line)
         n++;
     }
     return n;
+}
+
+/* ------------------------------------------------------------------ auto-finish */
+
+/* State._next_foundation_move: the first tableau top a foundation takes. */
+static bool next_foundation_move(const Tables *t, const Position *p, Move *out)
+{
+    for (int i = 0; i < t->tableau_piles; i++) {
+        const TableauPile *pile = &p->tableau[i];
+        if (!pile->len)
+            continue;
+        for (int f = 0; f < t->foundation_count; f++)
+            if (foundation_takes(t, p, f, pile->cards[pile->len - 1])) {
+                to_foundation(out, TABLEAU, i, f);
+                return true;
+            }
+    }
+    return false;
+}
+
+/* _finish_line: the engine's auto-finish moves (at most MAX_CARDS) when they would win
+ * from here, else -1. auto_finish_ready tests the play-out only where the tableau wraps,
+ * and _finish_line keeps only a won end: playing it out here always is the same test. */
+static int finish_line(const Tables *t, const Position *p, Move *out)
+{
+    if (p->stock.len || p->waste.len || p->reserve.len || is_won(t, p))
+        return -1;
+    for (int i = 0; i < t->tableau_piles; i++) {
+        const TableauPile *pile = &p->tableau[i];
+        if (pile->hidden)
+            return -1;
+        for (int k = 0; k + 1 < pile->len; k++)
+            if (!stack_ok(t, pile->cards[k], pile->cards[k + 1]))
+                return -1;
+    }
+    Position end = *p;
+    int n = 0;
+    while (next_foundation_move(t, &end, &out[n]))
+        apply_move(t, &end, &out[n++]);
+    return is_won(t, &end) ? n : -1;
+}
+
+/* -------------------------------------------------------------- the full search */
+
+enum {
+    NO_USE = -1,               /* a child that obligates no pile */
+    TIME_CHECK_EVERY = 512,    /* positions between looks at the clock, as in Python */
+    LINE_CAP = 2 + MAX_CARDS,  /* a child's line: obligated move, move, safe moves */
+    REDEAL_SCORE = 95,
+};
+
+/* search.Child: a move from the frame's position (PLAIN), an obligated move not yet
+ * paired (OBLIGED; must_use: the pile the next move must use), or a move played after
+ * the frame's prefix, the expanded obligation (PAIR). */
+typedef enum { CHILD_PLAIN, CHILD_OBLIGED, CHILD_PAIR } ChildKind;
+
+typedef struct {
+    int16_t score;
+    int8_t must_use;
+    uint8_t kind;
+    Move move;
+} Child;
+
+/* search._Frame. Its children are kids[first .. first + count), its line (the moves from
+ * the parent: chosen and safe ones) lines[line .. line + line_len). Both are stacks: the
+ * top frame's segments are the last ones, so expand can grow them in place. */
+typedef struct {
+    Position pos;
+    size_t first, count, next;
+    size_t line, line_len;
+    Move prefix[1 + MAX_CARDS];  /* expand's obligated move and the safe moves after it */
+    int prefix_len;
+} Frame;
+
+typedef struct {
+    const Tables *t;
+    int draw_score;
+    Frame *frames;
+    size_t depth, frames_cap;
+    Child *kids;
+    size_t kids_len, kids_cap;
+    Move *lines;
+    size_t lines_len, lines_cap;
+    Table seen;
+    Move moves[MAX_MOVES];       /* scratch: the legal moves of the node being scored */
+    int found_marks[MAX_MOVES];  /* scratch: _scored_moves' seen_found and seen_empty */
+    int empty_marks[MAX_MOVES];
+    Child pairs[MAX_MOVES];      /* scratch: expand's children */
+} Search;
+
+/* Room for `need` items in a growing array (false: out of memory). */
+static bool reserve_room(void **items, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return true;
+    size_t grown = *cap ? *cap : 64;
+    while (grown < need)
+        grown *= 2;
+    void *moved = realloc(*items, grown * size);
+    if (!moved)
+        return false;
+    *items = moved;
+    *cap = grown;
+    return true;
+}
+
+static bool tableau_takes(const Tables *t, const Position *p, int index, int card)
+{
+    const TableauPile *pile = &p->tableau[index];
+    if (!pile->len)
+        return !(t->reserve_fills_empty && p->reserve.len);
+    return stack_ok(t, pile->cards[pile->len - 1], card);
+}
+
+static void put_child(Child *out, int score, const Move *move, int must_use, ChildKind kind)
+{
+    out->score = (int16_t)score;
+    out->must_use = (int8_t)must_use;
+    out->kind = (uint8_t)kind;
+    out->move = *move;
+}
+
+/* Add `mark` to the set marks[0 .. *len); false when it was there already. */
+static bool mark_new(int *marks, int *len, int mark)
+{
+    for (int i = 0; i < *len; i++)
+        if (marks[i] == mark)
+            return false;
+    marks[(*len)++] = mark;
+    return true;
+}
+
+static bool straight_back(const Move *last, const Move *move)
+{
+    return last && last->action == MOVE && last->src_kind == move->dst_kind
+        && last->src == move->dst && last->dst_kind == move->src_kind
+        && last->dst == move->src && last->count == move->count;
+}
+
+/* A foundation move of _scored_moves: its score, or -1 when it is not worth trying. */
+static int foundation_score(Search *s, const Position *p, const Move *move, int *found_len)
+{
+    const FoundationPile *top = &p->foundations[move->dst];
+    int source = move->src_kind * MAX_PILES + move->src;
+    if (!mark_new(s->found_marks, found_len,
+                  source * 64 + (top->len ? top->cards[top->len - 1] + 1 : 0)))
+        return -1;  /* the same card onto an equal foundation */
+    if (move->src_kind == TABLEAU) {
+        const TableauPile *pile = &p->tableau[move->src];
+        int left = pile->len - 1;
+        return left == 0 || pile->hidden == left ? 0 : 10;  /* also turns up or empties */
+    }
+    return move->src_kind == FOUNDATION ? -1 : 10;
+}
+
+/* A move between tableau piles of _scored_moves: its score and obligation, or false. */
+static bool tableau_score(const Tables *t, const Position *p, const Move *move, bool to_empty,
+                          int *score, int *must_use)
+{
+    const TableauPile *pile = &p->tableau[move->src];
+    int down = pile->hidden;
+    *must_use = NO_USE;
+    if (move->count != pile->len - down) {
+        *score = to_empty ? 60 : 50;  /* splits a run */
+        *must_use = move->src;
+    } else if (down) {
+        *score = 1 + down;  /* turns a card up */
+    } else if (to_empty) {
+        return false;  /* whole pile to an empty pile: nothing changes */
+    } else if (t->reserve_fills_empty && p->reserve.len) {
+        *score = 5;  /* the reserve refills it: progress */
+    } else {
+        *score = 30;  /* empties a pile */
+        *must_use = move->src;
+    }
+    return true;
+}
+
+/* _scored_moves (narrow=False), as children: the legal moves worth trying with their
+ * scores, an obligated move as an OBLIGED child. Returns how many went to `out`. */
+static int scored_moves(Search *s, const Position *p, const Move *last, Child *out)
+{
+    const Tables *t = s->t;
+    int n = legal_moves(t, p, s->moves), k = 0, found_len = 0, empty_len = 0;
+    for (int i = 0; i < n; i++) {
+        const Move *move = &s->moves[i];
+        int score, must_use = NO_USE;
+        if (move->action != MOVE) {
+            score = move->action == DRAW ? s->draw_score : REDEAL_SCORE;
+        } else if (straight_back(last, move)) {
+            continue;  /* straight back where it came from */
+        } else if (move->dst_kind == FOUNDATION) {
+            score = foundation_score(s, p, move, &found_len);
+            if (score < 0)
+                continue;
+        } else {
+            bool to_empty = !p->tableau[move->dst].len;
+            int source = move->src_kind * MAX_PILES + move->src;
+            if (to_empty && !mark_new(s->empty_marks, &empty_len, source * 128 + move->count))
+                continue;  /* a second empty pile is the same position */
+            if (move->src_kind == TABLEAU) {
+                if (!tableau_score(t, p, move, to_empty, &score, &must_use))
+                    continue;
+            } else if (move->src_kind == FOUNDATION) {
+                score = 70;
+            } else {
+                score = to_empty ? 40 : 20;  /* from the waste or the reserve */
+            }
+        }
+        put_child(&out[k++], score, move, must_use,
+                  must_use == NO_USE ? CHILD_PLAIN : CHILD_OBLIGED);
+    }
+    return k;
+}
+
+/* children (no jitter): scored_moves, best first; stable, as Python's sort. */
+static int children(Search *s, const Position *p, const Move *last, Child *out)
+{
+    int n = scored_moves(s, p, last, out);
+    for (int i = 1; i < n; i++) {
+        Child child = out[i];
+        int j = i;
+        for (; j > 0 && out[j - 1].score > child.score; j--)
+            out[j] = out[j - 1];
+        out[j] = child;
+    }
+    return n;
+}
+
+static void put_pair(Child *out, int src_kind, int src, int dst_kind, int dst, int count)
+{
+    Move move = {MOVE, (uint8_t)src_kind, (uint8_t)src, (uint8_t)dst_kind, (uint8_t)dst,
+                 (uint8_t)count};
+    put_child(out, 0, &move, NO_USE, CHILD_PAIR);
+}
+
+/* _follow_ups' moves onto pile `index` from the other tableau piles (a run, or any
+ * part of one, not straight back where `last` put it). */
+static int runs_onto(const Tables *t, const Position *p, int index, const Move *last, Child *out)
+{
+    const TableauPile *pile = &p->tableau[index];
+    int parent = pile->len ? pile->cards[pile->len - 1] : -1;
+    bool empty_takes = !(t->reserve_fills_empty && p->reserve.len);
+    int back_pile = last->dst_kind == TABLEAU ? last->dst : -1, n = 0;
+    for (int j = 0; j < t->tableau_piles; j++) {
+        const TableauPile *other = &p->tableau[j];
+        if (j == index || !other->len)
+            continue;
+        int size = other->len, low = other->hidden, k = size - 1;
+        if (t->runs_any)
+            while (k > low && stack_ok(t, other->cards[k - 1], other->cards[k]))
+                k--;
+        for (int count = 1; count <= size - k; count++) {
+            if (count == size && parent < 0 && low == 0)
+                continue;  /* a whole pile into an empty one */
+            if (j == back_pile && count == last->count)
+                continue;
+            int card = other->cards[size - count];
+            if (parent >= 0 ? stack_ok(t, parent, card) : empty_takes)
+                put_pair(&out[n++], TABLEAU, j, TABLEAU, index, count);
+        }
+    }
+    return n;
+}
+
+/* _follow_ups (narrow=False): the moves that use tableau pile `index` right after
+ * `last` uncovered it: its top to a foundation (or, where single cards move, anywhere),
+ * or something onto it. */
+static int follow_ups(const Tables *t, const Position *p, int index, const Move *last,
+                      Child *out)
+{
+    const TableauPile *pile = &p->tableau[index];
+    bool empty_takes = !(t->reserve_fills_empty && p->reserve.len);
+    int n = 0;
+    if (pile->len) {
+        int top = pile->cards[pile->len - 1];
+        for (int f = 0; f < t->foundation_count; f++)
+            if (foundation_takes(t, p, f, top)) {
+                put_pair(&out[n++], TABLEAU, index, FOUNDATION, f, 1);
+                break;
+            }
+        for (int j = 0; !t->runs_any && j < t->tableau_piles; j++) {
+            const TableauPile *other = &p->tableau[j];
+            if (j != index
+                && (other->len ? stack_ok(t, other->cards[other->len - 1], top) : empty_takes))
+                put_pair(&out[n++], TABLEAU, index, TABLEAU, j, 1);
+        }
+    }
+    n += runs_onto(t, p, index, last, out + n);
+    const CardStack *stacks[2] = {&p->waste, &p->reserve};
+    const int kinds[2] = {WASTE, RESERVE};
+    for (int s = 0; s < 2; s++)
+        if (stacks[s]->len && tableau_takes(t, p, index, stacks[s]->cards[stacks[s]->len - 1]))
+            put_pair(&out[n++], kinds[s], 0, TABLEAU, index, 1);
+    for (int f = 0; t->foundation_return && f < t->foundation_count; f++) {
+        const FoundationPile *cards = &p->foundations[f];
+        if (cards->len && tableau_takes(t, p, index, cards->cards[cards->len - 1]))
+            put_pair(&out[n++], FOUNDATION, f, TABLEAU, index, 1);
+    }
+    return n;
+}
+
+/* expand: the top frame's next child, an obligated move, replaced in place by that move
+ * paired with each of its follow-ups (the frame keeps the move and the safe moves after
+ * it as its prefix). False: out of memory. */
+static bool expand(Search *s, Frame *frame)
+{
+    const Tables *t = s->t;
+    size_t at = frame->first + frame->next;
+    Move move = s->kids[at].move;
+    int must_use = s->kids[at].must_use;
+    Position mid = frame->pos;
+    apply_move(t, &mid, &move);
+    frame->prefix[0] = move;
+    frame->prefix_len = 1 + settle(t, &mid, false, frame->prefix + 1);
+    const TableauPile *before = &frame->pos.tableau[must_use], *after = &mid.tableau[must_use];
+    int n;
+    if (frame->prefix_len > 1
+        && (after->len != before->len - move.count
+            || memcmp(after->cards, before->cards, after->len) != 0)) {
+        put_child(s->pairs, 0, &move, NO_USE, CHILD_PLAIN);  /* the uncovered card went up */
+        n = 1;
+    } else {
+        n = follow_ups(t, &mid, must_use, &move, s->pairs);
+    }
+    if (!reserve_room((void **)&s->kids, &s->kids_cap, s->kids_len + (size_t)n, sizeof(Child)))
+        return false;
+    memmove(&s->kids[at + (size_t)n], &s->kids[at + 1], (s->kids_len - at - 1) * sizeof(Child));
+    memcpy(&s->kids[at], s->pairs, (size_t)n * sizeof(Child));
+    s->kids_len = s->kids_len + (size_t)n - 1;
+    frame->count = frame->count + (size_t)n - 1;
+    return true;
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* A new top frame at `pos` (frames[depth], already filled in), reached by `line`. */
+static bool push_frame(Search *s, const Move *line, int line_len, const Move *last)
+{
+    Frame *frame = &s->frames[s->depth];
+    if (!reserve_room((void **)&s->lines, &s->lines_cap, s->lines_len + (size_t)line_len,
+                      sizeof(Move))
+        || !reserve_room((void **)&s->kids, &s->kids_cap, s->kids_len + MAX_MOVES,
+                         sizeof(Child)))
+        return false;
+    memcpy(&s->lines[s->lines_len], line, (size_t)line_len * sizeof(Move));
+    frame->line = s->lines_len;
+    frame->line_len = (size_t)line_len;
+    s->lines_len += (size_t)line_len;
+    frame->first = s->kids_len;
+    frame->count = (size_t)children(s, &frame->pos, last, &s->kids[s->kids_len]);
+    frame->next = 0;
+    frame->prefix_len = 0;
+    s->kids_len += frame->count;
+    s->depth++;
+    return true;
+}
+
+/* The winning line: every frame's line, then `tail` and `finish`. */
+static void won(Search *s, const Move *tail, int tail_len, const Move *finish, int finish_len,
+                Outcome *out)
+{
+    size_t len = s->lines_len + (size_t)tail_len + (size_t)(finish_len > 0 ? finish_len : 0);
+    out->line = malloc((len ? len : 1) * sizeof(Move));
+    if (!out->line) {
+        out->verdict = NO_MEMORY;
+        return;
+    }
+    memcpy(out->line, s->lines, s->lines_len * sizeof(Move));
+    memcpy(out->line + s->lines_len, tail, (size_t)tail_len * sizeof(Move));
+    if (finish_len > 0)
+        memcpy(out->line + s->lines_len + tail_len, finish, (size_t)finish_len * sizeof(Move));
+    out->line_len = len;
+    out->verdict = SOLVED;
+}
+
+/* The top frame's next child, applied and settled into frames[depth]; its line. */
+static int play_child(Search *s, Frame *frame, Move *line)
+{
+    const Tables *t = s->t;
+    Child child = s->kids[frame->first + frame->next++];
+    Position *pos = &s->frames[s->depth].pos;
+    int len = 0;
+    *pos = frame->pos;
+    if (child.kind == CHILD_PAIR)
+        for (; len < frame->prefix_len; len++) {
+            apply_move(t, pos, &frame->prefix[len]);
+            line[len] = frame->prefix[len];
+        }
+    apply_move(t, pos, &child.move);
+    line[len++] = child.move;
+    return len + settle(t, pos, false, line + len);
+}
+
+/* The loop of _search over the frames, from the root frame pushed. */
+static void run(Search *s, const Limits *limits, double deadline, Outcome *out)
+{
+    const Tables *t = s->t;
+    Move line[LINE_CAP], finish[MAX_CARDS];
+    while (s->depth) {
+        if (!reserve_room((void **)&s->frames, &s->frames_cap, s->depth + 1, sizeof(Frame))) {
+            out->verdict = NO_MEMORY;
+            return;
+        }
+        Frame *frame = &s->frames[s->depth - 1];
+        if (frame->next >= frame->count) {
+            s->kids_len = frame->first;
+            s->lines_len = frame->line;
+            s->depth--;
+            continue;
+        }
+        if (s->kids[frame->first + frame->next].kind == CHILD_OBLIGED) {
+            if (!expand(s, frame)) {
+                out->verdict = NO_MEMORY;
+                return;
+            }
+            continue;
+        }
+        int len = play_child(s, frame, line);
+        const Position *pos = &s->frames[s->depth].pos;
+        TableAdd added = table_add(&s->seen, plain_key(t, pos));
+        if (added == TABLE_SEEN)
+            continue;
+        if (added == TABLE_FULL) {
+            out->stop = STOP_TABLE;
+            return;
+        }
+        out->positions++;
+        int finish_len = is_won(t, pos) ? 0 : finish_line(t, pos, finish);
+        if (finish_len >= 0) {
+            won(s, line, len, finish, finish_len, out);
+            return;
+        }
+        if (out->positions >= limits->max_positions) {
+            out->stop = STOP_POSITIONS;
+            return;
+        }
+        if (deadline >= 0 && out->positions % TIME_CHECK_EVERY == 0 && now_seconds() > deadline) {
+            out->stop = STOP_DEADLINE;
+            return;
+        }
+        Move chosen = s->kids[frame->first + frame->next - 1].move;  /* kids may move */
+        if (!push_frame(s, line, len, &chosen)) {
+            out->verdict = NO_MEMORY;
+            return;
+        }
+    }
+    out->verdict = UNSOLVABLE;
+}
+
+static void search_free(Search *s)
+{
+    table_free(&s->seen);
+    free(s->frames);
+    free(s->kids);
+    free(s->lines);
+    free(s);
+}
+
+void search_full(const Tables *t, const Position *start, const Limits *limits, Outcome *out)
+{
+    double deadline = limits->max_seconds < 0 ? -1 : now_seconds() + limits->max_seconds;
+    memset(out, 0, sizeof *out);
+    out->verdict = UNKNOWN;
+    out->positions = 1;
+    Search *s = calloc(1, sizeof *s);
+    size_t limit = limits->table_size;
+    if ((size_t)limits->max_positions < limit)
+        limit = (size_t)limits->max_positions + 1;  /* never more keys than positions */
+    if (!s || !table_init(&s->seen, limit)
+        || !reserve_room((void **)&s->frames, &s->frames_cap, 1, sizeof(Frame))
+        || !reserve_room((void **)&s->lines, &s->lines_cap, 1, sizeof(Move))) {
+        out->verdict = NO_MEMORY;
+        if (s)
+            search_free(s);
+        return;
+    }
+    s->t = t;
+    s->draw_score = limits->draw_score;
+    Move line[MAX_CARDS], finish[MAX_CARDS];
+    Position *root = &s->frames[0].pos;
+    *root = *start;
+    int len = settle(t, root, false, line);
+    int finish_len = is_won(t, root) ? 0 : finish_line(t, root, finish);
+    if (finish_len >= 0)
+        won(s, line, len, finish, finish_len, out);
+    else if (table_add(&s->seen, plain_key(t, root)) == TABLE_FULL)
+        out->stop = STOP_TABLE;
+    else if (!push_frame(s, line, len, NULL))
+        out->verdict = NO_MEMORY;
+    else
+        run(s, limits, deadline, out);
+    search_free(s);
 }
 
 /* --------------------------------------------------------------------- playout */

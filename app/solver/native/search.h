@@ -1,9 +1,12 @@
-/* The solver's position key, safe foundation moves and settle: a mirror of
- * app/solver/search.py (_key_fn, _wanted, _safe_move, settle). The depth-first search
- * itself comes next (docs/native-core.md). */
+/* The solver's position key, safe foundation moves, settle and the full depth-first
+ * search: a mirror of app/solver/search.py (_key_fn, _wanted, _safe_move, settle,
+ * _finish_line, _scored_moves, _follow_ups, children, expand, _search with narrow=False,
+ * no jitter, not arranged). The narrow restarts and arrangement keys come next
+ * (docs/native-core.md). */
 #ifndef SOLVER_NATIVE_SEARCH_H
 #define SOLVER_NATIVE_SEARCH_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "state.h"
@@ -32,5 +35,29 @@ static inline uint32_t lcg_next(uint64_t *state)
     *state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
     return (uint32_t)(*state >> 33);
 }
+
+/* What _search answers, and why an "unknown" stopped. */
+typedef enum { SOLVED, UNSOLVABLE, UNKNOWN, NO_MEMORY } Verdict;
+typedef enum { STOP_NONE, STOP_POSITIONS, STOP_DEADLINE, STOP_TABLE } Stop;
+
+typedef struct {
+    long max_positions;   /* the position budget, as _search's max_positions (at least 1) */
+    double max_seconds;   /* below 0: no deadline */
+    size_t table_size;    /* the most keys the transposition table holds (at least 1) */
+    int draw_score;       /* Rules.draw_score */
+} Limits;
+
+typedef struct {
+    Verdict verdict;
+    Stop stop;
+    long positions;       /* as _search counts them: distinct keys met */
+    Move *line;           /* SOLVED: the winning line (free() it); else NULL */
+    size_t line_len;
+} Outcome;
+
+/* _search(state, rules, max_positions, deadline, narrow=False): the full depth-first
+ * search from `start`, which is left as it is. Never holds the GIL's objects: it may run
+ * with the GIL released. */
+void search_full(const Tables *t, const Position *start, const Limits *limits, Outcome *out);
 
 #endif

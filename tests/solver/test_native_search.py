@@ -1,0 +1,183 @@
+"""Differential tests of the native full search (``core.search_full``) against the Python
+full search (``search._search(..., narrow=False)``), on positions small enough for the
+Python search to decide or to spend a small budget: late positions of greedy and random
+play of all nine games (each with its house rule flipped too), positions near the end
+of the known winning lines in ``seeds/``, and positions built by hand.
+
+Both searches are deterministic (no jitter): the native one tries the same children in
+the same order, so verdict, positions counted and line are expected to be identical,
+not only to agree where both decide. Skipped, with the reason, where the core is not
+built.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+import time
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from app.engine import VARIANTS, Move, State, deal
+from app.solver import core, search
+from tests.solver.test_native_core import CONFIGS, start, walk
+
+pytestmark = pytest.mark.skipif(not core.available(), reason=core.missing_reason())
+
+BUDGET = 600
+SEEDS = Path(__file__).resolve().parents[2] / "seeds"
+
+
+def python_full(state: State, budget: int) -> search.SolveResult:
+    result, moves, positions = search._search(
+        state, search.Rules.of(state.variant), budget, None, narrow=False
+    )
+    return search.SolveResult(result, moves, positions, 0)
+
+
+def compare(state: State, budget: int = BUDGET) -> str:
+    """Both searches from ``state``: the same answer; a native win replays. The verdict."""
+    expected = python_full(state, budget)
+    native = core.search_full(state, budget)
+    assert (native.result, native.positions) == (expected.result, expected.positions), state
+    assert [str(m) for m in native.moves] == [str(m) for m in expected.moves]
+    if native.result == "solved":
+        assert search.replay(state, native.moves).is_won
+    return native.result
+
+
+@cache
+def late_positions() -> tuple[State, ...]:
+    """The last positions of greedy and random play (the stock used up, dead ends)."""
+    positions: list[State] = []
+    for n, (name, flip) in enumerate(CONFIGS):
+        for greedy in (True, False):
+            rng = random.Random(f"late-{n}-{greedy}")
+            line = list(walk(start(name, flip, 1 + n % 3), rng, 300, greedy))
+            positions.extend(line[-1::-90][:2])
+    return tuple(positions)
+
+
+def test_late_positions_of_every_game_get_the_same_answer() -> None:
+    verdicts = [compare(state) for state in late_positions()]
+    # The corpus decides often enough, both ways, to mean something.
+    assert verdicts.count("solved") >= 5
+    assert verdicts.count("unsolvable") >= 10
+    assert verdicts.count("unknown") >= 5  # the budget cut at the same position count
+
+
+@pytest.mark.parametrize(("name", "flip"), CONFIGS)
+def test_fresh_deals_spend_a_small_budget_alike(name: str, flip: bool) -> None:
+    """From the deal itself, where the search is undecided: the same positions, in the
+    same order, up to the budget (else the counts or a found line would differ)."""
+    for number in (1, 2):
+        compare(start(name, flip, number), 300)
+
+
+def seed_line(name: str, index: int) -> tuple[State, list[Move]]:
+    data = json.loads((SEEDS / f"{name}.json").read_text())["deals"][index]
+    return deal(VARIANTS[name], data["deal"]), [Move.from_json(m) for m in data["line"]]
+
+
+@pytest.mark.parametrize("name", ["rank-and-file", "rows-of-four", "rainbow"])
+def test_positions_near_the_end_of_known_wins_are_solved_alike(name: str) -> None:
+    verdicts = []
+    for index in (0, 3, 7):
+        state, line = seed_line(name, index)
+        for share in (0.8, 0.9, 0.97):
+            position = search.replay(state, line[: int(len(line) * share)])
+            verdicts.append(compare(position, 2000))
+    assert "unsolvable" not in verdicts  # winnable: the line says so
+    assert verdicts.count("solved") >= 3
+
+
+def test_a_won_or_finishing_position_is_solved_at_once() -> None:
+    state, line = seed_line("rainbow", 1)
+    end = search.replay(state, line)
+    assert end.is_won
+    native = core.search_full(end, 10)
+    assert (native.result, native.moves, native.positions) == ("solved", [], 1)
+    # One move before the end: settle or the engine's auto-finish plays it.
+    before = search.replay(state, line[:-1])
+    assert compare(before, 10) == "solved"
+
+
+def test_hand_built_lost_positions_are_proven_lost_alike() -> None:
+    """Canfield with its stock gone and the tableau blocked: a King over the card the
+    foundations need next, nowhere to put it (no empty pile while the reserve lasts)."""
+    state = deal(VARIANTS["canfield"], 3)
+    assert compare(state, 5000) == "unsolvable"
+    # Rainbow with nothing left but a blocked pile: no move at all.
+    rainbow = deal(VARIANTS["rainbow"], 4)
+    blocked = rainbow._replace(
+        stock=(),
+        waste=(),
+        foundations=tuple(() for _ in rainbow.foundations),
+        tableau=(tuple(range(12, -1, -1)), (), (), ()),
+        hidden=(12, 0, 0, 0),
+    )
+    assert compare(blocked, 100) == "unsolvable"
+
+
+def test_the_position_budget_cuts_at_the_same_count() -> None:
+    state = deal(VARIANTS["rank-and-file"], 1)
+    for budget in (2, 50, 513):
+        native = core.search_full(state, budget)
+        assert (native.result, native.positions, native.moves) == ("unknown", budget, [])
+        assert python_full(state, budget).positions == budget
+
+
+def test_a_full_table_answers_unknown_never_a_verdict() -> None:
+    lost = deal(VARIANTS["canfield"], 3)
+    assert core.search_full(lost, 5000).result == "unsolvable"
+    for size in (1, 5, 12):
+        native = core.search_full(lost, 5000, table_size=size)
+        assert (native.result, native.positions) == ("unknown", size)
+        result, _moves, positions, stop = core.native().search(
+            core.position(lost), 5000, None, size, search.Rules.of(lost.variant).draw_score
+        )
+        assert (result, positions, stop) == ("unknown", size, "table")
+    big = deal(VARIANTS["rank-and-file"], 1)
+    assert core.search_full(big, 3000, table_size=1000).positions == 1000
+
+
+def test_the_deadline_is_looked_at_every_512_positions() -> None:
+    state = deal(VARIANTS["rank-and-file"], 1)
+    native = core.search_full(state, 100_000, max_seconds=0.0)
+    assert (native.result, native.positions) == ("unknown", 512)
+    result, _moves, _positions, stop = core.native().search(
+        core.position(state), 100_000, 0.0, 100_000, 90
+    )
+    assert (result, stop) == ("unknown", "deadline")
+
+
+def test_the_search_releases_the_gil() -> None:
+    state = deal(VARIANTS["rank-and-file"], 1)
+    done = threading.Event()
+
+    def run() -> None:
+        core.search_full(state, 300_000)
+        done.set()
+
+    thread = threading.Thread(target=run)
+    started = time.perf_counter()
+    thread.start()
+    ticks = 0
+    while not done.is_set():
+        ticks += 1  # runs only while the search has let go of the GIL
+        time.sleep(0)
+    thread.join()
+    assert ticks > 100, f"{ticks} ticks in {time.perf_counter() - started:.2f} s"
+
+
+def test_bad_limits_raise() -> None:
+    native = core.position(deal(VARIANTS["rainbow"], 1))
+    search_ = core.native().search
+    for args in [(0, None, 10, 90), (10, None, 0, 90), (10, -1.0, 10, 90), (10, None, 10, 500)]:
+        with pytest.raises(ValueError):
+            search_(native, *args)
+    with pytest.raises(TypeError):
+        search_(native, 10, "soon", 10, 90)
