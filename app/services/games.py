@@ -31,7 +31,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db import begin_write
 from app.engine import (
-    MAX_DEAL,
     EngineError,
     IllegalMove,
     InvalidDeal,
@@ -47,15 +46,13 @@ from app.errors import ApiError
 from app.models import Game, IdempotencyKey, Player, utcnow
 from app.models import Move as MoveRow
 from app.services import solvable
+from app.services.proving import SERVER_DEAL_MAX
 from app.services.solvable import SolvableDeals
 from app.services.variants import find_variant
 
 DEFAULT_SETTINGS = {"auto_play": True, "auto_finish": True}
 # Sources whose deal number the server chose: hidden until the game is won.
 SECRET_SOURCES = frozenset({"random", "solvable", "daily"})
-# Random deals stay below 2**53 so that JavaScript clients read the number exactly;
-# that is still far too many to guess a deal from its face-up cards.
-RANDOM_DEAL_MAX = min(MAX_DEAL, 2**53 - 1)
 
 
 @dataclass(frozen=True)
@@ -317,7 +314,7 @@ async def create_game(
             session, player, variant, game_rules, settings, solvable_deals
         )
     if deal_number is None:
-        number, source = secrets.randbelow(RANDOM_DEAL_MAX) + 1, "random"
+        number, source = secrets.randbelow(SERVER_DEAL_MAX) + 1, "random"
     else:
         number, source = deal_number, "daily" if daily_date else "deal"
     state = _deal(variant, number, game_rules)

@@ -29,13 +29,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.config import Settings
-from app.engine import EngineError, State, deal, get_variant
+from app.engine import MAX_DEAL, EngineError, State, deal, get_variant
 from app.solver.pool import exit_with_parent
 
 log = logging.getLogger("app.proving")
 
-# Random and derived deal numbers stay below 2**53 so that JavaScript reads them exactly.
-DERIVED_DEAL_MAX = 2**53 - 1
+# Every deal number the server chooses (random, daily, solvable) stays below 2**53, so
+# that JavaScript reads it exactly; that is still far too many to guess a deal from its
+# face-up cards.
+SERVER_DEAL_MAX = min(MAX_DEAL, 2**53 - 1)
 
 # Priorities: lower first.
 DAILY = 0
@@ -46,7 +48,7 @@ def derive_deal(secret: str, message: str) -> int:
     """A deal number only the holder of `secret` can predict; each use names itself in
     `message` (e.g. "solvable|<variant>|<seq>") so that two uses never share numbers."""
     digest = hmac.new(secret.encode(), message.encode(), hashlib.sha256).digest()
-    return int.from_bytes(digest[:8], "big") % DERIVED_DEAL_MAX + 1
+    return int.from_bytes(digest[:8], "big") % SERVER_DEAL_MAX + 1
 
 
 @dataclass(frozen=True)

@@ -318,19 +318,6 @@ def _scored_moves(
     return out
 
 
-def _uses(move: Move, index: int, runs_any: bool) -> bool:
-    """Does ``move`` use tableau pile ``index`` as an obligation asks (see above)?"""
-    if move.action != MOVE:
-        return False
-    dst, src = move.dst, move.src
-    assert dst is not None and src is not None
-    if dst.kind == TABLEAU and dst.index == index:
-        return True
-    if src.kind == TABLEAU and src.index == index:
-        return dst.kind == FOUNDATION or not runs_any
-    return False
-
-
 def _follow_ups(state: State, index: int, last: Move, runs_any: bool, narrow: bool) -> list[Move]:
     """The moves that use tableau pile ``index`` right after ``last`` uncovered it: its
     top card to a foundation (or, where single cards move, anywhere), or something onto
