@@ -92,8 +92,7 @@ uint64_t plain_key(const Tables *t, const Position *p)
 
 /* ------------------------------------------------------------------- safe moves */
 
-/* _wanted: for each card the foundations take now, the first foundation taking it. */
-static void wanted(const Tables *t, const Position *p, int8_t out[DECK])
+void wanted(const Tables *t, const Position *p, int8_t out[DECK])
 {
     memset(out, -1, DECK);
     int empty = -1;

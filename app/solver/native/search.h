@@ -16,6 +16,10 @@
  * (barring a 64-bit collision). */
 uint64_t plain_key(const Tables *t, const Position *p);
 
+/* _wanted: for each card the foundations take now, the first foundation taking it
+ * (else -1). */
+void wanted(const Tables *t, const Position *p, int8_t out[DECK]);
+
 /* _safe_move: the foundation move settle plays next, if any (eager: every one). */
 bool safe_move(const Tables *t, const Position *p, bool eager, Move *out);
 
