@@ -56,7 +56,7 @@ class Settings(BaseSettings):
     # event loop, at low priority); 0: a thread.
     daily_workers: int = Field(default=1, ge=0)
     # "module:function" with the solver's signature: solve(state, max_positions=, max_seconds=).
-    daily_prover: str = "app.solver.search:solve"
+    daily_prover: str = "app.solver.plan:solve"
     # Solvable games: proven deals ready per variant, kept topped up in the background
     # with the daily budgets (after the daily deals); an empty pool answers 503
     # no_solvable_deals at once.

@@ -79,8 +79,7 @@ def over_the_limit(port: int, clients: int) -> list[bytes]:
         with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
             sock.sendall(
                 b"POST /api/v1/players HTTP/1.1\r\nHost: bench\r\n"
-                b"content-type: application/json\r\n"
-                + f"content-length: {HUGE}\r\n\r\n".encode()
+                b"content-type: application/json\r\n" + f"content-length: {HUGE}\r\n\r\n".encode()
             )
             answers.append(sock.recv(200).split(b"\r\n", 1)[0])
             with contextlib.suppress(OSError):  # the server has closed: sending may fail

@@ -27,8 +27,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app.engine import State, deal, get_variant  # noqa: E402
+from app.solver.plan import solve  # noqa: E402
 from app.solver.pool import SolverPool  # noqa: E402
-from app.solver.search import Rules, _search, replay, solve  # noqa: E402
+from app.solver.search import Rules, _search, replay  # noqa: E402
 
 GAMES = ("rank-and-file", "rows-of-four", "rainbow")
 

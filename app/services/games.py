@@ -397,9 +397,7 @@ async def game_version(session: AsyncSession, player: Player, game_id: str) -> i
     """Only the version, for a cheap If-None-Match answer."""
     version = (
         await session.execute(
-            select(Game.version).where(
-                Game.id == _checked_id(game_id), Game.player_id == player.id
-            )
+            select(Game.version).where(Game.id == _checked_id(game_id), Game.player_id == player.id)
         )
     ).scalar_one_or_none()
     if version is None:

@@ -163,6 +163,4 @@ async def finish(app: FastAPI, session: Any, player: Player, game_id: str) -> An
             )
         except games.PositionChanged:
             continue
-    raise ApiError(
-        "version_conflict", 409, "the game kept changing during the search; reload it"
-    )
+    raise ApiError("version_conflict", 409, "the game kept changing during the search; reload it")

@@ -41,4 +41,8 @@ def search(
     max_seconds: float | None,
     table_size: int,
     draw_score: int,
+    *,
+    narrow: bool = False,
+    eager: bool = False,
+    seed: int = 0,
 ) -> tuple[str, list[str], int, str]: ...

@@ -18,7 +18,8 @@ from typing import Any
 from tqdm import tqdm
 
 from app.engine import deal, get_variant
-from app.solver.search import SolveResult, replay, solve
+from app.solver.plan import solve
+from app.solver.search import SolveResult, replay
 
 SEEDS_DIR = Path(__file__).resolve().parents[2] / "seeds"
 # Per-deal budget of `prove`: enough for the winnable deals the solver finds quickly

@@ -6,10 +6,11 @@ its Python search, which stays the reference the core is tested against
 (``tests/solver/test_native_core.py``, ``docs/native-core.md``).
 
 So far the core holds the position, legal moves, apply, the plain position key, the
-safe foundation moves and the full depth-first search (:func:`search_full`); moves
+safe foundation moves and the depth-first search, narrow or full, with the restarts'
+jitter (:func:`search`); moves
 cross the boundary as their text (``str(Move)``).
 The core is handed each variant's tables from here, built from the same
-:class:`~app.engine.Variant` (and the solver's :class:`~app.solver.search.Rules`)
+:class:`~app.engine.Variant` (and the solver's :class:`~app.solver.search_module.Rules`)
 the Python search reads, so no game is typed twice.
 """
 
@@ -21,7 +22,7 @@ from types import ModuleType
 
 from app.engine import CorruptState, Move, State, UnknownVariant, Variant, get_variant
 from app.engine import Rules as HouseRules
-from app.solver import search
+from app.solver import search as search_module
 
 try:
     from app.solver import _core
@@ -57,7 +58,7 @@ def _require() -> None:
 def tables(variant: Variant) -> _core.Tables:
     """The core's tables for ``variant`` (one per variant value, as its lookup tables)."""
     _require()
-    rules = search.Rules.of(variant)
+    rules = search_module.Rules.of(variant)
     children = bytearray(52 * 52)
     for card, kids in enumerate(rules.children):
         for kid in kids:
@@ -95,16 +96,60 @@ def load(data: bytes) -> _core.Position:
         raise CorruptState("corrupt_state", f"bytes do not decode to a position: {exc}") from None
 
 
+# Whether the core runs the search up to run arrangement (until it does, plan.solve runs
+# those searches in Python).
+ARRANGED = False
+
 # The transposition table's default bound, in keys (11 to 21 bytes each, so at most
 # about 176 MB); a search never allocates room for more keys than its position budget.
 DEFAULT_TABLE_SIZE = 1 << 23
 
 
-_RESULTS: dict[str, search.Result] = {
+_RESULTS: dict[str, search_module.Result] = {
     "solved": "solved",
     "unsolvable": "unsolvable",
     "unknown": "unknown",
 }
+
+
+def search(
+    state: State,
+    max_positions: int,
+    max_seconds: float | None = None,
+    *,
+    draw_score: int | None = None,
+    narrow: bool = False,
+    eager: bool = False,
+    seed: int = 0,
+    arranged: bool = False,
+    table_size: int = DEFAULT_TABLE_SIZE,
+) -> search_module.SolveResult:
+    """``search._search(state, rules, max_positions, deadline, narrow, random.Random(seed)
+    or None)`` run natively, with the GIL released: the same children in the same order,
+    so the same verdict, positions and line. ``draw_score`` is the rules' (of
+    ``Rules.restart(seed)`` in a restart; default the variant's), ``eager`` is
+    ``narrow and rules.eager_foundations``. ``unknown`` also when the transposition table
+    (``table_size`` keys) is full. As ``_search``, the line is not replayed here
+    (``plan.solve`` replays)."""
+    _require()
+    if arranged:
+        raise NotImplementedError("the native core has no arranged search yet")
+    if draw_score is None:
+        draw_score = search_module.Rules.of(state.variant).draw_score
+    started = time.perf_counter()
+    result, texts, positions, _stop = _core.search(
+        position(state),
+        max_positions,
+        max_seconds,
+        table_size,
+        draw_score,
+        narrow=narrow,
+        eager=eager,
+        seed=seed,
+    )
+    moves = [Move.parse(text) for text in texts]
+    elapsed = int((time.perf_counter() - started) * 1000)
+    return search_module.SolveResult(_RESULTS[result], moves, positions, elapsed)
 
 
 def search_full(
@@ -112,23 +157,9 @@ def search_full(
     max_positions: int,
     max_seconds: float | None = None,
     table_size: int = DEFAULT_TABLE_SIZE,
-) -> search.SolveResult:
-    """``search._search(state, rules, max_positions, deadline, narrow=False)`` run natively,
-    with the GIL released: the same children in the same order, so the same verdict,
-    positions and line. ``unknown`` also when the transposition table (``table_size``
-    keys) is full. As ``_search``, the line is not replayed here (``solve`` replays)."""
-    _require()
-    started = time.perf_counter()
-    result, texts, positions, _stop = _core.search(
-        position(state),
-        max_positions,
-        max_seconds,
-        table_size,
-        search.Rules.of(state.variant).draw_score,
-    )
-    moves = [Move.parse(text) for text in texts]
-    elapsed = int((time.perf_counter() - started) * 1000)
-    return search.SolveResult(_RESULTS[result], moves, positions, elapsed)
+) -> search_module.SolveResult:
+    """The full search (``_search`` with ``narrow=False``, no jitter, not arranged)."""
+    return search(state, max_positions, max_seconds, table_size=table_size)
 
 
 class Lcg:
@@ -146,7 +177,7 @@ class Lcg:
 def python_playout(state: State, seed: int, steps: int) -> tuple[int, State]:
     """The native ``playout`` in Python: at each position legal moves and the plain key,
     then the move the shared generator picks. (positions visited, final position)."""
-    key = search._key_fn(search.Rules.of(state.variant))
+    key = search_module._key_fn(search_module.Rules.of(state.variant))
     rng = Lcg(seed)
     positions = 0
     for _ in range(steps):

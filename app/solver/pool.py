@@ -25,7 +25,8 @@ from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Literal
 
 from app.engine import State
-from app.solver.search import DEFAULT_MAX_POSITIONS, SolveResult, solve
+from app.solver.plan import solve
+from app.solver.search import DEFAULT_MAX_POSITIONS, SolveResult
 
 Kind = Literal["process", "thread"]
 

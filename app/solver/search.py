@@ -23,7 +23,7 @@ first, which to skip, and which to play at once:
   the rest; draw (irreversible with a single-pass stock) last, but before building from
   the waste when redeals bring passed cards round again.
 
-:func:`solve` first runs a few short *narrow* searches (no chains of run splits, every
+:func:`app.solver.plan.solve` first runs a few short *narrow* searches (no chains of run splits, every
 foundation move played at once where cards may come back and the stock comes round
 again) with restarts (at most 2,000 positions long where single cards move); they find
 most wins quickly but prove nothing. The *full* search that follows keeps only the sound
@@ -44,7 +44,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Literal, NamedTuple
 
-from app.engine import EngineError, Move, State, Variant
+from app.engine import Move, State, Variant
 from app.engine.cards import RANK, SUIT
 from app.engine.moves import DRAW, FOUNDATION, MOVE, REDEAL, RESERVE, TABLEAU, WASTE, Pile
 from app.solver import arrangements
@@ -56,7 +56,7 @@ W_PILE, R_PILE = Pile(WASTE), Pile(RESERVE)
 Result = Literal["solved", "unsolvable", "unknown"]
 
 DEFAULT_MAX_POSITIONS = 1_000_000
-_FIRST_TRY = 500
+FIRST_TRY = 500
 _JITTER = 12
 _TIME_CHECK_EVERY = 512
 NARROW, ARRANGED, FULL = "narrow", "arranged", "full"  # the kinds of search in solve()
@@ -96,7 +96,7 @@ class Rules:
         # early ones. Restarts up to 2,000 positions, against growing without bound:
         # Deauville deals 1-60 at 100,000 positions 17 -> 20 proven, Emperor 1-30 9 -> 10;
         # at 1,000,000, Deauville 1-11 the same deals, deal 8 in 87,258 positions, not 416,512.
-        self.largest_restart: int | None = None if self.runs_any else _FIRST_TRY << 2
+        self.largest_restart: int | None = None if self.runs_any else FIRST_TRY << 2
         self._early_draw: Rules | None = None
         ok = variant.stack_ok
         # A card nothing can be built on, of the foundations' first rank (an Ace without
@@ -431,87 +431,6 @@ class _Frame:
         self.line = line  # the moves that led here from the parent (chosen + safe ones)
 
 
-def solve(
-    state: State,
-    max_positions: int = DEFAULT_MAX_POSITIONS,
-    max_seconds: float | None = None,
-) -> SolveResult:
-    """Search for a winning line from ``state`` within the budgets.
-
-    First narrow searches (no chains of run splits, which mostly rotate runs among
-    equal parents) with half the budget, split over a few restarts whose move order is
-    shuffled a little (a depth-first search stuck below an early mistake rarely gets
-    back out); they find most wins fast but prove nothing. Where whole runs move, each
-    is paired with a restart of the search up to run arrangement. Then the full search,
-    whose exhaustion is a proof, with what is left.
-    """
-    start = time.perf_counter()
-    deadline = None if max_seconds is None else start + max_seconds
-    rules = Rules.of(state.variant)
-    positions = 0
-    result: Result = "unknown"
-    moves: list[Move] = []
-    arranged = arrangements.supports(state.variant)
-    tries = restarts(rules, max_positions, restart_kinds(rules, arranged))
-    for kind, seed, share in [*tries, (FULL, 0, max_positions)]:
-        budget = min(share, max_positions - positions)
-        if budget <= 0:
-            break
-        narrow = kind == NARROW
-        jitter = random.Random(seed) if seed else None
-        tables = rules.restart(seed) if kind != FULL else rules
-        result, moves, used = _search(
-            state, tables, budget, deadline, narrow, jitter, arranged=arranged and not narrow
-        )
-        positions += used
-        if result == "solved":
-            if not _wins(state, moves):  # never claim a win the engine does not confirm
-                raise AssertionError("solver line does not replay to a win")
-            break
-        if narrow:
-            result = "unknown"  # an exhausted narrow search proves nothing
-        elif result == "unsolvable":
-            break
-        if deadline is not None and time.perf_counter() > deadline:
-            break
-    elapsed = int((time.perf_counter() - start) * 1000)
-    return SolveResult(result, moves, positions, elapsed)
-
-
-def restart_kinds(rules: Rules, arranged: bool) -> tuple[str, ...]:
-    """The searches of one restart. Where runs move, the narrow one is paired with a
-    complete one (the narrow limits are about runs): up to run arrangement where that
-    applies, else the plain full search (Rainbow 1-30 at 200,000 positions: the same
-    19 won, in 2,956,663 positions against 3,140,154; Canfield proofs come sooner).
-    Where single cards move the narrow search is nearly complete already."""
-    if arranged:
-        return (NARROW, ARRANGED)
-    return (NARROW, FULL) if rules.runs_any else (NARROW,)
-
-
-def restarts(
-    rules: Rules, max_positions: int, kinds: tuple[str, ...]
-) -> list[tuple[str, int, int]]:
-    """The restarts before the full search, as (kind, seed, positions): budgets of 500,
-    500, 1000, 1000, 2000, ... (up to the variant's largest restart) within half of
-    ``max_positions``; each narrow restart followed by one of each further kind (a
-    complete search in another order: its exhaustion is a proof too)."""
-    tries: list[tuple[str, int, int]] = []
-    half = max_positions // 2
-    planned, seed = 0, 0
-    while planned < half:
-        grown = _FIRST_TRY << (seed // 2)
-        if rules.largest_restart is not None:
-            grown = min(grown, rules.largest_restart)
-        for kind in kinds:
-            share = min(grown, half - planned)
-            if share > 0:
-                tries.append((kind, seed, share))
-                planned += share
-        seed += 1
-    return tries
-
-
 def _search(
     state: State,
     rules: Rules,
@@ -605,13 +524,6 @@ def suggest(state: State) -> Move | None:
         return safe
     scored = sorted(_scored_moves(state, rules, None, False), key=lambda entry: entry[0])
     return scored[0][1] if scored else None
-
-
-def _wins(state: State, moves: list[Move]) -> bool:
-    try:
-        return replay(state, moves).is_won
-    except EngineError:
-        return False
 
 
 def replay(state: State, moves: list[Move]) -> State:

@@ -58,9 +58,7 @@ async def test_game_ids_that_are_no_uuid_are_not_found(
         f"{API}/games/{game_id}", json={"settings": {"auto_play": False}}, headers=auth
     )
     assert_error(answer, 404, "game_not_found")
-    answer = await client.get(
-        f"{API}/games/{game_id}", headers={**auth, "If-None-Match": '"x.1"'}
-    )
+    answer = await client.get(f"{API}/games/{game_id}", headers={**auth, "If-None-Match": '"x.1"'})
     assert_error(answer, 404, "game_not_found")
 
 

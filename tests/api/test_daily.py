@@ -159,7 +159,7 @@ async def test_the_deal_is_the_first_proven_candidate_outside_the_public_list(
     assert row.attempt >= 2 and int(row.deal) not in public
     assert int(row.deal) == candidate(SECRET, VARIANT, row.day, row.attempt)
     # Proven: the stored line wins from the deal (the engine replays it).
-    assert prove("app.solver.search:solve", VARIANT, int(row.deal), 10**6, 60) is not None
+    assert prove("app.solver.plan:solve", VARIANT, int(row.deal), 10**6, 60) is not None
     # The date is over: its number is revealed, and it deals the layout the player got.
     info = (await client.get(f"{API}/daily/{VARIANT}/{when}")).json()
     assert info["deal"] == int(row.deal)

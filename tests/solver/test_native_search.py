@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from app.engine import VARIANTS, Move, State, deal
-from app.solver import core, search
+from app.solver import core, plan, search
 from tests.solver.test_native_core import CONFIGS, start, walk
 
 pytestmark = pytest.mark.skipif(not core.available(), reason=core.missing_reason())
@@ -181,3 +181,96 @@ def test_bad_limits_raise() -> None:
             search_(native, *args)
     with pytest.raises(TypeError):
         search_(native, 10, "soon", 10, 90)
+
+
+# ------------------------------------------------------------------ restarts, solve
+
+
+def python_restart(state: State, budget: int, narrow: bool, seed: int) -> search.SolveResult:
+    """``_search`` as :func:`plan.solve` runs a restart: the restart's tables, jittered."""
+    rules = search.Rules.of(state.variant).restart(seed)
+    jitter = random.Random(seed) if seed else None
+    result, moves, positions = search._search(state, rules, budget, None, narrow, jitter)
+    return search.SolveResult(result, moves, positions, 0)
+
+
+def compare_restart(state: State, budget: int, narrow: bool, seed: int) -> str:
+    expected = python_restart(state, budget, narrow, seed)
+    rules = search.Rules.of(state.variant)
+    native = core.search(
+        state,
+        budget,
+        draw_score=rules.restart(seed).draw_score,
+        narrow=narrow,
+        eager=narrow and rules.eager_foundations,
+        seed=seed,
+    )
+    where = (state.variant.name, state.variant.foundation_return, narrow, seed)
+    assert (native.result, native.positions) == (expected.result, expected.positions), where
+    assert [str(m) for m in native.moves] == [str(m) for m in expected.moves], where
+    if native.result == "solved":
+        assert search.replay(state, native.moves).is_won
+    return native.result
+
+
+@pytest.mark.parametrize(("name", "flip"), CONFIGS)
+def test_restarts_narrow_and_jittered_search_alike(name: str, flip: bool) -> None:
+    """Narrow and full restarts, jittered by random.Random(seed) (the native core draws
+    from the same Mersenne Twister), from a deal and from late positions of play: the
+    same positions in the same order, the same lines."""
+    decided = decided_positions(name, flip)
+    assert len(decided) >= 2, "too few decided positions to compare the order"
+    for state in [start(name, flip, 3), *decided]:
+        for narrow in (True, False):
+            for seed in (0, 1, 2, 7, 2**32 - 1):
+                compare_restart(state, 400, narrow, seed)
+
+
+def decided_positions(name: str, flip: bool) -> list[State]:
+    """Up to three positions of play that a jittered restart decides within its budget: a
+    search cut at the budget counts the same positions in any order, a decided one only
+    when it took the same path."""
+    candidates: list[State] = []
+    for greedy in (True, False):  # dead ends of play: often lost
+        rng = random.Random(f"restart-{name}-{flip}-{greedy}")
+        candidates.extend(list(walk(start(name, flip, 4), rng, 300, greedy))[-1::-12][:4])
+    for number in range(4, 12):  # along a winning line (where play never ends: redeals)
+        state = start(name, flip, number)
+        won = plan.solve(state, max_positions=20_000, core="native")
+        if won.result == "solved":
+            candidates.extend(
+                search.replay(state, won.moves[: int(len(won.moves) * share)])
+                for share in (0.85, 0.92, 0.97)
+            )
+            break
+    out: list[State] = []
+    for state in candidates:
+        if len(out) < 3 and any(
+            python_restart(state, 400, narrow, 1).result != "unknown" for narrow in (True, False)
+        ):
+            out.append(state)
+    return out
+
+
+def test_a_seed_beyond_32_bits_is_refused() -> None:
+    with pytest.raises(ValueError, match="seed"):
+        core.native().search(
+            core.position(deal(VARIANTS["rainbow"], 1)), 10, None, 10, 90, seed=2**32
+        )
+
+
+def solve_both(state: State, budget: int) -> str:
+    python = plan.solve(state, max_positions=budget, core="python")
+    native = plan.solve(state, max_positions=budget, core="native")
+    where = (state.variant.name, state.variant.foundation_return)
+    assert (native.result, native.positions) == (python.result, python.positions), where
+    assert [str(m) for m in native.moves] == [str(m) for m in python.moves], where
+    return native.result
+
+
+@pytest.mark.parametrize(("name", "flip"), CONFIGS)
+def test_solve_answers_alike_on_both_cores(name: str, flip: bool) -> None:
+    """The whole plan (narrow restarts, their complete partners, the full search) on
+    either core: the same verdict, the same positions, the same line."""
+    for number in (1, 2, 5):
+        solve_both(start(name, flip, number), 3_000)

@@ -13,6 +13,7 @@ import pytest
 from app.engine import Move, State, deal, get_variant
 from app.engine.variants import Rules as HouseRules
 from app.solver import arrangements, replay, solve
+from app.solver.plan import restart_kinds, restarts
 from app.solver.pool import SolverBusy, SolverPool
 from app.solver.search import (
     ARRANGED,
@@ -20,8 +21,6 @@ from app.solver.search import (
     NARROW,
     Rules,
     _follow_ups,
-    restart_kinds,
-    restarts,
 )
 
 SEEDS = Path(__file__).resolve().parents[2] / "seeds"

@@ -372,15 +372,20 @@ static PyObject *core_search(PyObject *module, PyObject *args, PyObject *kwargs)
 {
     (void)module;
     static char *names[] = {"position", "max_positions", "max_seconds", "table_size",
-                            "draw_score", NULL};
+                            "draw_score", "narrow", "eager", "seed", NULL};
     PyObject *start, *seconds;
     long max_positions;
     Py_ssize_t table_size;
-    int draw_score;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!lOni", names, &PositionType, &start,
-                                     &max_positions, &seconds, &table_size, &draw_score))
+    int draw_score, narrow = 0, eager = 0;
+    unsigned long long seed = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!lOni|$ppK", names, &PositionType,
+                                     &start, &max_positions, &seconds, &table_size,
+                                     &draw_score, &narrow, &eager, &seed))
         return NULL;
-    Limits limits = {max_positions, -1.0, (size_t)table_size, draw_score};
+    if (seed > UINT32_MAX)
+        return PyErr_Format(PyExc_ValueError, "seed must be below 2**32");
+    Limits limits = {max_positions, -1.0, (size_t)table_size, draw_score,
+                     narrow != 0,   eager != 0, (uint32_t)seed};
     if (seconds != Py_None) {
         limits.max_seconds = PyFloat_AsDouble(seconds);
         if (limits.max_seconds == -1.0 && PyErr_Occurred())
@@ -395,7 +400,7 @@ static PyObject *core_search(PyObject *module, PyObject *args, PyObject *kwargs)
     Position pos = from->pos;  /* the search reads its own copy, without the GIL */
     Outcome out;
     Py_BEGIN_ALLOW_THREADS
-    search_full(&from->owner->tables, &pos, &limits, &out);
+    search_run(&from->owner->tables, &pos, &limits, &out);
     Py_END_ALLOW_THREADS
     if (out.verdict == NO_MEMORY) {
         free(out.line);
@@ -410,8 +415,9 @@ static PyObject *core_search(PyObject *module, PyObject *args, PyObject *kwargs)
 
 static PyMethodDef core_methods[] = {
     {"search", (PyCFunction)(void (*)(void))core_search, METH_VARARGS | METH_KEYWORDS,
-     "search(position, max_positions, max_seconds, table_size, draw_score) -> (result, "
-     "move texts, positions, stop): search._search(narrow=False) run natively; stop says "
+     "search(position, max_positions, max_seconds, table_size, draw_score, *, narrow=False, "
+     "eager=False, seed=0) -> (result, move texts, positions, stop): search._search run "
+     "natively (seed: the restart's jitter, random.Random(seed); 0 none); stop says "
      "why an unknown stopped ('positions', 'deadline', 'table'; '' otherwise)."},
     {"playout", core_playout, METH_VARARGS,
      "playout(position, seed, steps) -> (positions, keys xor, final position): a random "

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "jitter.h"
 #include "table.h"
 
 /* ------------------------------------------------------------------------- keys */
@@ -234,7 +235,7 @@ static int finish_line(const Tables *t, const Position *p, Move *out)
     return is_won(t, &end) ? n : -1;
 }
 
-/* -------------------------------------------------------------- the full search */
+/* ------------------------------------------------------------------- the search */
 
 enum {
     NO_USE = -1,               /* a child that obligates no pile */
@@ -269,6 +270,8 @@ typedef struct {
 typedef struct {
     const Tables *t;
     int draw_score;
+    bool narrow, eager, jitter;
+    Random random;               /* the restart's jitter (when `jitter`) */
     Frame *frames;
     size_t depth, frames_cap;
     Child *kids;
@@ -280,6 +283,7 @@ typedef struct {
     int found_marks[MAX_MOVES];  /* scratch: _scored_moves' seen_found and seen_empty */
     int empty_marks[MAX_MOVES];
     Child pairs[MAX_MOVES];      /* scratch: expand's children */
+    double noisy[MAX_MOVES];     /* scratch: _jittered's scores */
 } Search;
 
 /* Room for `need` items in a growing array (false: out of memory). */
@@ -370,7 +374,7 @@ static bool tableau_score(const Tables *t, const Position *p, const Move *move, 
     return true;
 }
 
-/* _scored_moves (narrow=False), as children: the legal moves worth trying with their
+/* _scored_moves, as children: the legal moves worth trying with their
  * scores, an obligated move as an OBLIGED child. Returns how many went to `out`. */
 static int scored_moves(Search *s, const Position *p, const Move *last, Child *out)
 {
@@ -396,6 +400,8 @@ static int scored_moves(Search *s, const Position *p, const Move *last, Child *o
                 if (!tableau_score(t, p, move, to_empty, &score, &must_use))
                     continue;
             } else if (move->src_kind == FOUNDATION) {
+                if (s->narrow)
+                    continue;  /* the narrow search never takes cards back from foundations */
                 score = 70;
             } else {
                 score = to_empty ? 40 : 20;  /* from the waste or the reserve */
@@ -407,17 +413,32 @@ static int scored_moves(Search *s, const Position *p, const Move *last, Child *o
     return k;
 }
 
-/* children (no jitter): scored_moves, best first; stable, as Python's sort. */
+/* Sort children by `keys` (their scores, or _jittered's noisy ones), stably: as Python's
+ * sort, and as sorting (noisy, n) pairs. Insertion sort: a few dozen children. */
+static void sort_children(Child *out, double *keys, int n)
+{
+    for (int i = 1; i < n; i++) {
+        Child child = out[i];
+        double key = keys[i];
+        int j = i;
+        for (; j > 0 && keys[j - 1] > key; j--) {
+            out[j] = out[j - 1];
+            keys[j] = keys[j - 1];
+        }
+        out[j] = child;
+        keys[j] = key;
+    }
+}
+
+/* children: scored_moves, best first; in a restart (_jittered) each score plus a draw
+ * of up to JITTER_SPREAD, drawn in the order the moves were scored. */
 static int children(Search *s, const Position *p, const Move *last, Child *out)
 {
     int n = scored_moves(s, p, last, out);
-    for (int i = 1; i < n; i++) {
-        Child child = out[i];
-        int j = i;
-        for (; j > 0 && out[j - 1].score > child.score; j--)
-            out[j] = out[j - 1];
-        out[j] = child;
-    }
+    for (int i = 0; i < n; i++)
+        s->noisy[i] = s->jitter ? out[i].score + random_random(&s->random) * JITTER_SPREAD
+                                : out[i].score;
+    sort_children(out, s->noisy, n);
     return n;
 }
 
@@ -429,8 +450,10 @@ static void put_pair(Child *out, int src_kind, int src, int dst_kind, int dst, i
 }
 
 /* _follow_ups' moves onto pile `index` from the other tableau piles (a run, or any
- * part of one, not straight back where `last` put it). */
-static int runs_onto(const Tables *t, const Position *p, int index, const Move *last, Child *out)
+ * part of one, not straight back where `last` put it; narrow: only a whole face-up run,
+ * no chains of splits). */
+static int runs_onto(const Tables *t, const Position *p, int index, const Move *last,
+                     bool narrow, Child *out)
 {
     const TableauPile *pile = &p->tableau[index];
     int parent = pile->len ? pile->cards[pile->len - 1] : -1;
@@ -444,7 +467,10 @@ static int runs_onto(const Tables *t, const Position *p, int index, const Move *
         if (t->runs_any)
             while (k > low && stack_ok(t, other->cards[k - 1], other->cards[k]))
                 k--;
-        for (int count = 1; count <= size - k; count++) {
+        int longest = size - k;
+        if (narrow && longest != size - low)
+            continue;  /* the run does not reach down to the face-down cards */
+        for (int count = narrow ? longest : 1; count <= longest; count++) {
             if (count == size && parent < 0 && low == 0)
                 continue;  /* a whole pile into an empty one */
             if (j == back_pile && count == last->count)
@@ -457,12 +483,13 @@ static int runs_onto(const Tables *t, const Position *p, int index, const Move *
     return n;
 }
 
-/* _follow_ups (narrow=False): the moves that use tableau pile `index` right after
- * `last` uncovered it: its top to a foundation (or, where single cards move, anywhere),
- * or something onto it. */
+/* _follow_ups: the moves that use tableau pile `index` right after `last` uncovered it:
+ * its top to a foundation (or, where single cards move, anywhere), or something onto it.
+ * `narrow` counts only where runs move (single cards relocate card by card). */
 static int follow_ups(const Tables *t, const Position *p, int index, const Move *last,
-                      Child *out)
+                      bool narrow, Child *out)
 {
+    narrow = narrow && t->runs_any;
     const TableauPile *pile = &p->tableau[index];
     bool empty_takes = !(t->reserve_fills_empty && p->reserve.len);
     int n = 0;
@@ -480,13 +507,13 @@ static int follow_ups(const Tables *t, const Position *p, int index, const Move 
                 put_pair(&out[n++], TABLEAU, index, TABLEAU, j, 1);
         }
     }
-    n += runs_onto(t, p, index, last, out + n);
+    n += runs_onto(t, p, index, last, narrow, out + n);
     const CardStack *stacks[2] = {&p->waste, &p->reserve};
     const int kinds[2] = {WASTE, RESERVE};
     for (int s = 0; s < 2; s++)
         if (stacks[s]->len && tableau_takes(t, p, index, stacks[s]->cards[stacks[s]->len - 1]))
             put_pair(&out[n++], kinds[s], 0, TABLEAU, index, 1);
-    for (int f = 0; t->foundation_return && f < t->foundation_count; f++) {
+    for (int f = 0; t->foundation_return && !narrow && f < t->foundation_count; f++) {
         const FoundationPile *cards = &p->foundations[f];
         if (cards->len && tableau_takes(t, p, index, cards->cards[cards->len - 1]))
             put_pair(&out[n++], FOUNDATION, f, TABLEAU, index, 1);
@@ -506,7 +533,7 @@ static bool expand(Search *s, Frame *frame)
     Position mid = frame->pos;
     apply_move(t, &mid, &move);
     frame->prefix[0] = move;
-    frame->prefix_len = 1 + settle(t, &mid, false, frame->prefix + 1);
+    frame->prefix_len = 1 + settle(t, &mid, s->eager, frame->prefix + 1);
     const TableauPile *before = &frame->pos.tableau[must_use], *after = &mid.tableau[must_use];
     int n;
     if (frame->prefix_len > 1
@@ -515,7 +542,7 @@ static bool expand(Search *s, Frame *frame)
         put_child(s->pairs, 0, &move, NO_USE, CHILD_PLAIN);  /* the uncovered card went up */
         n = 1;
     } else {
-        n = follow_ups(t, &mid, must_use, &move, s->pairs);
+        n = follow_ups(t, &mid, must_use, &move, s->narrow, s->pairs);
     }
     if (!reserve_room((void **)&s->kids, &s->kids_cap, s->kids_len + (size_t)n, sizeof(Child)))
         return false;
@@ -588,7 +615,7 @@ static int play_child(Search *s, Frame *frame, Move *line)
         }
     apply_move(t, pos, &child.move);
     line[len++] = child.move;
-    return len + settle(t, pos, false, line + len);
+    return len + settle(t, pos, s->eager, line + len);
 }
 
 /* The loop of _search over the frames, from the root frame pushed. */
@@ -656,7 +683,7 @@ static void search_free(Search *s)
     free(s);
 }
 
-void search_full(const Tables *t, const Position *start, const Limits *limits, Outcome *out)
+void search_run(const Tables *t, const Position *start, const Limits *limits, Outcome *out)
 {
     double deadline = limits->max_seconds < 0 ? -1 : now_seconds() + limits->max_seconds;
     memset(out, 0, sizeof *out);
@@ -676,10 +703,15 @@ void search_full(const Tables *t, const Position *start, const Limits *limits, O
     }
     s->t = t;
     s->draw_score = limits->draw_score;
+    s->narrow = limits->narrow;
+    s->eager = limits->eager;
+    s->jitter = limits->seed != 0;
+    if (s->jitter)
+        random_seed(&s->random, limits->seed);
     Move line[MAX_CARDS], finish[MAX_CARDS];
     Position *root = &s->frames[0].pos;
     *root = *start;
-    int len = settle(t, root, false, line);
+    int len = settle(t, root, s->eager, line);
     int finish_len = is_won(t, root) ? 0 : finish_line(t, root, finish);
     if (finish_len >= 0)
         won(s, line, len, finish, finish_len, out);

@@ -1,8 +1,7 @@
-/* The solver's position key, safe foundation moves, settle and the full depth-first
- * search: a mirror of app/solver/search.py (_key_fn, _wanted, _safe_move, settle,
- * _finish_line, _scored_moves, _follow_ups, children, expand, _search with narrow=False,
- * no jitter, not arranged). The narrow restarts and arrangement keys come next
- * (docs/native-core.md). */
+/* The solver's position key, safe foundation moves, settle and the depth-first search:
+ * a mirror of app/solver/search.py (_key_fn, _wanted, _safe_move, settle, _finish_line,
+ * _scored_moves, _follow_ups, children, _jittered, expand, _search, narrow or full,
+ * with or without jitter). */
 #ifndef SOLVER_NATIVE_SEARCH_H
 #define SOLVER_NATIVE_SEARCH_H
 
@@ -48,7 +47,10 @@ typedef struct {
     long max_positions;   /* the position budget, as _search's max_positions (at least 1) */
     double max_seconds;   /* below 0: no deadline */
     size_t table_size;    /* the most keys the transposition table holds (at least 1) */
-    int draw_score;       /* Rules.draw_score */
+    int draw_score;       /* Rules.draw_score (of Rules.restart(seed) in a restart) */
+    bool narrow;          /* _search's narrow: no chains of run splits, nothing back down */
+    bool eager;           /* narrow and Rules.eager_foundations: settle plays every move up */
+    uint32_t seed;        /* the restart's jitter, random.Random(seed); 0: none */
 } Limits;
 
 typedef struct {
@@ -59,9 +61,9 @@ typedef struct {
     size_t line_len;
 } Outcome;
 
-/* _search(state, rules, max_positions, deadline, narrow=False): the full depth-first
- * search from `start`, which is left as it is. Never holds the GIL's objects: it may run
- * with the GIL released. */
-void search_full(const Tables *t, const Position *start, const Limits *limits, Outcome *out);
+/* _search(state, rules, max_positions, deadline, narrow, jitter): one depth-first search
+ * from `start`, which is left as it is. Never holds the GIL's objects: it may run with
+ * the GIL released. */
+void search_run(const Tables *t, const Position *start, const Limits *limits, Outcome *out);
 
 #endif
