@@ -55,7 +55,8 @@ class Settings(BaseSettings):
     # Processes for background proofs, daily and solvable deals alike (CPU work off the
     # event loop, at low priority); 0: a thread.
     daily_workers: int = Field(default=1, ge=0)
-    # "module:function" with the solver's signature: solve(state, max_positions=, max_seconds=).
+    # "module:function" with the solver's signature:
+    # solve(state, max_positions=, max_seconds=, core=, table_size=).
     daily_prover: str = "app.solver.plan:solve"
     # Solvable games: proven deals ready per variant, kept topped up in the background
     # with the daily budgets (after the daily deals); an empty pool answers 503
@@ -67,6 +68,12 @@ class Settings(BaseSettings):
     solver_workers: int = Field(default=1, ge=1)
     solver_queue: int = Field(default=2, ge=0)  # requests waiting beyond the busy workers
     solver_kind: Literal["process", "thread"] = "process"
+    # Which search runs, for hints, finish and background proofs alike: the native core
+    # where it is built ("auto"), or insist on one ("native" refuses to start without it).
+    solver_core: Literal["auto", "native", "python"] = "auto"
+    # The native search's transposition table bound, in keys (11 to 21 bytes each): a
+    # search that fills it answers unknown. Never more than its position budget.
+    solver_table_size: int = Field(default=1 << 23, ge=1)
     hint_max_positions: int = Field(default=200_000, ge=1)
     hint_max_seconds: float = Field(default=3.0, gt=0)  # a hint always answers promptly
     finish_max_positions: int = Field(default=1_000_000, ge=1)

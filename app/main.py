@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import timedelta
@@ -21,6 +22,9 @@ from app.services.games import prune_idempotency_keys
 from app.services.proving import BackgroundProver
 from app.services.ratelimit import FailedAuthLimiter
 from app.services.solvable import SolvableDeals
+from app.solver.plan import describe_core
+
+log = logging.getLogger(__name__)
 
 API_PREFIX = "/api/v1"
 
@@ -75,6 +79,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # SOLVER_CORE=native without the core built: refuse to start, saying why.
+        log.info("solver core: %s", describe_core(settings.solver_core))
         settings.ensure_data_dir()
         app.state.secret_key = settings.resolved_secret_key()
         database = Database(settings.resolved_database_url, settings)

@@ -1,15 +1,21 @@
-"""Solver benchmarks: search speed, hint latency, and what a search does to the event loop.
+"""Solver benchmarks: search speed on each core, hint and finish latency, daily
+preparation, and what a search does to the event loop.
 
-    nice .venv/bin/python bench/solver.py [--deals 5] [--hint-seconds 2]
+    nice .venv/bin/python bench/solver.py [--core both] [--deals 5] [--skip lag proofs]
 
-1. positions per second of the search on fixed deals (deals 1..N of each game, a fixed
-   position budget each, so the work is the same from run to run);
-2. hint latency (median, p99): a hint search (the hint budget) from positions along
-   played games: along each deal's winning line (a player following hints) and along a
-   random playout (positions that are often lost, the slow case);
-3. event-loop lag while two searches run in a thread pool and in a process pool (why
+1. positions per second of ``solve`` on fixed deals (deals 1..N of each game, a fixed
+   position budget each, so the work is the same from run to run), on each core asked
+   for; with ``--core both`` the two side by side on the same deals in one run, with
+   their ratio (both cores search the same positions, which is checked);
+2. hints: from positions along greedy play (``suggest``, move after move) of fresh deals
+   of all nine games, a search with the service's hint budget (``HINT_MAX_POSITIONS``,
+   ``HINT_MAX_SECONDS``): median, p99 and the share decided, per game and overall;
+3. finish: the same positions, the finish budget: median and worst;
+4. daily preparation: the 18 daily deals (nine games, two days) proven one after another
+   as the server does (candidate deals from a throw-away secret, the daily budgets);
+5. event-loop lag while two searches run in a thread pool and in a process pool (why
    the pool uses processes);
-4. proofs: the full search with the plain position key and up to run arrangement
+6. proofs: the Python full search with the plain position key and up to run arrangement
    (:mod:`app.solver.arrangements`), one after the other on the same positions of
    random play, same budget: the share each decides and its positions per second.
 """
@@ -19,43 +25,59 @@ from __future__ import annotations
 import argparse
 import asyncio
 import random
+import secrets
 import statistics
 import sys
 import time
+from datetime import date, timedelta
 from pathlib import Path
+from typing import Literal
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.engine import State, deal, get_variant  # noqa: E402
-from app.solver.plan import solve  # noqa: E402
+from app.config import Settings  # noqa: E402
+from app.engine import VARIANTS, State, deal, get_variant  # noqa: E402
+from app.services.daily import candidate  # noqa: E402
+from app.services.proving import prove  # noqa: E402
+from app.solver.plan import CoreChoice, describe_core, solve  # noqa: E402
 from app.solver.pool import SolverPool  # noqa: E402
-from app.solver.search import Rules, _search, replay  # noqa: E402
+from app.solver.search import Rules, _search, suggest  # noqa: E402
 
 GAMES = ("rank-and-file", "rows-of-four", "rainbow")
+Core = Literal["native", "python"]
 
 
-def speed(deals: int, budget: int, games: list[str], at: list[str]) -> None:
+def speed(deals: int, budget: int, games: list[str], at: list[str], cores: list[Core]) -> None:
     """Deals 1..``deals`` of each game, or the ``game:deal`` pairs of ``at`` (deals that
-    stay unknown search the whole budget, so a deal won early cannot shrink the work)."""
+    stay unknown search the whole budget, so a deal won early cannot shrink the work).
+    Each deal on every core in turn, so both meet the same load."""
     chosen = [(name, range(1, deals + 1)) for name in games]
     if at:
         pairs = [item.rsplit(":", 1) for item in at]
         chosen = [(name, range(int(number), int(number) + 1)) for name, number in pairs]
     which = ", ".join(at) or f"deals 1-{deals}"
     print(f"## positions per second ({which}, budget {budget:,} positions each)")
+    head = " | ".join(f"{c} positions/s (CPU)" for c in cores)
+    print(f"| game | positions | {head} |" + (" native/python |" if len(cores) == 2 else ""))
+    print("|---" * (2 + len(cores) + (len(cores) == 2)) + "|")
     for name, numbers in chosen:
-        positions, seconds, cpu = 0, 0.0, 0.0
+        positions: dict[Core, int] = dict.fromkeys(cores, 0)
+        cpu: dict[Core, float] = dict.fromkeys(cores, 0.0)
         for number in numbers:
-            start = time.process_time()
-            result = solve(deal(get_variant(name), number), max_positions=budget)
-            cpu += time.process_time() - start
-            positions += result.positions
-            seconds += result.elapsed_ms / 1000
-        # CPU time as well: on a shared machine it moves less than the wall clock.
-        print(
-            f"{name}: {positions:,} positions in {seconds:.1f} s = {positions / seconds:,.0f}/s"
-            f" (CPU {cpu:.1f} s = {positions / cpu:,.0f}/s)"
-        )
+            state = deal(get_variant(name), number)
+            for which_core in cores:
+                start = time.process_time()
+                result = solve(state, max_positions=budget, core=which_core)
+                cpu[which_core] += time.process_time() - start
+                positions[which_core] += result.positions
+        if len(set(positions.values())) != 1:
+            raise SystemExit(f"{name}: the cores searched different positions: {positions}")
+        # CPU time: on a shared machine it moves less than the wall clock.
+        count = positions[cores[0]]
+        rates = {c: count / max(cpu[c], 1e-9) for c in cores}
+        cells = " | ".join(f"{rates[c]:,.0f} ({cpu[c]:.2f} s)" for c in cores)
+        ratio = f" {rates['native'] / rates['python']:.0f}x |" if len(cores) == 2 else ""
+        print(f"| {name} | {count:,} | {cells} |{ratio}")
 
 
 def _percentile(values: list[float], share: float) -> float:
@@ -63,44 +85,101 @@ def _percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
-def hints(deals: int, hint_seconds: float, every: int) -> None:
-    print(f"## hint latency (hint budget {hint_seconds} s, every {every}th position)")
-    rng = random.Random(1)
-    for name in GAMES:
-        along_line: list[float] = []
-        along_random: list[float] = []
-        outcomes: dict[str, int] = {}
-        for number in range(1, deals + 1):
-            start = deal(get_variant(name), number)
-            won = solve(start, max_positions=20_000)
-            positions: list[State] = []
-            state = start
-            for move in won.moves:
-                positions.append(state)
-                state = replay(state, [move])
-            for state in positions[::every]:
-                along_line.append(_hint(state, hint_seconds, outcomes))
-            state = start
-            for step in range(300):
-                moves = state.legal_moves()
-                if not moves or state.is_won:
-                    break
-                if step % every == 0:
-                    along_random.append(_hint(state, hint_seconds, outcomes))
-                state, _ = state.apply(rng.choice(moves), auto_finish=False, validate=False)
-        for label, times in (("winning lines", along_line), ("random play", along_random)):
-            if times:
-                print(
-                    f"{name} {label}: {len(times)} hints, median {statistics.median(times):.0f} ms, "
-                    f"p99 {_percentile(times, 0.99):.0f} ms"
+def greedy_positions(name: str, deals: range, moves: int, every: int) -> list[State]:
+    """Positions along greedy play: from each deal, ``suggest``'s move again and again
+    (a safe foundation move, else the search's first choice), every ``every``th kept."""
+    out: list[State] = []
+    for number in deals:
+        state = deal(get_variant(name), number)
+        for step in range(moves):
+            if state.is_won:
+                break
+            move = suggest(state)
+            if move is None:
+                break
+            if step % every == 0:
+                out.append(state)
+            state, _ = state.apply(move, auto_finish=False, validate=False)
+    return out
+
+
+def _searches(
+    positions: list[State], budget: int, seconds: float, core: CoreChoice
+) -> tuple[list[float], dict[str, int]]:
+    times: list[float] = []
+    outcomes: dict[str, int] = {}
+    for state in positions:
+        started = time.perf_counter()
+        result = solve(state, max_positions=budget, max_seconds=seconds, core=core)
+        times.append((time.perf_counter() - started) * 1000)
+        outcomes[result.result] = outcomes.get(result.result, 0) + 1
+    return times, outcomes
+
+
+def _line(label: str, times: list[float], outcomes: dict[str, int]) -> str:
+    decided = outcomes.get("solved", 0) + outcomes.get("unsolvable", 0)
+    return (
+        f"| {label} | {len(times)} | {statistics.median(times):.1f} | "
+        f"{_percentile(times, 0.99):.1f} | {max(times):.0f} | "
+        f"{100 * decided / len(times):.1f}% | {outcomes.get('unsolvable', 0)} |"
+    )
+
+
+def hints_and_finish(
+    deals: range, moves: int, every: int, core: CoreChoice, settings: Settings, finish: bool
+) -> None:
+    budgets = [("hint", settings.hint_max_positions, settings.hint_max_seconds)]
+    if finish:
+        budgets.append(("finish", settings.finish_max_positions, settings.finish_max_seconds))
+    corpus = {name: greedy_positions(name, deals, moves, every) for name in VARIANTS}
+    for what, budget, seconds in budgets:
+        print(
+            f"## {what} latency on {describe_core(core)}: budget {budget:,} positions or "
+            f"{seconds} s, positions along greedy play of deals {deals.start}-{deals.stop - 1}"
+            f" (every {every}th of the first {moves} moves)"
+        )
+        print("| game | searches | median ms | p99 ms | worst ms | decided | unsolvable |")
+        print("|---|---|---|---|---|---|---|")
+        every_time: list[float] = []
+        every_outcome: dict[str, int] = {}
+        for name, positions in corpus.items():
+            times, outcomes = _searches(positions, budget, seconds, core)
+            print(_line(name, times, outcomes))
+            every_time += times
+            for key, value in outcomes.items():
+                every_outcome[key] = every_outcome.get(key, 0) + value
+        print(_line("all nine", every_time, every_outcome))
+
+
+def daily(core: CoreChoice, settings: Settings) -> None:
+    """The 18 deals the server prepares at start-up (today's and tomorrow's of each game),
+    one after another with the daily budgets, candidates from a fresh secret."""
+    secret = secrets.token_urlsafe(16)
+    today = date.today()
+    started = time.perf_counter()
+    attempts = 0
+    for name in VARIANTS:
+        for day in (today, today + timedelta(days=1)):
+            for attempt in range(settings.daily_max_attempts):
+                attempts += 1
+                number = candidate(secret, name, day, attempt)
+                proof = prove(
+                    settings.daily_prover,
+                    name,
+                    number,
+                    settings.daily_max_positions,
+                    settings.daily_max_seconds,
+                    core,
+                    settings.solver_table_size,
                 )
-        print(f"{name} hint results: {outcomes}")
-
-
-def _hint(state: State, seconds: float, outcomes: dict[str, int]) -> float:
-    result = solve(state, max_seconds=seconds)
-    outcomes[result.result] = outcomes.get(result.result, 0) + 1
-    return float(result.elapsed_ms)
+                if proof is not None:
+                    break
+    took = time.perf_counter() - started
+    print(
+        f"## daily preparation on {describe_core(core)}: 18 deals proven in {took:.1f} s "
+        f"({attempts} candidates; budget {settings.daily_max_positions:,} positions or "
+        f"{settings.daily_max_seconds} s each)"
+    )
 
 
 async def _loop_lag(kind: str, busy: bytes, seconds: float) -> tuple[float, float]:
@@ -170,18 +249,38 @@ def main() -> None:
     parser.add_argument("--games", nargs="*", default=list(GAMES), help="for the speed part")
     parser.add_argument("--at", nargs="*", default=[], help="speed: game:deal pairs instead")
     parser.add_argument("--budget", type=int, default=5_000)
-    parser.add_argument("--hint-seconds", type=float, default=2.0)
-    parser.add_argument("--every", type=int, default=25)
+    parser.add_argument(
+        "--core", choices=["both", "native", "python"], default="both", help="speed: the cores"
+    )
+    parser.add_argument("--hint-core", choices=["auto", "native", "python"], default="auto")
+    parser.add_argument("--hint-deals", default="1001-1010", help="fresh deals, first-last")
+    parser.add_argument("--hint-moves", type=int, default=100, help="greedy moves per deal")
+    parser.add_argument("--every", type=int, default=5, help="keep every Nth position")
     parser.add_argument("--proof-games", type=int, default=20)
     parser.add_argument("--proof-budget", type=int, default=20_000)
     parser.add_argument(
-        "--skip", nargs="*", default=[], choices=["speed", "hints", "lag", "proofs"]
+        "--skip",
+        nargs="*",
+        default=[],
+        choices=["speed", "hints", "finish", "daily", "lag", "proofs"],
     )
     args = parser.parse_args()
+    settings = Settings()
+    cores: list[Core] = ["python", "native"] if args.core == "both" else [args.core]
     if "speed" not in args.skip:
-        speed(args.deals, args.budget, args.games, args.at)
+        speed(args.deals, args.budget, args.games, args.at, cores)
+    first, last = (int(n) for n in args.hint_deals.split("-"))
     if "hints" not in args.skip:
-        hints(args.deals, args.hint_seconds, args.every)
+        hints_and_finish(
+            range(first, last + 1),
+            args.hint_moves,
+            args.every,
+            args.hint_core,
+            settings,
+            "finish" not in args.skip,
+        )
+    if "daily" not in args.skip:
+        daily(args.hint_core, settings)
     if "lag" not in args.skip:
         loop_lag(3.0)
     if "proofs" not in args.skip:

@@ -69,12 +69,20 @@ def _load_prover(path: str) -> Prover:
 
 
 def prove(
-    prover_path: str, variant: str, number: int, positions: int, seconds: float
+    prover_path: str,
+    variant: str,
+    number: int,
+    positions: int,
+    seconds: float,
+    core: str = "auto",
+    table_size: int | None = None,
 ) -> Proof | None:
     """Try to prove one deal winnable; the line is replayed by the engine before it counts."""
     prover = _load_prover(prover_path)
     start = deal(get_variant(variant), number)
-    result = prover(start, max_positions=positions, max_seconds=seconds)
+    result = prover(
+        start, max_positions=positions, max_seconds=seconds, core=core, table_size=table_size
+    )
     if result.result != "solved":
         return None
     state: State = start
@@ -146,7 +154,15 @@ class BackgroundProver:
     async def prove(self, variant: str, number: int, priority: int) -> Proof | None:
         """Prove one deal with the configured prover and budget, when a slot is free."""
         s = self.settings
-        args = (s.daily_prover, variant, number, s.daily_max_positions, s.daily_max_seconds)
+        args = (
+            s.daily_prover,
+            variant,
+            number,
+            s.daily_max_positions,
+            s.daily_max_seconds,
+            s.solver_core,
+            s.solver_table_size,
+        )
         await self._acquire(priority)
         try:
             return await asyncio.get_running_loop().run_in_executor(self._pool(), prove, *args)

@@ -44,6 +44,8 @@ class SolverService:
             workers=_settings(app).solver_workers,
             queue=_settings(app).solver_queue,
             kind=_settings(app).solver_kind,
+            core=_settings(app).solver_core,
+            table_size=_settings(app).solver_table_size,
         )
         # position bytes -> the rest of a winning line from there
         self._lines: OrderedDict[bytes, tuple[Move, ...]] = OrderedDict()

@@ -18,7 +18,7 @@ from typing import Any
 from tqdm import tqdm
 
 from app.engine import deal, get_variant
-from app.solver.plan import solve
+from app.solver.plan import CORES, CoreChoice, describe_core, solve
 from app.solver.search import SolveResult, replay
 
 SEEDS_DIR = Path(__file__).resolve().parents[2] / "seeds"
@@ -50,9 +50,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         "(a long survey resumes where a stopped one ended)",
     )
     survey.add_argument("--jobs", type=int, default=1, help="deals searched at once (processes)")
+    for command in (prove, survey):
+        command.add_argument(
+            "--core",
+            choices=CORES,
+            default="auto",
+            help="the search that runs: native where built (auto), or insist on one",
+        )
     args = parser.parse_args(argv)
+    try:
+        print(f"solver core: {describe_core(args.core)}", file=sys.stderr)
+    except RuntimeError as exc:
+        parser.error(f"--core {args.core}: {exc}")
     if args.command == "prove":
-        return run_prove(args.variant, args.count, args.budget, args.out)
+        return run_prove(args.variant, args.count, args.budget, args.out, args.core)
     return run_survey(
         args.variant,
         args.first,
@@ -62,6 +73,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.json,
         out=args.out,
         jobs=args.jobs,
+        core=args.core,
     )
 
 
@@ -84,7 +96,9 @@ def _save(path: Path, data: dict[str, Any]) -> None:
     os.replace(tmp, path)
 
 
-def run_prove(name: str, count: int, budget: int, out: Path | None) -> int:
+def run_prove(
+    name: str, count: int, budget: int, out: Path | None, core: CoreChoice = "auto"
+) -> int:
     variant = get_variant(name)
     path = out or SEEDS_DIR / f"{variant.name}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -97,7 +111,7 @@ def run_prove(name: str, count: int, budget: int, out: Path | None) -> int:
     last_save = time.monotonic()
     while len(deals) < count:
         start = deal(variant, number)
-        result = solve(start, max_positions=budget)
+        result = solve(start, max_positions=budget, core=core)
         if result.result == "solved" and replay(start, result.moves).is_won:
             deals.append(
                 {
@@ -119,10 +133,12 @@ def run_prove(name: str, count: int, budget: int, out: Path | None) -> int:
     return 0
 
 
-def _survey_one(name: str, number: int, budget: int, seconds: float | None) -> dict[str, Any]:
+def _survey_one(
+    name: str, number: int, budget: int, seconds: float | None, core: CoreChoice = "auto"
+) -> dict[str, Any]:
     variant = get_variant(name)
     start = deal(variant, number)
-    result = solve(start, max_positions=budget, max_seconds=seconds)
+    result = solve(start, max_positions=budget, max_seconds=seconds, core=core)
     if result.result == "solved" and not replay(start, result.moves).is_won:
         raise SystemExit(f"deal {number}: the winning line does not replay (a solver bug)")
     return {
@@ -156,6 +172,7 @@ def run_survey(
     as_json: bool,
     out: Path | None = None,
     jobs: int = 1,
+    core: CoreChoice = "auto",
 ) -> int:
     variant = get_variant(name)
     done = _done(out)
@@ -177,10 +194,15 @@ def run_survey(
     with ProcessPoolExecutor(jobs) if jobs > 1 else nullcontext() as pool:
         # In deal order either way, so the output reads the same with any --jobs.
         if pool is None:
-            found = (_survey_one(variant.name, n, budget, seconds) for n in todo)
+            found = (_survey_one(variant.name, n, budget, seconds, core) for n in todo)
         else:
             found = pool.map(
-                _survey_one, repeat(variant.name), todo, repeat(budget), repeat(seconds)
+                _survey_one,
+                repeat(variant.name),
+                todo,
+                repeat(budget),
+                repeat(seconds),
+                repeat(core),
             )
         for row in found:
             rows[row["deal"]] = row

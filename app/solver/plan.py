@@ -50,6 +50,16 @@ def resolve_core(choice: CoreChoice) -> Literal["native", "python"]:
     return "python"
 
 
+def describe_core(choice: CoreChoice) -> str:
+    """Which core ``choice`` runs, and why, for the start-up log."""
+    ran = resolve_core(choice)
+    if ran == "native":
+        return f"native (app.solver._core; SOLVER_CORE={choice})"
+    if choice == "python":
+        return "python (SOLVER_CORE=python)"
+    return f"python (SOLVER_CORE=auto: {native_core.missing_reason()})"
+
+
 def solve(
     state: State,
     max_positions: int = DEFAULT_MAX_POSITIONS,

@@ -5,9 +5,11 @@ worker and returns its :class:`SolveResult`. At most ``workers`` searches run an
 ``queue`` more wait; past that :class:`SolverBusy` is raised at once (the service answers
 429 ``solver_busy`` with ``Retry-After``) instead of queueing without bound.
 
-Processes by default: the search is pure Python and holds the GIL, so in threads it
-starves the event loop (``bench/solver.py`` measures the loop's lag both ways). Threads
-stay available behind the same interface (tests, or a single-process deployment).
+Processes by default: the Python search holds the GIL, so in threads it starves the
+event loop (``bench/solver.py`` measures the loop's lag both ways); the native search
+releases it, but the plan around it, the conversions and the replay of a line are
+Python. Threads stay available behind the same interface (tests, or a single-process
+deployment).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Literal
 
 from app.engine import State
-from app.solver.plan import solve
+from app.solver.plan import CoreChoice, resolve_core, solve
 from app.solver.search import DEFAULT_MAX_POSITIONS, SolveResult
 
 Kind = Literal["process", "thread"]
@@ -64,16 +66,37 @@ def exit_with_parent() -> None:
     threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
-def _solve_bytes(data: bytes, max_positions: int, max_seconds: float | None) -> SolveResult:
+def _solve_bytes(
+    data: bytes,
+    max_positions: int,
+    max_seconds: float | None,
+    core: CoreChoice,
+    table_size: int | None,
+) -> SolveResult:
     # Runs in the worker: bytes in (cheap to send to a process), a small result out.
-    return solve(State.from_bytes(data), max_positions=max_positions, max_seconds=max_seconds)
+    return solve(
+        State.from_bytes(data),
+        max_positions=max_positions,
+        max_seconds=max_seconds,
+        core=core,
+        table_size=table_size,
+    )
 
 
 class SolverPool:
-    def __init__(self, workers: int = 1, queue: int = 0, kind: Kind = "process") -> None:
+    def __init__(
+        self,
+        workers: int = 1,
+        queue: int = 0,
+        kind: Kind = "process",
+        core: CoreChoice = "auto",
+        table_size: int | None = None,
+    ) -> None:
         if workers < 1 or queue < 0:
             raise ValueError("workers must be at least 1 and queue at least 0")
+        resolve_core(core)  # refuse a core that is not there now, not in a worker later
         self.workers, self.queue, self.kind = workers, queue, kind
+        self.core, self.table_size = core, table_size
         self._running = 0
         self._executor: Executor | None = None
         self._typical_seconds = 2.0  # a guess until searches have been timed
@@ -111,7 +134,13 @@ class SolverPool:
         try:
             loop = asyncio.get_running_loop()
             result = await loop.run_in_executor(
-                self._pool(), _solve_bytes, state_bytes, max_positions, max_seconds
+                self._pool(),
+                _solve_bytes,
+                state_bytes,
+                max_positions,
+                max_seconds,
+                self.core,
+                self.table_size,
             )
         finally:
             self._running -= 1

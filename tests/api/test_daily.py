@@ -314,7 +314,9 @@ async def test_results_rank_by_moves_then_time(
     assert_error(await client.get(url, params={"limit": 0}), 422, "validation_error")
 
 
-def lying_prover(state: State, max_positions: int, max_seconds: float) -> SolveResult:
+def lying_prover(
+    state: State, max_positions: int, max_seconds: float, **core: object
+) -> SolveResult:
     """Claims every deal solved with an empty line (selected by the daily_prover setting)."""
     return SolveResult("solved", [], 1, 0)
 
@@ -384,7 +386,9 @@ async def test_dates_before_the_first_daily_deal_are_refused(settings: Settings)
             assert (await session.execute(select(func.count(DailyDeal.id)))).scalar_one() == 0
 
 
-def sleepy_prover(state: State, max_positions: int, max_seconds: float) -> SolveResult:
+def sleepy_prover(
+    state: State, max_positions: int, max_seconds: float, **core: object
+) -> SolveResult:
     """Takes a while and proves nothing (selected by the daily_prover setting)."""
     time.sleep(0.3)
     return SolveResult("unknown", [], 1, 300)

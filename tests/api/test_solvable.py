@@ -196,7 +196,9 @@ _started: list[bytes] = []
 _lock = threading.Lock()
 
 
-def recording_prover(state: State, max_positions: int, max_seconds: float) -> SolveResult:
+def recording_prover(
+    state: State, max_positions: int, max_seconds: float, **core: object
+) -> SolveResult:
     """Notes which deal it was asked for, and takes a while (selected by daily_prover)."""
     with _lock:
         _started.append(state.to_bytes())

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from app.engine import Move, deal, get_variant
-from app.solver import replay, solve
+from app.solver import core, replay, solve
 from app.solver.cli import main
 
 BUDGET = "3000"
@@ -83,3 +83,15 @@ def test_prove_writes_replayable_lines_and_resumes(
     for entry in data["deals"]:
         start = deal(get_variant("rank-and-file"), entry["deal"])
         assert replay(start, [Move.from_json(m) for m in entry["line"]]).is_won
+
+
+@pytest.mark.skipif(not core.available(), reason=core.missing_reason())
+def test_survey_rows_are_the_same_on_either_core(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["survey", "rows-of-four", "--from", "1", "--count", "3", "--budget", BUDGET, "--json"]
+    main([*args, "--core", "python"])
+    python = capsys.readouterr()
+    main([*args, "--core", "native"])
+    native = capsys.readouterr()
+    assert [_same(r) for r in _rows(native.out)] == [_same(r) for r in _rows(python.out)]
+    assert "solver core: python" in python.err
+    assert "solver core: native" in native.err
