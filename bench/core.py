@@ -12,6 +12,14 @@ unless they give the same verdicts, positions and lines. Run:
 
     .venv/bin/python bench/core.py [--core python|native|both] [--games 20] [--steps 500]
     .venv/bin/python bench/core.py --search [--core both] [--deals 5] [--positions 20000]
+    .venv/bin/python bench/core.py --memory [--table-size 8388608] [--searches 1000]
+
+``--memory``: the transposition table's bound and leaks. One native full search with a
+budget of 100,000,000 positions from a deal it cannot decide (Rank and File deal 9): it
+stops when the table holds ``--table-size`` keys, and the process's peak resident memory
+(VmHWM) grows by no more than the table and the search's stacks. Then ``--searches``
+searches one after another (a small budget each, deals of all nine games): the resident
+memory after the last is compared with that after the first tenth.
 """
 
 from __future__ import annotations
@@ -100,6 +108,52 @@ def search_rates(names: list[str], cores: tuple[str, ...], deals: int, budget: i
         print(line)
 
 
+def _memory_kib(field: str) -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    raise SystemExit(f"no {field} in /proc/self/status")
+
+
+def memory(table_size: int, searches: int) -> None:
+    """The table bound under a 100,000,000-position budget, then many searches in a row."""
+    state = deal(VARIANTS["rank-and-file"], 9)
+    before = _memory_kib("VmHWM")
+    started = time.perf_counter()
+    result, _texts, positions, stop = core.native().search(
+        core.position(state),
+        100_000_000,
+        None,
+        table_size,
+        search.Rules.of(state.variant).draw_score,
+    )
+    took = time.perf_counter() - started
+    grown = (_memory_kib("VmHWM") - before) / 1024
+    print(
+        f"one search, budget 100,000,000 positions, table bound {table_size:,} keys: {result} "
+        f"(stop: {stop}) after {positions:,} positions in {took:.0f} s; peak resident memory "
+        f"grew {grown:.0f} MiB (the table's slots: {_slots_mib(table_size):.0f} MiB)"
+    )
+    names = list(VARIANTS)
+    marks: list[int] = []
+    for n in range(searches):
+        core.search(deal(VARIANTS[names[n % len(names)]], 1 + n // len(names)), 2_000)
+        if n + 1 in (max(1, searches // 10), searches):
+            marks.append(_memory_kib("VmRSS"))
+    print(
+        f"{searches:,} searches of 2,000 positions: resident {marks[0] / 1024:.1f} MiB after "
+        f"{max(1, searches // 10)}, {marks[-1] / 1024:.1f} MiB after {searches} "
+        f"({(marks[-1] - marks[0]) / 1024:+.1f} MiB)"
+    )
+
+
+def _slots_mib(table_size: int) -> float:
+    slots = 16
+    while slots // 4 * 3 < table_size:  # at most three quarters full (table.c)
+        slots *= 2
+    return slots * 8 / 2**20
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--core", choices=("python", "native", "both"), default="both")
@@ -111,10 +165,16 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=5)
     parser.add_argument("--positions", type=int, default=20_000)
     parser.add_argument("--variants", nargs="*", default=list(SEARCHED))
+    parser.add_argument("--memory", action="store_true", help="table bound and leaks")
+    parser.add_argument("--table-size", type=int, default=core.DEFAULT_TABLE_SIZE)
+    parser.add_argument("--searches", type=int, default=1_000)
     args = parser.parse_args()
     cores = ("python", "native") if args.core == "both" else (args.core,)
     if "native" in cores and not core.available():
         parser.error(core.missing_reason())
+    if args.memory:
+        memory(args.table_size, args.searches)
+        return
     if args.search:
         search_rates(args.variants, cores, args.deals, args.positions)
         return

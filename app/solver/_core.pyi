@@ -1,6 +1,7 @@
 # Types of the native core (app/solver/native/module.c); app.solver.core wraps it.
 
 MAX_CARDS: int
+DEFAULT_MAX_DEPTH: int
 
 class Tables:
     def __init__(
@@ -45,4 +46,5 @@ def search(
     narrow: bool = False,
     eager: bool = False,
     seed: int = 0,
+    max_depth: int = ...,
 ) -> tuple[str, list[str], int, str]: ...

@@ -274,3 +274,18 @@ def test_solve_answers_alike_on_both_cores(name: str, flip: bool) -> None:
     either core: the same verdict, the same positions, the same line."""
     for number in (1, 2, 5):
         solve_both(start(name, flip, number), 3_000)
+
+
+def test_the_depth_bound_answers_unknown_never_a_verdict() -> None:
+    """The native stack is bounded too (``max_depth`` frames): a search that would go
+    deeper stops with ``unknown``, where the Python search (no bound) goes on."""
+    state = deal(VARIANTS["rank-and-file"], 1)
+    native, position = core.native(), core.position(state)
+    assert native.DEFAULT_MAX_DEPTH == 2**20
+    result, moves, positions, stop = native.search(position, 5_000, None, 5_000, 90, max_depth=40)
+    assert (result, moves, stop) == ("unknown", [], "depth")
+    assert positions < 5_000
+    deep = native.search(position, 5_000, None, 5_000, 90, max_depth=2**20)
+    assert deep[0] == python_full(state, 5_000).result
+    with pytest.raises(ValueError, match="max_depth"):
+        native.search(position, 10, None, 10, 90, max_depth=0)

@@ -366,26 +366,29 @@ static PyObject *core_playout(PyObject *module, PyObject *args)
 }
 
 static const char *const VERDICTS[] = {"solved", "unsolvable", "unknown"};
-static const char *const STOPS[] = {"", "positions", "deadline", "table"};
+static const char *const STOPS[] = {"", "positions", "deadline", "table", "depth"};
 
 static PyObject *core_search(PyObject *module, PyObject *args, PyObject *kwargs)
 {
     (void)module;
     static char *names[] = {"position", "max_positions", "max_seconds", "table_size",
-                            "draw_score", "narrow", "eager", "seed", NULL};
+                            "draw_score", "narrow", "eager", "seed", "max_depth", NULL};
     PyObject *start, *seconds;
     long max_positions;
     Py_ssize_t table_size;
     int draw_score, narrow = 0, eager = 0;
     unsigned long long seed = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!lOni|$ppK", names, &PositionType,
+    Py_ssize_t max_depth = DEFAULT_MAX_DEPTH;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!lOni|$ppKn", names, &PositionType,
                                      &start, &max_positions, &seconds, &table_size,
-                                     &draw_score, &narrow, &eager, &seed))
+                                     &draw_score, &narrow, &eager, &seed, &max_depth))
         return NULL;
+    if (max_depth < 1)
+        return PyErr_Format(PyExc_ValueError, "max_depth must be at least 1");
     if (seed > UINT32_MAX)
         return PyErr_Format(PyExc_ValueError, "seed must be below 2**32");
     Limits limits = {max_positions, -1.0, (size_t)table_size, draw_score,
-                     narrow != 0,   eager != 0, (uint32_t)seed};
+                     narrow != 0,   eager != 0, (uint32_t)seed, (size_t)max_depth};
     if (seconds != Py_None) {
         limits.max_seconds = PyFloat_AsDouble(seconds);
         if (limits.max_seconds == -1.0 && PyErr_Occurred())
@@ -416,9 +419,10 @@ static PyObject *core_search(PyObject *module, PyObject *args, PyObject *kwargs)
 static PyMethodDef core_methods[] = {
     {"search", (PyCFunction)(void (*)(void))core_search, METH_VARARGS | METH_KEYWORDS,
      "search(position, max_positions, max_seconds, table_size, draw_score, *, narrow=False, "
-     "eager=False, seed=0) -> (result, move texts, positions, stop): search._search run "
-     "natively (seed: the restart's jitter, random.Random(seed); 0 none); stop says "
-     "why an unknown stopped ('positions', 'deadline', 'table'; '' otherwise)."},
+     "eager=False, seed=0, max_depth=2**20) -> (result, move texts, positions, stop): "
+     "search._search run natively (seed: the restart's jitter, random.Random(seed); 0 none; "
+     "max_depth: the most frames); stop says "
+     "why an unknown stopped ('positions', 'deadline', 'table', 'depth'; '' otherwise)."},
     {"playout", core_playout, METH_VARARGS,
      "playout(position, seed, steps) -> (positions, keys xor, final position): a random "
      "playout run natively, choosing as core.Lcg does."},
@@ -439,7 +443,8 @@ PyMODINIT_FUNC PyInit__core(void)
         return NULL;
     if (PyModule_AddObjectRef(module, "Tables", (PyObject *)&TablesType) < 0
         || PyModule_AddObjectRef(module, "Position", (PyObject *)&PositionType) < 0
-        || PyModule_AddIntConstant(module, "MAX_CARDS", MAX_CARDS) < 0) {
+        || PyModule_AddIntConstant(module, "MAX_CARDS", MAX_CARDS) < 0
+        || PyModule_AddIntConstant(module, "DEFAULT_MAX_DEPTH", DEFAULT_MAX_DEPTH) < 0) {
         Py_DECREF(module);
         return NULL;
     }

@@ -256,15 +256,17 @@ typedef struct {
     Move move;
 } Child;
 
-/* search._Frame. Its children are kids[first .. first + count), its line (the moves from
- * the parent: chosen and safe ones) lines[line .. line + line_len). Both are stacks: the
- * top frame's segments are the last ones, so expand can grow them in place. */
+/* search._Frame, without its position: the search keeps one position, `at`, the top
+ * frame's, applying a child's moves to it and undoing them (a copy per child cost a
+ * quarter of the time, and a copy per frame bounded the depth by memory). Its children
+ * are kids[first .. first + count), its line (the moves from the parent: chosen and safe
+ * ones) undos[line .. line + line_len), its prefix (expand's obligated move and the safe
+ * moves after it) prefixes[prefix .. prefix + prefix_len). All three are stacks: the top
+ * frame's segments are the last ones, so expand can grow them in place. */
 typedef struct {
-    Position pos;
     size_t first, count, next;
     size_t line, line_len;
-    Move prefix[1 + MAX_CARDS];  /* expand's obligated move and the safe moves after it */
-    int prefix_len;
+    size_t prefix, prefix_len;
 } Frame;
 
 typedef struct {
@@ -272,12 +274,16 @@ typedef struct {
     int draw_score;
     bool narrow, eager, jitter;
     Random random;               /* the restart's jitter (when `jitter`) */
+    Position at;                 /* the top frame's position */
+    size_t max_depth;
     Frame *frames;
     size_t depth, frames_cap;
     Child *kids;
     size_t kids_len, kids_cap;
-    Move *lines;
-    size_t lines_len, lines_cap;
+    Undo *undos;                 /* the frames' lines, as the moves with their undo records */
+    size_t undos_len, undos_cap;
+    Move *prefixes;
+    size_t prefixes_len, prefixes_cap;
     Table seen;
     Move moves[MAX_MOVES];       /* scratch: the legal moves of the node being scored */
     int found_marks[MAX_MOVES];  /* scratch: _scored_moves' seen_found and seen_empty */
@@ -530,11 +536,18 @@ static bool expand(Search *s, Frame *frame)
     size_t at = frame->first + frame->next;
     Move move = s->kids[at].move;
     int must_use = s->kids[at].must_use;
-    Position mid = frame->pos;
+    /* The frame's earlier prefix is spent (its pairs came before this placeholder). */
+    s->prefixes_len = frame->prefix;
+    if (!reserve_room((void **)&s->prefixes, &s->prefixes_cap, s->prefixes_len + 1 + MAX_CARDS,
+                      sizeof(Move)))
+        return false;
+    Move *prefix = &s->prefixes[frame->prefix];
+    Position mid = s->at;  /* a copy: obligations are expanded far less often than played */
     apply_move(t, &mid, &move);
-    frame->prefix[0] = move;
-    frame->prefix_len = 1 + settle(t, &mid, s->eager, frame->prefix + 1);
-    const TableauPile *before = &frame->pos.tableau[must_use], *after = &mid.tableau[must_use];
+    prefix[0] = move;
+    frame->prefix_len = 1 + (size_t)settle(t, &mid, s->eager, prefix + 1);
+    s->prefixes_len += frame->prefix_len;
+    const TableauPile *before = &s->at.tableau[must_use], *after = &mid.tableau[must_use];
     int n;
     if (frame->prefix_len > 1
         && (after->len != before->len - move.count
@@ -560,79 +573,101 @@ static double now_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* A new top frame at `pos` (frames[depth], already filled in), reached by `line`. */
-static bool push_frame(Search *s, const Move *line, int line_len, const Move *last)
+/* A new top frame at `at`, reached by `line` (the moves just applied, with their undo
+ * records). */
+static bool push_frame(Search *s, const Undo *line, int line_len, const Move *last)
 {
-    Frame *frame = &s->frames[s->depth];
-    if (!reserve_room((void **)&s->lines, &s->lines_cap, s->lines_len + (size_t)line_len,
-                      sizeof(Move))
+    if (!reserve_room((void **)&s->frames, &s->frames_cap, s->depth + 1, sizeof(Frame))
+        || !reserve_room((void **)&s->undos, &s->undos_cap, s->undos_len + (size_t)line_len,
+                         sizeof(Undo))
         || !reserve_room((void **)&s->kids, &s->kids_cap, s->kids_len + MAX_MOVES,
                          sizeof(Child)))
         return false;
-    memcpy(&s->lines[s->lines_len], line, (size_t)line_len * sizeof(Move));
-    frame->line = s->lines_len;
+    Frame *frame = &s->frames[s->depth];
+    memcpy(&s->undos[s->undos_len], line, (size_t)line_len * sizeof(Undo));
+    frame->line = s->undos_len;
     frame->line_len = (size_t)line_len;
-    s->lines_len += (size_t)line_len;
+    s->undos_len += (size_t)line_len;
     frame->first = s->kids_len;
-    frame->count = (size_t)children(s, &frame->pos, last, &s->kids[s->kids_len]);
+    frame->count = (size_t)children(s, &s->at, last, &s->kids[s->kids_len]);
     frame->next = 0;
+    frame->prefix = s->prefixes_len;
     frame->prefix_len = 0;
     s->kids_len += frame->count;
     s->depth++;
     return true;
 }
 
+/* Take the top frame's line back off `at`, and the frame off the stacks. */
+static void pop_frame(Search *s)
+{
+    Frame *frame = &s->frames[--s->depth];
+    for (size_t i = frame->line_len; i-- > 0;)
+        undo_move(s->t, &s->at, &s->undos[frame->line + i]);
+    s->kids_len = frame->first;
+    s->undos_len = frame->line;
+    s->prefixes_len = frame->prefix;
+}
+
+static void undo_line(Search *s, const Undo *line, int len)
+{
+    for (int i = len; i-- > 0;)
+        undo_move(s->t, &s->at, &line[i]);
+}
+
 /* The winning line: every frame's line, then `tail` and `finish`. */
-static void won(Search *s, const Move *tail, int tail_len, const Move *finish, int finish_len,
+static void won(Search *s, const Undo *tail, int tail_len, const Move *finish, int finish_len,
                 Outcome *out)
 {
-    size_t len = s->lines_len + (size_t)tail_len + (size_t)(finish_len > 0 ? finish_len : 0);
+    size_t len = s->undos_len + (size_t)tail_len + (size_t)(finish_len > 0 ? finish_len : 0);
     out->line = malloc((len ? len : 1) * sizeof(Move));
     if (!out->line) {
         out->verdict = NO_MEMORY;
         return;
     }
-    memcpy(out->line, s->lines, s->lines_len * sizeof(Move));
-    memcpy(out->line + s->lines_len, tail, (size_t)tail_len * sizeof(Move));
+    for (size_t i = 0; i < s->undos_len; i++)
+        out->line[i] = s->undos[i].move;
+    for (int i = 0; i < tail_len; i++)
+        out->line[s->undos_len + (size_t)i] = tail[i].move;
     if (finish_len > 0)
-        memcpy(out->line + s->lines_len + tail_len, finish, (size_t)finish_len * sizeof(Move));
+        memcpy(out->line + s->undos_len + tail_len, finish, (size_t)finish_len * sizeof(Move));
     out->line_len = len;
     out->verdict = SOLVED;
 }
 
-/* The top frame's next child, applied and settled into frames[depth]; its line. */
-static int play_child(Search *s, Frame *frame, Move *line)
+/* settle, recording each move's undo. */
+static int settle_undoable(const Tables *t, Position *p, bool eager, Undo *line)
+{
+    int n = 0;
+    Move move;
+    while (safe_move(t, p, eager, &move))
+        apply_undoable(t, p, &move, &line[n++]);
+    return n;
+}
+
+/* The top frame's next child, applied to `at` and settled; its line, to undo. */
+static int play_child(Search *s, Frame *frame, Undo *line)
 {
     const Tables *t = s->t;
     Child child = s->kids[frame->first + frame->next++];
-    Position *pos = &s->frames[s->depth].pos;
     int len = 0;
-    *pos = frame->pos;
     if (child.kind == CHILD_PAIR)
-        for (; len < frame->prefix_len; len++) {
-            apply_move(t, pos, &frame->prefix[len]);
-            line[len] = frame->prefix[len];
-        }
-    apply_move(t, pos, &child.move);
-    line[len++] = child.move;
-    return len + settle(t, pos, s->eager, line + len);
+        for (; len < (int)frame->prefix_len; len++)
+            apply_undoable(t, &s->at, &s->prefixes[frame->prefix + (size_t)len], &line[len]);
+    apply_undoable(t, &s->at, &child.move, &line[len++]);
+    return len + settle_undoable(t, &s->at, s->eager, line + len);
 }
 
 /* The loop of _search over the frames, from the root frame pushed. */
 static void run(Search *s, const Limits *limits, double deadline, Outcome *out)
 {
     const Tables *t = s->t;
-    Move line[LINE_CAP], finish[MAX_CARDS];
+    Undo line[LINE_CAP];
+    Move finish[MAX_CARDS];
     while (s->depth) {
-        if (!reserve_room((void **)&s->frames, &s->frames_cap, s->depth + 1, sizeof(Frame))) {
-            out->verdict = NO_MEMORY;
-            return;
-        }
         Frame *frame = &s->frames[s->depth - 1];
         if (frame->next >= frame->count) {
-            s->kids_len = frame->first;
-            s->lines_len = frame->line;
-            s->depth--;
+            pop_frame(s);
             continue;
         }
         if (s->kids[frame->first + frame->next].kind == CHILD_OBLIGED) {
@@ -643,10 +678,12 @@ static void run(Search *s, const Limits *limits, double deadline, Outcome *out)
             continue;
         }
         int len = play_child(s, frame, line);
-        const Position *pos = &s->frames[s->depth].pos;
+        const Position *pos = &s->at;
         TableAdd added = table_add(&s->seen, plain_key(t, pos));
-        if (added == TABLE_SEEN)
+        if (added == TABLE_SEEN) {
+            undo_line(s, line, len);
             continue;
+        }
         if (added == TABLE_FULL) {
             out->stop = STOP_TABLE;
             return;
@@ -665,6 +702,10 @@ static void run(Search *s, const Limits *limits, double deadline, Outcome *out)
             out->stop = STOP_DEADLINE;
             return;
         }
+        if (s->depth >= s->max_depth) {
+            out->stop = STOP_DEPTH;
+            return;
+        }
         Move chosen = s->kids[frame->first + frame->next - 1].move;  /* kids may move */
         if (!push_frame(s, line, len, &chosen)) {
             out->verdict = NO_MEMORY;
@@ -679,7 +720,8 @@ static void search_free(Search *s)
     table_free(&s->seen);
     free(s->frames);
     free(s->kids);
-    free(s->lines);
+    free(s->undos);
+    free(s->prefixes);
     free(s);
 }
 
@@ -693,9 +735,7 @@ void search_run(const Tables *t, const Position *start, const Limits *limits, Ou
     size_t limit = limits->table_size;
     if ((size_t)limits->max_positions < limit)
         limit = (size_t)limits->max_positions + 1;  /* never more keys than positions */
-    if (!s || !table_init(&s->seen, limit)
-        || !reserve_room((void **)&s->frames, &s->frames_cap, 1, sizeof(Frame))
-        || !reserve_room((void **)&s->lines, &s->lines_cap, 1, sizeof(Move))) {
+    if (!s || !table_init(&s->seen, limit)) {
         out->verdict = NO_MEMORY;
         if (s)
             search_free(s);
@@ -703,15 +743,17 @@ void search_run(const Tables *t, const Position *start, const Limits *limits, Ou
     }
     s->t = t;
     s->draw_score = limits->draw_score;
+    s->max_depth = limits->max_depth;
     s->narrow = limits->narrow;
     s->eager = limits->eager;
     s->jitter = limits->seed != 0;
     if (s->jitter)
         random_seed(&s->random, limits->seed);
-    Move line[MAX_CARDS], finish[MAX_CARDS];
-    Position *root = &s->frames[0].pos;
+    Undo line[MAX_CARDS];
+    Move finish[MAX_CARDS];
+    Position *root = &s->at;
     *root = *start;
-    int len = settle(t, root, s->eager, line);
+    int len = settle_undoable(t, root, s->eager, line);
     int finish_len = is_won(t, root) ? 0 : finish_line(t, root, finish);
     if (finish_len >= 0)
         won(s, line, len, finish, finish_len, out);

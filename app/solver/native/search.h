@@ -41,7 +41,13 @@ static inline uint32_t lcg_next(uint64_t *state)
 
 /* What _search answers, and why an "unknown" stopped. */
 typedef enum { SOLVED, UNSOLVABLE, UNKNOWN, NO_MEMORY } Verdict;
-typedef enum { STOP_NONE, STOP_POSITIONS, STOP_DEADLINE, STOP_TABLE } Stop;
+typedef enum { STOP_NONE, STOP_POSITIONS, STOP_DEADLINE, STOP_TABLE, STOP_DEPTH } Stop;
+
+/* The default bound on the search's depth: it stops (STOP_DEPTH, "unknown") rather than
+ * hold more frames, so that its memory is bounded by the table and the depth together (a
+ * frame holds its remaining children and line, about 300 bytes: 2^20 frames, some
+ * 300 MB). The Python search has no such bound; no search the tests compare nears it. */
+enum { DEFAULT_MAX_DEPTH = 1 << 20 };
 
 typedef struct {
     long max_positions;   /* the position budget, as _search's max_positions (at least 1) */
@@ -51,6 +57,7 @@ typedef struct {
     bool narrow;          /* _search's narrow: no chains of run splits, nothing back down */
     bool eager;           /* narrow and Rules.eager_foundations: settle plays every move up */
     uint32_t seed;        /* the restart's jitter, random.Random(seed); 0: none */
+    size_t max_depth;     /* the most frames on the stack (at least 1) */
 } Limits;
 
 typedef struct {

@@ -300,10 +300,18 @@ static uint8_t pop(CardStack *stack) { return stack->cards[--stack->len]; }
 
 void apply_move(const Tables *t, Position *p, const Move *move)
 {
+    Undo undo;
+    apply_undoable(t, p, move, &undo);
+}
+
+void apply_undoable(const Tables *t, Position *p, const Move *move, Undo *undo)
+{
+    undo->move = *move;
     if (move->action == DRAW) {
         int k = t->draw < p->stock.len ? t->draw : p->stock.len;
         for (int i = 0; i < k; i++)
             p->waste.cards[p->waste.len++] = pop(&p->stock);
+        undo->drawn = (uint8_t)k;
         return;
     }
     if (move->action == REDEAL) {
@@ -311,6 +319,7 @@ void apply_move(const Tables *t, Position *p, const Move *move)
             p->stock.cards[i] = p->waste.cards[p->waste.len - 1 - i];
         p->stock.len = p->waste.len;
         p->waste.len = 0;
+        undo->redeals_left = p->redeals_left;
         if (p->redeals_left > 0)
             p->redeals_left--;
         return;
@@ -319,6 +328,8 @@ void apply_move(const Tables *t, Position *p, const Move *move)
     int count = move->count;
     if (move->src_kind == TABLEAU) {
         TableauPile *pile = &p->tableau[move->src];
+        undo->hidden = pile->hidden;
+        undo->refilled = false;
         pile->len = (uint8_t)(pile->len - count);
         memcpy(moving, pile->cards + pile->len, (size_t)count);
         if (pile->len && pile->hidden >= pile->len) {
@@ -326,6 +337,7 @@ void apply_move(const Tables *t, Position *p, const Move *move)
         } else if (!pile->len && t->reserve_fills_empty && p->reserve.len) {
             pile->cards[0] = pop(&p->reserve);
             pile->len = 1;
+            undo->refilled = true;
         }
     } else if (move->src_kind == WASTE) {
         moving[0] = pop(&p->waste);
@@ -341,6 +353,52 @@ void apply_move(const Tables *t, Position *p, const Move *move)
         pile->len = (uint8_t)(pile->len + count);
     } else {
         FoundationPile *pile = &p->foundations[move->dst];
+        pile->cards[pile->len++] = moving[0];
+    }
+}
+
+void undo_move(const Tables *t, Position *p, const Undo *undo)
+{
+    (void)t;
+    const Move *move = &undo->move;
+    if (move->action == DRAW) {
+        for (int i = 0; i < undo->drawn; i++)
+            p->stock.cards[p->stock.len++] = pop(&p->waste);
+        return;
+    }
+    if (move->action == REDEAL) {  /* the stock was empty: the waste is the stock reversed */
+        for (int i = 0; i < p->stock.len; i++)
+            p->waste.cards[i] = p->stock.cards[p->stock.len - 1 - i];
+        p->waste.len = p->stock.len;
+        p->stock.len = 0;
+        p->redeals_left = undo->redeals_left;
+        return;
+    }
+    uint8_t moving[MAX_CARDS];
+    int count = move->count;
+    if (move->dst_kind == TABLEAU) {
+        TableauPile *pile = &p->tableau[move->dst];
+        pile->len = (uint8_t)(pile->len - count);
+        memcpy(moving, pile->cards + pile->len, (size_t)count);
+    } else {
+        FoundationPile *pile = &p->foundations[move->dst];
+        moving[0] = pile->cards[--pile->len];
+    }
+    if (move->src_kind == TABLEAU) {
+        TableauPile *pile = &p->tableau[move->src];
+        if (undo->refilled) {
+            p->reserve.cards[p->reserve.len++] = pile->cards[0];
+            pile->len = 0;
+        }
+        memcpy(pile->cards + pile->len, moving, (size_t)count);
+        pile->len = (uint8_t)(pile->len + count);
+        pile->hidden = undo->hidden;
+    } else if (move->src_kind == WASTE) {
+        p->waste.cards[p->waste.len++] = moving[0];
+    } else if (move->src_kind == RESERVE) {
+        p->reserve.cards[p->reserve.len++] = moving[0];
+    } else {
+        FoundationPile *pile = &p->foundations[move->src];
         pile->cards[pile->len++] = moving[0];
     }
 }

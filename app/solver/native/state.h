@@ -73,6 +73,21 @@ int legal_moves(const Tables *t, const Position *p, Move *out);
 /* State.apply(move, auto_finish=False, validate=False), in place: `move` must be legal. */
 void apply_move(const Tables *t, Position *p, const Move *move);
 
+/* What undo_move needs to take a move back (the search applies and undoes in place
+ * rather than copying a position per child). */
+typedef struct {
+    Move move;
+    uint8_t drawn;          /* DRAW: the cards it turned over */
+    uint8_t hidden;         /* from the tableau: the source pile's face-down count before */
+    bool refilled;          /* from the tableau: the reserve refilled the emptied pile */
+    int16_t redeals_left;   /* REDEAL: before it */
+} Undo;
+
+/* apply_move, recording in `undo` how to take it back. */
+void apply_undoable(const Tables *t, Position *p, const Move *move, Undo *undo);
+/* Take back the last move applied (the one `undo` recorded): `p` is as it was before. */
+void undo_move(const Tables *t, Position *p, const Undo *undo);
+
 /* str(Move) and Move.parse (false: not a move text). */
 void move_text(const Move *move, char out[MOVE_TEXT_SIZE]);
 bool move_parse(const char *text, Move *out);
