@@ -6,8 +6,10 @@ its Python search, which stays the reference the core is tested against
 (``tests/solver/test_native_core.py``, ``docs/native-core.md``).
 
 So far the core holds the position, legal moves, apply, the plain position key, the
-safe foundation moves and the full depth-first search (:func:`search_full`); moves
-cross the boundary as their text (``str(Move)``).
+safe foundation moves, the full depth-first search (:func:`search_full`) and, as building
+blocks, the run-arrangement key, normal form and moves of :mod:`app.solver.arrangements`
+(``Position.arranged_key``, ``normalize``, ``arranged_children``); moves cross the
+boundary as their text (``str(Move)``).
 The core is handed each variant's tables from here, built from the same
 :class:`~app.engine.Variant` (and the solver's :class:`~app.solver.search.Rules`)
 the Python search reads, so no game is typed twice.
@@ -21,7 +23,7 @@ from types import ModuleType
 
 from app.engine import CorruptState, Move, State, UnknownVariant, Variant, get_variant
 from app.engine import Rules as HouseRules
-from app.solver import search
+from app.solver import arrangements, search
 
 try:
     from app.solver import _core
@@ -62,6 +64,10 @@ def tables(variant: Variant) -> _core.Tables:
     for card, kids in enumerate(rules.children):
         for kid in kids:
             children[card * 52 + kid] = 1
+    # The run-arrangement classes where the argument holds (a parent class -1 as 255).
+    arranged = arrangements.supports(variant)
+    classes = arrangements._classes(variant) if arranged else None
+    klass, parent = classes if classes is not None else ((0,) * 52, (0,) * 52)
     return _core.Tables(
         name=variant.name,
         decks=variant.decks,
@@ -75,6 +81,9 @@ def tables(variant: Variant) -> _core.Tables:
         stack_ok=bytes(variant.stack_ok),
         found_next=bytes(255 if card < 0 else card for card in variant.found_next),
         children=bytes(children),
+        arranged=arranged,
+        klass=bytes(klass),
+        parent_class=bytes(255 if c < 0 else c for c in parent),
     )
 
 
