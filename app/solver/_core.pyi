@@ -19,8 +19,8 @@ class Tables:
         children: bytes,
         *,
         arranged: bool = False,
-        klass: bytes | None = None,
-        parent_class: bytes | None = None,
+        klass: bytes = ...,
+        parent_class: bytes = ...,
     ) -> None: ...
     @property
     def name(self) -> str: ...
