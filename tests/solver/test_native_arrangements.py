@@ -168,13 +168,71 @@ def successors(state: State) -> Iterator[State]:
         yield _normalized(after)
 
 
+def twinned_copies(state: State) -> list[State]:
+    """Copies no game reaches, for the key: a card (the first base, root and attached card
+    of the tableau, and the waste's top) swapped with a card of its class (same rank and
+    colour) from the stock, else the waste, else the tableau; a stock that comes round
+    reversed; one redeal more; a reserve, in either order.
+
+    Within one deal, the parts of the key a game reaches are not independent: a base is
+    whichever card was dealt on its face-down cards, the attached cards and the waste
+    are what the rest leaves (in the order the stock is dealt), the stock's order follows
+    from its cards. So a native key leaving one of them out would still agree on every
+    reachable position; these copies tell."""
+    classes = arrangements._classes(state.variant)
+    assert classes is not None
+    klass = classes[0]
+    places = [("stock", 0, i) for i in range(len(state.stock))]
+    places += [("waste", 0, i) for i in range(len(state.waste))]
+    places += [("tableau", j, i) for j, pile in enumerate(state.tableau) for i in range(len(pile))]
+    piles = {
+        "tableau": [list(p) for p in state.tableau],
+        "stock": [list(state.stock)],
+        "waste": [list(state.waste)],
+    }
+    firsts: dict[int, tuple[str, int, int]] = {}  # role -> the place of its first card
+    for j, (pile, hidden) in enumerate(zip(state.tableau, state.hidden, strict=True)):
+        if pile:
+            k = arrangements._base_index(pile, hidden, state.variant.stack_ok)
+            for i in range(k, len(pile)):
+                firsts.setdefault(0 if i == k and k else (1 if i == k else 2), ("tableau", j, i))
+    if state.waste:
+        firsts[3] = ("waste", 0, len(state.waste) - 1)
+    copies = []
+    for kind, pile, at in firsts.values():
+        card = piles[kind][pile][at]
+        for other_kind, other_pile, other_at in places:
+            other = piles[other_kind][other_pile][other_at]
+            if other != card and klass[other] == klass[card]:
+                swapped = {name: [list(p) for p in lists] for name, lists in piles.items()}
+                swapped[kind][pile][at] = other
+                swapped[other_kind][other_pile][other_at] = card
+                copies.append(
+                    state._replace(
+                        tableau=tuple(tuple(p) for p in swapped["tableau"]),
+                        stock=tuple(swapped["stock"][0]),
+                        waste=tuple(swapped["waste"][0]),
+                    )
+                )
+                break
+    if not search.Rules.of(state.variant).single_pass and len(set(state.stock)) > 1:
+        copies.append(state._replace(stock=state.stock[::-1]))
+    if state.redeals_left is not None:
+        copies.append(state._replace(redeals_left=state.redeals_left + 1))
+    if len(set(state.stock[:2])) == 2:  # no game here has a reserve: two stock cards make one
+        for reserve in (state.stock[:2], state.stock[1::-1]):
+            copies.append(state._replace(stock=state.stock[2:], reserve=reserve))
+    return copies
+
+
 def test_native_keys_equal_exactly_when_the_python_key_tuples_are() -> None:
     rng = random.Random(7)
     by_parts: dict[tuple[str, bool, tuple[Any, ...]], tuple[int, bytes]] = {}
     by_key: dict[tuple[str, bool, int], tuple[Any, ...]] = {}
     rearranged = 0  # positions whose key was met already, from another position
     for state in arranged_corpus():
-        for position in [state, *successors(state), *shuffled_copies(state, rng)]:
+        copies = [*shuffled_copies(state, rng), *twinned_copies(state)]
+        for position in [state, *successors(state), *copies]:
             game = (position.variant.name, position.variant.foundation_return)
             parts, key = key_parts(position), core.position(position).arranged_key()
             data = position.to_bytes()
