@@ -13,9 +13,17 @@ setup(
         Extension(
             "app.solver._core",
             sources=[
-                f"{NATIVE}/{name}.c" for name in ("module", "state", "search", "jitter", "table", "variants")
+                f"{NATIVE}/{name}.c"
+                for name in (
+                    "module", "state", "search", "arrangements", "jitter", "table", "variants"
+                )
             ],
-            depends=[f"{NATIVE}/{name}.h" for name in ("state", "search", "jitter", "table", "variants")],
+            depends=[
+                f"{NATIVE}/{name}.h"
+                for name in (
+                    "state", "search", "arrangements", "hash", "jitter", "table", "variants"
+                )
+            ],
             extra_compile_args=["-std=c99", "-O2", "-fvisibility=hidden", "-Wall", "-Wextra"],
             optional=True,
         )

@@ -3,8 +3,9 @@
 # app.solver._core with them into a temporary directory (the source tree is left as it
 # is), run the differential tests (tests/solver/test_native_core.py, or the -k
 # expression in NATIVE_SANITIZED_TESTS; then a sample of the search's,
-# tests/solver/test_native_search.py, the -k expression in NATIVE_SANITIZED_SEARCH)
-# against that build, and fail on any report.
+# tests/solver/test_native_search.py, the -k expression in NATIVE_SANITIZED_SEARCH;
+# then the run-arrangement functions', tests/solver/test_native_arrangements.py, or the
+# -k expression in NATIVE_SANITIZED_ARRANGED) against that build, and fail on any report.
 #
 #     scripts/native_sanitized.sh            # PYTHON=.venv/bin/python by default
 set -euo pipefail
@@ -13,6 +14,7 @@ ROOT="$(pwd)"
 PYTHON="${PYTHON:-$ROOT/.venv/bin/python}"
 SAMPLE="${NATIVE_SANITIZED_TESTS:-}"
 SEARCH_SAMPLE="${NATIVE_SANITIZED_SEARCH:-late_positions or near_the_end or won_or or hand_built or budget or table or deadline or bad_limits or rank-and-file-True}"
+ARRANGED_SAMPLE="${NATIVE_SANITIZED_ARRANGED:-}"
 WORK="$(mktemp -d /tmp/native-sanitized.XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
 
@@ -48,6 +50,10 @@ cat "$WORK/tests.log"
 echo "== tests/solver/test_native_search.py -k $SEARCH_SAMPLE"
 "$PYTHON" -m pytest -q -s -p no:cacheprovider tests/solver/test_native_search.py \
     -k "$SEARCH_SAMPLE" >>"$WORK/tests.log" 2>&1 || status=$?
+tail -n 1 "$WORK/tests.log"
+echo "== tests/solver/test_native_arrangements.py${ARRANGED_SAMPLE:+ -k $ARRANGED_SAMPLE}"
+"$PYTHON" -m pytest -q -s -p no:cacheprovider tests/solver/test_native_arrangements.py \
+    ${ARRANGED_SAMPLE:+-k "$ARRANGED_SAMPLE"} >>"$WORK/tests.log" 2>&1 || status=$?
 tail -n 3 "$WORK/tests.log"  # a report, if any, is printed whole below
 if compgen -G "$WORK/report.*" >/dev/null \
     || grep -qE "runtime error:|ERROR: AddressSanitizer|SUMMARY: [A-Za-z]+Sanitizer" "$WORK/tests.log"; then

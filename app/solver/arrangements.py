@@ -48,6 +48,7 @@ chain could reach its own top), and no reserve filling empty piles.
 from __future__ import annotations
 
 from functools import cache
+from typing import Any
 
 from app.engine import DRAW_MOVE, REDEAL_MOVE, Move, State, Variant
 from app.engine.moves import FOUNDATION, MOVE, RESERVE_PILE, TABLEAU, WASTE_PILE, Pile
@@ -129,6 +130,12 @@ def _run_base(
 
 def key(state: State, single_pass: bool) -> int:
     """The position key up to run arrangement (see the module docstring)."""
+    return hash(key_parts(state, single_pass))
+
+
+def key_parts(state: State, single_pass: bool) -> tuple[Any, ...]:
+    """What :func:`key` hashes (the native core's ``arranged_key`` is equal exactly when
+    this is: ``app/solver/native/arrangements.c``)."""
     ok = state.variant.stack_ok
     table = _bases(ok)
     get = table.get
@@ -153,17 +160,15 @@ def key(state: State, single_pass: bool) -> int:
     attached.sort()
     found = tuple(sorted(f[-1] if f else -1 for f in state.foundations))
     stock = len(state.stock) if single_pass else state.stock
-    return hash(
-        (
-            tuple(under),
-            tuple(roots),
-            tuple(attached),
-            found,
-            stock,
-            state.waste,
-            state.reserve,
-            state.redeals_left,
-        )
+    return (
+        tuple(under),
+        tuple(roots),
+        tuple(attached),
+        found,
+        stock,
+        state.waste,
+        state.reserve,
+        state.redeals_left,
     )
 
 

@@ -6,9 +6,11 @@ its Python search, which stays the reference the core is tested against
 (``tests/solver/test_native_core.py``, ``docs/native-core.md``).
 
 So far the core holds the position, legal moves, apply, the plain position key, the
-safe foundation moves and the depth-first search, narrow or full, with the restarts'
-jitter (:func:`search`); moves
-cross the boundary as their text (``str(Move)``).
+safe foundation moves, the depth-first search, narrow or full, with the restarts' jitter,
+plain or up to run arrangement (:func:`search`), and the run-arrangement key, normal
+form and moves of :mod:`app.solver.arrangements` on their own (``Position.arranged_key``,
+``normalize``, ``arranged_children``); moves cross the boundary as their text
+(``str(Move)``).
 The core is handed each variant's tables from here, built from the same
 :class:`~app.engine.Variant` (and the solver's :class:`~app.solver.search_module.Rules`)
 the Python search reads, so no game is typed twice.
@@ -22,6 +24,7 @@ from types import ModuleType
 
 from app.engine import CorruptState, Move, State, UnknownVariant, Variant, get_variant
 from app.engine import Rules as HouseRules
+from app.solver import arrangements
 from app.solver import search as search_module
 
 try:
@@ -63,6 +66,10 @@ def tables(variant: Variant) -> _core.Tables:
     for card, kids in enumerate(rules.children):
         for kid in kids:
             children[card * 52 + kid] = 1
+    # The run-arrangement classes where the argument holds (a parent class -1 as 255).
+    arranged = arrangements.supports(variant)
+    classes = arrangements._classes(variant) if arranged else None
+    klass, parent = classes if classes is not None else ((0,) * 52, (0,) * 52)
     return _core.Tables(
         name=variant.name,
         decks=variant.decks,
@@ -76,6 +83,9 @@ def tables(variant: Variant) -> _core.Tables:
         stack_ok=bytes(variant.stack_ok),
         found_next=bytes(255 if card < 0 else card for card in variant.found_next),
         children=bytes(children),
+        arranged=arranged,
+        klass=bytes(klass),
+        parent_class=bytes(255 if c < 0 else c for c in parent),
     )
 
 
@@ -95,10 +105,6 @@ def load(data: bytes) -> _core.Position:
     except (IndexError, ValueError, UnknownVariant) as exc:
         raise CorruptState("corrupt_state", f"bytes do not decode to a position: {exc}") from None
 
-
-# Whether the core runs the search up to run arrangement (until it does, plan.solve runs
-# those searches in Python).
-ARRANGED = False
 
 # The transposition table's default bound, in keys (11 to 21 bytes each, so at most
 # about 176 MB); a search never allocates room for more keys than its position budget.
@@ -132,8 +138,6 @@ def search(
     (``table_size`` keys) is full. As ``_search``, the line is not replayed here
     (``plan.solve`` replays)."""
     _require()
-    if arranged:
-        raise NotImplementedError("the native core has no arranged search yet")
     if draw_score is None:
         draw_score = search_module.Rules.of(state.variant).draw_score
     started = time.perf_counter()
@@ -146,6 +150,7 @@ def search(
         narrow=narrow,
         eager=eager,
         seed=seed,
+        arranged=arranged,
     )
     moves = [Move.parse(text) for text in texts]
     elapsed = int((time.perf_counter() - started) * 1000)

@@ -91,7 +91,7 @@ def solve(
         narrow = kind == NARROW
         tables = rules.restart(seed) if kind != FULL else rules
         keyed = arranged and not narrow
-        if native and not (keyed and not native_core.ARRANGED):
+        if native:
             result, moves, used = _native_search(
                 state, tables, budget, deadline, narrow, seed, keyed, table_size
             )

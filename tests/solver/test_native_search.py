@@ -22,8 +22,9 @@ from pathlib import Path
 import pytest
 
 from app.engine import VARIANTS, Move, State, deal
-from app.solver import core, plan, search
+from app.solver import arrangements, core, plan, search
 from tests.solver.test_native_core import CONFIGS, start, walk
+from tests.solver.test_solver import LOST
 
 pytestmark = pytest.mark.skipif(not core.available(), reason=core.missing_reason())
 
@@ -186,16 +187,22 @@ def test_bad_limits_raise() -> None:
 # ------------------------------------------------------------------ restarts, solve
 
 
-def python_restart(state: State, budget: int, narrow: bool, seed: int) -> search.SolveResult:
+def python_restart(
+    state: State, budget: int, narrow: bool, seed: int, arranged: bool = False
+) -> search.SolveResult:
     """``_search`` as :func:`plan.solve` runs a restart: the restart's tables, jittered."""
     rules = search.Rules.of(state.variant).restart(seed)
     jitter = random.Random(seed) if seed else None
-    result, moves, positions = search._search(state, rules, budget, None, narrow, jitter)
+    result, moves, positions = search._search(
+        state, rules, budget, None, narrow, jitter, arranged=arranged
+    )
     return search.SolveResult(result, moves, positions, 0)
 
 
-def compare_restart(state: State, budget: int, narrow: bool, seed: int) -> str:
-    expected = python_restart(state, budget, narrow, seed)
+def compare_restart(
+    state: State, budget: int, narrow: bool, seed: int, arranged: bool = False
+) -> str:
+    expected = python_restart(state, budget, narrow, seed, arranged)
     rules = search.Rules.of(state.variant)
     native = core.search(
         state,
@@ -204,8 +211,9 @@ def compare_restart(state: State, budget: int, narrow: bool, seed: int) -> str:
         narrow=narrow,
         eager=narrow and rules.eager_foundations,
         seed=seed,
+        arranged=arranged,
     )
-    where = (state.variant.name, state.variant.foundation_return, narrow, seed)
+    where = (state.variant.name, state.variant.foundation_return, narrow, seed, arranged)
     assert (native.result, native.positions) == (expected.result, expected.positions), where
     assert [str(m) for m in native.moves] == [str(m) for m in expected.moves], where
     if native.result == "solved":
@@ -220,10 +228,65 @@ def test_restarts_narrow_and_jittered_search_alike(name: str, flip: bool) -> Non
     same positions in the same order, the same lines."""
     decided = decided_positions(name, flip)
     assert len(decided) >= 2, "too few decided positions to compare the order"
+    arranged = arrangements.supports(start(name, flip, 1).variant)
+    kinds = [(True, False), (False, False)] + ([(False, True)] if arranged else [])
     for state in [start(name, flip, 3), *decided]:
-        for narrow in (True, False):
+        for narrow, keyed in kinds:
             for seed in (0, 1, 2, 7, 2**32 - 1):
-                compare_restart(state, 400, narrow, seed)
+                compare_restart(state, 400, narrow, seed, keyed)
+
+
+ARRANGED_CONFIGS = [c for c in CONFIGS if arrangements.supports(start(*c, 1).variant)]
+
+
+@pytest.mark.parametrize(("name", "flip"), ARRANGED_CONFIGS)
+def test_the_search_up_to_run_arrangement_answers_alike(name: str, flip: bool) -> None:
+    """The arranged full search (arrangements.key, normalize, children) from late positions
+    of play and from deals: same verdicts, positions and lines, also proofs of loss."""
+    won = [compare_restart(state, 1_500, False, 0, True) for state in near_wins(name, flip)]
+    positions: list[State] = []
+    for n, greedy in enumerate((True, False, True)):
+        rng = random.Random(f"arranged-{name}-{flip}-{n}")
+        positions.extend(list(walk(start(name, flip, 5 + n), rng, 400, greedy))[-1::-40][:4])
+    verdicts = []
+    for state in positions:
+        verdicts.append(compare_restart(state, 1_500, False, 0, True))
+        compare_restart(state, 300, False, 3, True)
+    for number in (1, 2):
+        compare_restart(start(name, flip, number), 1_000, False, 0, True)
+    assert "solved" in won + verdicts, (won, verdicts)
+
+
+def near_wins(name: str, flip: bool) -> list[State]:
+    """Positions near the end of a winning line (found by ``solve``, replayed)."""
+    for number in range(4, 12):
+        state = start(name, flip, number)
+        found = plan.solve(state, max_positions=20_000, core="native")
+        if found.result == "solved":
+            cut = [int(len(found.moves) * share) for share in (0.9, 0.95, 0.98)]
+            return [search.replay(state, found.moves[:n]) for n in cut]
+    raise AssertionError("no deal won to take positions from")
+
+
+def test_a_lost_position_is_proven_lost_up_to_run_arrangement_alike() -> None:
+    lost = State.from_text(LOST)
+    assert compare_restart(lost, 5_000, False, 0, True) == "unsolvable"
+    assert compare_restart(lost, 5_000, False, 5, True) == "unsolvable"
+
+
+def test_the_arranged_search_is_refused_where_it_does_not_hold() -> None:
+    native = core.native()
+    for name, narrow in (("rainbow", False), ("rank-and-file", True)):
+        with pytest.raises(ValueError):
+            native.search(
+                core.position(deal(VARIANTS[name], 1)),
+                10,
+                None,
+                10,
+                90,
+                narrow=narrow,
+                arranged=True,
+            )
 
 
 def decided_positions(name: str, flip: bool) -> list[State]:

@@ -1,4 +1,4 @@
-/* The Python bindings: app.solver._core.Tables, .Position and playout().
+/* The Python bindings: app.solver._core.Tables, .Position, playout() and search().
  *
  * app/solver/core.py is the Python side (it builds Tables from a Variant); every
  * function here only converts arguments and results, the rules live in state.c and
@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arrangements.h"
 #include "search.h"
 #include "state.h"
 #include "variants.h"
@@ -55,15 +56,17 @@ static PyObject *tables_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
 {
     static char *names[] = {"name", "decks", "tableau_piles", "foundation_count", "draw",
                             "runs_any", "reserve_fills_empty", "foundation_return",
-                            "single_pass", "stack_ok", "found_next", "children", NULL};
-    const char *name, *stack, *next, *children;
-    Py_ssize_t name_len, stack_len, next_len, children_len;
+                            "single_pass", "stack_ok", "found_next", "children", "arranged",
+                            "klass", "parent_class", NULL};
+    const char *name, *stack, *next, *children, *klass = NULL, *parent = NULL;
+    Py_ssize_t name_len, stack_len, next_len, children_len, klass_len = 0, parent_len = 0;
     unsigned char decks, piles, foundations, draw;
-    int runs_any, fills, returns, single_pass;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s#bbbbppppy#y#y#", names, &name, &name_len,
-                                     &decks, &piles, &foundations, &draw, &runs_any, &fills,
-                                     &returns, &single_pass, &stack, &stack_len, &next,
-                                     &next_len, &children, &children_len))
+    int runs_any, fills, returns, single_pass, arranged = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s#bbbbppppy#y#y#|$py#y#", names, &name,
+                                     &name_len, &decks, &piles, &foundations, &draw, &runs_any,
+                                     &fills, &returns, &single_pass, &stack, &stack_len, &next,
+                                     &next_len, &children, &children_len, &arranged, &klass,
+                                     &klass_len, &parent, &parent_len))
         return NULL;
     if (name_len > NAME_CAP)
         return PyErr_Format(PyExc_ValueError, "a variant name is at most %d bytes", NAME_CAP);
@@ -90,6 +93,25 @@ static PyObject *tables_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
         goto fail;
     }
     memcpy(t->found_next, next, DECK);
+    /* The run-arrangement classes (arrangements._classes), read only where arranged; a
+     * parent class of -1 (none) comes as 255. */
+    t->arranged = arranged;
+    if (arranged) {
+        if (!klass || !parent || klass_len != DECK || parent_len != DECK) {
+            PyErr_SetString(PyExc_ValueError,
+                            "arranged tables need klass and parent_class, 52 bytes each");
+            goto fail;
+        }
+        for (int card = 0; card < DECK; card++) {
+            uint8_t own = (uint8_t)klass[card], up = (uint8_t)parent[card];
+            if (own >= DECK || (up >= DECK && up != 255)) {
+                PyErr_SetString(PyExc_ValueError, "a card class is not a class");
+                goto fail;
+            }
+            t->klass[card] = own;
+            t->parent_class[card] = up == 255 ? -1 : (int8_t)up;
+        }
+    }
     bad = tables_prepare(t);
     if (bad) {
         PyErr_SetString(PyExc_ValueError, bad);
@@ -298,6 +320,88 @@ static PyObject *position_settle(PositionObject *self, PyObject *args, PyObject 
     return Py_BuildValue("(NN)", moves, (PyObject *)after);
 }
 
+/* The arrangement functions need arranged tables (arrangements.supports): else -1 and a
+ * ValueError. */
+static int require_arranged(PositionObject *self)
+{
+    if (self->owner->tables.arranged)
+        return 0;
+    PyErr_Format(PyExc_ValueError, "%s: run arrangement is not supported here",
+                 self->owner->name);
+    return -1;
+}
+
+static PyObject *position_arranged_key(PositionObject *self, PyObject *unused)
+{
+    (void)unused;
+    if (require_arranged(self) < 0)
+        return NULL;
+    return PyLong_FromUnsignedLongLong(arranged_key(&self->owner->tables, &self->pos));
+}
+
+static PyObject *position_normalize(PositionObject *self, PyObject *unused)
+{
+    (void)unused;
+    if (require_arranged(self) < 0)
+        return NULL;
+    PositionObject *after = position_copy(self);
+    if (!after)
+        return NULL;
+    Undo undos[MAX_NORMALIZE];
+    Move line[MAX_NORMALIZE];
+    int n = normalize(&self->owner->tables, &after->pos, undos);
+    for (int i = 0; i < n; i++)
+        line[i] = undos[i].move;
+    PyObject *moves = move_list(line, n);
+    if (!moves) {
+        Py_DECREF(after);
+        return NULL;
+    }
+    return Py_BuildValue("(NN)", moves, (PyObject *)after);
+}
+
+/* One child as (score, the line before its move, the move). */
+static PyObject *arranged_child(const ArrangedChild *child)
+{
+    PyObject *before = move_list(&child->clear, child->cleared ? 1 : 0);
+    PyObject *move = before ? move_str(&child->move) : NULL;
+    if (!move) {
+        Py_XDECREF(before);
+        return NULL;
+    }
+    return Py_BuildValue("(iNN)", child->score, before, move);
+}
+
+static PyObject *position_arranged_children(PositionObject *self, PyObject *args,
+                                            PyObject *kwargs)
+{
+    static char *names[] = {"draw_score", NULL};
+    int draw_score;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "i", names, &draw_score))
+        return NULL;
+    if (draw_score < 0 || draw_score > 127)
+        return PyErr_Format(PyExc_ValueError, "draw_score must be 0-127");
+    if (require_arranged(self) < 0)
+        return NULL;
+    const Tables *t = &self->owner->tables;
+    ArrangedChild *kids = PyMem_Malloc(sizeof(ArrangedChild) * MAX_ARRANGED_CHILDREN);
+    if (!kids)
+        return PyErr_NoMemory();
+    int8_t want[DECK];
+    wanted(t, &self->pos, want);
+    int n = arranged_children(t, &self->pos, want, draw_score, kids);
+    PyObject *out = PyList_New(n);
+    for (int i = 0; out && i < n; i++) {
+        PyObject *child = arranged_child(&kids[i]);
+        if (!child)
+            Py_CLEAR(out);
+        else
+            PyList_SET_ITEM(out, i, child);
+    }
+    PyMem_Free(kids);
+    return out;
+}
+
 static PyObject *position_is_won(PositionObject *self, void *closure)
 {
     (void)closure;
@@ -323,6 +427,15 @@ static PyMethodDef position_methods[] = {
      "search._safe_move(state, rules, eager): a move text or None."},
     {"settle", (PyCFunction)(void (*)(void))position_settle, METH_VARARGS | METH_KEYWORDS,
      "search.settle(state, rules, line, eager): (the moves played, the position after)."},
+    {"arranged_key", (PyCFunction)position_arranged_key, METH_NOARGS,
+     "arrangements.key(state, single_pass) as a 64-bit hash (ValueError where the tables "
+     "do not support run arrangement)."},
+    {"normalize", (PyCFunction)position_normalize, METH_NOARGS,
+     "arrangements.normalize(state, line): (the moves played, the position after)."},
+    {"arranged_children", (PyCFunction)(void (*)(void))position_arranged_children,
+     METH_VARARGS | METH_KEYWORDS,
+     "arrangements.children(state, search._wanted(state), draw_score), in its order: a "
+     "list of (score, the moves before the move, the move), as move texts."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -372,23 +485,26 @@ static PyObject *core_search(PyObject *module, PyObject *args, PyObject *kwargs)
 {
     (void)module;
     static char *names[] = {"position", "max_positions", "max_seconds", "table_size",
-                            "draw_score", "narrow", "eager", "seed", "max_depth", NULL};
+                            "draw_score", "narrow", "eager", "seed", "max_depth", "arranged",
+                            NULL};
     PyObject *start, *seconds;
     long max_positions;
     Py_ssize_t table_size;
-    int draw_score, narrow = 0, eager = 0;
+    int draw_score, narrow = 0, eager = 0, arranged = 0;
     unsigned long long seed = 0;
     Py_ssize_t max_depth = DEFAULT_MAX_DEPTH;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!lOni|$ppKn", names, &PositionType,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!lOni|$ppKnp", names, &PositionType,
                                      &start, &max_positions, &seconds, &table_size,
-                                     &draw_score, &narrow, &eager, &seed, &max_depth))
+                                     &draw_score, &narrow, &eager, &seed, &max_depth,
+                                     &arranged))
         return NULL;
     if (max_depth < 1)
         return PyErr_Format(PyExc_ValueError, "max_depth must be at least 1");
     if (seed > UINT32_MAX)
         return PyErr_Format(PyExc_ValueError, "seed must be below 2**32");
     Limits limits = {max_positions, -1.0, (size_t)table_size, draw_score,
-                     narrow != 0,   eager != 0, (uint32_t)seed, (size_t)max_depth};
+                     narrow != 0,   eager != 0, (uint32_t)seed, (size_t)max_depth,
+                     arranged != 0};
     if (seconds != Py_None) {
         limits.max_seconds = PyFloat_AsDouble(seconds);
         if (limits.max_seconds == -1.0 && PyErr_Occurred())
@@ -400,6 +516,10 @@ static PyObject *core_search(PyObject *module, PyObject *args, PyObject *kwargs)
         return PyErr_Format(PyExc_ValueError,
                             "max_positions and table_size must be at least 1, draw_score 0-127");
     PositionObject *from = (PositionObject *)start;
+    if (arranged && !from->owner->tables.arranged)
+        return PyErr_Format(PyExc_ValueError, "these tables do not support run arrangement");
+    if (arranged && narrow)
+        return PyErr_Format(PyExc_ValueError, "a narrow search is never arranged");
     Position pos = from->pos;  /* the search reads its own copy, without the GIL */
     Outcome out;
     Py_BEGIN_ALLOW_THREADS
@@ -419,7 +539,8 @@ static PyObject *core_search(PyObject *module, PyObject *args, PyObject *kwargs)
 static PyMethodDef core_methods[] = {
     {"search", (PyCFunction)(void (*)(void))core_search, METH_VARARGS | METH_KEYWORDS,
      "search(position, max_positions, max_seconds, table_size, draw_score, *, narrow=False, "
-     "eager=False, seed=0, max_depth=2**20) -> (result, move texts, positions, stop): "
+     "eager=False, seed=0, max_depth=2**20, arranged=False) -> (result, move texts, "
+     "positions, stop): "
      "search._search run natively (seed: the restart's jitter, random.Random(seed); 0 none; "
      "max_depth: the most frames); stop says "
      "why an unknown stopped ('positions', 'deadline', 'table', 'depth'; '' otherwise)."},

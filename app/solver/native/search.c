@@ -6,60 +6,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "arrangements.h"
+#include "hash.h"
 #include "jitter.h"
 #include "table.h"
 
 /* ------------------------------------------------------------------------- keys */
-
-/* splitmix64's finaliser: a bijection that spreads every input bit over the word. */
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ULL;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebULL;
-    x ^= x >> 31;
-    return x;
-}
-
-static const uint64_t SEED = 0x9e3779b97f4a7c15ULL;
-
-/* One section of the key, chained onto `h`: a tag and the length first, so that sections
- * cannot run into each other, then the bytes eight at a time (the last word zero-padded).
- * mix64 is a bijection, so distinct sections collide only by chance, about 2^-64. */
-static uint64_t section(uint64_t h, int tag, const uint8_t *bytes, int len)
-{
-    h = mix64(h ^ ((uint64_t)tag << 32 | (uint64_t)len));
-    for (int i = 0; i < len; i += 8) {
-        uint64_t word = 0;
-        memcpy(&word, bytes + i, (size_t)(len - i < 8 ? len - i : 8));
-        h = mix64(h ^ word);
-    }
-    return h;
-}
-
-/* Insertion sorts: a handful of values each. */
-static void sort_words(uint64_t *words, int n)
-{
-    for (int i = 1; i < n; i++) {
-        uint64_t word = words[i];
-        int j = i;
-        for (; j > 0 && words[j - 1] > word; j--)
-            words[j] = words[j - 1];
-        words[j] = word;
-    }
-}
-
-static void sort_bytes(uint8_t *bytes, int n)
-{
-    for (int i = 1; i < n; i++) {
-        uint8_t byte = bytes[i];
-        int j = i;
-        for (; j > 0 && bytes[j - 1] > byte; j--)
-            bytes[j] = bytes[j - 1];
-        bytes[j] = byte;
-    }
-}
 
 uint64_t plain_key(const Tables *t, const Position *p)
 {
@@ -240,20 +192,24 @@ static int finish_line(const Tables *t, const Position *p, Move *out)
 enum {
     NO_USE = -1,               /* a child that obligates no pile */
     TIME_CHECK_EVERY = 512,    /* positions between looks at the clock, as in Python */
-    LINE_CAP = 2 + MAX_CARDS,  /* a child's line: obligated move, move, safe moves */
+    /* A child's line: the obligated move or the clear, the move, one card taken back down
+     * by either at most, so at most MAX_CARDS + 1 safe moves, then normalize's. */
+    LINE_CAP = 3 + MAX_CARDS + MAX_NORMALIZE,
     REDEAL_SCORE = 95,
 };
 
 /* search.Child: a move from the frame's position (PLAIN), an obligated move not yet
- * paired (OBLIGED; must_use: the pile the next move must use), or a move played after
- * the frame's prefix, the expanded obligation (PAIR). */
-typedef enum { CHILD_PLAIN, CHILD_OBLIGED, CHILD_PAIR } ChildKind;
+ * paired (OBLIGED; must_use: the pile the next move must use), a move played after the
+ * frame's prefix, the expanded obligation (PAIR), or, up to run arrangement, a move
+ * played after `clear` (CLEARED: the run on the moving card to a class sibling). */
+typedef enum { CHILD_PLAIN, CHILD_OBLIGED, CHILD_PAIR, CHILD_CLEARED } ChildKind;
 
 typedef struct {
     int16_t score;
     int8_t must_use;
     uint8_t kind;
     Move move;
+    Move clear;  /* CHILD_CLEARED only */
 } Child;
 
 /* search._Frame, without its position: the search keeps one position, `at`, the top
@@ -272,7 +228,7 @@ typedef struct {
 typedef struct {
     const Tables *t;
     int draw_score;
-    bool narrow, eager, jitter;
+    bool narrow, eager, jitter, arranged;
     Random random;               /* the restart's jitter (when `jitter`) */
     Position at;                 /* the top frame's position */
     size_t max_depth;
@@ -290,6 +246,7 @@ typedef struct {
     int empty_marks[MAX_MOVES];
     Child pairs[MAX_MOVES];      /* scratch: expand's children */
     double noisy[MAX_MOVES];     /* scratch: _jittered's scores */
+    ArrangedChild arranged_kids[MAX_ARRANGED_CHILDREN];  /* scratch: arranged_children's */
 } Search;
 
 /* Room for `need` items in a growing array (false: out of memory). */
@@ -436,11 +393,27 @@ static void sort_children(Child *out, double *keys, int n)
     }
 }
 
-/* children: scored_moves, best first; in a restart (_jittered) each score plus a draw
- * of up to JITTER_SPREAD, drawn in the order the moves were scored. */
+/* _search's kids up to run arrangement: arrangements.children, best first already. */
+static int arranged_kids(Search *s, const Position *p, Child *out)
+{
+    int8_t want[DECK];
+    wanted(s->t, p, want);
+    int n = arranged_children(s->t, p, want, s->draw_score, s->arranged_kids);
+    for (int i = 0; i < n; i++) {
+        const ArrangedChild *kid = &s->arranged_kids[i];
+        put_child(&out[i], kid->score, &kid->move, NO_USE,
+                  kid->cleared ? CHILD_CLEARED : CHILD_PLAIN);
+        out[i].clear = kid->clear;
+    }
+    return n;
+}
+
+/* children (or, up to run arrangement, arranged_kids): best first; in a restart
+ * (_jittered) each score plus a draw of up to JITTER_SPREAD, drawn in the order the
+ * moves came. */
 static int children(Search *s, const Position *p, const Move *last, Child *out)
 {
-    int n = scored_moves(s, p, last, out);
+    int n = s->arranged ? arranged_kids(s, p, out) : scored_moves(s, p, last, out);
     for (int i = 0; i < n; i++)
         s->noisy[i] = s->jitter ? out[i].score + random_random(&s->random) * JITTER_SPREAD
                                 : out[i].score;
@@ -654,8 +627,18 @@ static int play_child(Search *s, Frame *frame, Undo *line)
     if (child.kind == CHILD_PAIR)
         for (; len < (int)frame->prefix_len; len++)
             apply_undoable(t, &s->at, &s->prefixes[frame->prefix + (size_t)len], &line[len]);
+    else if (child.kind == CHILD_CLEARED)
+        apply_undoable(t, &s->at, &child.clear, &line[len++]);
     apply_undoable(t, &s->at, &child.move, &line[len++]);
-    return len + settle_undoable(t, &s->at, s->eager, line + len);
+    len += settle_undoable(t, &s->at, s->eager, line + len);
+    if (s->arranged)
+        len += normalize(t, &s->at, line + len);
+    return len;
+}
+
+static uint64_t key_of(const Search *s)
+{
+    return s->arranged ? arranged_key(s->t, &s->at) : plain_key(s->t, &s->at);
 }
 
 /* The loop of _search over the frames, from the root frame pushed. */
@@ -679,7 +662,7 @@ static void run(Search *s, const Limits *limits, double deadline, Outcome *out)
         }
         int len = play_child(s, frame, line);
         const Position *pos = &s->at;
-        TableAdd added = table_add(&s->seen, plain_key(t, pos));
+        TableAdd added = table_add(&s->seen, key_of(s));
         if (added == TABLE_SEEN) {
             undo_line(s, line, len);
             continue;
@@ -745,19 +728,22 @@ void search_run(const Tables *t, const Position *start, const Limits *limits, Ou
     s->draw_score = limits->draw_score;
     s->max_depth = limits->max_depth;
     s->narrow = limits->narrow;
+    s->arranged = limits->arranged;
     s->eager = limits->eager;
     s->jitter = limits->seed != 0;
     if (s->jitter)
         random_seed(&s->random, limits->seed);
-    Undo line[MAX_CARDS];
+    Undo line[MAX_CARDS + MAX_NORMALIZE];
     Move finish[MAX_CARDS];
     Position *root = &s->at;
     *root = *start;
     int len = settle_undoable(t, root, s->eager, line);
+    if (s->arranged)
+        len += normalize(t, root, line + len);
     int finish_len = is_won(t, root) ? 0 : finish_line(t, root, finish);
     if (finish_len >= 0)
         won(s, line, len, finish, finish_len, out);
-    else if (table_add(&s->seen, plain_key(t, root)) == TABLE_FULL)
+    else if (table_add(&s->seen, key_of(s)) == TABLE_FULL)
         out->stop = STOP_TABLE;
     else if (!push_frame(s, line, len, NULL))
         out->verdict = NO_MEMORY;

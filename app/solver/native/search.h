@@ -1,7 +1,7 @@
 /* The solver's position key, safe foundation moves, settle and the depth-first search:
  * a mirror of app/solver/search.py (_key_fn, _wanted, _safe_move, settle, _finish_line,
- * _scored_moves, _follow_ups, children, _jittered, expand, _search, narrow or full,
- * with or without jitter). */
+ * _scored_moves, _follow_ups, children, _jittered, expand, _search: narrow or full,
+ * with or without jitter, plain or up to run arrangement with arrangements.c). */
 #ifndef SOLVER_NATIVE_SEARCH_H
 #define SOLVER_NATIVE_SEARCH_H
 
@@ -58,6 +58,7 @@ typedef struct {
     bool eager;           /* narrow and Rules.eager_foundations: settle plays every move up */
     uint32_t seed;        /* the restart's jitter, random.Random(seed); 0: none */
     size_t max_depth;     /* the most frames on the stack (at least 1) */
+    bool arranged;        /* positions up to run arrangement (Tables.arranged only) */
 } Limits;
 
 typedef struct {

@@ -1,6 +1,52 @@
 /* Checks on the tables handed over from Python, and what follows from them. */
 #include "variants.h"
 
+/* Does some card build, through a chain of cards each on the last, on itself (a wrap)?
+ * Kahn's algorithm: take away cards nothing lies under, again and again. */
+static bool builds_round(const Tables *t)
+{
+    bool gone[DECK] = {false};
+    for (int left = DECK; left > 0;) {
+        int taken = 0;
+        for (int card = 0; card < DECK; card++) {
+            if (gone[card])
+                continue;
+            bool on_something = false;
+            for (int under = 0; under < DECK && !on_something; under++)
+                on_something = !gone[under] && stack_ok(t, under, card);
+            if (!on_something) {
+                gone[card] = true;
+                taken++;
+            }
+        }
+        if (!taken)
+            return true;
+        left -= taken;
+    }
+    return false;
+}
+
+/* What arrangements.c relies on, as arrangements.supports and _classes make it: runs
+ * move whole, no reserve refills, every card builds on exactly the cards of its parent
+ * class (on none when it has none), and no wrap (so a run never reaches a card of its
+ * bottom card's parent class, nor of its own class: normalize ends, no move is from a
+ * pile to itself). */
+static const char *arranged_check(const Tables *t)
+{
+    if (!t->runs_any || t->reserve_fills_empty)
+        return "arranged tables need runs of any length and no reserve refills";
+    for (int card = 0; card < DECK; card++)
+        if (t->klass[card] >= DECK || t->parent_class[card] >= DECK || t->parent_class[card] < -1)
+            return "a card class is not a class";
+    for (int card = 0; card < DECK; card++)
+        for (int under = 0; under < DECK; under++)
+            if (stack_ok(t, under, card) != (t->klass[under] == t->parent_class[card]))
+                return "a card builds on cards outside its parent class";
+    if (builds_round(t))
+        return "arranged tables need builds without a wrap";
+    return 0;
+}
+
 const char *tables_prepare(Tables *t)
 {
     if (t->decks < 1 || t->decks > 2)
@@ -21,5 +67,5 @@ const char *tables_prepare(Tables *t)
             if (stack_ok(t, target, moving))
                 takes->cards[takes->count++] = (uint8_t)moving;
     }
-    return 0;
+    return t->arranged ? arranged_check(t) : 0;
 }

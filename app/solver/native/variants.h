@@ -35,9 +35,16 @@ typedef struct {
     /* [card * 52 + child]: child could want card as its tableau parent (search.Rules.children) */
     bool child[DECK * DECK];
     Accepted accepted_by[DECK];  /* filled in by tables_prepare */
+    /* The run-arrangement tables (app/solver/arrangements.py), meaningful only where
+     * `arranged` (arrangements.supports): the class of each card (_classes()[0]) and the
+     * class of the cards it builds on (_classes()[1], -1: none). */
+    bool arranged;
+    uint8_t klass[DECK];
+    int8_t parent_class[DECK];
 } Tables;
 
-/* Check the tables handed over and derive the rest: NULL, or why they cannot be used. */
+/* Check the tables handed over and derive the rest: NULL, or why they cannot be used.
+ * Arranged tables must hold what arrangements.c relies on (see there). */
 const char *tables_prepare(Tables *t);
 
 static inline int card_rank(int card) { return card % 13 + 1; }

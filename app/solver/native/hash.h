@@ -1,0 +1,62 @@
+/* The hashing both position keys are built from (search.c's plain_key, arrangements.c's
+ * arranged_key): sections of bytes chained through splitmix64's finaliser, and the
+ * small sorts that make interchangeable parts hash alike. Static inline, so each file
+ * gets its own copy and the hot key loops can inline them. */
+#ifndef SOLVER_NATIVE_HASH_H
+#define SOLVER_NATIVE_HASH_H
+
+#include <stdint.h>
+#include <string.h>
+
+/* splitmix64's finaliser: a bijection that spreads every input bit over the word. */
+static inline uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    x ^= x >> 31;
+    return x;
+}
+
+/* Every key starts from it (and plain_key hashes each pile from it). */
+static const uint64_t SEED = 0x9e3779b97f4a7c15ULL;
+
+/* One section of a key, chained onto `h`: a tag and the length first, so that sections
+ * cannot run into each other, then the bytes eight at a time (the last word zero-padded).
+ * mix64 is a bijection, so distinct sections collide only by chance, about 2^-64. */
+static inline uint64_t section(uint64_t h, int tag, const uint8_t *bytes, int len)
+{
+    h = mix64(h ^ ((uint64_t)tag << 32 | (uint64_t)len));
+    for (int i = 0; i < len; i += 8) {
+        uint64_t word = 0;
+        memcpy(&word, bytes + i, (size_t)(len - i < 8 ? len - i : 8));
+        h = mix64(h ^ word);
+    }
+    return h;
+}
+
+/* Insertion sorts: a handful of values each. */
+static inline void sort_words(uint64_t *words, int n)
+{
+    for (int i = 1; i < n; i++) {
+        uint64_t word = words[i];
+        int j = i;
+        for (; j > 0 && words[j - 1] > word; j--)
+            words[j] = words[j - 1];
+        words[j] = word;
+    }
+}
+
+static inline void sort_bytes(uint8_t *bytes, int n)
+{
+    for (int i = 1; i < n; i++) {
+        uint8_t byte = bytes[i];
+        int j = i;
+        for (; j > 0 && bytes[j - 1] > byte; j--)
+            bytes[j] = bytes[j - 1];
+        bytes[j] = byte;
+    }
+}
+
+#endif
