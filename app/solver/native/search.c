@@ -13,14 +13,25 @@
 
 /* ------------------------------------------------------------------------- keys */
 
-uint64_t plain_key(const Tables *t, const Position *p)
+uint64_t plain_key(const Tables *t, Position *p)
 {
+    /* Refresh the parts a move changed since (Position.stale). */
+    for (int i = 0; p->stale & ((1u << t->tableau_piles) - 1); i++)
+        if (p->stale & (1u << i)) {
+            const TableauPile *pile = &p->tableau[i];
+            p->pile_hash[i] = section(SEED, pile->hidden, pile->cards, pile->len);
+            p->stale &= ~(1u << i);
+        }
+    if (p->stale & STALE_STACKS) {
+        /* With one pass, the stock is always a prefix of the dealt stock: its length. */
+        uint64_t h = t->single_pass ? section(SEED, 2, &p->stock.len, 1)
+                                    : section(SEED, 3, p->stock.cards, p->stock.len);
+        p->stacks_hash = section(h, 4, p->waste.cards, p->waste.len);
+        p->stale &= ~STALE_STACKS;
+    }
     /* sorted(zip(hidden, tableau)): each pile's own hash, the hashes sorted. */
     uint64_t piles[MAX_PILES];
-    for (int i = 0; i < t->tableau_piles; i++) {
-        const TableauPile *pile = &p->tableau[i];
-        piles[i] = section(SEED, pile->hidden, pile->cards, pile->len);
-    }
+    memcpy(piles, p->pile_hash, (size_t)t->tableau_piles * sizeof piles[0]);
     sort_words(piles, t->tableau_piles);
     uint64_t h = SEED;
     for (int i = 0; i < t->tableau_piles; i++)
@@ -33,11 +44,7 @@ uint64_t plain_key(const Tables *t, const Position *p)
     }
     sort_bytes(tops, t->foundation_count);
     h = section(h, 1, tops, t->foundation_count);
-    if (t->single_pass)
-        h = section(h, 2, &p->stock.len, 1);  /* the length alone */
-    else
-        h = section(h, 3, p->stock.cards, p->stock.len);
-    h = section(h, 4, p->waste.cards, p->waste.len);
+    h = mix64(h ^ p->stacks_hash);
     uint8_t counters[3] = {p->reserve.len, (uint8_t)(p->redeals_left & 0xff),
                            (uint8_t)((p->redeals_left >> 8) & 0xff)};
     return section(h, 5, counters, 3);
@@ -636,7 +643,7 @@ static int play_child(Search *s, Frame *frame, Undo *line)
     return len;
 }
 
-static uint64_t key_of(const Search *s)
+static uint64_t key_of(Search *s)
 {
     return s->arranged ? arranged_key(s->t, &s->at) : plain_key(s->t, &s->at);
 }

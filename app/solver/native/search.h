@@ -13,7 +13,7 @@
 /* _key_fn: tableau piles and same-suit foundations interchangeable, the stock by its
  * length with a single pass. Equal exactly when the Python key tuples are equal
  * (barring a 64-bit collision). */
-uint64_t plain_key(const Tables *t, const Position *p);
+uint64_t plain_key(const Tables *t, Position *p);  /* refreshes p's cached parts */
 
 /* _wanted: for each card the foundations take now, the first foundation taking it
  * (else -1). */

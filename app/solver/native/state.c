@@ -52,6 +52,7 @@ const char *position_read(const Tables *t, const uint8_t *data, size_t size, Pos
 {
     Reader r = {data, size, 0, 0};
     memset(out, 0, sizeof *out);
+    out->stale = STALE_ALL;
     if (read_byte(&r) != BYTES_VERSION && !r.error)
         return "unknown format version";
     int name_len = read_byte(&r);
@@ -298,6 +299,21 @@ int legal_moves(const Tables *t, const Position *p, Move *out)
 
 static uint8_t pop(CardStack *stack) { return stack->cards[--stack->len]; }
 
+/* Mark the key parts `move` changes stale (the same ones whether applied or undone). */
+static void touch(Position *p, const Move *move)
+{
+    if (move->action != MOVE) {
+        p->stale |= STALE_STACKS;
+        return;
+    }
+    if (move->src_kind == TABLEAU)
+        p->stale |= 1u << move->src;
+    else if (move->src_kind == WASTE)
+        p->stale |= STALE_STACKS;
+    if (move->dst_kind == TABLEAU)
+        p->stale |= 1u << move->dst;
+}
+
 void apply_move(const Tables *t, Position *p, const Move *move)
 {
     Undo undo;
@@ -307,6 +323,7 @@ void apply_move(const Tables *t, Position *p, const Move *move)
 void apply_undoable(const Tables *t, Position *p, const Move *move, Undo *undo)
 {
     undo->move = *move;
+    touch(p, move);
     if (move->action == DRAW) {
         int k = t->draw < p->stock.len ? t->draw : p->stock.len;
         for (int i = 0; i < k; i++)
@@ -361,6 +378,7 @@ void undo_move(const Tables *t, Position *p, const Undo *undo)
 {
     (void)t;
     const Move *move = &undo->move;
+    touch(p, move);
     if (move->action == DRAW) {
         for (int i = 0; i < undo->drawn; i++)
             p->stock.cards[p->stock.len++] = pop(&p->waste);

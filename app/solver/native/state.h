@@ -54,7 +54,15 @@ typedef struct {
     CardStack stock, waste, reserve;
     int16_t redeals_left;      /* -1: unlimited (None) */
     uint8_t base_rank;         /* 0: none (foundations start at Aces) */
+    /* The solver's plain key by parts (search.c plain_key), kept across moves: a child
+     * changes one or two piles, and hashing all of them for every child cost a quarter
+     * of the search. apply and undo mark what they touch stale. */
+    uint64_t pile_hash[MAX_PILES];
+    uint64_t stacks_hash;      /* the stock and the waste */
+    uint32_t stale;            /* bit i: tableau pile i; STALE_STACKS: stock and waste */
 } Position;
+
+enum { STALE_STACKS = 1u << MAX_PILES, STALE_ALL = (1u << (MAX_PILES + 1)) - 1 };
 
 /* State.from_bytes: 0 on success, else why the bytes are refused (nothing is read
  * past `size`). The variant name is skipped: the Tables say which game it is. */
