@@ -15,11 +15,16 @@
 
 uint64_t plain_key(const Tables *t, Position *p)
 {
-    /* Refresh the parts a move changed since (Position.stale). */
+    /* Refresh the parts a move changed since (Position.stale). The piles are a multiset
+     * (sorted(zip(hidden, tableau))): their hashes are summed, which needs no sort and
+     * follows a changed pile by two additions. Each pile's hash is a strong 64-bit one,
+     * so two different multisets share a sum only by chance. */
     for (int i = 0; p->stale & ((1u << t->tableau_piles) - 1); i++)
         if (p->stale & (1u << i)) {
             const TableauPile *pile = &p->tableau[i];
-            p->pile_hash[i] = section(SEED, pile->hidden, pile->cards, pile->len);
+            uint64_t fresh = section(SEED, pile->hidden, pile->cards, pile->len);
+            p->piles_hash += fresh - p->pile_hash[i];
+            p->pile_hash[i] = fresh;
             p->stale &= ~(1u << i);
         }
     if (p->stale & STALE_STACKS) {
@@ -29,21 +34,15 @@ uint64_t plain_key(const Tables *t, Position *p)
         p->stacks_hash = section(h, 4, p->waste.cards, p->waste.len);
         p->stale &= ~STALE_STACKS;
     }
-    /* sorted(zip(hidden, tableau)): each pile's own hash, the hashes sorted. */
-    uint64_t piles[MAX_PILES];
-    memcpy(piles, p->pile_hash, (size_t)t->tableau_piles * sizeof piles[0]);
-    sort_words(piles, t->tableau_piles);
-    uint64_t h = SEED;
-    for (int i = 0; i < t->tableau_piles; i++)
-        h = mix64(h ^ piles[i]);
-    /* sorted(f[-1] if f else -1): the tops shifted up by one, 0 for an empty foundation. */
-    uint8_t tops[MAX_PILES];
+    uint64_t h = mix64(SEED ^ p->piles_hash);
+    /* sorted(f[-1] if f else -1), a multiset too: the tops (0 for an empty foundation)
+     * hashed each and summed. */
+    uint64_t tops = 0;
     for (int f = 0; f < t->foundation_count; f++) {
         const FoundationPile *pile = &p->foundations[f];
-        tops[f] = pile->len ? (uint8_t)(pile->cards[pile->len - 1] + 1) : 0;
+        tops += mix64(SEED + (pile->len ? (uint64_t)pile->cards[pile->len - 1] + 1 : 0));
     }
-    sort_bytes(tops, t->foundation_count);
-    h = section(h, 1, tops, t->foundation_count);
+    h = mix64(h ^ tops);
     h = mix64(h ^ p->stacks_hash);
     uint8_t counters[3] = {p->reserve.len, (uint8_t)(p->redeals_left & 0xff),
                            (uint8_t)((p->redeals_left >> 8) & 0xff)};
@@ -510,6 +509,16 @@ static int follow_ups(const Tables *t, const Position *p, int index, const Move 
 /* expand: the top frame's next child, an obligated move, replaced in place by that move
  * paired with each of its follow-ups (the frame keeps the move and the safe moves after
  * it as its prefix). False: out of memory. */
+/* settle, recording each move's undo. */
+static int settle_undoable(const Tables *t, Position *p, bool eager, Undo *line)
+{
+    int n = 0;
+    Move move;
+    while (safe_move(t, p, eager, &move))
+        apply_undoable(t, p, &move, &line[n++]);
+    return n;
+}
+
 static bool expand(Search *s, Frame *frame)
 {
     const Tables *t = s->t;
@@ -521,22 +530,28 @@ static bool expand(Search *s, Frame *frame)
     if (!reserve_room((void **)&s->prefixes, &s->prefixes_cap, s->prefixes_len + 1 + MAX_CARDS,
                       sizeof(Move)))
         return false;
-    Move *prefix = &s->prefixes[frame->prefix];
-    Position mid = s->at;  /* a copy: obligations are expanded far less often than played */
-    apply_move(t, &mid, &move);
-    prefix[0] = move;
-    frame->prefix_len = 1 + (size_t)settle(t, &mid, s->eager, prefix + 1);
+    /* The pairs are built at `mid`, the frame's position after the move and settle:
+     * played on `at` and undone after (a copy per expansion cost 3% of the search). */
+    Undo mid[1 + MAX_CARDS];
+    int before = s->at.tableau[must_use].len;
+    apply_undoable(t, &s->at, &move, &mid[0]);
+    int played = 1 + settle_undoable(t, &s->at, s->eager, mid + 1);
+    for (int i = 0; i < played; i++)
+        s->prefixes[frame->prefix + (size_t)i] = mid[i].move;
+    frame->prefix_len = (size_t)played;
     s->prefixes_len += frame->prefix_len;
-    const TableauPile *before = &s->at.tableau[must_use], *after = &mid.tableau[must_use];
     int n;
-    if (frame->prefix_len > 1
-        && (after->len != before->len - move.count
-            || memcmp(after->cards, before->cards, after->len) != 0)) {
+    /* mid.tableau[must_use] != state.tableau[must_use][:-count]: the move took the top
+     * cards off must_use, and safe moves only take cards off piles, so the pile is as
+     * the move left it unless it is shorter. */
+    if (played > 1 && s->at.tableau[must_use].len != before - move.count) {
         put_child(s->pairs, 0, &move, NO_USE, CHILD_PLAIN);  /* the uncovered card went up */
         n = 1;
     } else {
-        n = follow_ups(t, &mid, must_use, &move, s->narrow, s->pairs);
+        n = follow_ups(t, &s->at, must_use, &move, s->narrow, s->pairs);
     }
+    for (int i = played; i-- > 0;)
+        undo_move(t, &s->at, &mid[i]);
     if (!reserve_room((void **)&s->kids, &s->kids_cap, s->kids_len + (size_t)n, sizeof(Child)))
         return false;
     memmove(&s->kids[at + (size_t)n], &s->kids[at + 1], (s->kids_len - at - 1) * sizeof(Child));
@@ -613,16 +628,6 @@ static void won(Search *s, const Undo *tail, int tail_len, const Move *finish, i
         memcpy(out->line + s->undos_len + tail_len, finish, (size_t)finish_len * sizeof(Move));
     out->line_len = len;
     out->verdict = SOLVED;
-}
-
-/* settle, recording each move's undo. */
-static int settle_undoable(const Tables *t, Position *p, bool eager, Undo *line)
-{
-    int n = 0;
-    Move move;
-    while (safe_move(t, p, eager, &move))
-        apply_undoable(t, p, &move, &line[n++]);
-    return n;
 }
 
 /* The top frame's next child, applied to `at` and settled; its line, to undo. */

@@ -58,6 +58,7 @@ typedef struct {
      * changes one or two piles, and hashing all of them for every child cost a quarter
      * of the search. apply and undo mark what they touch stale. */
     uint64_t pile_hash[MAX_PILES];
+    uint64_t piles_hash;       /* the pile hashes' sum: the same for the piles in any order */
     uint64_t stacks_hash;      /* the stock and the waste */
     uint32_t stale;            /* bit i: tableau pile i; STALE_STACKS: stock and waste */
 } Position;
