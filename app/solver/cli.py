@@ -57,13 +57,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             default="auto",
             help="the search that runs: native where built (auto), or insist on one",
         )
+        command.add_argument(
+            "--table-size",
+            type=int,
+            default=None,
+            help="the native transposition table's bound in keys (default 2^23); a search "
+            "that fills it answers unknown",
+        )
     args = parser.parse_args(argv)
     try:
         print(f"solver core: {describe_core(args.core)}", file=sys.stderr)
     except RuntimeError as exc:
         parser.error(f"--core {args.core}: {exc}")
     if args.command == "prove":
-        return run_prove(args.variant, args.count, args.budget, args.out, args.core)
+        return run_prove(
+            args.variant, args.count, args.budget, args.out, args.core, args.table_size
+        )
     return run_survey(
         args.variant,
         args.first,
@@ -74,6 +83,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         out=args.out,
         jobs=args.jobs,
         core=args.core,
+        table_size=args.table_size,
     )
 
 
@@ -97,7 +107,12 @@ def _save(path: Path, data: dict[str, Any]) -> None:
 
 
 def run_prove(
-    name: str, count: int, budget: int, out: Path | None, core: CoreChoice = "auto"
+    name: str,
+    count: int,
+    budget: int,
+    out: Path | None,
+    core: CoreChoice = "auto",
+    table_size: int | None = None,
 ) -> int:
     variant = get_variant(name)
     path = out or SEEDS_DIR / f"{variant.name}.json"
@@ -111,7 +126,7 @@ def run_prove(
     last_save = time.monotonic()
     while len(deals) < count:
         start = deal(variant, number)
-        result = solve(start, max_positions=budget, core=core)
+        result = solve(start, max_positions=budget, core=core, table_size=table_size)
         if result.result == "solved" and replay(start, result.moves).is_won:
             deals.append(
                 {
@@ -134,11 +149,18 @@ def run_prove(
 
 
 def _survey_one(
-    name: str, number: int, budget: int, seconds: float | None, core: CoreChoice = "auto"
+    name: str,
+    number: int,
+    budget: int,
+    seconds: float | None,
+    core: CoreChoice = "auto",
+    table_size: int | None = None,
 ) -> dict[str, Any]:
     variant = get_variant(name)
     start = deal(variant, number)
-    result = solve(start, max_positions=budget, max_seconds=seconds, core=core)
+    result = solve(
+        start, max_positions=budget, max_seconds=seconds, core=core, table_size=table_size
+    )
     if result.result == "solved" and not replay(start, result.moves).is_won:
         raise SystemExit(f"deal {number}: the winning line does not replay (a solver bug)")
     return {
@@ -173,6 +195,7 @@ def run_survey(
     out: Path | None = None,
     jobs: int = 1,
     core: CoreChoice = "auto",
+    table_size: int | None = None,
 ) -> int:
     variant = get_variant(name)
     done = _done(out)
@@ -194,7 +217,7 @@ def run_survey(
     with ProcessPoolExecutor(jobs) if jobs > 1 else nullcontext() as pool:
         # In deal order either way, so the output reads the same with any --jobs.
         if pool is None:
-            found = (_survey_one(variant.name, n, budget, seconds, core) for n in todo)
+            found = (_survey_one(variant.name, n, budget, seconds, core, table_size) for n in todo)
         else:
             found = pool.map(
                 _survey_one,
@@ -203,6 +226,7 @@ def run_survey(
                 repeat(budget),
                 repeat(seconds),
                 repeat(core),
+                repeat(table_size),
             )
         for row in found:
             rows[row["deal"]] = row
