@@ -126,9 +126,20 @@ def _line(label: str, times: list[float], outcomes: dict[str, int]) -> str:
 
 
 def hints_and_finish(
-    deals: range, moves: int, every: int, core: CoreChoice, settings: Settings, finish: bool
+    deals: range,
+    moves: int,
+    every: int,
+    core: CoreChoice,
+    settings: Settings,
+    finish: bool,
+    hint_budgets: list[int],
 ) -> None:
-    budgets = [("hint", settings.hint_max_positions, settings.hint_max_seconds)]
+    """``hint_budgets``: position budgets to try in place of the setting (a sweep), each
+    with the hint's time limit."""
+    budgets = [
+        ("hint", budget, settings.hint_max_seconds)
+        for budget in hint_budgets or [settings.hint_max_positions]
+    ]
     if finish:
         budgets.append(("finish", settings.finish_max_positions, settings.finish_max_seconds))
     corpus = {name: greedy_positions(name, deals, moves, every) for name in VARIANTS}
@@ -256,6 +267,9 @@ def main() -> None:
     parser.add_argument("--hint-deals", default="1001-1010", help="fresh deals, first-last")
     parser.add_argument("--hint-moves", type=int, default=100, help="greedy moves per deal")
     parser.add_argument("--every", type=int, default=5, help="keep every Nth position")
+    parser.add_argument(
+        "--hint-budgets", nargs="*", type=int, default=[], help="hint budgets to sweep"
+    )
     parser.add_argument("--proof-games", type=int, default=20)
     parser.add_argument("--proof-budget", type=int, default=20_000)
     parser.add_argument(
@@ -278,6 +292,7 @@ def main() -> None:
             args.hint_core,
             settings,
             "finish" not in args.skip,
+            args.hint_budgets,
         )
     if "daily" not in args.skip:
         daily(args.hint_core, settings)

@@ -58,6 +58,8 @@ tail -n 3 "$WORK/tests.log"  # a report, if any, is printed whole below
 if compgen -G "$WORK/report.*" >/dev/null \
     || grep -qE "runtime error:|ERROR: AddressSanitizer|SUMMARY: [A-Za-z]+Sanitizer" "$WORK/tests.log"; then
     cat "$WORK"/report.* 2>/dev/null || true
+    grep -E -A40 "runtime error:|ERROR: AddressSanitizer|SUMMARY: [A-Za-z]+Sanitizer" \
+        "$WORK/tests.log" | head -n 120 || true
     echo "== sanitizer report above"
     exit 1
 fi

@@ -579,7 +579,8 @@ static bool push_frame(Search *s, const Undo *line, int line_len, const Move *la
                          sizeof(Child)))
         return false;
     Frame *frame = &s->frames[s->depth];
-    memcpy(&s->undos[s->undos_len], line, (size_t)line_len * sizeof(Undo));
+    if (line_len)  /* a root with no safe moves: nothing to copy, and no array yet */
+        memcpy(&s->undos[s->undos_len], line, (size_t)line_len * sizeof(Undo));
     frame->line = s->undos_len;
     frame->line_len = (size_t)line_len;
     s->undos_len += (size_t)line_len;
