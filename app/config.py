@@ -78,7 +78,7 @@ class Settings(BaseSettings):
     # 25 ms, p99 301 ms; a larger budget decides few more (25,000: 47% decided, 200,000:
     # 58%; the rest are mostly lost positions it cannot prove lost; docs/benchmarks.md).
     hint_max_positions: int = Field(default=25_000, ge=1)
-    hint_max_seconds: float = Field(default=0.5, gt=0)  # a hint always answers promptly
+    hint_max_seconds: float = Field(default=0.4, gt=0)  # a hint always answers promptly
     finish_max_positions: int = Field(default=1_000_000, ge=1)
     finish_max_seconds: float = Field(default=20.0, gt=0)
 

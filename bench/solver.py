@@ -103,6 +103,22 @@ def greedy_positions(name: str, deals: range, moves: int, every: int) -> list[St
     return out
 
 
+def line_positions(name: str, deals: range, every: int) -> list[State]:
+    """Positions along a winning line (``solve`` at 100,000 positions) of each deal it
+    wins, every ``every``th: a game a player can still win, as finish mostly meets."""
+    out: list[State] = []
+    for number in deals:
+        state = deal(get_variant(name), number)
+        won = solve(state, max_positions=100_000)
+        if won.result != "solved":
+            continue
+        for step, move in enumerate(won.moves):
+            if step % every == 0:
+                out.append(state)
+            state, _ = state.apply(move, auto_finish=False, validate=False)
+    return out
+
+
 def _searches(
     positions: list[State], budget: int, seconds: float, core: CoreChoice
 ) -> tuple[list[float], dict[str, int]]:
@@ -142,12 +158,18 @@ def hints_and_finish(
     ]
     if finish:
         budgets.append(("finish", settings.finish_max_positions, settings.finish_max_seconds))
-    corpus = {name: greedy_positions(name, deals, moves, every) for name in VARIANTS}
-    for what, budget, seconds in budgets:
+    greedy = {name: greedy_positions(name, deals, moves, every) for name in VARIANTS}
+    runs = [(what, budget, seconds, "greedy play", greedy) for what, budget, seconds in budgets]
+    if finish:
+        lines = {name: line_positions(name, deals, every) for name in VARIANTS}
+        what, budget, seconds = budgets[-1]
+        runs.append((what, budget, seconds, "winning lines", lines))
+    for what, budget, seconds, source, corpus in runs:
         print(
             f"## {what} latency on {describe_core(core)}: budget {budget:,} positions or "
-            f"{seconds} s, positions along greedy play of deals {deals.start}-{deals.stop - 1}"
-            f" (every {every}th of the first {moves} moves)"
+            f"{seconds} s, positions along {source} of deals {deals.start}-{deals.stop - 1}"
+            f" (every {every}th move"
+            + (f" of the first {moves})" if source == "greedy play" else ")")
         )
         print("| game | searches | median ms | p99 ms | worst ms | decided | unsolvable |")
         print("|---|---|---|---|---|---|---|")
