@@ -20,10 +20,12 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from app.engine import VARIANTS, Move, State, deal
 from app.solver import arrangements, core, plan, search
-from tests.solver.test_native_core import CONFIGS, start, walk
+from tests.solver.test_native_core import CONFIGS, EXAMPLES, start, walk
 from tests.solver.test_solver import LOST
 
 pytestmark = pytest.mark.skipif(not core.available(), reason=core.missing_reason())
@@ -352,3 +354,31 @@ def test_the_depth_bound_answers_unknown_never_a_verdict() -> None:
     assert deep[0] == python_full(state, 5_000).result
     with pytest.raises(ValueError, match="max_depth"):
         native.search(position, 10, None, 10, 90, max_depth=0)
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    config=st.sampled_from(CONFIGS),
+    number=st.one_of(st.integers(1, 31999), st.integers(32000, 10**9)),
+    seed=st.integers(0, 2**32),
+    greedy=st.booleans(),
+    steps=st.integers(0, 400),
+    restart=st.integers(0, 9),
+    narrow=st.booleans(),
+)
+def test_generated_positions_search_alike(
+    config: tuple[str, bool],
+    number: int,
+    seed: int,
+    greedy: bool,
+    steps: int,
+    restart: int,
+    narrow: bool,
+) -> None:
+    """Hypothesis: a position after generated play, searched by a generated restart
+    (narrow or full, jittered or not, up to run arrangement where it holds), alike."""
+    first = start(*config, number)
+    state = [first, *walk(first, random.Random(seed), steps, greedy)][-1]
+    compare_restart(state, 300, narrow, restart)
+    if not narrow and arrangements.supports(state.variant):
+        compare_restart(state, 300, False, restart, True)
