@@ -176,6 +176,9 @@ def hints_and_finish(
         every_time: list[float] = []
         every_outcome: dict[str, int] = {}
         for name, positions in corpus.items():
+            if not positions:
+                print(f"| {name} | 0 | - | - | - | - | - |")  # no deal of the range won
+                continue
             times, outcomes = _searches(positions, budget, seconds, core)
             print(_line(name, times, outcomes))
             every_time += times
