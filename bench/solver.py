@@ -39,9 +39,10 @@ from app.config import Settings  # noqa: E402
 from app.engine import VARIANTS, State, deal, get_variant  # noqa: E402
 from app.services.daily import candidate  # noqa: E402
 from app.services.proving import prove  # noqa: E402
-from app.solver.plan import CoreChoice, describe_core, solve  # noqa: E402
+from app.solver.plan import CoreChoice, describe_core, solve, suggest  # noqa: E402
 from app.solver.pool import SolverPool  # noqa: E402
-from app.solver.search import Rules, _search, suggest  # noqa: E402
+from app.solver.search import _search  # noqa: E402
+from app.solver.tables import Rules  # noqa: E402
 
 GAMES = ("rank-and-file", "rows-of-four", "rainbow")
 Core = Literal["native", "python"]

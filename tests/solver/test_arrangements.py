@@ -9,7 +9,9 @@ import pytest
 from app.engine import State, Variant, deal, get_variant
 from app.engine.variants import Rules as HouseRules
 from app.solver import arrangements
-from app.solver.search import Rules, _key_fn, _search, _wanted, replay
+from app.solver.moves import wanted_cards
+from app.solver.search import _key_fn, _search, replay
+from app.solver.tables import Rules
 
 # Shared by the hand-built positions: everything but a few cards is up or in the stock.
 HEAD = "rank-and-file redeals=0\nstock: KD KD\n"
@@ -108,7 +110,7 @@ def test_every_move_is_a_no_op_or_a_generated_successor(name: str) -> None:
     for state in positions:
         generated = set()
         for _score, prefix, before, move in arrangements.children(
-            state, _wanted(state), rules.draw_score
+            state, wanted_cards(state), rules.draw_score
         ):
             after = replay(state, [*prefix, move])  # validated: legal
             assert replay(before, [move]) == after

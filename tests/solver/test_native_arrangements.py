@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.engine import VARIANTS, Move, State, Variant, deal
-from app.solver import arrangements, core, search
+from app.solver import arrangements, core, moves, tables
 from tests.solver.test_native_core import CONFIGS, EXAMPLES, corpus, shuffled_copies, start, walk
 
 pytestmark = pytest.mark.skipif(not core.available(), reason=core.missing_reason())
@@ -68,13 +68,13 @@ def python_children(state: State, draw_score: int) -> list[tuple[int, list[str],
     return [
         (score, [str(m) for m in prefix], str(move))
         for score, prefix, _before, move in arrangements.children(
-            state, search._wanted(state), draw_score
+            state, moves.wanted_cards(state), draw_score
         )
     ]
 
 
 def key_parts(state: State) -> tuple[Any, ...]:
-    return arrangements.key_parts(state, search.Rules.of(state.variant).single_pass)
+    return arrangements.key_parts(state, tables.Rules.of(state.variant).single_pass)
 
 
 def test_corpus_covers_the_games_and_every_kind_of_child() -> None:
@@ -171,7 +171,7 @@ def successors(state: State) -> Iterator[State]:
     key) and every arranged child's, normalized or not."""
     for move in state.legal_moves():
         yield state.apply(move, auto_finish=False, validate=False)[0]
-    for _score, prefix, before, move in arrangements.children(state, search._wanted(state), 15):
+    for _score, prefix, before, move in arrangements.children(state, moves.wanted_cards(state), 15):
         after = before.apply(move, auto_finish=False, validate=False)[0]
         yield after
         if prefix:
@@ -226,7 +226,7 @@ def twinned_copies(state: State) -> list[State]:
                     )
                 )
                 break
-    if not search.Rules.of(state.variant).single_pass and len(set(state.stock)) > 1:
+    if not tables.Rules.of(state.variant).single_pass and len(set(state.stock)) > 1:
         copies.append(state._replace(stock=state.stock[::-1]))
     if state.redeals_left is not None:
         copies.append(state._replace(redeals_left=state.redeals_left + 1))
@@ -337,7 +337,7 @@ def test_bad_draw_scores_raise() -> None:
 def _tables_args(name: str) -> dict[str, Any]:
     """core.tables' arguments for a game, to break one at a time."""
     variant = VARIANTS[name]
-    rules = search.Rules.of(variant)
+    rules = tables.Rules.of(variant)
     children = bytearray(52 * 52)
     for card, kids in enumerate(rules.children):
         for kid in kids:

@@ -13,15 +13,10 @@ import pytest
 from app.engine import Move, State, deal, get_variant
 from app.engine.variants import Rules as HouseRules
 from app.solver import arrangements, replay, solve
-from app.solver.plan import restart_kinds, restarts
+from app.solver.moves import follow_ups
+from app.solver.plan import ARRANGED, FULL, NARROW, restart_kinds, restarts
 from app.solver.pool import SolverBusy, SolverPool
-from app.solver.search import (
-    ARRANGED,
-    FULL,
-    NARROW,
-    Rules,
-    _follow_ups,
-)
+from app.solver.tables import Rules
 
 SEEDS = Path(__file__).resolve().parents[2] / "seeds"
 
@@ -157,7 +152,7 @@ def test_single_card_games_relocate_built_cards_in_narrow_restarts() -> None:
         + "t0: 2C | 8S 7H\nt1: 3C | 8C 6S\nt2: 4C | 8C\n"
         + "".join(f"t{i}: KS\n" for i in range(3, 10))
     )
-    follow = _follow_ups(position, 0, Move.parse("t0>t9"), runs_any=False, narrow=True)
+    follow = follow_ups(position, 0, Move.parse("t0>t9"), runs_any=False, narrow=True)
     assert Move.parse("t0>t2") in follow  # 7H off 8S onto the other 8C
     assert Move.parse("t1>t0") in follow  # 6S, on a card it does not build on, onto 7H
 
