@@ -12,7 +12,7 @@ form and moves of :mod:`app.solver.arrangements` on their own (``Position.arrang
 ``normalize``, ``arranged_children``); moves cross the boundary as their text
 (``str(Move)``).
 The core is handed each variant's tables from here, built from the same
-:class:`~app.engine.Variant` (and the solver's :class:`~app.solver.tables.Rules`)
+:class:`~app.engine.Variant` (and the solver's :class:`~app.solver.tables.SearchTables`)
 the Python search reads, so no game is typed twice.
 """
 
@@ -26,7 +26,7 @@ from app.engine import CorruptState, Move, State, UnknownVariant, Variant, get_v
 from app.engine import Rules as HouseRules
 from app.solver import arrangements
 from app.solver import search as search_module
-from app.solver.tables import Rules as SearchTables
+from app.solver.tables import SearchTables
 
 try:
     from app.solver import _core
@@ -134,7 +134,7 @@ def search(
     """``search._search(state, rules, max_positions, deadline, narrow, random.Random(seed)
     or None)`` run natively, with the GIL released: the same children in the same order,
     so the same verdict, positions and line. ``draw_score`` is the rules' (of
-    ``Rules.restart(seed)`` in a restart; default the variant's), ``eager`` is
+    ``SearchTables.restart(seed)`` in a restart; default the variant's), ``eager`` is
     ``narrow and rules.eager_foundations``. ``unknown`` also when the transposition table
     (``table_size`` keys) is full. As ``_search``, the line is not replayed here
     (``plan.solve`` replays)."""

@@ -5,7 +5,7 @@ obligation, is built with the engine's own tests, ``foundation_takes``/``tableau
 and the run rule ``run_start``) and is played by ``State.apply``. What this module adds
 is knowledge about the moves:
 
-- safe foundation moves (:func:`settle`, read from :class:`app.solver.tables.Rules`) are
+- safe foundation moves (:func:`settle`, read from :class:`app.solver.tables.SearchTables`) are
   played without branching: a card goes up when no card that could ever need it as a
   tableau parent is still out of the foundations (two decks: both copies must be up);
 - pruning: a whole pile to an empty pile, the same move to a second empty pile or a
@@ -28,7 +28,7 @@ from typing import Any
 
 from app.engine import F_PILES, RESERVE_PILE, T_PILES, WASTE_PILE, Move, Pile, State
 from app.engine.moves import DRAW, FOUNDATION, MOVE, REDEAL, TABLEAU
-from app.solver.tables import Rules
+from app.solver.tables import SearchTables
 
 _JITTER = 12
 
@@ -39,7 +39,7 @@ Child = tuple[int, list[Move] | int, State | None, Move]
 _NO_USE = -1
 
 
-def settle(state: State, rules: Rules, line: list[Move], eager: bool = False) -> State:
+def settle(state: State, rules: SearchTables, line: list[Move], eager: bool = False) -> State:
     """Play safe foundation moves until none is left, appending them to ``line``.
 
     ``eager`` (narrow search, where foundation cards may return and the stock has
@@ -85,7 +85,7 @@ def wanted_cards(state: State) -> dict[int, int]:
     return wanted
 
 
-def safe_move(state: State, rules: Rules, eager: bool) -> Move | None:
+def safe_move(state: State, rules: SearchTables, eager: bool) -> Move | None:
     wanted = wanted_cards(state)
     for i, pile in enumerate(state.tableau):
         if pile and pile[-1] in wanted and state.hidden[i] < len(pile):
@@ -101,7 +101,7 @@ def safe_move(state: State, rules: Rules, eager: bool) -> Move | None:
 
 
 def scored_moves(
-    state: State, rules: Rules, last: Move | None, narrow: bool
+    state: State, rules: SearchTables, last: Move | None, narrow: bool
 ) -> list[tuple[int, Move, int]]:
     """Legal moves worth trying with a score (lower first) and, for a move whose only
     point is what it uncovers, the tableau pile that the next move must use (else -1).
@@ -248,7 +248,7 @@ def follow_ups(state: State, index: int, last: Move, runs_any: bool, narrow: boo
 
 
 def children(
-    state: State, rules: Rules, last: Move | None, narrow: bool, jitter: random.Random | None
+    state: State, rules: SearchTables, last: Move | None, narrow: bool, jitter: random.Random | None
 ) -> list[Child]:
     """The node's children, best first. An obligated move comes as a placeholder
     (``before`` is None, the move's pile index in place of a line) that :func:`expand`
@@ -271,7 +271,9 @@ def jittered(out: list[Child], jitter: random.Random) -> list[Child]:
     return [out[n] for _s, n in sorted(noisy)]
 
 
-def expand(state: State, rules: Rules, move: Move, must_use: int, narrow: bool) -> list[Child]:
+def expand(
+    state: State, rules: SearchTables, move: Move, must_use: int, narrow: bool
+) -> list[Child]:
     """An obligated ``move`` followed by each move that uses the pile it uncovered."""
     mid, _ = state.apply(move, auto_finish=False, validate=False)
     prefix = [move]

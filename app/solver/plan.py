@@ -25,7 +25,7 @@ from app.solver import arrangements
 from app.solver import core as native_core
 from app.solver.moves import safe_move, scored_moves
 from app.solver.search import Result, SolveResult, _search, replay
-from app.solver.tables import FIRST_TRY, Rules
+from app.solver.tables import FIRST_TRY, SearchTables
 
 DEFAULT_MAX_POSITIONS = 1_000_000
 NARROW, ARRANGED, FULL = "narrow", "arranged", "full"  # the kinds of search in solve()
@@ -76,7 +76,7 @@ def solve(
     start = time.perf_counter()
     deadline = None if max_seconds is None else start + max_seconds
     native = resolve_core(core) == "native"
-    rules = Rules.of(state.variant)
+    rules = SearchTables.of(state.variant)
     positions = 0
     result: Result = "unknown"
     moves: list[Move] = []
@@ -116,7 +116,7 @@ def solve(
 def suggest(state: State) -> Move | None:
     """A heuristic move when no winning line is known: a safe foundation move, else the
     move the search would try first (None when there is no move at all)."""
-    rules = Rules.of(state.variant)
+    rules = SearchTables.of(state.variant)
     safe = safe_move(state, rules, False)
     if safe is not None:
         return safe
@@ -126,7 +126,7 @@ def suggest(state: State) -> Move | None:
 
 def _native_search(
     state: State,
-    rules: Rules,
+    rules: SearchTables,
     budget: int,
     deadline: float | None,
     narrow: bool,
@@ -150,7 +150,7 @@ def _native_search(
     return found.result, found.moves, found.positions
 
 
-def restart_kinds(rules: Rules, arranged: bool) -> tuple[str, ...]:
+def restart_kinds(rules: SearchTables, arranged: bool) -> tuple[str, ...]:
     """The searches of one restart. Where runs move, the narrow one is paired with a
     complete one (the narrow limits are about runs): up to run arrangement where that
     applies, else the plain full search (Rainbow 1-30 at 200,000 positions: the same
@@ -162,7 +162,7 @@ def restart_kinds(rules: Rules, arranged: bool) -> tuple[str, ...]:
 
 
 def restarts(
-    rules: Rules, max_positions: int, kinds: tuple[str, ...]
+    rules: SearchTables, max_positions: int, kinds: tuple[str, ...]
 ) -> list[tuple[str, int, int]]:
     """The restarts before the full search, as (kind, seed, positions): budgets of 500,
     500, 1000, 1000, 2000, ... (up to the variant's largest restart) within half of

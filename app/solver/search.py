@@ -28,7 +28,7 @@ from typing import Any, Literal, NamedTuple
 from app.engine import Move, State
 from app.solver import arrangements
 from app.solver.moves import Child, children, expand, jittered, settle, wanted_cards
-from app.solver.tables import Rules
+from app.solver.tables import SearchTables
 
 Result = Literal["solved", "unsolvable", "unknown"]
 
@@ -42,7 +42,7 @@ class SolveResult(NamedTuple):
     elapsed_ms: int
 
 
-def _key_fn(rules: Rules) -> Callable[[State], int]:
+def _key_fn(rules: SearchTables) -> Callable[[State], int]:
     single_pass = rules.single_pass
 
     def key(state: State) -> int:
@@ -82,7 +82,7 @@ class _Frame:
 
 def _search(
     state: State,
-    rules: Rules,
+    rules: SearchTables,
     max_positions: int,
     deadline: float | None,
     narrow: bool,

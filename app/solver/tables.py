@@ -1,6 +1,6 @@
 """The per-variant tables the search reads on its hot path, built once per variant.
 
-The safe foundation moves of :mod:`app.solver.moves` read :attr:`Rules.children`: a
+The safe foundation moves of :mod:`app.solver.moves` read :attr:`SearchTables.children`: a
 card goes up without branching when no card that could ever need it as a tableau parent
 is still out of the foundations (two decks: both copies must be up). Nothing is lost: a
 card on the foundations only ever serves as a tableau parent, and every card that could
@@ -16,10 +16,10 @@ from app.engine import RANK, SUIT, State, Variant
 FIRST_TRY = 500  # positions in the first restart (plan.restarts grows them from here)
 
 
-class Rules:
+class SearchTables:
     """Per-variant tables the search reads on its hot path (built once per variant)."""
 
-    _cache: dict[Variant, Rules] = {}
+    _cache: dict[Variant, SearchTables] = {}
 
     def __init__(self, variant: Variant) -> None:
         self.variant = variant
@@ -44,7 +44,7 @@ class Rules:
         # Deauville deals 1-60 at 100,000 positions 17 -> 20 proven, Emperor 1-30 9 -> 10;
         # at 1,000,000, Deauville 1-11 the same deals, deal 8 in 87,258 positions, not 416,512.
         self.largest_restart: int | None = None if self.runs_any else FIRST_TRY << 2
-        self._early_draw: Rules | None = None
+        self._early_draw: SearchTables | None = None
         ok = variant.stack_ok
         # A card nothing can be built on, of the foundations' first rank (an Ace without
         # wrap), never needs a tableau parent: an empty foundation always takes it (as
@@ -61,7 +61,7 @@ class Rules:
     def _first_rank_card(self, card: int) -> bool:
         return self.variant.foundation_base == "ace" and RANK[card] == 1
 
-    def restart(self, seed: int) -> Rules:
+    def restart(self, seed: int) -> SearchTables:
         """The tables for narrow restart ``seed``: with a single-pass stock, every other
         restart draws before splitting runs (some deals need the next card sooner)."""
         if not self.single_pass or seed % 2 == 0:
@@ -72,7 +72,7 @@ class Rules:
         return self._early_draw
 
     @classmethod
-    def of(cls, variant: Variant) -> Rules:
+    def of(cls, variant: Variant) -> SearchTables:
         rules = cls._cache.get(variant)
         if rules is None:
             rules = cls._cache[variant] = cls(variant)

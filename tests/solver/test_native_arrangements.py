@@ -29,7 +29,7 @@ from tests.solver.test_native_core import CONFIGS, EXAMPLES, corpus, shuffled_co
 pytestmark = pytest.mark.skipif(not core.available(), reason=core.missing_reason())
 
 ARRANGED = [config for config in CONFIGS if arrangements.supports(start(*config, 1).variant)]
-DRAW_SCORES = (15, 90)  # Rules.draw_score's two values: a draw before and after the rest
+DRAW_SCORES = (15, 90)  # SearchTables.draw_score's two values: a draw before and after the rest
 LATE_STEPS = 400
 
 
@@ -74,7 +74,7 @@ def python_children(state: State, draw_score: int) -> list[tuple[int, list[str],
 
 
 def key_parts(state: State) -> tuple[Any, ...]:
-    return arrangements.key_parts(state, tables.Rules.of(state.variant).single_pass)
+    return arrangements.key_parts(state, tables.SearchTables.of(state.variant).single_pass)
 
 
 def test_corpus_covers_the_games_and_every_kind_of_child() -> None:
@@ -226,7 +226,7 @@ def twinned_copies(state: State) -> list[State]:
                     )
                 )
                 break
-    if not tables.Rules.of(state.variant).single_pass and len(set(state.stock)) > 1:
+    if not tables.SearchTables.of(state.variant).single_pass and len(set(state.stock)) > 1:
         copies.append(state._replace(stock=state.stock[::-1]))
     if state.redeals_left is not None:
         copies.append(state._replace(redeals_left=state.redeals_left + 1))
@@ -337,7 +337,7 @@ def test_bad_draw_scores_raise() -> None:
 def _tables_args(name: str) -> dict[str, Any]:
     """core.tables' arguments for a game, to break one at a time."""
     variant = VARIANTS[name]
-    rules = tables.Rules.of(variant)
+    rules = tables.SearchTables.of(variant)
     children = bytearray(52 * 52)
     for card, kids in enumerate(rules.children):
         for kid in kids:

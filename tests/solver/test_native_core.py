@@ -43,7 +43,7 @@ def start(name: str, flip: bool, number: int) -> State:
 
 def greedy_move(state: State, rng: random.Random, last: Move | None) -> Move:
     """A safe foundation move, else one of the search's best-scored moves (ties at random)."""
-    rules = tables.Rules.of(state.variant)
+    rules = tables.SearchTables.of(state.variant)
     safe = solver_moves.safe_move(state, rules, False)
     if safe is not None:
         return safe
@@ -112,7 +112,7 @@ def check_position(state: State) -> Any:
     for move in legal:
         after, _ = state.apply(move, auto_finish=False, validate=False)
         assert native.apply(str(move)).to_bytes() == after.to_bytes(), str(move)
-    rules = tables.Rules.of(state.variant)
+    rules = tables.SearchTables.of(state.variant)
     for eager in (False, True):
         safe = solver_moves.safe_move(state, rules, eager)
         assert native.safe_move(eager=eager) == (None if safe is None else str(safe))
@@ -130,7 +130,7 @@ def test_every_corpus_position_agrees() -> None:
 
 
 def key_parts(state: State) -> tuple[Any, ...]:
-    return search._key_parts(state, tables.Rules.of(state.variant).single_pass)
+    return search._key_parts(state, tables.SearchTables.of(state.variant).single_pass)
 
 
 def shuffled_copies(state: State, rng: random.Random) -> list[State]:
@@ -148,7 +148,7 @@ def shuffled_copies(state: State, rng: random.Random) -> list[State]:
     if len(found) == 8 and found[0] and found[4] and found[0][0] // 13 == found[4][0] // 13:
         found[0], found[4] = found[4], found[0]
         copies.append(state._replace(foundations=tuple(found)))
-    if tables.Rules.of(state.variant).single_pass and len(set(state.stock)) > 1:
+    if tables.SearchTables.of(state.variant).single_pass and len(set(state.stock)) > 1:
         copies.append(state._replace(stock=tuple(rng.sample(state.stock, len(state.stock)))))
     if len(set(state.reserve)) > 1:
         copies.append(state._replace(reserve=tuple(rng.sample(state.reserve, len(state.reserve)))))

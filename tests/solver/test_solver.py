@@ -16,7 +16,7 @@ from app.solver import arrangements, replay, solve
 from app.solver.moves import follow_ups
 from app.solver.plan import ARRANGED, FULL, NARROW, restart_kinds, restarts
 from app.solver.pool import SolverBusy, SolverPool
-from app.solver.tables import Rules
+from app.solver.tables import SearchTables
 
 SEEDS = Path(__file__).resolve().parents[2] / "seeds"
 
@@ -198,7 +198,7 @@ def test_run_base_table_starting_afresh_changes_no_search(monkeypatch: pytest.Mo
 
 def test_restarts_grow_where_runs_move_and_stay_short_where_single_cards_move() -> None:
     for name, largest in (("rank-and-file", 128_000), ("rainbow", 128_000), ("deauville", 2_000)):
-        plan = restarts(Rules.of(get_variant(name)), 1_000_000, (NARROW,))
+        plan = restarts(SearchTables.of(get_variant(name)), 1_000_000, (NARROW,))
         shares = [share for _kind, _seed, share in plan]
         assert sum(shares) == 500_000  # half the budget; the full search gets the rest
         assert shares[:6] == [500, 500, 1_000, 1_000, 2_000, 2_000]
@@ -207,7 +207,7 @@ def test_restarts_grow_where_runs_move_and_stay_short_where_single_cards_move() 
 
 
 def test_restarts_pair_each_narrow_try_with_an_arranged_one() -> None:
-    plan = restarts(Rules.of(get_variant("rank-and-file")), 20_000, (NARROW, ARRANGED))
+    plan = restarts(SearchTables.of(get_variant("rank-and-file")), 20_000, (NARROW, ARRANGED))
     assert [kind for kind, _seed, _share in plan[:4]] == [NARROW, ARRANGED, NARROW, ARRANGED]
     assert plan[0][1] == plan[1][1] and plan[0][2] == plan[1][2]
     assert sum(share for _kind, _seed, share in plan) == 10_000
@@ -216,7 +216,7 @@ def test_restarts_pair_each_narrow_try_with_an_arranged_one() -> None:
 def test_narrow_restarts_are_paired_with_complete_ones_where_runs_move() -> None:
     def kinds(name: str) -> tuple[str, ...]:
         variant = get_variant(name)
-        return restart_kinds(Rules.of(variant), arrangements.supports(variant))
+        return restart_kinds(SearchTables.of(variant), arrangements.supports(variant))
 
     assert kinds("rank-and-file") == kinds("number-ten") == (NARROW, ARRANGED)
     assert kinds("rainbow") == kinds("canfield") == (NARROW, FULL)
@@ -226,7 +226,7 @@ def test_narrow_restarts_are_paired_with_complete_ones_where_runs_move() -> None
 def test_foundation_moves_are_played_at_once_in_narrow_restarts_only_with_redeals() -> None:
     def eager(name: str, house_return: bool | None = None) -> bool:
         variant = get_variant(name).with_rules(HouseRules(foundation_return=house_return))
-        return Rules.of(variant).eager_foundations
+        return SearchTables.of(variant).eager_foundations
 
     assert eager("rows-of-four")  # cards may come back, and so does the stock
     assert not eager("rainbow")  # cards may come back, but the stock passes once

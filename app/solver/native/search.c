@@ -74,7 +74,7 @@ void wanted(const Tables *t, const Position *p, int8_t out[DECK])
         }
 }
 
-/* Rules.on_foundations: how many copies of `card` are on the foundations. */
+/* SearchTables.on_foundations: how many copies of `card` are on the foundations. */
 static int on_foundations(const Tables *t, const Position *p, int card)
 {
     int position = ((card_rank(card) - first_rank(p)) % 13 + 13) % 13;
@@ -87,7 +87,7 @@ static int on_foundations(const Tables *t, const Position *p, int card)
     return copies;
 }
 
-/* Rules.safe_to_foundation: every card that could want `card` as a parent is up. */
+/* SearchTables.safe_to_foundation: every card that could want `card` as a parent is up. */
 static bool safe_to_foundation(const Tables *t, const Position *p, int card)
 {
     for (int m = 0; m < DECK; m++)

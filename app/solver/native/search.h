@@ -54,9 +54,9 @@ typedef struct {
     long max_positions;   /* the position budget, as _search's max_positions (at least 1) */
     double max_seconds;   /* below 0: no deadline */
     size_t table_size;    /* the most keys the transposition table holds (at least 1) */
-    int draw_score;       /* Rules.draw_score (of Rules.restart(seed) in a restart) */
+    int draw_score;       /* SearchTables.draw_score (of SearchTables.restart(seed) in a restart) */
     bool narrow;          /* _search's narrow: no chains of run splits, nothing back down */
-    bool eager;           /* narrow and Rules.eager_foundations: settle plays every move up */
+    bool eager;           /* narrow and SearchTables.eager_foundations: settle plays every move up */
     uint32_t seed;        /* the restart's jitter, random.Random(seed); 0: none */
     size_t max_depth;     /* the most frames on the stack (at least 1) */
     bool arranged;        /* positions up to run arrangement (Tables.arranged only) */
