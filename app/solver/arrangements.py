@@ -52,6 +52,20 @@ from typing import Any
 
 from app.engine import DRAW_MOVE, REDEAL_MOVE, Move, State, Variant
 from app.engine.moves import FOUNDATION, MOVE, RESERVE_PILE, TABLEAU, WASTE_PILE, Pile
+from app.solver.moves import (
+    CLEARED_FIRST,
+    FOUNDATION_UNCOVERS,
+    FROM_FOUNDATION,
+    FROM_FOUNDATION_TO_EMPTY,
+    FROM_WASTE,
+    FROM_WASTE_TO_EMPTY,
+    REDEAL_LAST,
+    ROOT_TO_TOP,
+    SPLIT_TO_EMPTY,
+    TO_FOUNDATION,
+    TURN_UP,
+    TURN_UP_TO_EMPTY,
+)
 
 T_PILES = tuple(Pile(TABLEAU, i) for i in range(16))
 F_PILES = tuple(Pile(FOUNDATION, i) for i in range(16))
@@ -252,24 +266,25 @@ def children(state: State, wanted: dict[int, int], draw_score: int) -> list[Chil
             f = wanted.get(card)
             if f is not None:
                 if count == 1:
-                    out.append((0 if uncovers else 10, [], state, Move(MOVE, src, F_PILES[f], 1)))
+                    score = FOUNDATION_UNCOVERS if uncovers else TO_FOUNDATION
+                    out.append((score, [], state, Move(MOVE, src, F_PILES[f], 1)))
                 else:
                     sibling = top_of.get(klass[card])
                     if sibling is not None:
                         # The run on the card goes to a class sibling first (key unchanged).
                         clear = Move(MOVE, src, T_PILES[sibling], count - 1)
                         mid, _ = state.apply(clear, auto_finish=False, validate=False)
-                        out.append(
-                            (2 if uncovers else 12, [clear], mid, Move(MOVE, src, F_PILES[f], 1))
-                        )
+                        score = FOUNDATION_UNCOVERS if uncovers else TO_FOUNDATION
+                        up = Move(MOVE, src, F_PILES[f], 1)
+                        out.append((score + CLEARED_FIRST, [clear], mid, up))
             if role != 2:
                 target = top_of.get(parent[card], -1)
                 if target >= 0:
                     # Base: turns up or uncovers what lies under it; root: frees its pile.
-                    score = 1 + hidden[j] if role == 0 else 25
+                    score = TURN_UP + hidden[j] if role == 0 else ROOT_TO_TOP
                     out.append((score, [], state, Move(MOVE, src, T_PILES[target], count)))
             if role != 1 and empty >= 0:
-                score = 3 + hidden[j] if role == 0 else 60
+                score = TURN_UP_TO_EMPTY + hidden[j] if role == 0 else SPLIT_TO_EMPTY
                 out.append((score, [], state, Move(MOVE, src, T_PILES[empty], count)))
     for src, cards in ((WASTE_PILE, state.waste), (RESERVE_PILE, state.reserve)):
         if not cards:
@@ -277,12 +292,12 @@ def children(state: State, wanted: dict[int, int], draw_score: int) -> list[Chil
         card = cards[-1]
         f = wanted.get(card)
         if f is not None:
-            out.append((10, [], state, Move(MOVE, src, F_PILES[f], 1)))
+            out.append((TO_FOUNDATION, [], state, Move(MOVE, src, F_PILES[f], 1)))
         target = top_of.get(parent[card], -1)
         if target >= 0:
-            out.append((20, [], state, Move(MOVE, src, T_PILES[target], 1)))
+            out.append((FROM_WASTE, [], state, Move(MOVE, src, T_PILES[target], 1)))
         if empty >= 0:
-            out.append((40, [], state, Move(MOVE, src, T_PILES[empty], 1)))
+            out.append((FROM_WASTE_TO_EMPTY, [], state, Move(MOVE, src, T_PILES[empty], 1)))
     if variant.foundation_return:
         returned: set[int] = set()
         for f, cards in enumerate(state.foundations):
@@ -292,12 +307,13 @@ def children(state: State, wanted: dict[int, int], draw_score: int) -> list[Chil
             returned.add(card)
             target = top_of.get(parent[card], -1)
             if target >= 0:
-                out.append((70, [], state, Move(MOVE, F_PILES[f], T_PILES[target], 1)))
+                out.append((FROM_FOUNDATION, [], state, Move(MOVE, F_PILES[f], T_PILES[target], 1)))
             if empty >= 0:
-                out.append((75, [], state, Move(MOVE, F_PILES[f], T_PILES[empty], 1)))
+                back = Move(MOVE, F_PILES[f], T_PILES[empty], 1)
+                out.append((FROM_FOUNDATION_TO_EMPTY, [], state, back))
     if state.stock:
         out.append((draw_score, [], state, DRAW_MOVE))
     elif state.waste and (state.redeals_left is None or state.redeals_left > 0):
-        out.append((95, [], state, REDEAL_MOVE))
+        out.append((REDEAL_LAST, [], state, REDEAL_MOVE))
     out.sort(key=lambda child: child[0])
     return out

@@ -24,11 +24,36 @@ Every pruning above keeps a winning line when one exists, so an exhausted full s
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.engine import F_PILES, RESERVE_PILE, T_PILES, WASTE_PILE, Move, Pile, State
 from app.engine.moves import DRAW, FOUNDATION, MOVE, REDEAL, TABLEAU
-from app.solver.tables import SearchTables
+
+if TYPE_CHECKING:
+    from app.solver.tables import SearchTables
+
+# Move scores: children are tried lowest first (a stable sort: equal scores keep the
+# engine's order). The plain moves of scored_moves and the arranged ones of
+# app.solver.arrangements.children share these names where the meaning is the same.
+FOUNDATION_UNCOVERS = 0  # to a foundation, turning a card up or emptying a pile: pure gain
+TURN_UP = 1  # a whole face-up run off face-down cards (+ how many are face down: fewest first)
+CLEARED_FIRST = 2  # arranged: the run on a card moves to a class sibling first (+ the plain score)
+TURN_UP_TO_EMPTY = 3  # arranged: a base into an empty pile (+ face-down cards under it)
+REFILLED = 5  # empties a pile the reserve refills at once: progress, nothing spent
+TO_FOUNDATION = 10  # any other foundation move: seldom wrong
+DRAW_EARLY = 15  # with redeals: draw before building from the waste (passed cards come back)
+FROM_WASTE = 20  # the waste's (or reserve's) top onto a tableau card
+ROOT_TO_TOP = 25  # arranged: a root (a whole pile) onto a top of its parent class: frees a pile
+EMPTY_PILE = 30  # the last face-up run onto another pile: an empty pile, kept for later
+DRAW_BEFORE_SPLITS = 40  # one pass, every other restart: draw before splitting runs
+FROM_WASTE_TO_EMPTY = 40  # the waste's top into an empty pile: spends the empty pile
+SPLIT_RUN = 50  # part of a run onto another card: only for what it uncovers (an obligation)
+SPLIT_TO_EMPTY = 60  # part of a run into an empty pile: spends it as well
+FROM_FOUNDATION = 70  # a card back from a foundation: undoes progress
+FROM_FOUNDATION_TO_EMPTY = 75  # arranged: back from a foundation into an empty pile
+DRAW_LAST = 90  # one pass: drawing is irreversible, so after every tableau move
+REDEAL_LAST = 95  # the stock comes round again: after everything else
+PAIRED = 0  # an obligated move's pairings take its place, in their own order
 
 _JITTER = 12
 
@@ -124,7 +149,7 @@ def scored_moves(
             out.append((rules.draw_score, move, _NO_USE))
             continue
         if action == REDEAL:
-            out.append((95, move, _NO_USE))
+            out.append((REDEAL_LAST, move, _NO_USE))
             continue
         src, dst, count = move.src, move.dst, move.count
         assert src is not None and dst is not None
@@ -142,11 +167,11 @@ def scored_moves(
             if marker in seen_found:
                 continue  # the same card onto an equal foundation
             seen_found.add(marker)
-            score = 10
+            score = TO_FOUNDATION
             if src.kind == TABLEAU:
                 left = len(tableau[src.index]) - 1
                 if left == 0 or hidden[src.index] == left:
-                    score = 0  # also turns a card up or empties a pile
+                    score = FOUNDATION_UNCOVERS  # also turns a card up or empties a pile
             elif src.kind == FOUNDATION:
                 continue
             out.append((score, move, _NO_USE))
@@ -162,20 +187,21 @@ def scored_moves(
             down = hidden[src.index]
             if count == len(pile) - down:
                 if down:
-                    out.append((1 + down, move, _NO_USE))  # turns a card up
+                    out.append((TURN_UP + down, move, _NO_USE))  # turns a card up
                 elif to_empty:
                     continue  # whole pile to an empty pile: nothing changes
                 elif rules.reserve_fills and state.reserve:
-                    out.append((5, move, _NO_USE))  # the reserve refills it: progress
+                    out.append((REFILLED, move, _NO_USE))  # the reserve refills it: progress
                 else:
-                    out.append((30, move, src.index))  # empties a pile
+                    out.append((EMPTY_PILE, move, src.index))  # empties a pile
             else:
-                out.append((60 if to_empty else 50, move, src.index))  # splits a run
+                score = SPLIT_TO_EMPTY if to_empty else SPLIT_RUN
+                out.append((score, move, src.index))  # splits a run
         elif src.kind == FOUNDATION:
             if not narrow:  # the narrow search never takes cards back from foundations
-                out.append((70, move, _NO_USE))
+                out.append((FROM_FOUNDATION, move, _NO_USE))
         else:
-            out.append((40 if to_empty else 20, move, _NO_USE))
+            out.append((FROM_WASTE_TO_EMPTY if to_empty else FROM_WASTE, move, _NO_USE))
     return out
 
 
@@ -279,6 +305,6 @@ def expand(
     prefix = [move]
     mid = settle(mid, rules, prefix, narrow and rules.eager_foundations)
     if len(prefix) > 1 and mid.tableau[must_use] != state.tableau[must_use][: -move.count]:
-        return [(0, [], state, move)]  # the uncovered card went up: used already
+        return [(PAIRED, [], state, move)]  # the uncovered card went up: used already
     follows = follow_ups(mid, must_use, move, rules.runs_any, narrow)
-    return [(0, prefix, mid, follow) for follow in follows]
+    return [(PAIRED, prefix, mid, follow) for follow in follows]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 
 from app.engine import RANK, SUIT, State, Variant
+from app.solver.moves import DRAW_BEFORE_SPLITS, DRAW_EARLY, DRAW_LAST
 
 FIRST_TRY = 500  # positions in the first restart (plan.restarts grows them from here)
 
@@ -37,7 +38,7 @@ class SearchTables:
         self.eager_foundations = self.returns and not self.single_pass
         # With redeals a card passed by comes round again: draw before building on the
         # tableau from the waste, which buries low cards. One pass: draw last.
-        self.draw_score = 90 if self.single_pass else 15
+        self.draw_score = DRAW_LAST if self.single_pass else DRAW_EARLY
         # Where single cards move, many short restarts beat a few long ones: a short
         # depth-first search revises only its last choices, and these games are lost by
         # early ones. Restarts up to 2,000 positions, against growing without bound:
@@ -68,7 +69,7 @@ class SearchTables:
             return self
         if self._early_draw is None:
             self._early_draw = copy.copy(self)
-            self._early_draw.draw_score = 40
+            self._early_draw.draw_score = DRAW_BEFORE_SPLITS
         return self._early_draw
 
     @classmethod

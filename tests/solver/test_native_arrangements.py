@@ -29,7 +29,7 @@ from tests.solver.test_native_core import CONFIGS, EXAMPLES, corpus, shuffled_co
 pytestmark = pytest.mark.skipif(not core.available(), reason=core.missing_reason())
 
 ARRANGED = [config for config in CONFIGS if arrangements.supports(start(*config, 1).variant)]
-DRAW_SCORES = (15, 90)  # SearchTables.draw_score's two values: a draw before and after the rest
+DRAW_SCORES = (moves.DRAW_EARLY, moves.DRAW_LAST)  # SearchTables.draw_score: before, after the rest
 LATE_STEPS = 400
 
 
