@@ -65,13 +65,11 @@ from app.solver.moves import (
     TO_FOUNDATION,
     TURN_UP,
     TURN_UP_TO_EMPTY,
+    Child,
 )
 
 T_PILES = tuple(Pile(TABLEAU, i) for i in range(16))
 F_PILES = tuple(Pile(FOUNDATION, i) for i in range(16))
-
-# A child of a search node: (score, moves from the node to ``before``, ``before``, the move).
-Child = tuple[int, list[Move], State, Move]
 
 
 def supports(variant: Variant) -> bool:
@@ -267,7 +265,7 @@ def children(state: State, wanted: dict[int, int], draw_score: int) -> list[Chil
             if f is not None:
                 if count == 1:
                     score = FOUNDATION_UNCOVERS if uncovers else TO_FOUNDATION
-                    out.append((score, [], state, Move(MOVE, src, F_PILES[f], 1)))
+                    out.append(Child(score, [], state, Move(MOVE, src, F_PILES[f], 1)))
                 else:
                     sibling = top_of.get(klass[card])
                     if sibling is not None:
@@ -276,28 +274,28 @@ def children(state: State, wanted: dict[int, int], draw_score: int) -> list[Chil
                         mid, _ = state.apply(clear, auto_finish=False, validate=False)
                         score = FOUNDATION_UNCOVERS if uncovers else TO_FOUNDATION
                         up = Move(MOVE, src, F_PILES[f], 1)
-                        out.append((score + CLEARED_FIRST, [clear], mid, up))
+                        out.append(Child(score + CLEARED_FIRST, [clear], mid, up))
             if role != 2:
                 target = top_of.get(parent[card], -1)
                 if target >= 0:
                     # Base: turns up or uncovers what lies under it; root: frees its pile.
                     score = TURN_UP + hidden[j] if role == 0 else ROOT_TO_TOP
-                    out.append((score, [], state, Move(MOVE, src, T_PILES[target], count)))
+                    out.append(Child(score, [], state, Move(MOVE, src, T_PILES[target], count)))
             if role != 1 and empty >= 0:
                 score = TURN_UP_TO_EMPTY + hidden[j] if role == 0 else SPLIT_TO_EMPTY
-                out.append((score, [], state, Move(MOVE, src, T_PILES[empty], count)))
+                out.append(Child(score, [], state, Move(MOVE, src, T_PILES[empty], count)))
     for src, cards in ((WASTE_PILE, state.waste), (RESERVE_PILE, state.reserve)):
         if not cards:
             continue
         card = cards[-1]
         f = wanted.get(card)
         if f is not None:
-            out.append((TO_FOUNDATION, [], state, Move(MOVE, src, F_PILES[f], 1)))
+            out.append(Child(TO_FOUNDATION, [], state, Move(MOVE, src, F_PILES[f], 1)))
         target = top_of.get(parent[card], -1)
         if target >= 0:
-            out.append((FROM_WASTE, [], state, Move(MOVE, src, T_PILES[target], 1)))
+            out.append(Child(FROM_WASTE, [], state, Move(MOVE, src, T_PILES[target], 1)))
         if empty >= 0:
-            out.append((FROM_WASTE_TO_EMPTY, [], state, Move(MOVE, src, T_PILES[empty], 1)))
+            out.append(Child(FROM_WASTE_TO_EMPTY, [], state, Move(MOVE, src, T_PILES[empty], 1)))
     if variant.foundation_return:
         returned: set[int] = set()
         for f, cards in enumerate(state.foundations):
@@ -307,13 +305,15 @@ def children(state: State, wanted: dict[int, int], draw_score: int) -> list[Chil
             returned.add(card)
             target = top_of.get(parent[card], -1)
             if target >= 0:
-                out.append((FROM_FOUNDATION, [], state, Move(MOVE, F_PILES[f], T_PILES[target], 1)))
+                out.append(
+                    Child(FROM_FOUNDATION, [], state, Move(MOVE, F_PILES[f], T_PILES[target], 1))
+                )
             if empty >= 0:
                 back = Move(MOVE, F_PILES[f], T_PILES[empty], 1)
-                out.append((FROM_FOUNDATION_TO_EMPTY, [], state, back))
+                out.append(Child(FROM_FOUNDATION_TO_EMPTY, [], state, back))
     if state.stock:
-        out.append((draw_score, [], state, DRAW_MOVE))
+        out.append(Child(draw_score, [], state, DRAW_MOVE))
     elif state.waste and (state.redeals_left is None or state.redeals_left > 0):
-        out.append((REDEAL_LAST, [], state, REDEAL_MOVE))
+        out.append(Child(REDEAL_LAST, [], state, REDEAL_MOVE))
     out.sort(key=lambda child: child[0])
     return out

@@ -24,7 +24,7 @@ Every pruning above keeps a winning line when one exists, so an exhausted full s
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from app.engine import F_PILES, RESERVE_PILE, T_PILES, WASTE_PILE, Move, Pile, State
 from app.engine.moves import DRAW, FOUNDATION, MOVE, REDEAL, TABLEAU
@@ -57,11 +57,20 @@ PAIRED = 0  # an obligated move's pairings take its place, in their own order
 
 _JITTER = 12
 
-# A child of a node: (score, moves from the node to ``before``, ``before``, the move).
-# A placeholder for an obligated move has ``before`` None and the pile index to use.
-Child = tuple[int, list[Move] | int, State | None, Move]
+NO_USE = -1  # a move with no obligation: the next move may use any pile
 
-_NO_USE = -1
+
+class Child(NamedTuple):
+    """A child of a search node: ``move`` played from ``before``, which the node reaches
+    by the moves of ``line`` (none, or a move that clears the way, or an obligated move
+    and the safe moves after it). A placeholder for an obligated move not yet paired has
+    ``before`` None and ``must_use`` the tableau pile the move after it must use."""
+
+    score: int
+    line: list[Move]
+    before: State | None
+    move: Move
+    must_use: int = NO_USE
 
 
 def settle(state: State, rules: SearchTables, line: list[Move], eager: bool = False) -> State:
@@ -146,10 +155,10 @@ def scored_moves(
     for move in state.legal_moves():
         action = move.action
         if action == DRAW:
-            out.append((rules.draw_score, move, _NO_USE))
+            out.append((rules.draw_score, move, NO_USE))
             continue
         if action == REDEAL:
-            out.append((REDEAL_LAST, move, _NO_USE))
+            out.append((REDEAL_LAST, move, NO_USE))
             continue
         src, dst, count = move.src, move.dst, move.count
         assert src is not None and dst is not None
@@ -174,7 +183,7 @@ def scored_moves(
                     score = FOUNDATION_UNCOVERS  # also turns a card up or empties a pile
             elif src.kind == FOUNDATION:
                 continue
-            out.append((score, move, _NO_USE))
+            out.append((score, move, NO_USE))
             continue
         to_empty = not tableau[dst.index]
         if to_empty:
@@ -187,11 +196,11 @@ def scored_moves(
             down = hidden[src.index]
             if count == len(pile) - down:
                 if down:
-                    out.append((TURN_UP + down, move, _NO_USE))  # turns a card up
+                    out.append((TURN_UP + down, move, NO_USE))  # turns a card up
                 elif to_empty:
                     continue  # whole pile to an empty pile: nothing changes
                 elif rules.reserve_fills and state.reserve:
-                    out.append((REFILLED, move, _NO_USE))  # the reserve refills it: progress
+                    out.append((REFILLED, move, NO_USE))  # the reserve refills it: progress
                 else:
                     out.append((EMPTY_PILE, move, src.index))  # empties a pile
             else:
@@ -199,9 +208,9 @@ def scored_moves(
                 out.append((score, move, src.index))  # splits a run
         elif src.kind == FOUNDATION:
             if not narrow:  # the narrow search never takes cards back from foundations
-                out.append((FROM_FOUNDATION, move, _NO_USE))
+                out.append((FROM_FOUNDATION, move, NO_USE))
         else:
-            out.append((FROM_WASTE_TO_EMPTY if to_empty else FROM_WASTE, move, _NO_USE))
+            out.append((FROM_WASTE_TO_EMPTY if to_empty else FROM_WASTE, move, NO_USE))
     return out
 
 
@@ -277,14 +286,14 @@ def children(
     state: State, rules: SearchTables, last: Move | None, narrow: bool, jitter: random.Random | None
 ) -> list[Child]:
     """The node's children, best first. An obligated move comes as a placeholder
-    (``before`` is None, the move's pile index in place of a line) that :func:`expand`
+    (``before`` is None, ``must_use`` the pile it uncovers) that :func:`expand`
     replaces by the move paired with each of its uses, when the search reaches it."""
     out: list[Child] = []
     for score, move, must_use in scored_moves(state, rules, last, narrow):
-        if must_use == _NO_USE:
-            out.append((score, [], state, move))
+        if must_use == NO_USE:
+            out.append(Child(score, [], state, move))
         else:
-            out.append((score, must_use, None, move))
+            out.append(Child(score, [], None, move, must_use))
     if jitter is None:
         out.sort(key=lambda child: child[0])
         return out
@@ -305,6 +314,6 @@ def expand(
     prefix = [move]
     mid = settle(mid, rules, prefix, narrow and rules.eager_foundations)
     if len(prefix) > 1 and mid.tableau[must_use] != state.tableau[must_use][: -move.count]:
-        return [(PAIRED, [], state, move)]  # the uncovered card went up: used already
+        return [Child(PAIRED, [], state, move)]  # the uncovered card went up: used already
     follows = follow_ups(mid, must_use, move, rules.runs_any, narrow)
-    return [(PAIRED, prefix, mid, follow) for follow in follows]
+    return [Child(PAIRED, prefix, mid, follow) for follow in follows]

@@ -100,9 +100,7 @@ def _search(
             return arrangements.key(position, single_pass)
 
         def kids(position: State, last: Move | None) -> list[Child]:
-            out: list[Child] = list(
-                arrangements.children(position, wanted_cards(position), rules.draw_score)
-            )
+            out = arrangements.children(position, wanted_cards(position), rules.draw_score)
             return out if jitter is None else jittered(out, jitter)
 
     else:
@@ -129,11 +127,10 @@ def _search(
         if frame.next >= len(frame.children):
             stack.pop()
             continue
-        _score, prefix, before, move = frame.children[frame.next]
-        if before is None or isinstance(prefix, int):
+        _score, prefix, before, move, must_use = frame.children[frame.next]
+        if before is None:
             # An obligated move reached: replace it by its pairings, in place.
-            assert isinstance(prefix, int)
-            pairs = expand(frame.state, rules, move, prefix, narrow)
+            pairs = expand(frame.state, rules, move, must_use, narrow)
             frame.children[frame.next : frame.next + 1] = pairs
             continue
         frame.next += 1

@@ -109,7 +109,7 @@ def test_every_move_is_a_no_op_or_a_generated_successor(name: str) -> None:
     positions = [s for game in range(12) for s in _random_play(name, game, steps=120)]
     for state in positions:
         generated = set()
-        for _score, prefix, before, move in arrangements.children(
+        for _score, prefix, before, move, _use in arrangements.children(
             state, wanted_cards(state), rules.draw_score
         ):
             after = replay(state, [*prefix, move])  # validated: legal

@@ -67,7 +67,7 @@ def arranged_corpus() -> tuple[State, ...]:
 def python_children(state: State, draw_score: int) -> list[tuple[int, list[str], str]]:
     return [
         (score, [str(m) for m in prefix], str(move))
-        for score, prefix, _before, move in arrangements.children(
+        for score, prefix, _before, move, _use in arrangements.children(
             state, moves.wanted_cards(state), draw_score
         )
     ]
@@ -171,7 +171,9 @@ def successors(state: State) -> Iterator[State]:
     key) and every arranged child's, normalized or not."""
     for move in state.legal_moves():
         yield state.apply(move, auto_finish=False, validate=False)[0]
-    for _score, prefix, before, move in arrangements.children(state, moves.wanted_cards(state), 15):
+    for _score, prefix, before, move, _use in arrangements.children(
+        state, moves.wanted_cards(state), 15
+    ):
         after = before.apply(move, auto_finish=False, validate=False)[0]
         yield after
         if prefix:
