@@ -24,9 +24,9 @@ Every pruning above keeps a winning line when one exists, so an exhausted full s
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from app.engine import F_PILES, RESERVE_PILE, T_PILES, WASTE_PILE, Move, Pile, State
+from app.engine import F_PILES, RESERVE_PILE, T_PILES, WASTE_PILE, Move, Pile, State, run_start
 from app.engine.moves import DRAW, FOUNDATION, MOVE, REDEAL, TABLEAU
 
 if TYPE_CHECKING:
@@ -88,21 +88,10 @@ def settle(state: State, rules: SearchTables, line: list[Move], eager: bool = Fa
         line.append(move)
 
 
-# The last answer of wanted_cards, with the foundations it was computed for: a move copies
-# only the piles it touches, so a position mostly shares its foundations with the one
-# before. The entry holds those foundations, so their id cannot be reused meanwhile.
-_wanted_last: tuple[Any, Any, int, dict[int, int]] = ((), None, 0, {})
-
-
 def wanted_cards(state: State) -> dict[int, int]:
-    """The cards the foundations take now, each with the first foundation that takes it
-    (shared between calls: read only)."""
-    global _wanted_last
+    """The cards the foundations take now, each with the first foundation that takes it."""
     foundations, variant = state.foundations, state.variant
     first = state.first_rank
-    last = _wanted_last  # read once: another thread may replace it meanwhile
-    if last[0] is foundations and last[1] is variant and last[2] == first:
-        return last[3]
     nxt = variant.found_next
     wanted: dict[int, int] = {}
     empty = -1
@@ -115,7 +104,6 @@ def wanted_cards(state: State) -> dict[int, int]:
     if empty >= 0:
         for suit in range(4):
             wanted.setdefault(suit * 13 + first - 1, empty)
-    _wanted_last = (foundations, variant, first, wanted)
     return wanted
 
 
@@ -218,7 +206,8 @@ def follow_ups(state: State, index: int, last: Move, runs_any: bool, narrow: boo
     """The moves that use tableau pile ``index`` right after ``last`` uncovered it: its
     top card to a foundation (or, where single cards move, anywhere), or something onto
     it. Built from the engine's own tests (``foundation_takes``, ``tableau_takes`` and
-    ``run_length``, inlined here: this is the search's hottest loop)."""
+    the run rule ``run_start``; ``tableau_takes`` inlined in the loops over piles: this
+    is the search's hottest loop)."""
     if not runs_any:
         # Single cards: a built sequence moves only card by card, and that relocation is
         # what these games need; the narrow limits (meant for whole-run rotation) would
@@ -226,23 +215,57 @@ def follow_ups(state: State, index: int, last: Move, runs_any: bool, narrow: boo
         # 20,000 positions (Deauville 1-70: 8 -> 16; Rows of Four 1-50: 33 -> 42).
         narrow = False
     out: list[Move] = []
-    append = out.append
+    empty_takes = not (state.variant.reserve_fills_empty and state.reserve)
+    here = T_PILES[index]
+    if state.tableau[index]:
+        _uncovered_moves(out, state, index, runs_any, empty_takes)
+    _runs_onto(out, state, index, last, runs_any, narrow, empty_takes)
+    for src, cards in ((WASTE_PILE, state.waste), (RESERVE_PILE, state.reserve)):
+        if cards and state.tableau_takes(index, cards[-1]):
+            out.append(Move(MOVE, src, here, 1))
+    if state.variant.foundation_return and not narrow:
+        for f, cards in enumerate(state.foundations):
+            if cards and state.tableau_takes(index, cards[-1]):
+                out.append(Move(MOVE, F_PILES[f], here, 1))
+    return out
+
+
+def _uncovered_moves(
+    out: list[Move], state: State, index: int, runs_any: bool, empty_takes: bool
+) -> None:
+    """The uncovered top card P of pile ``index`` to a foundation (the first that takes
+    it) and, where single cards move, onto any tableau pile that takes it."""
+    tableau = state.tableau
+    top = tableau[index][-1]
+    here = T_PILES[index]
+    for f in range(len(state.foundations)):
+        if state.foundation_takes(f, top):
+            out.append(Move(MOVE, here, F_PILES[f], 1))
+            break
+    # Where single cards move, P itself may move on.
+    if not runs_any:
+        ok = state.variant.stack_ok
+        for j, other in enumerate(tableau):
+            if j != index and (ok[other[-1] * 52 + top] if other else empty_takes):
+                out.append(Move(MOVE, here, T_PILES[j], 1))
+
+
+def _runs_onto(
+    out: list[Move],
+    state: State,
+    index: int,
+    last: Move,
+    runs_any: bool,
+    narrow: bool,
+    empty_takes: bool,
+) -> None:
+    """Cards from the other tableau piles onto pile ``index`` (a run, or any part of one
+    outside the narrow search), except straight back where ``last`` took them from."""
     tableau, hidden = state.tableau, state.hidden
     ok = state.variant.stack_ok
-    empty_takes = not (state.variant.reserve_fills_empty and state.reserve)
+    append = out.append
     pile = tableau[index]
     here = T_PILES[index]
-    if pile:
-        top = pile[-1]
-        for f in range(len(state.foundations)):
-            if state.foundation_takes(f, top):
-                append(Move(MOVE, here, F_PILES[f], 1))
-                break
-        # Where single cards move, P itself may move on.
-        if not runs_any:
-            for j, other in enumerate(tableau):
-                if j != index and (ok[other[-1] * 52 + top] if other else empty_takes):
-                    append(Move(MOVE, here, T_PILES[j], 1))
     # What pile ``index`` takes: ok[parent + card] on a card, anything (or nothing) empty.
     parent = pile[-1] * 52 if pile else -1
     back = last.dst
@@ -253,11 +276,7 @@ def follow_ups(state: State, index: int, last: Move, runs_any: bool, narrow: boo
             continue
         size = len(other)
         low = hidden[j]
-        k = size - 1  # run_length(j), inlined
-        if runs_any:
-            while k > low and ok[other[k - 1] * 52 + other[k]]:
-                k -= 1
-        longest = size - k
+        longest = size - run_start(other, low, ok) if runs_any else 1  # State.run_length(j)
         # Narrow search: no chains of splits (they rotate runs among equal parents).
         if narrow:
             if longest != size - low:
@@ -272,14 +291,6 @@ def follow_ups(state: State, index: int, last: Move, runs_any: bool, narrow: boo
                 continue
             if ok[parent + other[-count]] if parent >= 0 else empty_takes:
                 append(Move(MOVE, T_PILES[j], here, count))
-    for src, cards in ((WASTE_PILE, state.waste), (RESERVE_PILE, state.reserve)):
-        if cards and state.tableau_takes(index, cards[-1]):
-            append(Move(MOVE, src, here, 1))
-    if state.variant.foundation_return and not narrow:
-        for f, cards in enumerate(state.foundations):
-            if cards and state.tableau_takes(index, cards[-1]):
-                append(Move(MOVE, F_PILES[f], here, 1))
-    return out
 
 
 def children(

@@ -93,14 +93,15 @@ def _search(
     moves of :mod:`app.solver.arrangements` (where it :func:`~arrangements.supports` the
     variant); else the engine's moves with the pruning and obligations above."""
     key: Callable[[State], int]
+    bases: arrangements.Bases = {}  # this search's run bases (arranged: see arrangements)
     if arranged:
         single_pass = rules.single_pass
 
         def key(position: State) -> int:
-            return arrangements.key(position, single_pass)
+            return arrangements.key(position, single_pass, bases)
 
         def kids(position: State, last: Move | None) -> list[Child]:
-            out = arrangements.children(position, wanted_cards(position), rules.draw_score)
+            out = arrangements.children(position, wanted_cards(position), rules.draw_score, bases)
             return out if jitter is None else jittered(out, jitter)
 
     else:
@@ -113,7 +114,7 @@ def _search(
     eager = narrow and rules.eager_foundations
     state = settle(state, rules, line, eager)
     if arranged:
-        state = arrangements.normalize(state, line)
+        state = arrangements.normalize(state, line, bases)
     if state.is_won:
         return "solved", line, 1
     finish = _finish_line(state)
@@ -138,7 +139,7 @@ def _search(
         child_line = [*prefix, move]
         child = settle(child, rules, child_line, eager)
         if arranged:
-            child = arrangements.normalize(child, child_line)
+            child = arrangements.normalize(child, child_line, bases)
         h = key(child)
         if h in seen:
             continue

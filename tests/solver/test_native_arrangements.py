@@ -22,7 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.engine import VARIANTS, Move, State, Variant, deal
+from app.engine import VARIANTS, Move, State, Variant, deal, run_start
 from app.solver import arrangements, core, moves, tables
 from tests.solver.test_native_core import CONFIGS, EXAMPLES, corpus, shuffled_copies, start, walk
 
@@ -206,7 +206,7 @@ def twinned_copies(state: State) -> list[State]:
     firsts: dict[int, tuple[str, int, int]] = {}  # role -> the place of its first card
     for j, (pile, hidden) in enumerate(zip(state.tableau, state.hidden, strict=True)):
         if pile:
-            k = arrangements._base_index(pile, hidden, state.variant.stack_ok)
+            k = run_start(pile, hidden, state.variant.stack_ok)
             for i in range(k, len(pile)):
                 firsts.setdefault(0 if i == k and k else (1 if i == k else 2), ("tableau", j, i))
     if state.waste:
