@@ -192,7 +192,6 @@ def test_interleaved_searches_in_threads_match_searches_alone() -> None:
 def test_run_base_table_starting_afresh_changes_no_search(monkeypatch: pytest.MonkeyPatch) -> None:
     wide = [_signature("rank-and-file", n) for n in (5, 6, 11)]
     monkeypatch.setattr(arrangements, "_BASES_LIMIT", 3)
-    monkeypatch.setattr(arrangements, "_BASES", {})
     assert [_signature("rank-and-file", n) for n in (5, 6, 11)] == wide
 
 
