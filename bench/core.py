@@ -34,7 +34,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.engine import VARIANTS, State, deal  # noqa: E402
-from app.solver import core, search  # noqa: E402
+from app.solver import core, search, tables  # noqa: E402
 
 SEARCHED = ("rank-and-file", "rows-of-four", "rainbow")
 Answer = tuple[str, int, list[str]]
@@ -72,7 +72,7 @@ def native_rate(games: list[tuple[State, int]], steps: int) -> tuple[int, float,
 
 
 def python_search(state: State, positions: int) -> Answer:
-    rules = search.Rules.of(state.variant)
+    rules = tables.SearchTables.of(state.variant)
     result, moves, used = search._search(state, rules, positions, None, narrow=False)
     return result, used, [str(m) for m in moves]
 
@@ -125,7 +125,7 @@ def memory(table_size: int, searches: int) -> None:
         100_000_000,
         None,
         table_size,
-        search.Rules.of(state.variant).draw_score,
+        tables.SearchTables.of(state.variant).draw_score,
     )
     took = time.perf_counter() - started
     grown = (_memory_kib("VmHWM") - before) / 1024

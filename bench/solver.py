@@ -39,9 +39,10 @@ from app.config import Settings  # noqa: E402
 from app.engine import VARIANTS, State, deal, get_variant  # noqa: E402
 from app.services.daily import candidate  # noqa: E402
 from app.services.proving import prove  # noqa: E402
-from app.solver.plan import CoreChoice, describe_core, solve  # noqa: E402
+from app.solver.plan import CoreChoice, describe_core, solve, suggest  # noqa: E402
 from app.solver.pool import SolverPool  # noqa: E402
-from app.solver.search import Rules, _search, suggest  # noqa: E402
+from app.solver.search import _search  # noqa: E402
+from app.solver.tables import SearchTables  # noqa: E402
 
 GAMES = ("rank-and-file", "rows-of-four", "rainbow")
 Core = Literal["native", "python"]
@@ -248,7 +249,7 @@ def proofs(games: int, budget: int) -> None:
     print(f"## full search, plain key vs up to run arrangement ({budget:,} positions each)")
     for name in ("rank-and-file", "number-ten"):
         variant = get_variant(name)
-        rules = Rules.of(variant)
+        rules = SearchTables.of(variant)
         for steps in (100, 200, 300, 400):
             tally: dict[bool, dict[str, int]] = {False: {}, True: {}}
             work = {False: [0, 0.0], True: [0, 0.0]}

@@ -3,20 +3,36 @@
 from .cards import CODE, RANK, SUIT, SUITS, card_code, parse_card
 from .deal import MAX_DEAL, deal, shuffled_deck
 from .errors import CorruptState, EngineError, IllegalMove, InvalidDeal, InvalidMove, UnknownVariant
-from .moves import DRAW_MOVE, REDEAL_MOVE, Event, Move, Pile
+from .moves import (
+    DRAW_MOVE,
+    F_PILES,
+    REDEAL_MOVE,
+    RESERVE_PILE,
+    STOCK_PILE,
+    T_PILES,
+    WASTE_PILE,
+    Event,
+    Move,
+    Pile,
+)
 from .play import resolve_click
-from .state import State
+from .state import State, run_start
 from .variants import VARIANTS, Rules, Variant, get_variant
 
 __all__ = [
     "CODE",
     "DRAW_MOVE",
+    "F_PILES",
     "MAX_DEAL",
     "RANK",
     "REDEAL_MOVE",
+    "RESERVE_PILE",
+    "STOCK_PILE",
     "SUIT",
     "SUITS",
+    "T_PILES",
     "VARIANTS",
+    "WASTE_PILE",
     "CorruptState",
     "EngineError",
     "Event",
@@ -34,5 +50,6 @@ __all__ = [
     "get_variant",
     "parse_card",
     "resolve_click",
+    "run_start",
     "shuffled_deck",
 ]

@@ -60,6 +60,11 @@ class Pile(NamedTuple):
 
 _SINGLETONS = {k: Pile(k) for k in (STOCK, WASTE, RESERVE)}
 STOCK_PILE, WASTE_PILE, RESERVE_PILE = _SINGLETONS[STOCK], _SINGLETONS[WASTE], _SINGLETONS[RESERVE]
+MAX_PILES = 16  # the most tableau piles (or foundations) a game may have
+# The indexed piles, built once: ``T_PILES[i]`` is ``Pile(TABLEAU, i)`` (the engine's move
+# generation and the solver's hot loops index these instead of building pile values).
+T_PILES = tuple(Pile(TABLEAU, i) for i in range(MAX_PILES))
+F_PILES = tuple(Pile(FOUNDATION, i) for i in range(MAX_PILES))
 
 
 class Move(NamedTuple):

@@ -3,8 +3,19 @@
 from __future__ import annotations
 
 from .errors import IllegalMove, InvalidMove
-from .moves import DRAW_MOVE, FOUNDATION, MOVE, REDEAL_MOVE, STOCK, TABLEAU, Move, Pile
-from .state import F_PILES, T_PILES, State
+from .moves import (
+    DRAW_MOVE,
+    F_PILES,
+    FOUNDATION,
+    MOVE,
+    REDEAL_MOVE,
+    STOCK,
+    T_PILES,
+    TABLEAU,
+    Move,
+    Pile,
+)
+from .state import State
 
 
 def resolve_click(state: State, pile: str | Pile, index: int | None = None) -> Move:

@@ -19,6 +19,7 @@ from .moves import (
     EV_MOVE,
     EV_RESERVE_FILL,
     EV_TURN_UP,
+    F_PILES,
     FOUNDATION,
     MOVE,
     REDEAL,
@@ -26,22 +27,36 @@ from .moves import (
     RESERVE,
     RESERVE_PILE,
     STOCK,
+    STOCK_PILE,
+    T_PILES,
     TABLEAU,
     WASTE,
+    WASTE_PILE,
     Event,
     Move,
     Pile,
 )
 from .variants import Rules, Variant, get_variant
 
-_MAX_PILES = 16
-T_PILES = tuple(Pile(TABLEAU, i) for i in range(_MAX_PILES))
-F_PILES = tuple(Pile(FOUNDATION, i) for i in range(_MAX_PILES))
-W_PILE = Pile(WASTE)
 _FACE_DOWN: dict[str, Any] = {"face_up": False}
 _BYTES_VERSION = 1
 
 Cards = tuple[int, ...]
+
+
+def run_start(pile: Cards, hidden: int, stack_ok: tuple[bool, ...]) -> int:
+    """Where the top run of a non-empty ``pile`` starts: the index of its lowest card,
+    going down from the top card while each card builds on the one under it
+    (``stack_ok[under * 52 + card]``), never into the ``hidden`` face-down cards.
+
+    The one run rule: :meth:`State.run_length`, move checking, the auto-finish and the
+    solver all read it from here. Where runs move, ``len(pile) - run_start(...)`` cards
+    may move together.
+    """
+    k = len(pile) - 1
+    while k > hidden and stack_ok[pile[k - 1] * 52 + pile[k]]:
+        k -= 1
+    return k
 
 
 class State(NamedTuple):
@@ -105,12 +120,7 @@ class State(NamedTuple):
             return 0
         if self.variant.runs == "single":
             return 1
-        ok = self.variant.stack_ok
-        k = len(pile) - 1
-        low = self.hidden[index]
-        while k > low and ok[pile[k - 1] * 52 + pile[k]]:
-            k -= 1
-        return len(pile) - k
+        return len(pile) - run_start(pile, self.hidden[index], self.variant.stack_ok)
 
     def _playable_anywhere(self, card: int) -> bool:
         return any(self.foundation_takes(f, card) for f in range(len(self.foundations))) or any(
@@ -171,7 +181,7 @@ class State(NamedTuple):
                 for j in empties:
                     append(Move(MOVE, src, T_PILES[j], count))
         if self.waste:
-            single(W_PILE, self.waste[-1], -1)
+            single(WASTE_PILE, self.waste[-1], -1)
         if self.reserve:
             single(RESERVE_PILE, self.reserve[-1], -1)
         if variant.foundation_return:
@@ -272,13 +282,14 @@ class State(NamedTuple):
                     return IllegalMove(
                         "single_cards_only", "only one card moves at a time in this game"
                     )
-                ok = self.variant.stack_ok
-                for k in range(len(pile) - count, len(pile) - 1):
-                    if not ok[pile[k] * 52 + pile[k + 1]]:
-                        return IllegalMove(
-                            "run_not_in_sequence",
-                            f"the cards from {CODE[pile[-count]]} up are not one ordered run",
-                        )
+                if (
+                    run_start(pile, self.hidden[src.index], self.variant.stack_ok)
+                    > len(pile) - count
+                ):
+                    return IllegalMove(
+                        "run_not_in_sequence",
+                        f"the cards from {CODE[pile[-count]]} up are not one ordered run",
+                    )
             return pile[-count]
         if count != 1:
             return IllegalMove("single_cards_only", f"only one card moves from the {src.kind}")
@@ -419,10 +430,8 @@ class State(NamedTuple):
         if self.stock or self.waste or self.reserve or any(self.hidden) or self.is_won:
             return False
         ok = self.variant.stack_ok
-        for pile in self.tableau:
-            for k in range(len(pile) - 1):
-                if not ok[pile[k] * 52 + pile[k + 1]]:
-                    return False
+        if any(pile and run_start(pile, 0, ok) for pile in self.tableau):
+            return False
         return not self.variant.build_wrap or self._play_out()[0].is_won
 
     def auto_finish(self) -> tuple[State, list[Event]]:
@@ -451,8 +460,8 @@ class State(NamedTuple):
     def piles(self) -> list[tuple[Pile, Cards, int]]:
         """Every pile with its cards (bottom first) and how many of them are face down."""
         result: list[tuple[Pile, Cards, int]] = [
-            (Pile(STOCK), self.stock, len(self.stock)),
-            (W_PILE, self.waste, 0),
+            (STOCK_PILE, self.stock, len(self.stock)),
+            (WASTE_PILE, self.waste, 0),
         ]
         if self.variant.reserve_size:
             result.append((RESERVE_PILE, self.reserve, max(len(self.reserve) - 1, 0)))

@@ -22,8 +22,9 @@ from app.errors import ApiError
 from app.models import Player
 from app.services import games
 from app.services.games import Answer
+from app.solver.plan import suggest
 from app.solver.pool import SolverBusy, SolverPool
-from app.solver.search import SolveResult, suggest
+from app.solver.search import SolveResult
 
 _LINES_KEPT = 50_000  # positions with a known winning rest (about 150 bytes each)
 # Searches one finish may run when the game moves on while it searches.

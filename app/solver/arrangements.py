@@ -48,16 +48,28 @@ chain could reach its own top), and no reserve filling empty piles.
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
-from app.engine import DRAW_MOVE, REDEAL_MOVE, Move, State, Variant
+from app.engine import DRAW_MOVE, REDEAL_MOVE, Move, State, Variant, run_start
 from app.engine.moves import FOUNDATION, MOVE, RESERVE_PILE, TABLEAU, WASTE_PILE, Pile
+from app.solver.moves import (
+    CLEARED_FIRST,
+    FOUNDATION_UNCOVERS,
+    FROM_FOUNDATION,
+    FROM_FOUNDATION_TO_EMPTY,
+    FROM_WASTE,
+    FROM_WASTE_TO_EMPTY,
+    REDEAL_LAST,
+    ROOT_TO_TOP,
+    SPLIT_TO_EMPTY,
+    TO_FOUNDATION,
+    TURN_UP,
+    TURN_UP_TO_EMPTY,
+    Child,
+)
 
 T_PILES = tuple(Pile(TABLEAU, i) for i in range(16))
 F_PILES = tuple(Pile(FOUNDATION, i) for i in range(16))
-
-# A child of a search node: (score, moves from the node to ``before``, ``before``, the move).
-Child = tuple[int, list[Move], State, Move]
 
 
 def supports(variant: Variant) -> bool:
@@ -95,49 +107,41 @@ def _classes(variant: Variant) -> tuple[tuple[int, ...], tuple[int, ...]] | None
     return klass, tuple(parent)
 
 
-def _base_index(pile: tuple[int, ...], hidden: int, ok: tuple[bool, ...]) -> int:
-    """Index of the bottom card of the pile's top run."""
-    k = len(pile) - 1
-    while k > hidden and ok[pile[k - 1] * 52 + pile[k]]:
-        k -= 1
-    return k
-
-
 # The search asks for the same piles' run bases over and over (a move copies only the
-# piles it touches): a table per build rule, ``pile -> run base with no card face down``
-# (with face-down cards the base is the larger of that and their count). It holds the
-# rule's ``stack_ok`` itself, so the id it is filed under is never reused while it lives.
-_BASES: dict[int, tuple[tuple[bool, ...], dict[tuple[int, ...], int]]] = {}
+# piles it touches): each search keeps a table ``pile -> run base with no card face down``
+# (with face-down cards the base is the larger of that and their count) and hands it to
+# key, normalize and children. One search is one variant and one thread, so the pile
+# alone keys it; without a table (tests, one-off calls) each call starts a fresh one.
+Bases = dict[tuple[int, ...], int]
 _BASES_LIMIT = 1 << 18  # piles per table before it starts afresh (memory stays bounded)
 
 
-def _bases(ok: tuple[bool, ...]) -> dict[tuple[int, ...], int]:
-    entry = _BASES.get(id(ok))
-    if entry is None or entry[0] is not ok or len(entry[1]) > _BASES_LIMIT:
-        entry = _BASES[id(ok)] = (ok, {})
-    return entry[1]
+def _bases(bases: Bases | None) -> Bases:
+    if bases is None:
+        return {}
+    if len(bases) > _BASES_LIMIT:
+        bases.clear()
+    return bases
 
 
-def _run_base(
-    pile: tuple[int, ...], hidden: int, table: dict[tuple[int, ...], int], ok: tuple[bool, ...]
-) -> int:
-    """:func:`_base_index` through the table of :func:`_bases`."""
+def _run_base(pile: tuple[int, ...], hidden: int, table: Bases, ok: tuple[bool, ...]) -> int:
+    """:func:`app.engine.run_start` (the base index) through the table of :func:`_bases`."""
     k = table.get(pile)
     if k is None:
-        k = table[pile] = _base_index(pile, 0, ok)
+        k = table[pile] = run_start(pile, 0, ok)
     return k if k > hidden else hidden
 
 
-def key(state: State, single_pass: bool) -> int:
+def key(state: State, single_pass: bool, bases: Bases | None = None) -> int:
     """The position key up to run arrangement (see the module docstring)."""
-    return hash(key_parts(state, single_pass))
+    return hash(key_parts(state, single_pass, bases))
 
 
-def key_parts(state: State, single_pass: bool) -> tuple[Any, ...]:
+def key_parts(state: State, single_pass: bool, bases: Bases | None = None) -> tuple[Any, ...]:
     """What :func:`key` hashes (the native core's ``arranged_key`` is equal exactly when
     this is: ``app/solver/native/arrangements.c``)."""
     ok = state.variant.stack_ok
-    table = _bases(ok)
+    table = _bases(bases)
     get = table.get
     under: list[tuple[tuple[int, ...], int]] = []
     roots: list[int] = []
@@ -147,7 +151,7 @@ def key_parts(state: State, single_pass: bool) -> tuple[Any, ...]:
             continue
         k = get(pile)  # _run_base, inlined: the key is computed for every child
         if k is None:
-            k = table[pile] = _base_index(pile, 0, ok)
+            k = table[pile] = run_start(pile, 0, ok)
         if k < hidden:
             k = hidden
         if k:
@@ -172,11 +176,11 @@ def key_parts(state: State, single_pass: bool) -> tuple[Any, ...]:
     )
 
 
-def normalize(state: State, line: list[Move]) -> State:
+def normalize(state: State, line: list[Move], bases: Bases | None = None) -> State:
     """Put every root whose parent class has a top onto it, appending the moves to ``line``."""
     variant = state.variant
     ok = variant.stack_ok
-    table = _bases(ok)
+    table = _bases(bases)
     get = table.get
     classes = None
     while True:
@@ -186,7 +190,7 @@ def normalize(state: State, line: list[Move]) -> State:
             if pile and not hidden[j]:
                 k = get(pile)
                 if k is None:
-                    k = table[pile] = _base_index(pile, 0, ok)
+                    k = table[pile] = run_start(pile, 0, ok)
                 if not k:
                     roots.append(j)
         if not roots:
@@ -211,93 +215,156 @@ def normalize(state: State, line: list[Move]) -> State:
             return state
 
 
-def children(state: State, wanted: dict[int, int], draw_score: int) -> list[Child]:
+def children(
+    state: State, wanted: dict[int, int], draw_score: int, bases: Bases | None = None
+) -> list[Child]:
     """One move (or a run to a class sibling, then the move) per key successor, best first.
 
     ``wanted`` maps each card the foundations take now to a foundation that takes it.
     """
-    variant = state.variant
-    classes = _classes(variant)
+    classes = _classes(state.variant)
     assert classes is not None
-    klass, parent = classes
-    ok = variant.stack_ok
-    table = _bases(ok)
-    tableau, hidden = state.tableau, state.hidden
-    top_of: dict[int, int] = {}  # class -> a pile whose top card is of that class
-    empty = -1
-    for j, pile in enumerate(tableau):
-        if pile:
-            top_of.setdefault(klass[pile[-1]], j)
-        elif empty < 0:
-            empty = j
+    tops = _Tops.of(state.tableau, classes)
     out: list[Child] = []
+    table = _bases(bases)
     done: set[tuple[int, int]] = set()  # (card, role) already given its moves
-    for j, pile in enumerate(tableau):
-        if not pile:
-            continue
-        n = len(pile)
-        k = _run_base(pile, hidden[j], table, ok)
-        src = T_PILES[j]
-        for i in range(k, n):
-            card = pile[i]
-            count = n - i
-            # Role: 0 base (something under it), 1 root, 2 attached. Equal cards in equal
-            # roles give the same key successors (a base's pile is its own, so never equal).
-            role = 0 if i == k and k else (1 if i == k else 2)
-            if role:
-                if (card, role) in done:
-                    continue
-                done.add((card, role))
-            uncovers = role != 2  # a base turns up what is under it; a root empties its pile
-            f = wanted.get(card)
-            if f is not None:
-                if count == 1:
-                    out.append((0 if uncovers else 10, [], state, Move(MOVE, src, F_PILES[f], 1)))
-                else:
-                    sibling = top_of.get(klass[card])
-                    if sibling is not None:
-                        # The run on the card goes to a class sibling first (key unchanged).
-                        clear = Move(MOVE, src, T_PILES[sibling], count - 1)
-                        mid, _ = state.apply(clear, auto_finish=False, validate=False)
-                        out.append(
-                            (2 if uncovers else 12, [clear], mid, Move(MOVE, src, F_PILES[f], 1))
-                        )
-            if role != 2:
-                target = top_of.get(parent[card], -1)
-                if target >= 0:
-                    # Base: turns up or uncovers what lies under it; root: frees its pile.
-                    score = 1 + hidden[j] if role == 0 else 25
-                    out.append((score, [], state, Move(MOVE, src, T_PILES[target], count)))
-            if role != 1 and empty >= 0:
-                score = 3 + hidden[j] if role == 0 else 60
-                out.append((score, [], state, Move(MOVE, src, T_PILES[empty], count)))
+    for j, pile in enumerate(state.tableau):
+        if pile:
+            _run_children(
+                out,
+                state,
+                j,
+                _run_base(pile, state.hidden[j], table, state.variant.stack_ok),
+                wanted,
+                tops,
+                done,
+            )
     for src, cards in ((WASTE_PILE, state.waste), (RESERVE_PILE, state.reserve)):
-        if not cards:
-            continue
-        card = cards[-1]
-        f = wanted.get(card)
-        if f is not None:
-            out.append((10, [], state, Move(MOVE, src, F_PILES[f], 1)))
-        target = top_of.get(parent[card], -1)
-        if target >= 0:
-            out.append((20, [], state, Move(MOVE, src, T_PILES[target], 1)))
-        if empty >= 0:
-            out.append((40, [], state, Move(MOVE, src, T_PILES[empty], 1)))
-    if variant.foundation_return:
-        returned: set[int] = set()
-        for f, cards in enumerate(state.foundations):
-            if not cards or cards[-1] in returned:
-                continue
-            card = cards[-1]
-            returned.add(card)
-            target = top_of.get(parent[card], -1)
-            if target >= 0:
-                out.append((70, [], state, Move(MOVE, F_PILES[f], T_PILES[target], 1)))
-            if empty >= 0:
-                out.append((75, [], state, Move(MOVE, F_PILES[f], T_PILES[empty], 1)))
+        if cards:
+            _single_children(out, state, src, cards[-1], wanted, tops)
+    if state.variant.foundation_return:
+        _return_children(out, state, tops)
     if state.stock:
-        out.append((draw_score, [], state, DRAW_MOVE))
+        out.append(Child(draw_score, [], state, DRAW_MOVE))
     elif state.waste and (state.redeals_left is None or state.redeals_left > 0):
-        out.append((95, [], state, REDEAL_MOVE))
+        out.append(Child(REDEAL_LAST, [], state, REDEAL_MOVE))
     out.sort(key=lambda child: child[0])
     return out
+
+
+class _Tops(NamedTuple):
+    """What the arranged moves read of the tableau: each card's class and parent class,
+    a pile whose top card is of each class, and the first empty pile (-1 none)."""
+
+    klass: tuple[int, ...]
+    parent: tuple[int, ...]
+    top_of: dict[int, int]
+    empty: int
+
+    @classmethod
+    def of(
+        cls, tableau: tuple[tuple[int, ...], ...], classes: tuple[tuple[int, ...], tuple[int, ...]]
+    ) -> _Tops:
+        klass, parent = classes
+        top_of: dict[int, int] = {}
+        empty = -1
+        for j, pile in enumerate(tableau):
+            if pile:
+                top_of.setdefault(klass[pile[-1]], j)
+            elif empty < 0:
+                empty = j
+        return cls(klass, parent, top_of, empty)
+
+
+def _run_children(
+    out: list[Child],
+    state: State,
+    j: int,
+    k: int,
+    wanted: dict[int, int],
+    tops: _Tops,
+    done: set[tuple[int, int]],
+) -> None:
+    """The moves of the top run of pile ``j`` (its base at ``k``), card by card upwards."""
+    pile, down = state.tableau[j], state.hidden[j]
+    n = len(pile)
+    src = T_PILES[j]
+    for i in range(k, n):
+        card = pile[i]
+        count = n - i
+        # Role: 0 base (something under it), 1 root, 2 attached. Equal cards in equal
+        # roles give the same key successors (a base's pile is its own, so never equal).
+        role = 0 if i == k and k else (1 if i == k else 2)
+        if role:
+            if (card, role) in done:
+                continue
+            done.add((card, role))
+        f = wanted.get(card)
+        if f is not None:
+            # A base turns up what is under it; a root empties its pile.
+            _foundation_child(out, state, src, card, count, f, role != 2, tops)
+        if role != 2:
+            target = tops.top_of.get(tops.parent[card], -1)
+            if target >= 0:
+                # Base: turns up or uncovers what lies under it; root: frees its pile.
+                score = TURN_UP + down if role == 0 else ROOT_TO_TOP
+                out.append(Child(score, [], state, Move(MOVE, src, T_PILES[target], count)))
+        if role != 1 and tops.empty >= 0:
+            score = TURN_UP_TO_EMPTY + down if role == 0 else SPLIT_TO_EMPTY
+            out.append(Child(score, [], state, Move(MOVE, src, T_PILES[tops.empty], count)))
+
+
+def _foundation_child(
+    out: list[Child],
+    state: State,
+    src: Pile,
+    card: int,
+    count: int,
+    f: int,
+    uncovers: bool,
+    tops: _Tops,
+) -> None:
+    """``card`` (``count`` cards from the top of ``src``) to foundation ``f``: at once
+    when it is the top card, else after the run on it goes to a class sibling (if any)."""
+    score = FOUNDATION_UNCOVERS if uncovers else TO_FOUNDATION
+    up = Move(MOVE, src, F_PILES[f], 1)
+    if count == 1:
+        out.append(Child(score, [], state, up))
+        return
+    sibling = tops.top_of.get(tops.klass[card])
+    if sibling is not None:
+        # The run on the card goes to a class sibling first (key unchanged).
+        clear = Move(MOVE, src, T_PILES[sibling], count - 1)
+        mid, _ = state.apply(clear, auto_finish=False, validate=False)
+        out.append(Child(score + CLEARED_FIRST, [clear], mid, up))
+
+
+def _single_children(
+    out: list[Child], state: State, src: Pile, card: int, wanted: dict[int, int], tops: _Tops
+) -> None:
+    """The moves of the waste's (or the reserve's) top ``card``."""
+    f = wanted.get(card)
+    if f is not None:
+        out.append(Child(TO_FOUNDATION, [], state, Move(MOVE, src, F_PILES[f], 1)))
+    target = tops.top_of.get(tops.parent[card], -1)
+    if target >= 0:
+        out.append(Child(FROM_WASTE, [], state, Move(MOVE, src, T_PILES[target], 1)))
+    if tops.empty >= 0:
+        out.append(Child(FROM_WASTE_TO_EMPTY, [], state, Move(MOVE, src, T_PILES[tops.empty], 1)))
+
+
+def _return_children(out: list[Child], state: State, tops: _Tops) -> None:
+    """Foundation tops back to the tableau: one per card (equal foundations alike)."""
+    returned: set[int] = set()
+    for f, cards in enumerate(state.foundations):
+        if not cards or cards[-1] in returned:
+            continue
+        card = cards[-1]
+        returned.add(card)
+        target = tops.top_of.get(tops.parent[card], -1)
+        if target >= 0:
+            back = Move(MOVE, F_PILES[f], T_PILES[target], 1)
+            out.append(Child(FROM_FOUNDATION, [], state, back))
+        if tops.empty >= 0:
+            back = Move(MOVE, F_PILES[f], T_PILES[tops.empty], 1)
+            out.append(Child(FROM_FOUNDATION_TO_EMPTY, [], state, back))

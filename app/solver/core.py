@@ -12,7 +12,7 @@ form and moves of :mod:`app.solver.arrangements` on their own (``Position.arrang
 ``normalize``, ``arranged_children``); moves cross the boundary as their text
 (``str(Move)``).
 The core is handed each variant's tables from here, built from the same
-:class:`~app.engine.Variant` (and the solver's :class:`~app.solver.search_module.Rules`)
+:class:`~app.engine.Variant` (and the solver's :class:`~app.solver.tables.SearchTables`)
 the Python search reads, so no game is typed twice.
 """
 
@@ -26,6 +26,7 @@ from app.engine import CorruptState, Move, State, UnknownVariant, Variant, get_v
 from app.engine import Rules as HouseRules
 from app.solver import arrangements
 from app.solver import search as search_module
+from app.solver.tables import SearchTables
 
 try:
     from app.solver import _core
@@ -61,7 +62,7 @@ def _require() -> None:
 def tables(variant: Variant) -> _core.Tables:
     """The core's tables for ``variant`` (one per variant value, as its lookup tables)."""
     _require()
-    rules = search_module.Rules.of(variant)
+    rules = SearchTables.of(variant)
     children = bytearray(52 * 52)
     for card, kids in enumerate(rules.children):
         for kid in kids:
@@ -133,13 +134,13 @@ def search(
     """``search._search(state, rules, max_positions, deadline, narrow, random.Random(seed)
     or None)`` run natively, with the GIL released: the same children in the same order,
     so the same verdict, positions and line. ``draw_score`` is the rules' (of
-    ``Rules.restart(seed)`` in a restart; default the variant's), ``eager`` is
+    ``SearchTables.restart(seed)`` in a restart; default the variant's), ``eager`` is
     ``narrow and rules.eager_foundations``. ``unknown`` also when the transposition table
     (``table_size`` keys) is full. As ``_search``, the line is not replayed here
     (``plan.solve`` replays)."""
     _require()
     if draw_score is None:
-        draw_score = search_module.Rules.of(state.variant).draw_score
+        draw_score = SearchTables.of(state.variant).draw_score
     started = time.perf_counter()
     result, texts, positions, _stop = _core.search(
         position(state),
@@ -182,7 +183,7 @@ class Lcg:
 def python_playout(state: State, seed: int, steps: int) -> tuple[int, State]:
     """The native ``playout`` in Python: at each position legal moves and the plain key,
     then the move the shared generator picks. (positions visited, final position)."""
-    key = search_module._key_fn(search_module.Rules.of(state.variant))
+    key = search_module._key_fn(SearchTables.of(state.variant))
     rng = Lcg(seed)
     positions = 0
     for _ in range(steps):

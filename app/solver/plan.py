@@ -1,13 +1,17 @@
-"""The search plan: :func:`solve` runs the restarts and then the full search, each on the
-chosen core (the Python search of :mod:`app.solver.search`, or the native one of
-:mod:`app.solver.core`, which mirrors it move for move).
+"""The search plan and what the app calls: :func:`solve` runs the restarts and then the
+full search, each on the chosen core (the Python search of :mod:`app.solver.search`, or
+the native one of :mod:`app.solver.core`, which mirrors it move for move); :func:`suggest`
+is the heuristic move when no winning line is known.
 
 First narrow searches (no chains of run splits, which mostly rotate runs among equal
-parents) with half the budget, split over a few restarts whose move order is shuffled a
-little (a depth-first search stuck below an early mistake rarely gets back out); they
-find most wins fast but prove nothing. Where whole runs move, each is paired with a
-restart of the search up to run arrangement. Then the full search, whose exhaustion is a
-proof, with what is left.
+parents; every foundation move played at once where cards may come back and the stock
+comes round again) with half the budget, split over a few restarts whose move order is
+shuffled a little (a depth-first search stuck below an early mistake rarely gets back
+out; at most 2,000 positions long where single cards move); they find most wins fast but
+prove nothing. Where whole runs move (:mod:`app.solver.arrangements`), each is paired
+with a restart of the search up to run arrangement; where runs move otherwise (Rainbow,
+Canfield), with a restart of the plain full search. Then the full search, which keeps
+only the sound reductions, with what is left: its exhaustion is a proof.
 """
 
 from __future__ import annotations
@@ -19,18 +23,12 @@ from typing import Literal
 from app.engine import EngineError, Move, State
 from app.solver import arrangements
 from app.solver import core as native_core
-from app.solver.search import (
-    ARRANGED,
-    DEFAULT_MAX_POSITIONS,
-    FIRST_TRY,
-    FULL,
-    NARROW,
-    Result,
-    Rules,
-    SolveResult,
-    _search,
-    replay,
-)
+from app.solver.moves import safe_move, scored_moves
+from app.solver.search import Result, SolveResult, _search, replay
+from app.solver.tables import FIRST_TRY, SearchTables
+
+DEFAULT_MAX_POSITIONS = 1_000_000
+NARROW, ARRANGED, FULL = "narrow", "arranged", "full"  # the kinds of search in solve()
 
 CoreChoice = Literal["auto", "native", "python"]
 CORES: tuple[CoreChoice, ...] = ("auto", "native", "python")
@@ -78,7 +76,7 @@ def solve(
     start = time.perf_counter()
     deadline = None if max_seconds is None else start + max_seconds
     native = resolve_core(core) == "native"
-    rules = Rules.of(state.variant)
+    rules = SearchTables.of(state.variant)
     positions = 0
     result: Result = "unknown"
     moves: list[Move] = []
@@ -115,9 +113,20 @@ def solve(
     return SolveResult(result, moves, positions, elapsed)
 
 
+def suggest(state: State) -> Move | None:
+    """A heuristic move when no winning line is known: a safe foundation move, else the
+    move the search would try first (None when there is no move at all)."""
+    rules = SearchTables.of(state.variant)
+    safe = safe_move(state, rules, False)
+    if safe is not None:
+        return safe
+    scored = sorted(scored_moves(state, rules, None, False), key=lambda entry: entry[0])
+    return scored[0][1] if scored else None
+
+
 def _native_search(
     state: State,
-    rules: Rules,
+    rules: SearchTables,
     budget: int,
     deadline: float | None,
     narrow: bool,
@@ -141,7 +150,7 @@ def _native_search(
     return found.result, found.moves, found.positions
 
 
-def restart_kinds(rules: Rules, arranged: bool) -> tuple[str, ...]:
+def restart_kinds(rules: SearchTables, arranged: bool) -> tuple[str, ...]:
     """The searches of one restart. Where runs move, the narrow one is paired with a
     complete one (the narrow limits are about runs): up to run arrangement where that
     applies, else the plain full search (Rainbow 1-30 at 200,000 positions: the same
@@ -153,7 +162,7 @@ def restart_kinds(rules: Rules, arranged: bool) -> tuple[str, ...]:
 
 
 def restarts(
-    rules: Rules, max_positions: int, kinds: tuple[str, ...]
+    rules: SearchTables, max_positions: int, kinds: tuple[str, ...]
 ) -> list[tuple[str, int, int]]:
     """The restarts before the full search, as (kind, seed, positions): budgets of 500,
     500, 1000, 1000, 2000, ... (up to the variant's largest restart) within half of

@@ -27,8 +27,8 @@ from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Literal
 
 from app.engine import State
-from app.solver.plan import CoreChoice, resolve_core, solve
-from app.solver.search import DEFAULT_MAX_POSITIONS, SolveResult
+from app.solver.plan import DEFAULT_MAX_POSITIONS, CoreChoice, resolve_core, solve
+from app.solver.search import SolveResult
 
 Kind = Literal["process", "thread"]
 

@@ -9,7 +9,9 @@ import pytest
 from app.engine import State, Variant, deal, get_variant
 from app.engine.variants import Rules as HouseRules
 from app.solver import arrangements
-from app.solver.search import Rules, _key_fn, _search, _wanted, replay
+from app.solver.moves import wanted_cards
+from app.solver.search import _key_fn, _search, replay
+from app.solver.tables import SearchTables
 
 # Shared by the hand-built positions: everything but a few cards is up or in the stock.
 HEAD = "rank-and-file redeals=0\nstock: KD KD\n"
@@ -49,7 +51,7 @@ def test_key_ignores_which_equal_parent_holds_a_run() -> None:
     on_club = _position(["2C | 8S", "3C | 8C 7H 6C", "4C | 9D"])
     assert _key(on_spade) == _key(on_club)
     # The plain key tells them apart: this is the reduction.
-    plain = _key_fn(Rules.of(on_spade.variant))
+    plain = _key_fn(SearchTables.of(on_spade.variant))
     assert plain(on_spade) != plain(on_club)
 
 
@@ -102,13 +104,13 @@ def test_every_move_is_a_no_op_or_a_generated_successor(name: str) -> None:
     """Completeness: whatever legal move is made, the key after it is the key before it
     (a run moved between equal parents) or the key after one of the generated moves,
     and every generated move is legal."""
-    rules = Rules.of(_variant(name))
+    rules = SearchTables.of(_variant(name))
     checked = 0
     positions = [s for game in range(12) for s in _random_play(name, game, steps=120)]
     for state in positions:
         generated = set()
-        for _score, prefix, before, move in arrangements.children(
-            state, _wanted(state), rules.draw_score
+        for _score, prefix, before, move, _use in arrangements.children(
+            state, wanted_cards(state), rules.draw_score
         ):
             after = replay(state, [*prefix, move])  # validated: legal
             assert replay(before, [move]) == after
@@ -126,7 +128,7 @@ def test_every_move_is_a_no_op_or_a_generated_successor(name: str) -> None:
 def test_agrees_with_the_plain_full_search(name: str) -> None:
     """Soundness: wherever both searches decide, they decide alike, and both outcomes
     occur in the sample (late positions of random play, where spaces are small)."""
-    rules = Rules.of(_variant(name))
+    rules = SearchTables.of(_variant(name))
     outcomes: list[str] = []
     for game in range(14):
         state = _random_play(name, game, steps=400)[-1]
@@ -144,7 +146,7 @@ def test_agrees_with_the_plain_full_search(name: str) -> None:
 # show it within 20,000 positions.
 def test_proves_a_loss_the_plain_search_cannot() -> None:
     state = _random_play("rank-and-file", 8, steps=400)[-1]
-    rules = Rules.of(state.variant)
+    rules = SearchTables.of(state.variant)
     plain, _, _ = _search(state, rules, 20_000, None, False)
     arranged, _, positions = _search(state, rules, 20_000, None, False, arranged=True)
     assert plain == "unknown"

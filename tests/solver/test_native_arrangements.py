@@ -22,14 +22,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.engine import VARIANTS, Move, State, Variant, deal
-from app.solver import arrangements, core, search
+from app.engine import VARIANTS, Move, State, Variant, deal, run_start
+from app.solver import arrangements, core, moves, tables
 from tests.solver.test_native_core import CONFIGS, EXAMPLES, corpus, shuffled_copies, start, walk
 
 pytestmark = pytest.mark.skipif(not core.available(), reason=core.missing_reason())
 
 ARRANGED = [config for config in CONFIGS if arrangements.supports(start(*config, 1).variant)]
-DRAW_SCORES = (15, 90)  # Rules.draw_score's two values: a draw before and after the rest
+DRAW_SCORES = (moves.DRAW_EARLY, moves.DRAW_LAST)  # SearchTables.draw_score: before, after the rest
 LATE_STEPS = 400
 
 
@@ -67,14 +67,14 @@ def arranged_corpus() -> tuple[State, ...]:
 def python_children(state: State, draw_score: int) -> list[tuple[int, list[str], str]]:
     return [
         (score, [str(m) for m in prefix], str(move))
-        for score, prefix, _before, move in arrangements.children(
-            state, search._wanted(state), draw_score
+        for score, prefix, _before, move, _use in arrangements.children(
+            state, moves.wanted_cards(state), draw_score
         )
     ]
 
 
 def key_parts(state: State) -> tuple[Any, ...]:
-    return arrangements.key_parts(state, search.Rules.of(state.variant).single_pass)
+    return arrangements.key_parts(state, tables.SearchTables.of(state.variant).single_pass)
 
 
 def test_corpus_covers_the_games_and_every_kind_of_child() -> None:
@@ -171,7 +171,9 @@ def successors(state: State) -> Iterator[State]:
     key) and every arranged child's, normalized or not."""
     for move in state.legal_moves():
         yield state.apply(move, auto_finish=False, validate=False)[0]
-    for _score, prefix, before, move in arrangements.children(state, search._wanted(state), 15):
+    for _score, prefix, before, move, _use in arrangements.children(
+        state, moves.wanted_cards(state), 15
+    ):
         after = before.apply(move, auto_finish=False, validate=False)[0]
         yield after
         if prefix:
@@ -204,7 +206,7 @@ def twinned_copies(state: State) -> list[State]:
     firsts: dict[int, tuple[str, int, int]] = {}  # role -> the place of its first card
     for j, (pile, hidden) in enumerate(zip(state.tableau, state.hidden, strict=True)):
         if pile:
-            k = arrangements._base_index(pile, hidden, state.variant.stack_ok)
+            k = run_start(pile, hidden, state.variant.stack_ok)
             for i in range(k, len(pile)):
                 firsts.setdefault(0 if i == k and k else (1 if i == k else 2), ("tableau", j, i))
     if state.waste:
@@ -226,7 +228,7 @@ def twinned_copies(state: State) -> list[State]:
                     )
                 )
                 break
-    if not search.Rules.of(state.variant).single_pass and len(set(state.stock)) > 1:
+    if not tables.SearchTables.of(state.variant).single_pass and len(set(state.stock)) > 1:
         copies.append(state._replace(stock=state.stock[::-1]))
     if state.redeals_left is not None:
         copies.append(state._replace(redeals_left=state.redeals_left + 1))
@@ -337,7 +339,7 @@ def test_bad_draw_scores_raise() -> None:
 def _tables_args(name: str) -> dict[str, Any]:
     """core.tables' arguments for a game, to break one at a time."""
     variant = VARIANTS[name]
-    rules = search.Rules.of(variant)
+    rules = tables.SearchTables.of(variant)
     children = bytearray(52 * 52)
     for card, kids in enumerate(rules.children):
         for kid in kids:

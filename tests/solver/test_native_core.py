@@ -22,7 +22,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.engine import VARIANTS, CorruptState, Move, Rules, State, UnknownVariant, deal
-from app.solver import core, search
+from app.solver import core, search, tables
+from app.solver import moves as solver_moves
 
 pytestmark = pytest.mark.skipif(not core.available(), reason=core.missing_reason())
 
@@ -42,11 +43,11 @@ def start(name: str, flip: bool, number: int) -> State:
 
 def greedy_move(state: State, rng: random.Random, last: Move | None) -> Move:
     """A safe foundation move, else one of the search's best-scored moves (ties at random)."""
-    rules = search.Rules.of(state.variant)
-    safe = search._safe_move(state, rules, False)
+    rules = tables.SearchTables.of(state.variant)
+    safe = solver_moves.safe_move(state, rules, False)
     if safe is not None:
         return safe
-    scored = search._scored_moves(state, rules, last, False)
+    scored = solver_moves.scored_moves(state, rules, last, False)
     if not scored:
         return rng.choice(state.legal_moves())
     best = min(score for score, _m, _u in scored)
@@ -111,12 +112,12 @@ def check_position(state: State) -> Any:
     for move in legal:
         after, _ = state.apply(move, auto_finish=False, validate=False)
         assert native.apply(str(move)).to_bytes() == after.to_bytes(), str(move)
-    rules = search.Rules.of(state.variant)
+    rules = tables.SearchTables.of(state.variant)
     for eager in (False, True):
-        safe = search._safe_move(state, rules, eager)
+        safe = solver_moves.safe_move(state, rules, eager)
         assert native.safe_move(eager=eager) == (None if safe is None else str(safe))
         line: list[Move] = []
-        settled = search.settle(state, rules, line, eager)
+        settled = solver_moves.settle(state, rules, line, eager)
         moves, after_settle = native.settle(eager=eager)
         assert moves == [str(m) for m in line]
         assert after_settle.to_bytes() == settled.to_bytes()
@@ -129,7 +130,7 @@ def test_every_corpus_position_agrees() -> None:
 
 
 def key_parts(state: State) -> tuple[Any, ...]:
-    return search._key_parts(state, search.Rules.of(state.variant).single_pass)
+    return search._key_parts(state, tables.SearchTables.of(state.variant).single_pass)
 
 
 def shuffled_copies(state: State, rng: random.Random) -> list[State]:
@@ -147,7 +148,7 @@ def shuffled_copies(state: State, rng: random.Random) -> list[State]:
     if len(found) == 8 and found[0] and found[4] and found[0][0] // 13 == found[4][0] // 13:
         found[0], found[4] = found[4], found[0]
         copies.append(state._replace(foundations=tuple(found)))
-    if search.Rules.of(state.variant).single_pass and len(set(state.stock)) > 1:
+    if tables.SearchTables.of(state.variant).single_pass and len(set(state.stock)) > 1:
         copies.append(state._replace(stock=tuple(rng.sample(state.stock, len(state.stock)))))
     if len(set(state.reserve)) > 1:
         copies.append(state._replace(reserve=tuple(rng.sample(state.reserve, len(state.reserve)))))

@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.engine import VARIANTS, Move, State, deal
-from app.solver import arrangements, core, plan, search
+from app.solver import arrangements, core, plan, search, tables
 from tests.solver.test_native_core import CONFIGS, EXAMPLES, start, walk
 from tests.solver.test_solver import LOST
 
@@ -36,7 +36,7 @@ SEEDS = Path(__file__).resolve().parents[2] / "seeds"
 
 def python_full(state: State, budget: int) -> search.SolveResult:
     result, moves, positions = search._search(
-        state, search.Rules.of(state.variant), budget, None, narrow=False
+        state, tables.SearchTables.of(state.variant), budget, None, narrow=False
     )
     return search.SolveResult(result, moves, positions, 0)
 
@@ -140,7 +140,7 @@ def test_a_full_table_answers_unknown_never_a_verdict() -> None:
         native = core.search_full(lost, 5000, table_size=size)
         assert (native.result, native.positions) == ("unknown", size)
         result, _moves, positions, stop = core.native().search(
-            core.position(lost), 5000, None, size, search.Rules.of(lost.variant).draw_score
+            core.position(lost), 5000, None, size, tables.SearchTables.of(lost.variant).draw_score
         )
         assert (result, positions, stop) == ("unknown", size, "table")
     big = deal(VARIANTS["rank-and-file"], 1)
@@ -193,7 +193,7 @@ def python_restart(
     state: State, budget: int, narrow: bool, seed: int, arranged: bool = False
 ) -> search.SolveResult:
     """``_search`` as :func:`plan.solve` runs a restart: the restart's tables, jittered."""
-    rules = search.Rules.of(state.variant).restart(seed)
+    rules = tables.SearchTables.of(state.variant).restart(seed)
     jitter = random.Random(seed) if seed else None
     result, moves, positions = search._search(
         state, rules, budget, None, narrow, jitter, arranged=arranged
@@ -205,7 +205,7 @@ def compare_restart(
     state: State, budget: int, narrow: bool, seed: int, arranged: bool = False
 ) -> str:
     expected = python_restart(state, budget, narrow, seed, arranged)
-    rules = search.Rules.of(state.variant)
+    rules = tables.SearchTables.of(state.variant)
     native = core.search(
         state,
         budget,

@@ -13,15 +13,10 @@ import pytest
 from app.engine import Move, State, deal, get_variant
 from app.engine.variants import Rules as HouseRules
 from app.solver import arrangements, replay, solve
-from app.solver.plan import restart_kinds, restarts
+from app.solver.moves import follow_ups
+from app.solver.plan import ARRANGED, FULL, NARROW, restart_kinds, restarts
 from app.solver.pool import SolverBusy, SolverPool
-from app.solver.search import (
-    ARRANGED,
-    FULL,
-    NARROW,
-    Rules,
-    _follow_ups,
-)
+from app.solver.tables import SearchTables
 
 SEEDS = Path(__file__).resolve().parents[2] / "seeds"
 
@@ -157,7 +152,7 @@ def test_single_card_games_relocate_built_cards_in_narrow_restarts() -> None:
         + "t0: 2C | 8S 7H\nt1: 3C | 8C 6S\nt2: 4C | 8C\n"
         + "".join(f"t{i}: KS\n" for i in range(3, 10))
     )
-    follow = _follow_ups(position, 0, Move.parse("t0>t9"), runs_any=False, narrow=True)
+    follow = follow_ups(position, 0, Move.parse("t0>t9"), runs_any=False, narrow=True)
     assert Move.parse("t0>t2") in follow  # 7H off 8S onto the other 8C
     assert Move.parse("t1>t0") in follow  # 6S, on a card it does not build on, onto 7H
 
@@ -197,13 +192,12 @@ def test_interleaved_searches_in_threads_match_searches_alone() -> None:
 def test_run_base_table_starting_afresh_changes_no_search(monkeypatch: pytest.MonkeyPatch) -> None:
     wide = [_signature("rank-and-file", n) for n in (5, 6, 11)]
     monkeypatch.setattr(arrangements, "_BASES_LIMIT", 3)
-    monkeypatch.setattr(arrangements, "_BASES", {})
     assert [_signature("rank-and-file", n) for n in (5, 6, 11)] == wide
 
 
 def test_restarts_grow_where_runs_move_and_stay_short_where_single_cards_move() -> None:
     for name, largest in (("rank-and-file", 128_000), ("rainbow", 128_000), ("deauville", 2_000)):
-        plan = restarts(Rules.of(get_variant(name)), 1_000_000, (NARROW,))
+        plan = restarts(SearchTables.of(get_variant(name)), 1_000_000, (NARROW,))
         shares = [share for _kind, _seed, share in plan]
         assert sum(shares) == 500_000  # half the budget; the full search gets the rest
         assert shares[:6] == [500, 500, 1_000, 1_000, 2_000, 2_000]
@@ -212,7 +206,7 @@ def test_restarts_grow_where_runs_move_and_stay_short_where_single_cards_move() 
 
 
 def test_restarts_pair_each_narrow_try_with_an_arranged_one() -> None:
-    plan = restarts(Rules.of(get_variant("rank-and-file")), 20_000, (NARROW, ARRANGED))
+    plan = restarts(SearchTables.of(get_variant("rank-and-file")), 20_000, (NARROW, ARRANGED))
     assert [kind for kind, _seed, _share in plan[:4]] == [NARROW, ARRANGED, NARROW, ARRANGED]
     assert plan[0][1] == plan[1][1] and plan[0][2] == plan[1][2]
     assert sum(share for _kind, _seed, share in plan) == 10_000
@@ -221,7 +215,7 @@ def test_restarts_pair_each_narrow_try_with_an_arranged_one() -> None:
 def test_narrow_restarts_are_paired_with_complete_ones_where_runs_move() -> None:
     def kinds(name: str) -> tuple[str, ...]:
         variant = get_variant(name)
-        return restart_kinds(Rules.of(variant), arrangements.supports(variant))
+        return restart_kinds(SearchTables.of(variant), arrangements.supports(variant))
 
     assert kinds("rank-and-file") == kinds("number-ten") == (NARROW, ARRANGED)
     assert kinds("rainbow") == kinds("canfield") == (NARROW, FULL)
@@ -231,7 +225,7 @@ def test_narrow_restarts_are_paired_with_complete_ones_where_runs_move() -> None
 def test_foundation_moves_are_played_at_once_in_narrow_restarts_only_with_redeals() -> None:
     def eager(name: str, house_return: bool | None = None) -> bool:
         variant = get_variant(name).with_rules(HouseRules(foundation_return=house_return))
-        return Rules.of(variant).eager_foundations
+        return SearchTables.of(variant).eager_foundations
 
     assert eager("rows-of-four")  # cards may come back, and so does the stock
     assert not eager("rainbow")  # cards may come back, but the stock passes once

@@ -424,9 +424,9 @@ static PyMethodDef position_methods[] = {
     {"key", (PyCFunction)position_key, METH_NOARGS,
      "The solver's plain key (search._key_fn) as a 64-bit hash."},
     {"safe_move", (PyCFunction)(void (*)(void))position_safe_move, METH_VARARGS | METH_KEYWORDS,
-     "search._safe_move(state, rules, eager): a move text or None."},
+     "moves.safe_move(state, rules, eager): a move text or None."},
     {"settle", (PyCFunction)(void (*)(void))position_settle, METH_VARARGS | METH_KEYWORDS,
-     "search.settle(state, rules, line, eager): (the moves played, the position after)."},
+     "moves.settle(state, rules, line, eager): (the moves played, the position after)."},
     {"arranged_key", (PyCFunction)position_arranged_key, METH_NOARGS,
      "arrangements.key(state, single_pass) as a 64-bit hash (ValueError where the tables "
      "do not support run arrangement)."},
@@ -434,7 +434,7 @@ static PyMethodDef position_methods[] = {
      "arrangements.normalize(state, line): (the moves played, the position after)."},
     {"arranged_children", (PyCFunction)(void (*)(void))position_arranged_children,
      METH_VARARGS | METH_KEYWORDS,
-     "arrangements.children(state, search._wanted(state), draw_score), in its order: a "
+     "arrangements.children(state, moves.wanted_cards(state), draw_score), in its order: a "
      "list of (score, the moves before the move, the move), as move texts."},
     {NULL, NULL, 0, NULL},
 };

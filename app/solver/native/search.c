@@ -74,7 +74,7 @@ void wanted(const Tables *t, const Position *p, int8_t out[DECK])
         }
 }
 
-/* Rules.on_foundations: how many copies of `card` are on the foundations. */
+/* SearchTables.on_foundations: how many copies of `card` are on the foundations. */
 static int on_foundations(const Tables *t, const Position *p, int card)
 {
     int position = ((card_rank(card) - first_rank(p)) % 13 + 13) % 13;
@@ -87,7 +87,7 @@ static int on_foundations(const Tables *t, const Position *p, int card)
     return copies;
 }
 
-/* Rules.safe_to_foundation: every card that could want `card` as a parent is up. */
+/* SearchTables.safe_to_foundation: every card that could want `card` as a parent is up. */
 static bool safe_to_foundation(const Tables *t, const Position *p, int card)
 {
     for (int m = 0; m < DECK; m++)
@@ -204,7 +204,7 @@ enum {
     REDEAL_SCORE = 95,
 };
 
-/* search.Child: a move from the frame's position (PLAIN), an obligated move not yet
+/* moves.Child: a move from the frame's position (PLAIN), an obligated move not yet
  * paired (OBLIGED; must_use: the pile the next move must use), a move played after the
  * frame's prefix, the expanded obligation (PAIR), or, up to run arrangement, a move
  * played after `clear` (CLEARED: the run on the moving card to a class sibling). */
@@ -248,10 +248,10 @@ typedef struct {
     size_t prefixes_len, prefixes_cap;
     Table seen;
     Move moves[MAX_MOVES];       /* scratch: the legal moves of the node being scored */
-    int found_marks[MAX_MOVES];  /* scratch: _scored_moves' seen_found and seen_empty */
+    int found_marks[MAX_MOVES];  /* scratch: scored_moves' seen_found and seen_empty */
     int empty_marks[MAX_MOVES];
     Child pairs[MAX_MOVES];      /* scratch: expand's children */
-    double noisy[MAX_MOVES];     /* scratch: _jittered's scores */
+    double noisy[MAX_MOVES];     /* scratch: jittered's scores */
     ArrangedChild arranged_kids[MAX_ARRANGED_CHILDREN];  /* scratch: arranged_children's */
 } Search;
 
@@ -304,7 +304,7 @@ static bool straight_back(const Move *last, const Move *move)
         && last->dst == move->src && last->count == move->count;
 }
 
-/* A foundation move of _scored_moves: its score, or -1 when it is not worth trying. */
+/* A foundation move of scored_moves: its score, or -1 when it is not worth trying. */
 static int foundation_score(Search *s, const Position *p, const Move *move, int *found_len)
 {
     const FoundationPile *top = &p->foundations[move->dst];
@@ -320,7 +320,7 @@ static int foundation_score(Search *s, const Position *p, const Move *move, int 
     return move->src_kind == FOUNDATION ? -1 : 10;
 }
 
-/* A move between tableau piles of _scored_moves: its score and obligation, or false. */
+/* A move between tableau piles of scored_moves: its score and obligation, or false. */
 static bool tableau_score(const Tables *t, const Position *p, const Move *move, bool to_empty,
                           int *score, int *must_use)
 {
@@ -343,7 +343,7 @@ static bool tableau_score(const Tables *t, const Position *p, const Move *move, 
     return true;
 }
 
-/* _scored_moves, as children: the legal moves worth trying with their
+/* scored_moves, as children: the legal moves worth trying with their
  * scores, an obligated move as an OBLIGED child. Returns how many went to `out`. */
 static int scored_moves(Search *s, const Position *p, const Move *last, Child *out)
 {
@@ -382,7 +382,7 @@ static int scored_moves(Search *s, const Position *p, const Move *last, Child *o
     return k;
 }
 
-/* Sort children by `keys` (their scores, or _jittered's noisy ones), stably: as Python's
+/* Sort children by `keys` (their scores, or jittered's noisy ones), stably: as Python's
  * sort, and as sorting (noisy, n) pairs. Insertion sort: a few dozen children. */
 static void sort_children(Child *out, double *keys, int n)
 {
@@ -415,7 +415,7 @@ static int arranged_kids(Search *s, const Position *p, Child *out)
 }
 
 /* children (or, up to run arrangement, arranged_kids): best first; in a restart
- * (_jittered) each score plus a draw of up to JITTER_SPREAD, drawn in the order the
+ * (jittered) each score plus a draw of up to JITTER_SPREAD, drawn in the order the
  * moves came. */
 static int children(Search *s, const Position *p, const Move *last, Child *out)
 {
@@ -434,7 +434,7 @@ static void put_pair(Child *out, int src_kind, int src, int dst_kind, int dst, i
     put_child(out, 0, &move, NO_USE, CHILD_PAIR);
 }
 
-/* _follow_ups' moves onto pile `index` from the other tableau piles (a run, or any
+/* follow_ups' moves onto pile `index` from the other tableau piles (a run, or any
  * part of one, not straight back where `last` put it; narrow: only a whole face-up run,
  * no chains of splits). */
 static int runs_onto(const Tables *t, const Position *p, int index, const Move *last,
@@ -468,7 +468,7 @@ static int runs_onto(const Tables *t, const Position *p, int index, const Move *
     return n;
 }
 
-/* _follow_ups: the moves that use tableau pile `index` right after `last` uncovered it:
+/* follow_ups: the moves that use tableau pile `index` right after `last` uncovered it:
  * its top to a foundation (or, where single cards move, anywhere), or something onto it.
  * `narrow` counts only where runs move (single cards relocate card by card). */
 static int follow_ups(const Tables *t, const Position *p, int index, const Move *last,

@@ -1,7 +1,8 @@
 /* The solver's position key, safe foundation moves, settle and the depth-first search:
- * a mirror of app/solver/search.py (_key_fn, _wanted, _safe_move, settle, _finish_line,
- * _scored_moves, _follow_ups, children, _jittered, expand, _search: narrow or full,
- * with or without jitter, plain or up to run arrangement with arrangements.c). */
+ * a mirror of app/solver/moves.py (wanted_cards, safe_move, settle, scored_moves,
+ * follow_ups, children, jittered, expand) and app/solver/search.py (_key_fn,
+ * _finish_line, _search: narrow or full, with or without jitter, plain or up to run
+ * arrangement with arrangements.c). */
 #ifndef SOLVER_NATIVE_SEARCH_H
 #define SOLVER_NATIVE_SEARCH_H
 
@@ -15,11 +16,11 @@
  * (barring a 64-bit collision). */
 uint64_t plain_key(const Tables *t, Position *p);  /* refreshes p's cached parts */
 
-/* _wanted: for each card the foundations take now, the first foundation taking it
+/* wanted_cards: for each card the foundations take now, the first foundation taking it
  * (else -1). */
 void wanted(const Tables *t, const Position *p, int8_t out[DECK]);
 
-/* _safe_move: the foundation move settle plays next, if any (eager: every one). */
+/* safe_move: the foundation move settle plays next, if any (eager: every one). */
 bool safe_move(const Tables *t, const Position *p, bool eager, Move *out);
 
 /* settle: play safe moves until none is left; returns how many (at most MAX_CARDS),
@@ -53,9 +54,9 @@ typedef struct {
     long max_positions;   /* the position budget, as _search's max_positions (at least 1) */
     double max_seconds;   /* below 0: no deadline */
     size_t table_size;    /* the most keys the transposition table holds (at least 1) */
-    int draw_score;       /* Rules.draw_score (of Rules.restart(seed) in a restart) */
+    int draw_score;       /* SearchTables.draw_score (of SearchTables.restart(seed) in a restart) */
     bool narrow;          /* _search's narrow: no chains of run splits, nothing back down */
-    bool eager;           /* narrow and Rules.eager_foundations: settle plays every move up */
+    bool eager;           /* narrow and SearchTables.eager_foundations: settle plays every move up */
     uint32_t seed;        /* the restart's jitter, random.Random(seed); 0: none */
     size_t max_depth;     /* the most frames on the stack (at least 1) */
     bool arranged;        /* positions up to run arrangement (Tables.arranged only) */

@@ -1,5 +1,5 @@
 /* The per-variant tables the core reads: a mirror of what app/engine/variants.py
- * (Variant and its lookup tables) and app/solver/search.py (Rules) hold.
+ * (Variant and its lookup tables) and app/solver/tables.py (SearchTables) hold.
  *
  * Nothing here is typed per game: app/solver/core.py builds one Tables value from
  * each Variant and hands it over (module.c reads the Python arguments). */
@@ -32,7 +32,7 @@ typedef struct {
     bool single_pass;            /* Variant.redeals == 0: the stock is keyed by its length */
     bool stack_ok[DECK * DECK];  /* [target * 52 + moving]: may moving go on target */
     uint8_t found_next[DECK];    /* the card a foundation topped by this one takes, or NO_CARD */
-    /* [card * 52 + child]: child could want card as its tableau parent (search.Rules.children) */
+    /* [card * 52 + child]: child could want card as its tableau parent (tables.SearchTables.children) */
     bool child[DECK * DECK];
     Accepted accepted_by[DECK];  /* filled in by tables_prepare */
     /* The run-arrangement tables (app/solver/arrangements.py), meaningful only where
