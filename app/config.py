@@ -75,8 +75,9 @@ class Settings(BaseSettings):
     # search that fills it answers unknown. Never more than its position budget.
     solver_table_size: int = Field(default=1 << 23, ge=1)
     # On the native core, from positions along greedy play of all nine games: median
-    # 25 ms, p99 301 ms; a larger budget decides few more (25,000: 47% decided, 200,000:
-    # 58%; the rest are mostly lost positions it cannot prove lost; docs/benchmarks.md).
+    # 32 ms, p99 403 ms; a larger budget decides few more (25,000: 47% decided, 200,000:
+    # 58% with a p99 of 3 s; the rest it can neither win nor prove lost; see
+    # docs/benchmarks.md). Python, at the old 3 s, searched fewer positions than this.
     hint_max_positions: int = Field(default=25_000, ge=1)
     hint_max_seconds: float = Field(default=0.4, gt=0)  # a hint always answers promptly
     finish_max_positions: int = Field(default=1_000_000, ge=1)
