@@ -26,7 +26,7 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING, NamedTuple
 
-from app.engine import F_PILES, RESERVE_PILE, T_PILES, WASTE_PILE, Move, Pile, State, run_start
+from app.engine import F_PILES, RESERVE_PILE, T_PILES, WASTE_PILE, Move, Pile, State
 from app.engine.moves import DRAW, FOUNDATION, MOVE, REDEAL, TABLEAU
 
 if TYPE_CHECKING:
@@ -108,7 +108,15 @@ def wanted_cards(state: State) -> dict[int, int]:
 
 
 def safe_move(state: State, rules: SearchTables, eager: bool) -> Move | None:
-    wanted = wanted_cards(state)
+    # settle asks again after each move, and a move copies only the piles it touches:
+    # most asks meet the foundations of the last one (the same tuple), so the answer is
+    # kept with them (read once: another thread may replace it meanwhile).
+    last = rules.last_wanted
+    if last[0] is state.foundations and last[1] == state.first_rank:
+        wanted = last[2]
+    else:
+        wanted = wanted_cards(state)
+        rules.last_wanted = (state.foundations, state.first_rank, wanted)
     for i, pile in enumerate(state.tableau):
         if pile and pile[-1] in wanted and state.hidden[i] < len(pile):
             # Emptying a pile refills it from the reserve: not provably harmless, so skip.
@@ -276,7 +284,13 @@ def _runs_onto(
             continue
         size = len(other)
         low = hidden[j]
-        longest = size - run_start(other, low, ok) if runs_any else 1  # State.run_length(j)
+        # State.run_length(j): the engine's run_start, inlined (this is the search's
+        # hottest loop; a call per pile cost the Python search a tenth of its time).
+        k = size - 1
+        if runs_any:
+            while k > low and ok[other[k - 1] * 52 + other[k]]:
+                k -= 1
+        longest = size - k
         # Narrow search: no chains of splits (they rotate runs among equal parents).
         if narrow:
             if longest != size - low:

@@ -24,6 +24,9 @@ class SearchTables:
 
     def __init__(self, variant: Variant) -> None:
         self.variant = variant
+        # safe_move's last answer with the foundations it was for (it holds them, so
+        # `is` cannot meet another tuple at a reused address).
+        self.last_wanted: tuple[object, int, dict[int, int]] = ((), 0, {})
         self.decks = variant.decks
         self.runs_any = variant.runs == "any"
         self.single_pass = variant.redeals == 0
