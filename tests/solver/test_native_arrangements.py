@@ -19,12 +19,20 @@ from functools import cache
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from app.engine import VARIANTS, Move, State, Variant, deal, run_start
 from app.solver import arrangements, core, moves, tables
-from tests.solver.test_native_core import CONFIGS, EXAMPLES, corpus, shuffled_copies, start, walk
+from tests.solver.test_native_core import (
+    CONFIGS,
+    PLAY,
+    SLOW_OK,
+    corpus,
+    shuffled_copies,
+    start,
+    walk,
+)
 
 pytestmark = pytest.mark.skipif(not core.available(), reason=core.missing_reason())
 
@@ -296,14 +304,8 @@ def test_a_run_on_either_equal_parent_gets_one_key() -> None:
 
 
 # ------------------------------------------------------------- hypothesis playouts
-@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    config=st.sampled_from(ARRANGED),
-    number=st.one_of(st.integers(1, 31999), st.integers(32000, 10**9)),
-    seed=st.integers(0, 2**32),
-    greedy=st.booleans(),
-    steps=st.integers(1, LATE_STEPS),
-)
+@SLOW_OK
+@given(config=st.sampled_from(ARRANGED), **PLAY, steps=st.integers(1, LATE_STEPS))
 def test_generated_playouts_agree(
     config: tuple[str, bool], number: int, seed: int, greedy: bool, steps: int
 ) -> None:

@@ -197,12 +197,22 @@ def test_a_long_native_playout_is_the_python_playout(name: str, flip: bool) -> N
 
 
 # ------------------------------------------------------------- hypothesis playouts
-@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# A generated game: which deal (both shuffles) and how it is played (seeded, greedy or
+# random); the tests add the game and the length.
+PLAY = {
+    "number": st.one_of(st.integers(1, 31999), st.integers(32000, 10**9)),
+    "seed": st.integers(0, 2**32),
+    "greedy": st.booleans(),
+}
+SLOW_OK = settings(
+    max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+
+
+@SLOW_OK
 @given(
     config=st.sampled_from(CONFIGS),
-    number=st.one_of(st.integers(1, 31999), st.integers(32000, 10**9)),
-    seed=st.integers(0, 2**32),
-    greedy=st.booleans(),
+    **PLAY,
     steps=st.integers(1, 120),
 )
 def test_generated_playouts_agree(

@@ -20,12 +20,12 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from app.engine import VARIANTS, Move, State, deal
 from app.solver import arrangements, core, plan, search, tables
-from tests.solver.test_native_core import CONFIGS, EXAMPLES, start, walk
+from tests.solver.test_native_core import CONFIGS, PLAY, SLOW_OK, start, walk
 from tests.solver.test_solver import LOST
 
 pytestmark = pytest.mark.skipif(not core.available(), reason=core.missing_reason())
@@ -356,12 +356,10 @@ def test_the_depth_bound_answers_unknown_never_a_verdict() -> None:
         native.search(position, 10, None, 10, 90, max_depth=0)
 
 
-@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@SLOW_OK
 @given(
     config=st.sampled_from(CONFIGS),
-    number=st.one_of(st.integers(1, 31999), st.integers(32000, 10**9)),
-    seed=st.integers(0, 2**32),
-    greedy=st.booleans(),
+    **PLAY,
     steps=st.integers(0, 400),
     restart=st.integers(0, 9),
     narrow=st.booleans(),
