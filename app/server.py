@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import copy
 import json
 import os
 from collections.abc import Sequence
@@ -91,6 +92,15 @@ def protocol_with(header_timeout: float) -> type[GuardedHttpToolsProtocol]:
     )
 
 
+def log_config() -> dict[str, Any]:
+    """uvicorn's logging, plus the app's own loggers (``app.*``: which solver core runs,
+    background proofs) at INFO through the same handler; uvicorn's default shows only
+    its own."""
+    config = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)
+    config["loggers"]["app"] = {"handlers": ["default"], "level": "INFO", "propagate": False}
+    return config
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m app.server")
     parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
@@ -103,6 +113,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         port=args.port,
         http=protocol_with(settings.header_timeout_seconds),
         timeout_keep_alive=settings.keep_alive_seconds,  # type: ignore[arg-type]
+        log_config=log_config(),
     )
 
 

@@ -180,3 +180,9 @@ def test_workers_end_when_the_server_is_killed(start: StartServer, tmp_path: Pat
     while time.monotonic() < deadline and any(_alive(pid) for pid in workers):
         time.sleep(0.2)
     assert not [pid for pid in workers if _alive(pid)]
+
+
+def test_the_server_log_says_which_solver_core_runs(start: StartServer) -> None:
+    """`make run`'s server logs the core at start-up (the app's INFO lines are shown)."""
+    server = start(SOLVER_CORE="python", SOLVABLE_PREPARE_AHEAD="false")
+    assert "solver core: python (SOLVER_CORE=python)" in server.log_path.read_text()
