@@ -198,10 +198,11 @@ def _check_version(game: Game, expected_version: int | None) -> None:
         )
 
 
-async def _save(session: AsyncSession, game: Game, **values: Any) -> None:
-    """Write new values and bump the version, only if nobody else did meanwhile."""
+async def _save(session: AsyncSession, game: Game, bump: int = 1, **values: Any) -> None:
+    """Write new values and bump the version (by one per move saved), only if nobody else
+    did meanwhile."""
     old_version = game.version
-    values["version"] = old_version + 1
+    values["version"] = old_version + bump
     values["updated_at"] = utcnow()
     result = await session.execute(
         update(Game)
@@ -482,44 +483,25 @@ def parse_action(state: State, action: dict[str, Any], settings: dict[str, Any])
 Action = dict[str, Any] | Move
 
 
-async def _play_one(
-    session: AsyncSession, game: Game, state: State, move: Move, **values: Any
-) -> tuple[State, list[Any]]:
-    """Apply one engine move to a locked game, save and log it (with further `values` of
-    the game saved in the same version)."""
+def _play_one(game: Game, state: State, move: Move, played: int) -> tuple[State, MoveRow]:
+    """Apply one engine move to a locked game's position: the position after it and its
+    log row (the `played`-th move of this write, so its version and number follow)."""
     try:
         new_state, events = state.apply(
             move, auto_finish=bool(game.settings.get("auto_finish", True))
         )
     except EngineError as exc:
         raise engine_error(exc) from exc
-    state_before = game.state
-    # A won game cannot be undone, so the winning move's time stays (results rank by it).
-    won = {"won_at": utcnow()} if new_state.is_won and not state.is_won else {}
-    await _save(
-        session,
-        game,
-        state=new_state.to_bytes(),
-        status=new_state.status,
-        move_count=game.move_count + 1,
-        **won,
-        **values,
+    row = MoveRow(
+        game_id=game.id,
+        seq=game.move_count + played + 1,
+        version=game.version + played + 1,
+        text=str(move),
+        move=move.to_json(),
+        events=[e.to_json() for e in events],
+        state_before=state.to_bytes(),
     )
-    event_json = [e.to_json() for e in events]
-    session.add(
-        MoveRow(
-            game_id=game.id,
-            seq=game.move_count,
-            version=game.version,
-            text=str(move),
-            move=move.to_json(),
-            events=event_json,
-            state_before=state_before,
-            created_at=game.updated_at,
-        )
-    )
-    await session.flush()
-    return new_state, event_json
+    return new_state, row
 
 
 async def apply_moves(
@@ -551,9 +533,9 @@ async def apply_moves(
             _check_version(game, expected_version)
             if from_position is not None and game.state != from_position.to_bytes():
                 raise PositionChanged
-            state = State.from_bytes(game.state)
+            start = state = State.from_bytes(game.state)
             events: list[Any] = []
-            mark = {"assisted": True} if assisted and not game.assisted else {}
+            rows: list[MoveRow] = []
             for action in actions:
                 if state.is_won and events:
                     break
@@ -562,9 +544,32 @@ async def apply_moves(
                     if isinstance(action, Move)
                     else parse_action(state, action, game.settings)
                 )
-                state, new_events = await _play_one(session, game, state, move, **mark)
-                events += new_events
-                mark = {}
+                state, row = _play_one(game, state, move, len(rows))
+                rows.append(row)
+                events += row.events
+            # One write for all the moves (a finish plays thousands: a write per move
+            # held the database for seconds), each still logged as its own move and
+            # version. A won game cannot be undone, so the winning move's time stays
+            # (results rank by it).
+            values: dict[str, Any] = {}
+            if assisted and not game.assisted:
+                values["assisted"] = True
+            if state.is_won and not start.is_won:
+                values["won_at"] = utcnow()
+            if rows:
+                await _save(
+                    session,
+                    game,
+                    bump=len(rows),
+                    state=state.to_bytes(),
+                    status=state.status,
+                    move_count=game.move_count + len(rows),
+                    **values,
+                )
+                for row in rows:
+                    row.created_at = game.updated_at
+                session.add_all(rows)
+                await session.flush()
             body = state_json(game, state)
             body["events"] = events
             answer = Answer(body=body, game_id=game.id, version=game.version)

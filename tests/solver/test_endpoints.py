@@ -157,3 +157,22 @@ async def test_finish_on_a_lost_position_marks_the_game_assisted(
     assert "unsolvable" in error["message"]
     state = (await client.get(f"{API}/games/{game['id']}", headers=auth)).json()
     assert state["assisted"] is True
+
+
+async def test_a_long_finish_logs_every_move_with_its_own_seq_and_version(
+    client: httpx.AsyncClient, auth: dict[str, str], new_game: Any
+) -> None:
+    """Diplomat deal 1's line runs to thousands of moves: finish writes them at once, each
+    still its own move, numbered and versioned one after another."""
+    game = await new_game(variant="diplomat", deal=1)
+    finished = await client.post(f"{API}/games/{game['id']}/finish", headers=auth)
+    assert finished.status_code == 200, finished.text
+    body = finished.json()
+    assert body["status"] == "won"
+    log = (await client.get(f"{API}/games/{game['id']}/moves", headers=auth)).json()["items"]
+    assert len(log) == body["move_count"] > 1000
+    assert [entry["seq"] for entry in log] == list(range(1, len(log) + 1))
+    versions = [entry["version"] for entry in log]
+    assert versions == list(range(game["version"] + 1, game["version"] + 1 + len(log)))
+    assert body["version"] == versions[-1]
+    assert sum(len(entry["events"]) for entry in log) == len(body["events"])
