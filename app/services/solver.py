@@ -48,20 +48,26 @@ class SolverService:
             core=_settings(app).solver_core,
             table_size=_settings(app).solver_table_size,
         )
-        # position bytes -> the rest of a winning line from there
-        self._lines: OrderedDict[bytes, tuple[Move, ...]] = OrderedDict()
+        # position bytes -> a winning line and where in it the position stands (one
+        # tuple shared by every position along it: a copy of the rest per position cost
+        # the square of the length, seconds for a finish line of 14,000 moves)
+        self._lines: OrderedDict[bytes, tuple[tuple[Move, ...], int]] = OrderedDict()
 
     def known_line(self, position: bytes) -> tuple[Move, ...] | None:
-        line = self._lines.get(position)
-        if line is not None:
-            self._lines.move_to_end(position)
-        return line
+        entry = self._lines.get(position)
+        if entry is None:
+            return None
+        self._lines.move_to_end(position)
+        line, at = entry
+        return line[at:]
 
     def remember(self, state: State, moves: list[Move]) -> None:
         """Keep the rest of the line for every position along it."""
-        for i, move in enumerate(moves):
-            self._lines[state.to_bytes()] = tuple(moves[i:])
-            self._lines.move_to_end(state.to_bytes())
+        line = tuple(moves)
+        for i, move in enumerate(line):
+            key = state.to_bytes()
+            self._lines[key] = (line, i)
+            self._lines.move_to_end(key)
             state, _ = state.apply(move, auto_finish=False, validate=False)
         while len(self._lines) > _LINES_KEPT:
             self._lines.popitem(last=False)
