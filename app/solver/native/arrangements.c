@@ -6,21 +6,14 @@
 #include <string.h>
 
 #include "hash.h"
+#include "search.h"  /* the move scores */
 
 /* A card's role in its pile's top run, as children numbers them. */
 enum { BASE, ROOT, ATTACHED };
 
-/* _run_base: the index of the bottom card of the pile's top run, never below its
- * face-down cards. (Python walks down to the pile's bottom, through its table of piles,
- * then takes the larger of that and the face-down count: the same index, since the walk
- * only stops early at a card that does not build on the one under it.) */
-static int run_base(const Tables *t, const TableauPile *pile)
-{
-    int k = pile->len - 1;
-    while (k > pile->hidden && stack_ok(t, pile->cards[k - 1], pile->cards[k]))
-        k--;
-    return k;
-}
+/* _run_base is state.c's run_start. (Python walks down to the pile's bottom, through its
+ * table of piles, then takes the larger of that and the face-down count: the same index,
+ * since the walk only stops early at a card that does not build on the one under it.) */
 
 /* top_of: for each class, the first pile whose top card is of it (else -1); returns the
  * first empty pile (else -1). */
@@ -61,7 +54,7 @@ uint64_t arranged_key(const Tables *t, const Position *p)
         const TableauPile *pile = &p->tableau[j];
         if (!pile->len)
             continue;
-        int k = run_base(t, pile);
+        int k = run_start(t, pile);
         if (k)
             under[n_under++] = section(SEED, pile->hidden, pile->cards, k + 1);
         else
@@ -118,7 +111,7 @@ int normalize(const Tables *t, Position *p, Undo *line)
         uint16_t roots = 0;
         for (int j = 0; j < t->tableau_piles; j++) {
             const TableauPile *pile = &p->tableau[j];
-            if (pile->len && !pile->hidden && run_base(t, pile) == 0)
+            if (pile->len && !pile->hidden && run_start(t, pile) == 0)
                 roots |= (uint16_t)(1u << j);
         }
         if (!roots)
@@ -162,7 +155,7 @@ static void pile_children(const Tables *t, const Position *p, const int8_t want[
                           ArrangedChild *out, int *n)
 {
     const TableauPile *pile = &p->tableau[j];
-    int len = pile->len, k = run_base(t, pile);
+    int len = pile->len, k = run_start(t, pile);
     for (int i = k; i < len; i++) {
         int card = pile->cards[i], count = len - i;
         int role = i == k ? (k ? BASE : ROOT) : ATTACHED;
@@ -179,14 +172,16 @@ static void pile_children(const Tables *t, const Position *p, const int8_t want[
         int f = want[card];
         if (f >= 0) {
             if (count == 1) {
-                put(out, n, uncovers ? 0 : 10, tableau_move(TABLEAU, j, FOUNDATION, f, 1));
+                put(out, n, uncovers ? FOUNDATION_UNCOVERS : TO_FOUNDATION,
+                    tableau_move(TABLEAU, j, FOUNDATION, f, 1));
             } else {
                 /* The run on the card goes to a class sibling first (key unchanged); never
                  * pile j itself (no wrap: a run's top is not of the class of a card under
                  * it). */
                 int sibling = top_of[t->klass[card]];
                 if (sibling >= 0) {
-                    ArrangedChild *child = put(out, n, uncovers ? 2 : 12,
+                    int score = (uncovers ? FOUNDATION_UNCOVERS : TO_FOUNDATION) + CLEARED_FIRST;
+                    ArrangedChild *child = put(out, n, score,
                                                tableau_move(TABLEAU, j, FOUNDATION, f, 1));
                     child->cleared = true;
                     child->clear = tableau_move(TABLEAU, j, TABLEAU, sibling, count - 1);
@@ -197,11 +192,11 @@ static void pile_children(const Tables *t, const Position *p, const int8_t want[
             int target = parent_top(t, top_of, card);
             if (target >= 0)  /* a base turns up or uncovers what lies under it; a root
                                  frees its pile */
-                put(out, n, role == BASE ? 1 + pile->hidden : 25,
+                put(out, n, role == BASE ? TURN_UP + pile->hidden : ROOT_TO_TOP,
                     tableau_move(TABLEAU, j, TABLEAU, target, count));
         }
         if (role != ROOT && empty >= 0)
-            put(out, n, role == BASE ? 3 + pile->hidden : 60,
+            put(out, n, role == BASE ? TURN_UP_TO_EMPTY + pile->hidden : SPLIT_TO_EMPTY,
                 tableau_move(TABLEAU, j, TABLEAU, empty, count));
     }
 }
@@ -222,12 +217,12 @@ int arranged_children(const Tables *t, const Position *p, const int8_t want[DECK
             continue;
         int card = stacks[s]->cards[stacks[s]->len - 1];
         if (want[card] >= 0)
-            put(out, &n, 10, tableau_move(kinds[s], 0, FOUNDATION, want[card], 1));
+            put(out, &n, TO_FOUNDATION, tableau_move(kinds[s], 0, FOUNDATION, want[card], 1));
         int target = parent_top(t, top_of, card);
         if (target >= 0)
-            put(out, &n, 20, tableau_move(kinds[s], 0, TABLEAU, target, 1));
+            put(out, &n, FROM_WASTE, tableau_move(kinds[s], 0, TABLEAU, target, 1));
         if (empty >= 0)
-            put(out, &n, 40, tableau_move(kinds[s], 0, TABLEAU, empty, 1));
+            put(out, &n, FROM_WASTE_TO_EMPTY, tableau_move(kinds[s], 0, TABLEAU, empty, 1));
     }
     if (t->foundation_return) {
         uint64_t returned = 0;  /* the foundation tops already given their moves */
@@ -241,16 +236,17 @@ int arranged_children(const Tables *t, const Position *p, const int8_t want[DECK
             returned |= 1ULL << card;
             int target = parent_top(t, top_of, card);
             if (target >= 0)
-                put(out, &n, 70, tableau_move(FOUNDATION, f, TABLEAU, target, 1));
+                put(out, &n, FROM_FOUNDATION, tableau_move(FOUNDATION, f, TABLEAU, target, 1));
             if (empty >= 0)
-                put(out, &n, 75, tableau_move(FOUNDATION, f, TABLEAU, empty, 1));
+                put(out, &n, FROM_FOUNDATION_TO_EMPTY,
+                    tableau_move(FOUNDATION, f, TABLEAU, empty, 1));
         }
     }
     /* Draw, else redeal while redeals are left (redeals_left > 0) or unlimited (-1); the
      * same Move values as legal_moves gives. */
     if (p->stock.len || (p->waste.len && p->redeals_left != 0)) {
         Move move = {p->stock.len ? DRAW : REDEAL, 0, 0, 0, 0, 1};
-        put(out, &n, p->stock.len ? draw_score : 95, move);
+        put(out, &n, p->stock.len ? draw_score : REDEAL_LAST, move);
     }
     /* out.sort(key=score): stable, as Python's sort. */
     for (int i = 1; i < n; i++) {

@@ -201,7 +201,6 @@ enum {
     /* A child's line: the obligated move or the clear, the move, one card taken back down
      * by either at most, so at most MAX_CARDS + 1 safe moves, then normalize's. */
     LINE_CAP = 3 + MAX_CARDS + MAX_NORMALIZE,
-    REDEAL_SCORE = 95,
 };
 
 /* moves.Child: a move from the frame's position (PLAIN), an obligated move not yet
@@ -315,9 +314,10 @@ static int foundation_score(Search *s, const Position *p, const Move *move, int 
     if (move->src_kind == TABLEAU) {
         const TableauPile *pile = &p->tableau[move->src];
         int left = pile->len - 1;
-        return left == 0 || pile->hidden == left ? 0 : 10;  /* also turns up or empties */
+        /* also turns up or empties */
+        return left == 0 || pile->hidden == left ? FOUNDATION_UNCOVERS : TO_FOUNDATION;
     }
-    return move->src_kind == FOUNDATION ? -1 : 10;
+    return move->src_kind == FOUNDATION ? -1 : TO_FOUNDATION;
 }
 
 /* A move between tableau piles of scored_moves: its score and obligation, or false. */
@@ -328,16 +328,16 @@ static bool tableau_score(const Tables *t, const Position *p, const Move *move, 
     int down = pile->hidden;
     *must_use = NO_USE;
     if (move->count != pile->len - down) {
-        *score = to_empty ? 60 : 50;  /* splits a run */
+        *score = to_empty ? SPLIT_TO_EMPTY : SPLIT_RUN;  /* splits a run */
         *must_use = move->src;
     } else if (down) {
-        *score = 1 + down;  /* turns a card up */
+        *score = TURN_UP + down;  /* turns a card up */
     } else if (to_empty) {
         return false;  /* whole pile to an empty pile: nothing changes */
     } else if (t->reserve_fills_empty && p->reserve.len) {
-        *score = 5;  /* the reserve refills it: progress */
+        *score = REFILLED;  /* the reserve refills it: progress */
     } else {
-        *score = 30;  /* empties a pile */
+        *score = EMPTY_PILE;  /* empties a pile */
         *must_use = move->src;
     }
     return true;
@@ -353,7 +353,7 @@ static int scored_moves(Search *s, const Position *p, const Move *last, Child *o
         const Move *move = &s->moves[i];
         int score, must_use = NO_USE;
         if (move->action != MOVE) {
-            score = move->action == DRAW ? s->draw_score : REDEAL_SCORE;
+            score = move->action == DRAW ? s->draw_score : REDEAL_LAST;
         } else if (straight_back(last, move)) {
             continue;  /* straight back where it came from */
         } else if (move->dst_kind == FOUNDATION) {
@@ -371,9 +371,9 @@ static int scored_moves(Search *s, const Position *p, const Move *last, Child *o
             } else if (move->src_kind == FOUNDATION) {
                 if (s->narrow)
                     continue;  /* the narrow search never takes cards back from foundations */
-                score = 70;
+                score = FROM_FOUNDATION;
             } else {
-                score = to_empty ? 40 : 20;  /* from the waste or the reserve */
+                score = to_empty ? FROM_WASTE_TO_EMPTY : FROM_WASTE;  /* waste or reserve */
             }
         }
         put_child(&out[k++], score, move, must_use,
@@ -431,7 +431,7 @@ static void put_pair(Child *out, int src_kind, int src, int dst_kind, int dst, i
 {
     Move move = {MOVE, (uint8_t)src_kind, (uint8_t)src, (uint8_t)dst_kind, (uint8_t)dst,
                  (uint8_t)count};
-    put_child(out, 0, &move, NO_USE, CHILD_PAIR);
+    put_child(out, PAIRED, &move, NO_USE, CHILD_PAIR);
 }
 
 /* follow_ups' moves onto pile `index` from the other tableau piles (a run, or any
@@ -448,11 +448,8 @@ static int runs_onto(const Tables *t, const Position *p, int index, const Move *
         const TableauPile *other = &p->tableau[j];
         if (j == index || !other->len)
             continue;
-        int size = other->len, low = other->hidden, k = size - 1;
-        if (t->runs_any)
-            while (k > low && stack_ok(t, other->cards[k - 1], other->cards[k]))
-                k--;
-        int longest = size - k;
+        int size = other->len, low = other->hidden;
+        int longest = t->runs_any ? size - run_start(t, other) : 1;  /* run_length(j) */
         if (narrow && longest != size - low)
             continue;  /* the run does not reach down to the face-down cards */
         for (int count = narrow ? longest : 1; count <= longest; count++) {
@@ -545,7 +542,7 @@ static bool expand(Search *s, Frame *frame)
      * cards off must_use, and safe moves only take cards off piles, so the pile is as
      * the move left it unless it is shorter. */
     if (played > 1 && s->at.tableau[must_use].len != before - move.count) {
-        put_child(s->pairs, 0, &move, NO_USE, CHILD_PLAIN);  /* the uncovered card went up */
+        put_child(s->pairs, PAIRED, &move, NO_USE, CHILD_PLAIN);  /* the uncovered card went up */
         n = 1;
     } else {
         n = follow_ups(t, &s->at, must_use, &move, s->narrow, s->pairs);

@@ -16,6 +16,27 @@
  * (barring a 64-bit collision). */
 uint64_t plain_key(const Tables *t, Position *p);  /* refreshes p's cached parts */
 
+/* The move scores of app/solver/moves.py (lowest tried first), by the same names: why
+ * each sits where it does is said there. */
+enum {
+    FOUNDATION_UNCOVERS = 0,
+    TURN_UP = 1,           /* + the face-down cards under the run */
+    CLEARED_FIRST = 2,     /* + the plain score */
+    TURN_UP_TO_EMPTY = 3,  /* + the face-down cards under the base */
+    REFILLED = 5,
+    TO_FOUNDATION = 10,
+    FROM_WASTE = 20,
+    ROOT_TO_TOP = 25,
+    EMPTY_PILE = 30,
+    FROM_WASTE_TO_EMPTY = 40,
+    SPLIT_RUN = 50,
+    SPLIT_TO_EMPTY = 60,
+    FROM_FOUNDATION = 70,
+    FROM_FOUNDATION_TO_EMPTY = 75,
+    REDEAL_LAST = 95,
+    PAIRED = 0,
+};
+
 /* wanted_cards: for each card the foundations take now, the first foundation taking it
  * (else -1). */
 void wanted(const Tables *t, const Position *p, int8_t out[DECK]);

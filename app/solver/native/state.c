@@ -172,10 +172,7 @@ int run_length(const Tables *t, const Position *p, int index)
         return 0;
     if (!t->runs_any)
         return 1;
-    int k = pile->len - 1;
-    while (k > pile->hidden && stack_ok(t, pile->cards[k - 1], pile->cards[k]))
-        k--;
-    return pile->len - k;
+    return pile->len - run_start(t, pile);
 }
 
 /* ---------------------------------------------------------------- move generation */

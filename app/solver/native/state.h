@@ -75,6 +75,17 @@ size_t position_write(const Tables *t, const char *name, size_t name_len, const 
 static inline int first_rank(const Position *p) { return p->base_rank ? p->base_rank : 1; }
 bool is_won(const Tables *t, const Position *p);
 bool foundation_takes(const Tables *t, const Position *p, int index, int card);
+/* engine run_start: the index of the lowest card of a non-empty pile's top run (going
+ * down while each card builds on the one under it, never into the face-down cards). The
+ * one run rule: run_length, the search and the arrangement moves read it. */
+static inline int run_start(const Tables *t, const TableauPile *pile)
+{
+    int k = pile->len - 1;
+    while (k > pile->hidden && stack_ok(t, pile->cards[k - 1], pile->cards[k]))
+        k--;
+    return k;
+}
+
 int run_length(const Tables *t, const Position *p, int index);
 
 /* State.legal_moves, in its order; `out` holds MAX_MOVES. Returns how many. */
