@@ -483,9 +483,7 @@ def parse_action(state: State, action: dict[str, Any], settings: dict[str, Any])
 Action = dict[str, Any] | Move
 
 
-def _play_one(
-    game: Game, state: State, move: Move, played: int
-) -> tuple[State, dict[str, Any]]:
+def _play_one(game: Game, state: State, move: Move, played: int) -> tuple[State, dict[str, Any]]:
     """Apply one engine move to a locked game's position: the position after it and its
     log row's values (the `played`-th move of this write, so its version and number
     follow)."""
