@@ -8,7 +8,8 @@ once per playout, not per position: what the search will see once it is native t
 Both sides must end every playout on the same position (bytes), else the run fails.
 ``--search``: ``search._search(narrow=False)`` against ``core.search_full`` from deals
 1 to ``--deals`` of each game at ``--positions`` each; with both cores the run fails
-unless they give the same verdicts, positions and lines. Run:
+unless they give the same verdicts, positions and lines; the native search's work per
+new position (children played, obligated moves expanded) is printed beside. Run:
 
     .venv/bin/python bench/core.py [--core python|native|both] [--games 20] [--steps 500]
     .venv/bin/python bench/core.py --search [--core both] [--deals 5] [--positions 20000]
@@ -82,11 +83,26 @@ def native_search(state: State, positions: int) -> Answer:
     return found.result, found.positions, [str(m) for m in found.moves]
 
 
+def native_work(states: list[State], budget: int) -> tuple[float, float]:
+    """The native full search's work per new position on these deals: children played
+    (and keyed), obligated moves expanded."""
+    native = core.native()
+    children = expansions = positions = 0
+    for state in states:
+        draw_score = tables.SearchTables.of(state.variant).draw_score
+        found = native.search(core.position(state), budget, None, budget, draw_score)
+        positions += found[2]
+        children += found[4][0]
+        expansions += found[4][1]
+    return children / positions, expansions / positions
+
+
 def search_rates(names: list[str], cores: tuple[str, ...], deals: int, budget: int) -> None:
     """The full search from deals 1..deals of each game, in each core, side by side."""
     header = f"{'variant':<15}{'decided':>8}{'positions':>11}"
     header += "".join(f"{which + ' pos/s':>16}" for which in cores)
-    print(header + (f"{'ratio':>8}" if len(cores) == 2 else ""))
+    header += f"{'ratio':>8}" if len(cores) == 2 else ""
+    print(header + (f"{'children/pos':>14}{'expanded/pos':>14}" if "native" in cores else ""))
     for name in names:
         states = [deal(VARIANTS[name], number) for number in range(1, deals + 1)]
         rates: dict[str, float] = {}
@@ -105,6 +121,9 @@ def search_rates(names: list[str], cores: tuple[str, ...], deals: int, budget: i
         line += "".join(f"{rates[which]:>16,.0f}" for which in cores)
         if len(cores) == 2:
             line += f"{rates['native'] / rates['python']:>8.1f}"
+        if "native" in cores:
+            children, expansions = native_work(states, budget)
+            line += f"{children:>14.2f}{expansions:>14.2f}"
         print(line)
 
 
@@ -120,7 +139,7 @@ def memory(table_size: int, searches: int) -> None:
     state = deal(VARIANTS["rank-and-file"], 9)
     before = _memory_kib("VmHWM")
     started = time.perf_counter()
-    result, _texts, positions, stop = core.native().search(
+    result, _texts, positions, stop, _work = core.native().search(
         core.position(state),
         100_000_000,
         None,
@@ -198,7 +217,8 @@ def main() -> None:
         return
     header = f"{'variant':<15}{'positions':>10}"
     header += "".join(f"{which + ' pos/s':>16}" for which in cores)
-    print(header + (f"{'ratio':>8}" if len(cores) == 2 else ""))
+    header += f"{'ratio':>8}" if len(cores) == 2 else ""
+    print(header + (f"{'children/pos':>14}{'expanded/pos':>14}" if "native" in cores else ""))
     for name, row in results.items():
         line = f"{name:<15}{row[cores[0] + '_positions']:>10}"
         line += "".join(f"{row[which + '_per_second']:>16,.0f}" for which in cores)

@@ -19,9 +19,11 @@ WORK="$(mktemp -d /tmp/native-sanitized.XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
 
 FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g -O1"
+# SOLVER_CHECKS: the core checks what it keeps (the piles' run starts) after every move.
+CHECKS="-DSOLVER_CHECKS"
 echo "== building app.solver._core with $FLAGS"
 # -fno-wrapv: CPython compiles with -fwrapv, which would hide signed overflow from UBSan.
-CFLAGS="$FLAGS -fno-wrapv" LDFLAGS="$FLAGS" "$PYTHON" setup.py -q build_ext \
+CFLAGS="$FLAGS $CHECKS -fno-wrapv" LDFLAGS="$FLAGS" "$PYTHON" setup.py -q build_ext \
     --build-lib "$WORK/lib" --build-temp "$WORK/build" >"$WORK/build.log" 2>&1 \
     || { cat "$WORK/build.log"; exit 1; }
 

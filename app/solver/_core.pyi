@@ -57,4 +57,4 @@ def search(
     seed: int = 0,
     max_depth: int = ...,
     arranged: bool = False,
-) -> tuple[str, list[str], int, str]: ...
+) -> tuple[str, list[str], int, str, tuple[int, int]]: ...  # ..., (children, expansions)

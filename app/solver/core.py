@@ -142,7 +142,7 @@ def search(
     if draw_score is None:
         draw_score = SearchTables.of(state.variant).draw_score
     started = time.perf_counter()
-    result, texts, positions, _stop = _core.search(
+    result, texts, positions, _stop, _work = _core.search(
         position(state),
         max_positions,
         max_seconds,

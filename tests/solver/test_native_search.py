@@ -139,7 +139,7 @@ def test_a_full_table_answers_unknown_never_a_verdict() -> None:
     for size in (1, 5, 12):
         native = core.search_full(lost, 5000, table_size=size)
         assert (native.result, native.positions) == ("unknown", size)
-        result, _moves, positions, stop = core.native().search(
+        result, _moves, positions, stop, _work = core.native().search(
             core.position(lost), 5000, None, size, tables.SearchTables.of(lost.variant).draw_score
         )
         assert (result, positions, stop) == ("unknown", size, "table")
@@ -151,7 +151,7 @@ def test_the_deadline_is_looked_at_every_512_positions() -> None:
     state = deal(VARIANTS["rank-and-file"], 1)
     native = core.search_full(state, 100_000, max_seconds=0.0)
     assert (native.result, native.positions) == ("unknown", 512)
-    result, _moves, _positions, stop = core.native().search(
+    result, _moves, _positions, stop, _work = core.native().search(
         core.position(state), 100_000, 0.0, 100_000, 90
     )
     assert (result, stop) == ("unknown", "deadline")
@@ -347,11 +347,16 @@ def test_the_depth_bound_answers_unknown_never_a_verdict() -> None:
     state = deal(VARIANTS["rank-and-file"], 1)
     native, position = core.native(), core.position(state)
     assert native.DEFAULT_MAX_DEPTH == 2**20
-    result, moves, positions, stop = native.search(position, 5_000, None, 5_000, 90, max_depth=40)
+    result, moves, positions, stop, _work = native.search(
+        position, 5_000, None, 5_000, 90, max_depth=40
+    )
     assert (result, moves, stop) == ("unknown", [], "depth")
     assert positions < 5_000
     deep = native.search(position, 5_000, None, 5_000, 90, max_depth=2**20)
     assert deep[0] == python_full(state, 5_000).result
+    # The work behind the positions: every position but the start was a child played.
+    children, expansions = deep[4]
+    assert children >= deep[2] - 1 and expansions >= 0
     with pytest.raises(ValueError, match="max_depth"):
         native.search(position, 10, None, 10, 90, max_depth=0)
 

@@ -533,17 +533,20 @@ static PyObject *core_search(PyObject *module, PyObject *args, PyObject *kwargs)
     free(out.line);
     if (!moves)
         return NULL;
-    return Py_BuildValue("(sNls)", VERDICTS[out.verdict], moves, out.positions, STOPS[out.stop]);
+    return Py_BuildValue("(sNls(ll))", VERDICTS[out.verdict], moves, out.positions,
+                         STOPS[out.stop], out.children, out.expansions);
 }
 
 static PyMethodDef core_methods[] = {
     {"search", (PyCFunction)(void (*)(void))core_search, METH_VARARGS | METH_KEYWORDS,
      "search(position, max_positions, max_seconds, table_size, draw_score, *, narrow=False, "
      "eager=False, seed=0, max_depth=2**20, arranged=False) -> (result, move texts, "
-     "positions, stop): "
+     "positions, stop, (children, expansions)): "
      "search._search run natively (seed: the restart's jitter, random.Random(seed); 0 none; "
      "max_depth: the most frames); stop says "
-     "why an unknown stopped ('positions', 'deadline', 'table', 'depth'; '' otherwise)."},
+     "why an unknown stopped ('positions', 'deadline', 'table', 'depth'; '' otherwise); "
+     "children: the children played and keyed, expansions: the obligated moves expanded "
+     "(the work behind the positions, for the benchmarks)."},
     {"playout", core_playout, METH_VARARGS,
      "playout(position, seed, steps) -> (positions, keys xor, final position): a random "
      "playout run natively, choosing as core.Lcg does."},

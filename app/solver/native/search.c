@@ -34,15 +34,19 @@ uint64_t plain_key(const Tables *t, Position *p)
         p->stacks_hash = section(h, 4, p->waste.cards, p->waste.len);
         p->stale &= ~STALE_STACKS;
     }
-    uint64_t h = mix64(SEED ^ p->piles_hash);
-    /* sorted(f[-1] if f else -1), a multiset too: the tops (0 for an empty foundation)
-     * hashed each and summed. */
-    uint64_t tops = 0;
-    for (int f = 0; f < t->foundation_count; f++) {
-        const FoundationPile *pile = &p->foundations[f];
-        tops += mix64(SEED + (pile->len ? (uint64_t)pile->cards[pile->len - 1] + 1 : 0));
+    if (p->stale & STALE_TOPS) {
+        /* sorted(f[-1] if f else -1), a multiset too: the tops (0 for an empty
+         * foundation) hashed each and summed. */
+        uint64_t tops = 0;
+        for (int f = 0; f < t->foundation_count; f++) {
+            const FoundationPile *pile = &p->foundations[f];
+            tops += mix64(SEED + (pile->len ? (uint64_t)pile->cards[pile->len - 1] + 1 : 0));
+        }
+        p->tops_hash = tops;
+        p->stale &= ~STALE_TOPS;
     }
-    h = mix64(h ^ tops);
+    uint64_t h = mix64(SEED ^ p->piles_hash);
+    h = mix64(h ^ p->tops_hash);
     h = mix64(h ^ p->stacks_hash);
     uint8_t counters[3] = {p->reserve.len, (uint8_t)(p->redeals_left & 0xff),
                            (uint8_t)((p->redeals_left >> 8) & 0xff)};
@@ -77,21 +81,16 @@ void wanted(const Tables *t, const Position *p, int8_t out[DECK])
 /* SearchTables.on_foundations: how many copies of `card` are on the foundations. */
 static int on_foundations(const Tables *t, const Position *p, int card)
 {
-    int position = ((card_rank(card) - first_rank(p)) % 13 + 13) % 13;
-    int copies = 0;
-    for (int f = 0; f < t->foundation_count; f++) {
-        const FoundationPile *pile = &p->foundations[f];
-        if (pile->len && card_suit(pile->cards[0]) == card_suit(card) && pile->len > position)
-            copies++;
-    }
-    return copies;
+    (void)t;
+    return p->copies_up[card];
 }
 
 /* SearchTables.safe_to_foundation: every card that could want `card` as a parent is up. */
-static bool safe_to_foundation(const Tables *t, const Position *p, int card)
+static bool safe_to_foundation(const Tables *t, Position *p, int card)
 {
-    for (int m = 0; m < DECK; m++)
-        if (t->child[card * DECK + m] && on_foundations(t, p, m) != t->decks)
+    const Accepted *wanting = &t->children_of[card];
+    for (int i = 0; i < wanting->count; i++)
+        if (on_foundations(t, p, wanting->cards[i]) != t->decks)
             return false;
     return true;
 }
@@ -107,7 +106,7 @@ static void to_foundation(Move *out, int src_kind, int src, int f)
     out->count = 1;
 }
 
-bool safe_move(const Tables *t, const Position *p, bool eager, Move *out)
+bool safe_move(const Tables *t, Position *p, bool eager, Move *out)
 {
     int8_t want[DECK];
     wanted(t, p, want);
@@ -136,6 +135,81 @@ bool safe_move(const Tables *t, const Position *p, bool eager, Move *out)
             to_foundation(out, kinds[s], 0, want[top]);
             return true;
         }
+    }
+    return false;
+}
+
+/* wanted(...)[card] >= 0: some foundation takes `card` next. The set is kept in the
+ * position while the foundations stay as they are (the search asks it for every child). */
+static bool is_wanted(const Tables *t, Position *p, int card)
+{
+    if (p->stale & STALE_WANTED) {
+        uint64_t cards = 0;
+        bool empty = false;
+        for (int f = 0; f < t->foundation_count; f++) {
+            const FoundationPile *pile = &p->foundations[f];
+            if (!pile->len)
+                empty = true;
+            else if (pile->len < FOUNDATION_CAP && t->found_next[pile->cards[pile->len - 1]] != NO_CARD)
+                cards |= 1ull << t->found_next[pile->cards[pile->len - 1]];
+        }
+        for (int suit = 0; empty && suit < 4; suit++)
+            cards |= 1ull << (suit * 13 + first_rank(p) - 1);
+        p->wanted_cards = cards;
+        p->stale &= ~STALE_WANTED;
+    }
+    return p->wanted_cards >> card & 1;
+}
+
+/* Would safe_move take the top of tableau pile `index` (or of `stack`)? */
+static bool safe_tableau_top(const Tables *t, Position *p, int index, bool eager)
+{
+    const TableauPile *pile = &p->tableau[index];
+    if (!pile->len || pile->hidden >= pile->len)
+        return false;
+    int top = pile->cards[pile->len - 1];
+    if (t->reserve_fills_empty && pile->len == 1 && p->reserve.len)
+        return false;
+    return is_wanted(t, p, top) && (eager || safe_to_foundation(t, p, top));
+}
+
+static bool safe_stack_top(const Tables *t, Position *p, const CardStack *stack, bool eager)
+{
+    if (!stack->len)
+        return false;
+    int top = stack->cards[stack->len - 1];
+    return is_wanted(t, p, top) && (eager || safe_to_foundation(t, p, top));
+}
+
+/* Could settle play anything after `moves`, played from a settled position (one where
+ * safe_move finds nothing; normalize's arrangement moves are not known to keep that, so
+ * the search up to run arrangement does not ask)? False means settle would play
+ * nothing; true, that it might (settle then looks everywhere, as always), so settle's
+ * moves are the same either way. Why the look can be this narrow (docs/native-core.md):
+ * whether a top is taken depends on the foundations (wanted, safe_to_foundation), on
+ * the reserve (a one-card pile does not empty while the reserve would refill it) and on
+ * the top itself. A move that changes foundations or reserve (or refills a pile) gets
+ * the full look. Else only a top the moves changed can be newly taken: the new top of
+ * a tableau pile a move took cards from, the waste's after a draw or a move from it.
+ * The top of a pile cards went onto is the card that was on top where they came from
+ * (a tableau top, the waste's): not taken there, and what decides it is unchanged (a
+ * one-card pile it left was emptied, which refilled from the reserve or left the
+ * reserve empty). */
+static bool could_settle(const Tables *t, Position *p, const Undo *moves, int n, bool eager)
+{
+    for (int i = 0; i < n; i++) {
+        const Move *move = &moves[i].move;
+        if (move->action != MOVE) {
+            if (safe_stack_top(t, p, &p->waste, eager))
+                return true;
+            continue;
+        }
+        if (move->src_kind == FOUNDATION || move->dst_kind == FOUNDATION
+            || move->src_kind == RESERVE || (move->src_kind == TABLEAU && moves[i].refilled))
+            return true;
+        if (move->src_kind == TABLEAU ? safe_tableau_top(t, p, move->src, eager)
+                                      : safe_stack_top(t, p, &p->waste, eager))
+            return true;
     }
     return false;
 }
@@ -444,21 +518,30 @@ static int runs_onto(const Tables *t, const Position *p, int index, const Move *
     int parent = pile->len ? pile->cards[pile->len - 1] : -1;
     bool empty_takes = !(t->reserve_fills_empty && p->reserve.len);
     int back_pile = last->dst_kind == TABLEAU ? last->dst : -1, n = 0;
+    if (parent < 0 && !empty_takes)
+        return 0;
     for (int j = 0; j < t->tableau_piles; j++) {
         const TableauPile *other = &p->tableau[j];
         if (j == index || !other->len)
             continue;
         int size = other->len, low = other->hidden;
+        /* Where the tables build down, only every 13th count from the first that could
+         * fit (Tables.first_fit) needs a look. */
+        int count = parent >= 0 ? t->first_fit[parent * DECK + other->cards[size - 1]] : 1;
+        int step = parent >= 0 && t->builds_down ? 13 : 1;
+        if (count > size - low)
+            continue;
         int longest = t->runs_any ? size - run_start(t, other) : 1;  /* run_length(j) */
         if (narrow && longest != size - low)
             continue;  /* the run does not reach down to the face-down cards */
-        for (int count = narrow ? longest : 1; count <= longest; count++) {
+        for (; count <= longest; count += step) {
+            if (narrow && count != longest)
+                continue;
             if (count == size && parent < 0 && low == 0)
                 continue;  /* a whole pile into an empty one */
             if (j == back_pile && count == last->count)
                 continue;
-            int card = other->cards[size - count];
-            if (parent >= 0 ? stack_ok(t, parent, card) : empty_takes)
+            if (parent < 0 || stack_ok(t, parent, other->cards[size - count]))
                 put_pair(&out[n++], TABLEAU, j, TABLEAU, index, count);
         }
     }
@@ -468,7 +551,7 @@ static int runs_onto(const Tables *t, const Position *p, int index, const Move *
 /* follow_ups: the moves that use tableau pile `index` right after `last` uncovered it:
  * its top to a foundation (or, where single cards move, anywhere), or something onto it.
  * `narrow` counts only where runs move (single cards relocate card by card). */
-static int follow_ups(const Tables *t, const Position *p, int index, const Move *last,
+static int follow_ups(const Tables *t, Position *p, int index, const Move *last,
                       bool narrow, Child *out)
 {
     narrow = narrow && t->runs_any;
@@ -477,7 +560,7 @@ static int follow_ups(const Tables *t, const Position *p, int index, const Move 
     int n = 0;
     if (pile->len) {
         int top = pile->cards[pile->len - 1];
-        for (int f = 0; f < t->foundation_count; f++)
+        for (int f = 0; is_wanted(t, p, top) && f < t->foundation_count; f++)
             if (foundation_takes(t, p, f, top)) {
                 put_pair(&out[n++], TABLEAU, index, FOUNDATION, f, 1);
                 break;
@@ -532,7 +615,9 @@ static bool expand(Search *s, Frame *frame)
     Undo mid[1 + MAX_CARDS];
     int before = s->at.tableau[must_use].len;
     apply_undoable(t, &s->at, &move, &mid[0]);
-    int played = 1 + settle_undoable(t, &s->at, s->eager, mid + 1);
+    int played = 1;
+    if (s->arranged || could_settle(t, &s->at, mid, 1, s->eager))
+        played += settle_undoable(t, &s->at, s->eager, mid + 1);
     for (int i = 0; i < played; i++)
         s->prefixes[frame->prefix + (size_t)i] = mid[i].move;
     frame->prefix_len = (size_t)played;
@@ -637,10 +722,12 @@ static int play_child(Search *s, Frame *frame, Undo *line)
     if (child.kind == CHILD_PAIR)
         for (; len < (int)frame->prefix_len; len++)
             apply_undoable(t, &s->at, &s->prefixes[frame->prefix + (size_t)len], &line[len]);
-    else if (child.kind == CHILD_CLEARED)
+    int settled = len;  /* the position after the prefix is settled (unless normalized) */
+    if (child.kind == CHILD_CLEARED)
         apply_undoable(t, &s->at, &child.clear, &line[len++]);
     apply_undoable(t, &s->at, &child.move, &line[len++]);
-    len += settle_undoable(t, &s->at, s->eager, line + len);
+    if (s->arranged || could_settle(t, &s->at, line + settled, len - settled, s->eager))
+        len += settle_undoable(t, &s->at, s->eager, line + len);
     if (s->arranged)
         len += normalize(t, &s->at, line + len);
     return len;
@@ -664,6 +751,7 @@ static void run(Search *s, const Limits *limits, double deadline, Outcome *out)
             continue;
         }
         if (s->kids[frame->first + frame->next].kind == CHILD_OBLIGED) {
+            out->expansions++;
             if (!expand(s, frame)) {
                 out->verdict = NO_MEMORY;
                 return;
@@ -671,6 +759,7 @@ static void run(Search *s, const Limits *limits, double deadline, Outcome *out)
             continue;
         }
         int len = play_child(s, frame, line);
+        out->children++;
         const Position *pos = &s->at;
         TableAdd added = table_add(&s->seen, key_of(s));
         if (added == TABLE_SEEN) {

@@ -42,7 +42,7 @@ enum {
 void wanted(const Tables *t, const Position *p, int8_t out[DECK]);
 
 /* safe_move: the foundation move settle plays next, if any (eager: every one). */
-bool safe_move(const Tables *t, const Position *p, bool eager, Move *out);
+bool safe_move(const Tables *t, Position *p, bool eager, Move *out);
 
 /* settle: play safe moves until none is left; returns how many (at most MAX_CARDS),
  * written to `line` when it is not NULL. */
@@ -87,6 +87,8 @@ typedef struct {
     Verdict verdict;
     Stop stop;
     long positions;       /* as _search counts them: distinct keys met */
+    long children;        /* children played and keyed (new positions or met already) */
+    long expansions;      /* obligated moves expanded into their follow-ups */
     Move *line;           /* SOLVED: the winning line (free() it); else NULL */
     size_t line_len;
 } Outcome;

@@ -78,6 +78,8 @@ const char *position_read(const Tables *t, const uint8_t *data, size_t size, Pos
     for (int f = 0; f < foundations && !r.error; f++) {
         FoundationPile *pile = &out->foundations[f];
         pile->len = (uint8_t)read_cards(&r, pile->cards, FOUNDATION_CAP);
+        for (int k = 0; k < pile->len; k++)
+            out->copies_up[pile->cards[k]]++;
         total += pile->len;
     }
     int piles = read_byte(&r);
@@ -90,6 +92,8 @@ const char *position_read(const Tables *t, const uint8_t *data, size_t size, Pos
         total += pile->len;
         if (!r.error && pile->hidden > (pile->len ? pile->len - 1 : 0))
             return "a face-down card on top of a pile";
+        if (!r.error)
+            pile->run = (uint8_t)find_run_start(t, pile);
     }
     if (r.error)
         return r.error;
@@ -307,9 +311,35 @@ static void touch(Position *p, const Move *move)
         p->stale |= 1u << move->src;
     else if (move->src_kind == WASTE)
         p->stale |= STALE_STACKS;
-    if (move->dst_kind == TABLEAU)
-        p->stale |= 1u << move->dst;
+    else if (move->src_kind == FOUNDATION)
+        p->stale |= STALE_FOUNDATIONS;
+    p->stale |= move->dst_kind == TABLEAU ? 1u << move->dst : STALE_FOUNDATIONS;
 }
+
+#ifdef SOLVER_CHECKS
+#include <stdio.h>
+#include <stdlib.h>
+/* Built with -DSOLVER_CHECKS (scripts/native_sanitized.sh): what apply and undo keep
+ * (each pile's run start, the copies on the foundations) is checked against what it
+ * should be after each of them, and a wrong value stops the process. */
+static void check_kept(const Tables *t, const Position *p)
+{
+    for (int i = 0; i < t->tableau_piles; i++)
+        if (p->tableau[i].run != find_run_start(t, &p->tableau[i])) {
+            fprintf(stderr, "SOLVER_CHECKS: tableau %d keeps run %d, walks to %d\n", i,
+                    p->tableau[i].run, find_run_start(t, &p->tableau[i]));
+            abort();
+        }
+    uint8_t up[DECK] = {0};
+    for (int f = 0; f < t->foundation_count; f++)
+        for (int k = 0; k < p->foundations[f].len; k++)
+            up[p->foundations[f].cards[k]]++;
+    if (memcmp(up, p->copies_up, sizeof up)) {
+        fprintf(stderr, "SOLVER_CHECKS: the copies kept up are not the foundations'\n");
+        abort();
+    }
+}
+#endif
 
 void apply_move(const Tables *t, Position *p, const Move *move)
 {
@@ -340,18 +370,30 @@ void apply_undoable(const Tables *t, Position *p, const Move *move, Undo *undo)
     }
     uint8_t moving[MAX_CARDS];
     int count = move->count;
+    bool moving_run = true;  /* the moving cards build on each other */
     if (move->src_kind == TABLEAU) {
         TableauPile *pile = &p->tableau[move->src];
         undo->hidden = pile->hidden;
         undo->refilled = false;
+        undo->src_run = pile->run;
+        moving_run = pile->len - count >= pile->run;
         pile->len = (uint8_t)(pile->len - count);
-        memcpy(moving, pile->cards + pile->len, (size_t)count);
+        if (count == 1)
+            moving[0] = pile->cards[pile->len];
+        else
+            memcpy(moving, pile->cards + pile->len, (size_t)count);
         if (pile->len && pile->hidden >= pile->len) {
             pile->hidden = (uint8_t)(pile->len - 1);  /* the card under turns up */
+            pile->run = pile->hidden;
         } else if (!pile->len && t->reserve_fills_empty && p->reserve.len) {
             pile->cards[0] = pop(&p->reserve);
             pile->len = 1;
+            pile->run = 0;
             undo->refilled = true;
+        } else if (!pile->len) {
+            pile->run = 0;
+        } else if (pile->len <= pile->run) {
+            pile->run = (uint8_t)find_run_start(t, pile);  /* the whole run left */
         }
     } else if (move->src_kind == WASTE) {
         moving[0] = pop(&p->waste);
@@ -360,15 +402,28 @@ void apply_undoable(const Tables *t, Position *p, const Move *move, Undo *undo)
     } else {
         FoundationPile *pile = &p->foundations[move->src];
         moving[0] = pile->cards[--pile->len];
+        p->copies_up[moving[0]]--;
     }
     if (move->dst_kind == TABLEAU) {
         TableauPile *pile = &p->tableau[move->dst];
-        memcpy(pile->cards + pile->len, moving, (size_t)count);
+        undo->dst_run = pile->run;
+        int under = pile->len;
+        if (count == 1)
+            pile->cards[under] = moving[0];
+        else
+            memcpy(pile->cards + pile->len, moving, (size_t)count);
         pile->len = (uint8_t)(pile->len + count);
+        /* A run onto a card it builds on lengthens the run there; else walk it. */
+        if (!(under && moving_run && stack_ok(t, pile->cards[under - 1], moving[0])))
+            pile->run = (uint8_t)find_run_start(t, pile);
     } else {
         FoundationPile *pile = &p->foundations[move->dst];
         pile->cards[pile->len++] = moving[0];
+        p->copies_up[moving[0]]++;
     }
+#ifdef SOLVER_CHECKS
+    check_kept(t, p);
+#endif
 }
 
 void undo_move(const Tables *t, Position *p, const Undo *undo)
@@ -394,10 +449,12 @@ void undo_move(const Tables *t, Position *p, const Undo *undo)
     if (move->dst_kind == TABLEAU) {
         TableauPile *pile = &p->tableau[move->dst];
         pile->len = (uint8_t)(pile->len - count);
+        pile->run = undo->dst_run;
         memcpy(moving, pile->cards + pile->len, (size_t)count);
     } else {
         FoundationPile *pile = &p->foundations[move->dst];
         moving[0] = pile->cards[--pile->len];
+        p->copies_up[moving[0]]--;
     }
     if (move->src_kind == TABLEAU) {
         TableauPile *pile = &p->tableau[move->src];
@@ -408,6 +465,7 @@ void undo_move(const Tables *t, Position *p, const Undo *undo)
         memcpy(pile->cards + pile->len, moving, (size_t)count);
         pile->len = (uint8_t)(pile->len + count);
         pile->hidden = undo->hidden;
+        pile->run = undo->src_run;
     } else if (move->src_kind == WASTE) {
         p->waste.cards[p->waste.len++] = moving[0];
     } else if (move->src_kind == RESERVE) {
@@ -415,7 +473,11 @@ void undo_move(const Tables *t, Position *p, const Undo *undo)
     } else {
         FoundationPile *pile = &p->foundations[move->src];
         pile->cards[pile->len++] = moving[0];
+        p->copies_up[moving[0]]++;
     }
+#ifdef SOLVER_CHECKS
+    check_kept(t, p);
+#endif
 }
 
 /* -------------------------------------------------------------------- move texts */

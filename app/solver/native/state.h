@@ -34,6 +34,9 @@ typedef struct {
 typedef struct {
     uint8_t len;
     uint8_t hidden;            /* face-down cards at the bottom */
+    /* run_start's answer (0 for an empty pile), kept by apply and undo: the search asks
+     * for runs on every pile at every expansion, and walking them was a tenth of it. */
+    uint8_t run;
     uint8_t cards[MAX_CARDS];  /* bottom first */
 } TableauPile;
 
@@ -60,10 +63,22 @@ typedef struct {
     uint64_t pile_hash[MAX_PILES];
     uint64_t piles_hash;       /* the pile hashes' sum: the same for the piles in any order */
     uint64_t stacks_hash;      /* the stock and the waste */
-    uint32_t stale;            /* bit i: tableau pile i; STALE_STACKS: stock and waste */
+    uint64_t tops_hash;        /* the foundations' top cards */
+    uint64_t wanted_cards;     /* bit c: a foundation takes card c next (search.c) */
+    /* How many copies of each card the foundations hold, kept by apply and undo (the
+     * safe-move test asks it for every child). */
+    uint8_t copies_up[DECK];
+    uint32_t stale;            /* bit i: tableau pile i; STALE_STACKS: stock and waste;
+                                * STALE_TOPS, STALE_WANTED: the foundations */
 } Position;
 
-enum { STALE_STACKS = 1u << MAX_PILES, STALE_ALL = (1u << (MAX_PILES + 1)) - 1 };
+enum {
+    STALE_STACKS = 1u << MAX_PILES,
+    STALE_TOPS = 1u << (MAX_PILES + 1),
+    STALE_WANTED = 1u << (MAX_PILES + 2),
+    STALE_FOUNDATIONS = STALE_TOPS | STALE_WANTED,
+    STALE_ALL = (1u << (MAX_PILES + 3)) - 1,
+};
 
 /* State.from_bytes: 0 on success, else why the bytes are refused (nothing is read
  * past `size`). The variant name is skipped: the Tables say which game it is. */
@@ -77,13 +92,21 @@ bool is_won(const Tables *t, const Position *p);
 bool foundation_takes(const Tables *t, const Position *p, int index, int card);
 /* engine run_start: the index of the lowest card of a non-empty pile's top run (going
  * down while each card builds on the one under it, never into the face-down cards). The
- * one run rule: run_length, the search and the arrangement moves read it. */
-static inline int run_start(const Tables *t, const TableauPile *pile)
+ * one run rule: run_length, the search and the arrangement moves read it (through the
+ * pile's copy of its answer, TableauPile.run, which apply and undo keep). */
+static inline int find_run_start(const Tables *t, const TableauPile *pile)
 {
     int k = pile->len - 1;
     while (k > pile->hidden && stack_ok(t, pile->cards[k - 1], pile->cards[k]))
         k--;
-    return k;
+    return k < 0 ? 0 : k;
+}
+
+/* The same, as the pile keeps it (TableauPile.run). */
+static inline int run_start(const Tables *t, const TableauPile *pile)
+{
+    (void)t;
+    return pile->run;
 }
 
 int run_length(const Tables *t, const Position *p, int index);
@@ -100,6 +123,7 @@ typedef struct {
     uint8_t drawn;          /* DRAW: the cards it turned over */
     uint8_t hidden;         /* from the tableau: the source pile's face-down count before */
     bool refilled;          /* from the tableau: the reserve refilled the emptied pile */
+    uint8_t src_run, dst_run;  /* tableau piles: TableauPile.run before */
     int16_t redeals_left;   /* REDEAL: before it */
 } Undo;
 

@@ -67,5 +67,22 @@ const char *tables_prepare(Tables *t)
             if (stack_ok(t, target, moving))
                 takes->cards[takes->count++] = (uint8_t)moving;
     }
+    for (int card = 0; card < DECK; card++) {
+        Accepted *wanting = &t->children_of[card];
+        wanting->count = 0;
+        for (int m = 0; m < DECK; m++)
+            if (t->child[card * DECK + m])
+                wanting->cards[wanting->count++] = (uint8_t)m;
+    }
+    t->builds_down = true;
+    for (int target = 0; target < DECK; target++)
+        for (int moving = 0; moving < DECK; moving++)
+            if (stack_ok(t, target, moving) && card_rank(moving) % 13 != card_rank(target) - 1)
+                t->builds_down = false;
+    for (int parent = 0; parent < DECK; parent++)
+        for (int top = 0; top < DECK; top++) {
+            int first = ((card_rank(parent) - card_rank(top)) % 13 + 13) % 13;
+            t->first_fit[parent * DECK + top] = (uint8_t)(!t->builds_down ? 1 : first ? first : 13);
+        }
     return t->arranged ? arranged_check(t) : 0;
 }

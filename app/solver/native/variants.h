@@ -35,6 +35,16 @@ typedef struct {
     /* [card * 52 + child]: child could want card as its tableau parent (tables.SearchTables.children) */
     bool child[DECK * DECK];
     Accepted accepted_by[DECK];  /* filled in by tables_prepare */
+    Accepted children_of[DECK];  /* the same for `child`: the cards that could want each one */
+    /* Filled in by tables_prepare: every card builds on a card one rank above its own
+     * (a King on an Ace where the build wraps), as in every game the engine has. Then
+     * the ranks of a run go up by one from its top card, modulo 13, and the search finds
+     * where in a run a card could go onto another without walking the run. */
+    bool builds_down;
+    /* Where builds_down: [parent * 52 + top], the first count at which a run topped by
+     * `top` could go onto `parent` (rank(parent) - rank(top), 13 for 0); the next ones are
+     * 13 apart. Else 1 (every count is tried). */
+    uint8_t first_fit[DECK * DECK];
     /* The run-arrangement tables (app/solver/arrangements.py), meaningful only where
      * `arranged` (arrangements.supports): the class of each card (_classes()[0]) and the
      * class of the cards it builds on (_classes()[1], -1: none). */
