@@ -42,9 +42,32 @@ def _operation_id(route: APIRoute) -> str:
     return route.name
 
 
+# The bearer scheme as FastAPI names it in components.securitySchemes.
+BEARER = "HTTPBearer"
+
+
+def _optional_body_as_model(operation: dict[str, Any]) -> None:
+    """An optional body (`Model | None = None`) is documented as FastAPI writes it, "the
+    model or null"; say "the model, or no body", which is what it means (a generated
+    client then leaves it out when not given, instead of sending its placeholder)."""
+    body = operation.get("requestBody")
+    if not body or body.get("required"):
+        return
+    for media in body.get("content", {}).values():
+        choices = media.get("schema", {}).get("anyOf", [])
+        models = [choice for choice in choices if choice != {"type": "null"}]
+        if len(choices) == 2 and len(models) == 1:
+            media["schema"] = models[0]
+
+
 def _install_openapi(app: FastAPI) -> None:
     """Document the error envelope where FastAPI would show its own validation shape,
-    and the 500 answer on every operation."""
+    the answers any operation can get (4XX before it runs, 500), and who may call it:
+    `security: []` on public operations, the bearer token where one is required, and the
+    document's default, "a token or none", where it is optional (generated clients then
+    take a plain client there). An operation says its token is
+    optional with `openapi_extra={"security": [{"HTTPBearer": []}, {}]}` (as
+    `get_daily_results` does)."""
     build = app.openapi
 
     def openapi() -> dict[str, Any]:
@@ -54,7 +77,26 @@ def _install_openapi(app: FastAPI) -> None:
         error_ref = {"$ref": "#/components/schemas/ErrorResponse"}
         for path in document.get("paths", {}).values():
             for operation in path.values():
+                # FastAPI adds the scheme of every security dependency to what the
+                # route declared: an optional token shows as {} among them. Those take
+                # the document's default (a token or none) rather than saying it again,
+                # since client generators read any operation-level list as "required".
+                security = operation.get("security", [])
+                if {} in security:
+                    del operation["security"]
+                else:
+                    operation["security"] = security
+                _optional_body_as_model(operation)
                 responses = operation.setdefault("responses", {})
+                responses.setdefault(
+                    "4XX",
+                    {
+                        "description": "Refused before the operation ran: `bad_request`, "
+                        "`request_timeout`, `payload_too_large`, `method_not_allowed`, "
+                        "`cors_refused` (docs/api.md).",
+                        "content": {"application/json": {"schema": error_ref}},
+                    },
+                )
                 if "422" in responses:
                     responses["422"] = {
                         "description": "Refused: `validation_error` or a stable code "
@@ -65,6 +107,7 @@ def _install_openapi(app: FastAPI) -> None:
                     "description": "`internal_error` (no details are shown).",
                     "content": {"application/json": {"schema": error_ref}},
                 }
+        document["security"] = [{}, {BEARER: []}]
         schemas = document.get("components", {}).get("schemas", {})
         schemas.pop("HTTPValidationError", None)
         schemas.pop("ValidationError", None)
@@ -110,6 +153,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         title="Solitaire service",
         version="1.0.0",
         description=DESCRIPTION,
+        # Relative: the document is served by the server it describes.
+        servers=[{"url": "/", "description": "The server this document is served from"}],
+        license_info={
+            "name": "Proprietary: all rights reserved",
+            "identifier": "LicenseRef-Proprietary",
+        },
         lifespan=lifespan,
         generate_unique_id_function=_operation_id,
     )

@@ -11,6 +11,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from asgi_lifespan import LifespanManager
 from fastapi import FastAPI
+from openapi_spec_validator import validate
 from sqlalchemy import Connection, inspect
 from sqlalchemy.ext.asyncio import create_async_engine
 
@@ -141,6 +142,34 @@ def test_openapi_operation_ids_and_errors() -> None:
                 if status.startswith(("4", "5")) and status != "503":
                     schema = answer["content"]["application/json"]["schema"]
                     assert schema == {"$ref": "#/components/schemas/ErrorResponse"}
+
+
+def test_the_document_is_valid_openapi() -> None:
+    """openapi-spec-validator accepts the committed document (Redocly's recommended
+    rules run on it in .ci/run, scripts/check_openapi.sh)."""
+    validate(json.loads((ROOT / "openapi" / "openapi.json").read_text()))
+
+
+def test_the_document_says_who_may_call_each_operation() -> None:
+    """Every operation states its security: none for public ones, the token where it is
+    required; the document's default is "a token or none", for the optional ones."""
+    document = create_app().openapi()
+    assert document["security"] == [{}, {"HTTPBearer": []}]
+    assert document["servers"] and document["info"]["license"]["name"]
+    says = {
+        op["operationId"]: op.get("security")
+        for path in document["paths"].values()
+        for op in path.values()
+    }
+    assert says["create_player"] == says["list_variants"] == says["health"] == []
+    assert says["get_daily_results"] is None  # optional: the document's default
+    assert says["create_game"] == says["make_move"] == [{"HTTPBearer": []}]
+    for name, security in says.items():
+        assert security in ([], [{"HTTPBearer": []}], None), name
+    # Every operation lists 4xx answers (at least those refused before it runs).
+    for path in document["paths"].values():
+        for operation in path.values():
+            assert any(status.startswith("4") for status in operation["responses"])
 
 
 def test_secret_key_is_generated_once(tmp_path: Path) -> None:

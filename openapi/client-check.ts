@@ -1,0 +1,35 @@
+// What a front-end writes against the types openapi-typescript generates from
+// openapi.json (scripts/check_openapi.sh generates ./schema.d.ts beside a copy of this
+// file and runs `tsc --noEmit --strict`): it stops compiling if the document stops
+// typing what a client reads, for example an answer left as an untyped map.
+import type { components, paths } from "./schema";
+
+type Schemas = components["schemas"];
+type GameState = Schemas["GameState"];
+type Pile = Schemas["PileOut"];
+type MoveAnswer =
+  paths["/api/v1/games/{game_id}/moves"]["post"]["responses"]["200"]["content"]["application/json"];
+type ErrorAnswer = Schemas["ErrorResponse"];
+
+/** The code of each pile's top card, or null where it lies face down or the pile is empty. */
+export function topCodes(state: GameState): (string | null)[] {
+  return state.piles.map((pile: Pile) => {
+    const top = pile.cards[pile.cards.length - 1];
+    return top !== undefined && top.face_up ? top.code : null;
+  });
+}
+
+/** Foundations, found by their kind (an enum of pile kinds, not a free string). */
+export function foundations(state: GameState): Pile[] {
+  return state.piles.filter((pile) => pile.kind === "foundation");
+}
+
+/** What a move answers: the new version, for the next request's expected_version. */
+export function nextVersion(answer: MoveAnswer): number {
+  return answer.version;
+}
+
+/** The stable error code a client branches on. */
+export function errorCode(answer: ErrorAnswer): string {
+  return answer.error.code;
+}
