@@ -455,9 +455,11 @@ async def test_many_past_dates_at_once_are_bounded_and_hold_no_connection(
     for response, _ in answers:
         assert_error(response, 503, "daily_not_ready")
         assert int(response.headers["Retry-After"]) >= 1
-    # Beyond the four preparations, refused at once; nobody waiting holds a connection
-    # (a preparation may be reading its stored deal at that moment).
-    assert sum(took < 1.0 for _, took in answers) >= 56
+    # Beyond the four preparations, refused at once (well before the wait a joined
+    # preparation takes: a loaded machine may take a second or more for 60 requests);
+    # nobody waiting holds a connection (a preparation may be reading its stored deal).
+    at_once = changed.daily_wait_seconds / 2
+    assert sum(took < at_once for _, took in answers) >= 56
     assert waiting <= 4 and max(checked_out) <= 1, (waiting, checked_out)
     assert during < 2.0, (during, alone)
     assert meanwhile < max(0.5, 5 * alone), (meanwhile, alone)
