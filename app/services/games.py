@@ -63,6 +63,8 @@ class Answer:
     game_id: str
     version: int
     replayed: bool = False
+    # Each move played, with its own events, in order (for finish's `steps`).
+    steps: tuple[dict[str, Any], ...] = ()
 
 
 def iso(moment: datetime) -> str:
@@ -108,21 +110,23 @@ def visible_deal(game: Game) -> int | None:
 
 
 def state_json(game: Game, state: State) -> dict[str, Any]:
-    """The state as the API shows it: only what the player may see."""
-    public = state.public()
+    """The state as the API shows it: only what the player may see (the engine's public
+    view; with clicks off for the game, no card says what a click would play)."""
+    settings = {**DEFAULT_SETTINGS, **game.settings}
+    public = state.view(clicks=bool(settings["auto_play"])).to_json()
     return {
         "id": game.id,
         "variant": game.variant,
         "deal": visible_deal(game),
         "source": game.source,
         "rules": {"foundation_return": state.variant.foundation_return},
-        "settings": {**DEFAULT_SETTINGS, **game.settings},
+        "settings": settings,
         "status": game.status,
         "version": game.version,
         "move_count": game.move_count,
         "assisted": bool(game.assisted),
-        "redeals_left": public.get("redeals_left", state.redeals_left),
-        "base_rank": public.get("base_rank", state.base_rank),
+        "redeals_left": public["redeals_left"],
+        "base_rank": public["base_rank"],
         "piles": public["piles"],
         "legal_moves": [m.to_json() for m in state.legal_moves()],
         "created_at": iso(game.created_at),
@@ -574,7 +578,8 @@ async def apply_moves(
                 await session.execute(insert(MoveRow), rows)
             body = state_json(game, state)
             body["events"] = events
-            answer = Answer(body=body, game_id=game.id, version=game.version)
+            steps = tuple({"move": row["move"], "events": row["events"]} for row in rows)
+            answer = Answer(body=body, game_id=game.id, version=game.version, steps=steps)
             await _remember(session, player_id, idempotency, answer)
             return answer
     except IntegrityError:
@@ -649,6 +654,7 @@ async def undo(
         if last is None:
             raise ApiError("nothing_to_undo", 409, "no move to take back")
         state = State.from_bytes(last.state_before)
+        undone = _undo_events(state, last.move, State.from_bytes(game.state))
         await session.execute(delete(MoveRow).where(MoveRow.id == last.id))
         await _save(
             session,
@@ -658,10 +664,16 @@ async def undo(
             move_count=game.move_count - 1,
         )
         body = state_json(game, state)
-        body["events"] = [{"type": "undo", "move": last.move}]
+        body["events"] = undone
         answer = Answer(body=body, game_id=game.id, version=game.version)
         await _remember(session, player_id, idempotency, answer)
         return answer
+
+
+def _undo_events(before: State, move_json: dict[str, Any], after: State) -> list[dict[str, Any]]:
+    """Undo's events: the move taken back, then what changes back, newest first (cards
+    turned face down again by pile and index only, never named)."""
+    return [e.to_json() for e in before.undo_events(Move.from_json(move_json), after)]
 
 
 async def list_moves(session: AsyncSession, player: Player, game_id: str) -> dict[str, Any]:
