@@ -54,9 +54,9 @@ def replay(before: dict[str, Any], events: list[dict[str, Any]]) -> dict[str, An
                 else:  # a draw, or an undone redeal: the cards come face down
                     assert not any(c["face_up"] for c in taken), (event, taken)
                 dst.extend(face_up(code) for code in codes)
-            if kind == "move" and event["move"]["action"] == "redeal":
-                if view["redeals_left"] is not None:
-                    view["redeals_left"] -= 1
+            redeal = kind == "move" and event["move"]["action"] == "redeal"
+            if redeal and view["redeals_left"] is not None:
+                view["redeals_left"] -= 1
         elif kind == "turn_up":
             pile, i = piles[event["pile"]], event["index"]
             assert i == len(pile) - 1 and pile[i] == FACE_DOWN, event

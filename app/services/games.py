@@ -487,26 +487,36 @@ def parse_action(state: State, action: dict[str, Any], settings: dict[str, Any])
 Action = dict[str, Any] | Move
 
 
-def _play_one(game: Game, state: State, move: Move, played: int) -> tuple[State, dict[str, Any]]:
-    """Apply one engine move to a locked game's position: the position after it and its
+def _play_one(
+    game: Game, state: State, move: Move, played: int
+) -> tuple[State, dict[str, Any], list[dict[str, Any]]]:
+    """Apply one engine move to a locked game's position: the position after it, its
     log row's values (the `played`-th move of this write, so its version and number
-    follow)."""
+    follow) and its events as answered. The log keeps the same events but a draw's
+    cards: a redeal may turn them face down again, and the log is read later."""
     try:
         new_state, events = state.apply(
             move, auto_finish=bool(game.settings.get("auto_finish", True))
         )
     except EngineError as exc:
         raise engine_error(exc) from exc
+    answered = [e.to_json() for e in events]
     row = {
         "game_id": game.id,
         "seq": game.move_count + played + 1,
         "version": game.version + played + 1,
         "text": str(move),
         "move": move.to_json(),
-        "events": [e.to_json() for e in events],
+        "events": [_logged(e) for e in answered],
         "state_before": state.to_bytes(),
     }
-    return new_state, row
+    return new_state, row, answered
+
+
+def _logged(event: dict[str, Any]) -> dict[str, Any]:
+    if event["type"] == "move" and event["move"]["action"] == "draw":
+        return {**event, "cards": None}
+    return event
 
 
 async def apply_moves(
@@ -541,6 +551,7 @@ async def apply_moves(
             start = state = State.from_bytes(game.state)
             events: list[Any] = []
             rows: list[dict[str, Any]] = []
+            steps: list[dict[str, Any]] = []
             for action in actions:
                 if state.is_won and events:
                     break
@@ -549,9 +560,10 @@ async def apply_moves(
                     if isinstance(action, Move)
                     else parse_action(state, action, game.settings)
                 )
-                state, row = _play_one(game, state, move, len(rows))
+                state, row, played = _play_one(game, state, move, len(rows))
                 rows.append(row)
-                events += row["events"]
+                steps.append({"move": row["move"], "events": played})
+                events += played
             # One write for all the moves (a finish plays thousands: a write per move
             # held the database for seconds), each still logged as its own move and
             # version. A won game cannot be undone, so the winning move's time stays
@@ -578,8 +590,7 @@ async def apply_moves(
                 await session.execute(insert(MoveRow), rows)
             body = state_json(game, state)
             body["events"] = events
-            steps = tuple({"move": row["move"], "events": row["events"]} for row in rows)
-            answer = Answer(body=body, game_id=game.id, version=game.version, steps=steps)
+            answer = Answer(body=body, game_id=game.id, version=game.version, steps=tuple(steps))
             await _remember(session, player_id, idempotency, answer)
             return answer
     except IntegrityError:
