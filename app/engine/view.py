@@ -8,8 +8,7 @@ once it has one and the rank it starts from. ``to_json()`` is the API's form.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .cards import CODE, RANK, SUIT, SUITS
 from .moves import FOUNDATION, STOCK, Move, Pile
@@ -22,8 +21,7 @@ if TYPE_CHECKING:
 _FACE_DOWN: dict[str, Any] = {"face_up": False}
 
 
-@dataclass(frozen=True)
-class CardView:
+class CardView(NamedTuple):
     """A card as a player sees it: ``card`` is None when it is face down; ``click`` is
     what a click on it would play (None: nothing; always None face down)."""
 
@@ -43,8 +41,7 @@ class CardView:
         }
 
 
-@dataclass(frozen=True)
-class PileView:
+class PileView(NamedTuple):
     pile: Pile
     cards: tuple[CardView, ...]
     movable_from: int | None  # the lowest card that may be picked up with those above it
@@ -66,8 +63,7 @@ class PileView:
         return data
 
 
-@dataclass(frozen=True)
-class PublicView:
+class PublicView(NamedTuple):
     piles: tuple[PileView, ...]
     redeals_left: int | None
     base_rank: int | None
