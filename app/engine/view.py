@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .cards import CODE, RANK, SUIT, SUITS
+from .cards import SUIT, SUITS, card_json
 from .moves import FOUNDATION, STOCK, Move, Pile
 from .play import click_moves
 from .rules import movable
@@ -31,14 +31,8 @@ class CardView(NamedTuple):
     def to_json(self) -> dict[str, Any]:
         if self.card is None:
             return _FACE_DOWN
-        c = self.card
-        return {
-            "code": CODE[c],
-            "rank": RANK[c],
-            "suit": SUITS[SUIT[c]],
-            "face_up": True,
-            "click": None if self.click is None else self.click.to_json(),
-        }
+        click = None if self.click is None else self.click.to_json()
+        return {**card_json(self.card), "click": click}
 
 
 class PileView(NamedTuple):
