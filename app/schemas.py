@@ -215,6 +215,11 @@ class FaceUpCard(BaseModel):
     rank: int = Field(ge=1, le=13, examples=[13])
     suit: Literal["S", "H", "D", "C"]
     face_up: Literal[True]
+    click: LegalMove | None = Field(
+        description='The move a click on this card plays (`{"action": "click", "pile", '
+        '"index"}`); null: the click would be refused (no target, not playable, or clicks '
+        "are off for the game: setting `auto_play`)."
+    )
 
 
 class FaceDownCard(BaseModel):
@@ -229,6 +234,29 @@ class PileOut(BaseModel):
     id: str = Field(examples=["tableau-0"])
     kind: Literal["stock", "waste", "reserve", "foundation", "tableau"]
     cards: list[FaceUpCard | FaceDownCard] = Field(description="Bottom first.")
+    movable_from: int | None = Field(
+        description="The index of the lowest card a player may pick up: it moves together "
+        "with every card above it (the top run in games where runs move, else the top card). "
+        "Null: nothing may be picked up here (the stock, an empty pile, foundations that "
+        "keep their cards, a won game).",
+        examples=[3],
+    )
+    click: LegalMove | None = Field(
+        description="The move a click on the pile without an index plays: its top card's "
+        "click, or for the stock the draw (the redeal once it is empty). Null: refused."
+    )
+    suit: Literal["S", "H", "D", "C"] | None = Field(
+        default=None,
+        description="Foundations only: the suit of their cards, once they have one (null "
+        "while empty).",
+    )
+    base_rank: int | None = Field(
+        default=None,
+        ge=1,
+        le=13,
+        description="Foundations only: the rank an empty foundation takes (1, the Ace, "
+        "except in Rainbow and Canfield: the deal's base rank).",
+    )
 
 
 class RulesOut(BaseModel):
@@ -268,18 +296,139 @@ class GameState(BaseModel):
     updated_at: datetime
 
 
+class _CardsMoved(BaseModel):
+    model_config = ConfigDict(populate_by_name=True)
+
+    from_: str = Field(alias="from", description="The pile the cards left.", examples=["tableau-2"])
+    to: str = Field(description="The pile they went to.", examples=["tableau-5"])
+    cards: list[str] | None = Field(
+        description="The cards that moved, bottom first, as they lie on `to` (a draw: the "
+        "cards turned up, in the order they land on the waste). Null when they end face "
+        "down: a redeal's, an undone draw's.",
+        examples=[["7D", "6S"]],
+    )
+    count: int = Field(ge=1, description="How many cards moved.", examples=[2])
+
+
+class MoveEvent(_CardsMoved):
+    """The player's move and the cards it moved (draw: stock to waste; redeal: waste to
+    stock, `cards` null)."""
+
+    type: Literal["move"]
+    move: LegalMove
+
+
+class TurnUpEvent(BaseModel):
+    """The card at `index` of `pile` turned face up."""
+
+    type: Literal["turn_up"]
+    pile: str = Field(examples=["tableau-2"])
+    index: int = Field(ge=0, description="From the bottom of the pile, 0-based.")
+    card: str = Field(examples=["7D"])
+
+
+class ReserveFillEvent(BaseModel):
+    """The top reserve card went to the empty `pile` (Rainbow, Canfield)."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    type: Literal["reserve_fill"]
+    pile: str = Field(examples=["tableau-1"])
+    index: int = Field(ge=0, description="Where the card lies in `pile` (0: the pile was empty).")
+    card: str = Field(examples=["5H"])
+    from_: Literal["reserve"] = Field(alias="from")
+
+
+class AutoFinishEvent(_CardsMoved):
+    """A move the server played itself (auto-finish), with its card."""
+
+    type: Literal["auto_finish"]
+    move: LegalMove
+
+
+PlayEvent = Annotated[
+    MoveEvent | TurnUpEvent | ReserveFillEvent | AutoFinishEvent, Field(discriminator="type")
+]
+
+
+class UndoEvent(BaseModel):
+    """The move taken back (the first event of undo's answer)."""
+
+    type: Literal["undo"]
+    move: LegalMove
+
+
+class TurnDownEvent(BaseModel):
+    """The card at `index` of `pile` turned face down again. It is never named."""
+
+    type: Literal["turn_down"]
+    pile: str = Field(examples=["tableau-2"])
+    index: int = Field(ge=0, description="From the bottom of the pile, 0-based.")
+
+
+class MoveBackEvent(_CardsMoved):
+    """Cards going back where they came from (`from`: where they lay, `to`: where they
+    return); `cards` null when they return face down (an undone draw)."""
+
+    type: Literal["move_back"]
+
+
+UndoAnswerEvent = Annotated[UndoEvent | TurnDownEvent | MoveBackEvent, Field(discriminator="type")]
+
+_EVENT_EXAMPLE: list[dict[str, Any]] = [
+    {
+        "type": "move",
+        "move": {"action": "move", "from": "tableau-2", "to": "tableau-5", "count": 1},
+        "from": "tableau-2",
+        "to": "tableau-5",
+        "cards": ["6S"],
+        "count": 1,
+    },
+    {"type": "turn_up", "pile": "tableau-2", "index": 2, "card": "7D"},
+]
+
+
 class GameMoveResult(GameState):
-    events: list[dict[str, Any]] = Field(
-        description="What the move did, in order, automatic moves included.",
+    events: list[PlayEvent] = Field(
+        description="What the move did, in order, automatic moves included: enough to "
+        "animate it from the previous state's piles to these.",
+        examples=[_EVENT_EXAMPLE],
+    )
+
+
+class UndoResult(GameState):
+    events: list[UndoAnswerEvent] = Field(
+        description="`undo` (the move taken back), then what changed back, newest first: "
+        "replayed on the previous state's piles they give these.",
         examples=[
             [
                 {
-                    "type": "move",
+                    "type": "undo",
                     "move": {"action": "move", "from": "tableau-2", "to": "tableau-5", "count": 1},
                 },
-                {"type": "turn_up", "pile": "tableau-2", "card": "7D"},
+                {"type": "turn_down", "pile": "tableau-2", "index": 2},
+                {
+                    "type": "move_back",
+                    "from": "tableau-5",
+                    "to": "tableau-2",
+                    "cards": ["6S"],
+                    "count": 1,
+                },
             ]
         ],
+    )
+
+
+class FinishStep(BaseModel):
+    move: LegalMove = Field(description="One move of the line, as the player would send it.")
+    events: list[PlayEvent] = Field(description="What this move did, in order.")
+
+
+class FinishResult(GameMoveResult):
+    steps: list[FinishStep] = Field(
+        description="The line played, one move at a time with its own events (`events` "
+        "is all of them at once): replayed in order from the state before the finish, "
+        "they give this state."
     )
 
 
@@ -305,7 +454,11 @@ class MoveLogEntry(BaseModel):
     version: int = Field(description="The game's version after this move.")
     text: str = Field(examples=["t2>t5x3"])
     move: LegalMove
-    events: list[dict[str, Any]]
+    events: list[dict[str, Any]] = Field(
+        description="The move's events as answered when it was played (see the moves "
+        "endpoint); moves logged before events named their cards lack `from`, `to`, "
+        "`cards`, `count` and `index`."
+    )
     created_at: datetime
 
 

@@ -127,34 +127,59 @@ class Move(NamedTuple):
 DRAW_MOVE = Move(DRAW)
 REDEAL_MOVE = Move(REDEAL)
 
-# Event types: what a move did, in order, so a client can animate it.
+# Event types: what a move did, in order, so a client can animate it. The last two are
+# only in undo's answer.
 EV_MOVE, EV_TURN_UP, EV_RESERVE_FILL, EV_AUTO_FINISH = (
     "move",
     "turn_up",
     "reserve_fill",
     "auto_finish",
 )
+EV_UNDO, EV_TURN_DOWN, EV_MOVE_BACK = "undo", "turn_down", "move_back"
+_CARDS_MOVED = (EV_MOVE, EV_AUTO_FINISH, EV_MOVE_BACK)
 
 
 class Event(NamedTuple):
-    """Something that happened as part of one accepted move.
+    """Something that happened as part of one accepted move (or of its undo).
 
-    ``move``: the player's move; ``turn_up``: a card at ``pile`` turned face up;
-    ``reserve_fill``: the top reserve card went to the empty ``pile``; ``auto_finish``:
-    a move the server played itself. ``card`` is only ever a card now face up.
+    ``move``: the player's move, with the cards that went from ``src`` to ``dst``;
+    ``turn_up``: the card at ``index`` of ``pile`` turned face up; ``reserve_fill``: the
+    top reserve card went to the empty ``pile``; ``auto_finish``: a move the server
+    played itself, with its card. In undo's answer: ``undo`` (the move taken back),
+    ``turn_down`` (the card at ``index`` of ``pile`` turned face down again, never named)
+    and ``move_back`` (cards going back from ``src`` to ``dst``).
+
+    ``card`` and ``cards`` (bottom first) only ever name cards face up once the event has
+    happened: ``cards`` is None for cards that end face down (a redeal's, an undone
+    draw's), and ``count`` still says how many moved.
     """
 
     type: str
     move: Move | None = None
     pile: Pile | None = None
     card: int | None = None
+    cards: tuple[int, ...] | None = None
+    src: Pile | None = None
+    dst: Pile | None = None
+    index: int | None = None  # type: ignore[assignment]  # shadows tuple.index on purpose
+    count: int = 0  # type: ignore[assignment]  # shadows tuple.count on purpose
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"type": self.type}
         if self.move is not None:
             data["move"] = self.move.to_json()
+        if self.type in _CARDS_MOVED:
+            data["from"] = str(self.src)
+            data["to"] = str(self.dst)
+            data["cards"] = None if self.cards is None else [CODE[c] for c in self.cards]
+            data["count"] = self.count
+            return data
         if self.pile is not None:
             data["pile"] = str(self.pile)
+        if self.index is not None:
+            data["index"] = self.index
         if self.card is not None:
             data["card"] = CODE[self.card]
+        if self.src is not None:
+            data["from"] = str(self.src)
         return data

@@ -1,6 +1,13 @@
-"""Play helpers of docs/rules.md: the click (auto-finish and stuck detection live on State)."""
+"""Play helpers of docs/rules.md: the click (auto-finish and stuck detection live on State).
+
+:func:`resolve_click` is the move one click makes (or why none); :func:`click_moves`
+is the same for every card at once, for the public view (a client highlights what a
+click would do before the click). Both read one list of candidates, in one order.
+"""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from .errors import IllegalMove, InvalidMove
 from .moves import (
@@ -15,7 +22,13 @@ from .moves import (
     Move,
     Pile,
 )
-from .state import State
+from .rules import movable, pile_cards
+from .validate import check_pile, pick
+
+if TYPE_CHECKING:
+    from collections.abc import Container
+
+    from .state import State
 
 
 def resolve_click(state: State, pile: str | Pile, index: int | None = None) -> Move:
@@ -30,7 +43,8 @@ def resolve_click(state: State, pile: str | Pile, index: int | None = None) -> M
             if state.is_legal(move):
                 return move
         raise IllegalMove("no_target", "the stock is empty and no redeal is left")
-    cards = _pile_cards(state, where)
+    check_pile(state, where)
+    cards = pile_cards(state, where)
     if not cards:
         raise IllegalMove("empty_pile", f"{where} is empty")
     top = len(cards) - 1
@@ -41,30 +55,47 @@ def resolve_click(state: State, pile: str | Pile, index: int | None = None) -> M
     count = top - index + 1
     if where.kind != TABLEAU and count != 1:
         raise IllegalMove("not_playable", f"only the top card of the {where.kind} can be played")
-    picked = state.pick(where, count)
-    if isinstance(picked, IllegalMove):
-        raise picked
-    candidates: list[Move] = []
-    if count == 1 and where.kind != FOUNDATION:
-        candidates += [Move(MOVE, where, f, 1) for f in F_PILES[: len(state.foundations)]]
-    targets = [t for t in T_PILES[: len(state.tableau)] if t != where]
-    filled = [t for t in targets if state.tableau[t.index]]
-    # Moving a whole pile to an empty pile changes nothing a player can see: skip it.
-    whole_pile = where.kind == TABLEAU and index == 0
-    empty = [] if whole_pile else [t for t in targets if not state.tableau[t.index]]
-    candidates += [Move(MOVE, where, t, count) for t in filled + empty]
-    for move in candidates:
+    pick(state, where, count)  # raises when these cards may not leave the pile
+    for move in _candidates(state, where, index, count):
         if state.is_legal(move):
             return move
     raise IllegalMove("no_target", f"no pile takes the card clicked on {where}")
 
 
-def _pile_cards(state: State, pile: Pile) -> tuple[int, ...]:
-    bad = state._no_such_pile(pile)
-    if bad is not None:
-        raise bad
-    if pile.kind == TABLEAU:
-        return state.tableau[pile.index]
-    if pile.kind == FOUNDATION:
-        return state.foundations[pile.index]
-    return state.waste if pile.kind == "waste" else state.reserve
+def click_moves(state: State, legal: Container[Move] | None = None) -> dict[tuple[Pile, int], Move]:
+    """What a click on each card would play: ``(pile, index) -> move`` for every card a
+    click moves (the stock as ``(stock, -1)``: a click on it, empty or not). Exactly
+    :func:`resolve_click`'s answers, read against the legal moves once."""
+    if legal is None:
+        legal = set(state.legal_moves())
+    out: dict[tuple[Pile, int], Move] = {}
+    for move in (DRAW_MOVE, REDEAL_MOVE):
+        if move in legal:
+            out[Pile(STOCK), -1] = move
+            break
+    for where, cards, _down in state.piles():
+        if where.kind == STOCK or not cards:
+            continue
+        top = len(cards) - 1
+        for count in range(1, movable(state, where) + 1):
+            index = top - count + 1
+            for move in _candidates(state, where, index, count):
+                if move in legal:
+                    out[where, index] = move
+                    break
+    return out
+
+
+def _candidates(state: State, where: Pile, index: int, count: int) -> list[Move]:
+    """The moves a click tries, in order: foundations, filled tableau piles left to
+    right, then empty ones (never a whole pile to an empty pile: that changes nothing a
+    player can see)."""
+    candidates: list[Move] = []
+    if count == 1 and where.kind != FOUNDATION:
+        candidates += [Move(MOVE, where, f, 1) for f in F_PILES[: len(state.foundations)]]
+    targets = [t for t in T_PILES[: len(state.tableau)] if t != where]
+    filled = [t for t in targets if state.tableau[t.index]]
+    whole_pile = where.kind == TABLEAU and index == 0
+    empty = [] if whole_pile else [t for t in targets if not state.tableau[t.index]]
+    candidates += [Move(MOVE, where, t, count) for t in filled + empty]
+    return candidates

@@ -19,6 +19,7 @@ from app.schemas import (
     MoveLog,
     MoveRequest,
     UndoRequest,
+    UndoResult,
 )
 from app.services import games
 from app.services.games import Answer, Idempotency
@@ -189,7 +190,7 @@ async def make_move(
 @router.post(
     "/{game_id}/undo",
     name="undo_move",
-    response_model=GameMoveResult,
+    response_model=UndoResult,
     responses=errors(401, 404, 409, 422),
     summary="Take back the last move",
 )

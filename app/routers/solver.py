@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 
 from app.deps import CurrentPlayer, SessionDep
 from app.routers.common import errors
-from app.schemas import GameMoveResult
+from app.schemas import FinishResult
 from app.services import games
 from app.services import solver as solver_service
 
@@ -47,7 +47,7 @@ async def hint(
 @router.post(
     "/{game_id}/finish",
     name="finish",
-    response_model=GameMoveResult,
+    response_model=FinishResult,
     responses=errors(401, 404, 409, 429),
     summary="Play a winning line to the end (409 no_win_found when none is found)",
 )

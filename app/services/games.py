@@ -63,6 +63,8 @@ class Answer:
     game_id: str
     version: int
     replayed: bool = False
+    # Each move played, with its own events, in order (for finish's `steps`).
+    steps: tuple[dict[str, Any], ...] = ()
 
 
 def iso(moment: datetime) -> str:
@@ -108,21 +110,23 @@ def visible_deal(game: Game) -> int | None:
 
 
 def state_json(game: Game, state: State) -> dict[str, Any]:
-    """The state as the API shows it: only what the player may see."""
-    public = state.public()
+    """The state as the API shows it: only what the player may see (the engine's public
+    view; with clicks off for the game, no card says what a click would play)."""
+    settings = {**DEFAULT_SETTINGS, **game.settings}
+    public = state.view(clicks=bool(settings["auto_play"])).to_json()
     return {
         "id": game.id,
         "variant": game.variant,
         "deal": visible_deal(game),
         "source": game.source,
         "rules": {"foundation_return": state.variant.foundation_return},
-        "settings": {**DEFAULT_SETTINGS, **game.settings},
+        "settings": settings,
         "status": game.status,
         "version": game.version,
         "move_count": game.move_count,
         "assisted": bool(game.assisted),
-        "redeals_left": public.get("redeals_left", state.redeals_left),
-        "base_rank": public.get("base_rank", state.base_rank),
+        "redeals_left": public["redeals_left"],
+        "base_rank": public["base_rank"],
         "piles": public["piles"],
         "legal_moves": [m.to_json() for m in state.legal_moves()],
         "created_at": iso(game.created_at),
@@ -483,26 +487,36 @@ def parse_action(state: State, action: dict[str, Any], settings: dict[str, Any])
 Action = dict[str, Any] | Move
 
 
-def _play_one(game: Game, state: State, move: Move, played: int) -> tuple[State, dict[str, Any]]:
-    """Apply one engine move to a locked game's position: the position after it and its
+def _play_one(
+    game: Game, state: State, move: Move, played: int
+) -> tuple[State, dict[str, Any], list[dict[str, Any]]]:
+    """Apply one engine move to a locked game's position: the position after it, its
     log row's values (the `played`-th move of this write, so its version and number
-    follow)."""
+    follow) and its events as answered. The log keeps the same events but a draw's
+    cards: a redeal may turn them face down again, and the log is read later."""
     try:
         new_state, events = state.apply(
             move, auto_finish=bool(game.settings.get("auto_finish", True))
         )
     except EngineError as exc:
         raise engine_error(exc) from exc
+    answered = [e.to_json() for e in events]
     row = {
         "game_id": game.id,
         "seq": game.move_count + played + 1,
         "version": game.version + played + 1,
         "text": str(move),
         "move": move.to_json(),
-        "events": [e.to_json() for e in events],
+        "events": [_logged(e) for e in answered],
         "state_before": state.to_bytes(),
     }
-    return new_state, row
+    return new_state, row, answered
+
+
+def _logged(event: dict[str, Any]) -> dict[str, Any]:
+    if event["type"] == "move" and event["move"]["action"] == "draw":
+        return {**event, "cards": None}
+    return event
 
 
 async def apply_moves(
@@ -537,6 +551,7 @@ async def apply_moves(
             start = state = State.from_bytes(game.state)
             events: list[Any] = []
             rows: list[dict[str, Any]] = []
+            steps: list[dict[str, Any]] = []
             for action in actions:
                 if state.is_won and events:
                     break
@@ -545,9 +560,10 @@ async def apply_moves(
                     if isinstance(action, Move)
                     else parse_action(state, action, game.settings)
                 )
-                state, row = _play_one(game, state, move, len(rows))
+                state, row, played = _play_one(game, state, move, len(rows))
                 rows.append(row)
-                events += row["events"]
+                steps.append({"move": row["move"], "events": played})
+                events += played
             # One write for all the moves (a finish plays thousands: a write per move
             # held the database for seconds), each still logged as its own move and
             # version. A won game cannot be undone, so the winning move's time stays
@@ -574,7 +590,7 @@ async def apply_moves(
                 await session.execute(insert(MoveRow), rows)
             body = state_json(game, state)
             body["events"] = events
-            answer = Answer(body=body, game_id=game.id, version=game.version)
+            answer = Answer(body=body, game_id=game.id, version=game.version, steps=tuple(steps))
             await _remember(session, player_id, idempotency, answer)
             return answer
     except IntegrityError:
@@ -649,6 +665,7 @@ async def undo(
         if last is None:
             raise ApiError("nothing_to_undo", 409, "no move to take back")
         state = State.from_bytes(last.state_before)
+        undone = _undo_events(state, last.move, State.from_bytes(game.state))
         await session.execute(delete(MoveRow).where(MoveRow.id == last.id))
         await _save(
             session,
@@ -658,10 +675,16 @@ async def undo(
             move_count=game.move_count - 1,
         )
         body = state_json(game, state)
-        body["events"] = [{"type": "undo", "move": last.move}]
+        body["events"] = undone
         answer = Answer(body=body, game_id=game.id, version=game.version)
         await _remember(session, player_id, idempotency, answer)
         return answer
+
+
+def _undo_events(before: State, move_json: dict[str, Any], after: State) -> list[dict[str, Any]]:
+    """Undo's events: the move taken back, then what changes back, newest first (cards
+    turned face down again by pile and index only, never named)."""
+    return [e.to_json() for e in before.undo_events(Move.from_json(move_json), after)]
 
 
 async def list_moves(session: AsyncSession, player: Player, game_id: str) -> dict[str, Any]:

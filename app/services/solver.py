@@ -12,6 +12,7 @@ Budgets and pool size come from the settings (``SOLVER_*``, ``HINT_*``, ``FINISH
 from __future__ import annotations
 
 from collections import OrderedDict
+from dataclasses import replace
 from typing import Any
 
 from fastapi import FastAPI
@@ -150,7 +151,9 @@ async def finish(app: FastAPI, session: Any, player: Player, game_id: str) -> An
     The game is read afresh after the search: a change made meanwhile (another client's
     move) is seen, and the line is played only from the position it was found for; from a
     moved position the search runs once more. A position proven lost marks the game
-    assisted, as a hint saying so does: it tells the player something of hidden cards."""
+    assisted, as a hint saying so does: it tells the player something of hidden cards.
+    The answer is the won state with ``events`` (all of them) and ``steps`` (each move of
+    the line with its own events)."""
     for _attempt in range(_FINISH_SEARCHES):
         budget = _settings(app).finish_max_positions, _settings(app).finish_max_seconds
         already_assisted, state, line, info = await _search_game(
@@ -167,9 +170,12 @@ async def finish(app: FastAPI, session: Any, player: Player, game_id: str) -> An
             )
         try:
             # Marked in the same transaction as the line's first move: not ranked.
-            return await games.apply_moves(
+            answer = await games.apply_moves(
                 session, player, game_id, list(line), assisted=True, from_position=state
             )
         except games.PositionChanged:
             continue
+        # `events` (all of them at once) stays; `steps` gives each move with its own
+        # events, for a client to replay the finish one move at a time.
+        return replace(answer, body={**answer.body, "steps": list(answer.steps)})
     raise ApiError("version_conflict", 409, "the game kept changing during the search; reload it")

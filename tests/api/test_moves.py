@@ -5,7 +5,7 @@ from typing import Any
 import httpx
 from fastapi import FastAPI
 
-from app.engine import Move, deal, get_variant
+from app.engine import CODE, Move, deal, get_variant
 from app.schemas import GameMoveResult, MoveLog
 from tests.api.conftest import API, NewGame, assert_error
 from tests.api.helpers import (
@@ -40,7 +40,16 @@ async def test_move_applies_and_reports_events(
     assert response.headers["ETag"] == f'"{game["id"]}.1"'
     expected_state, events = before.apply(move)
     assert response.json()["events"] == [e.to_json() for e in events]
-    assert response.json()["events"][0] == {"type": "move", "move": move.to_json()}
+    assert move.src is not None and move.dst is not None
+    moved = before.tableau[move.src.index][-move.count :]
+    assert response.json()["events"][0] == {
+        "type": "move",
+        "move": move.to_json(),
+        "from": str(move.src),
+        "to": str(move.dst),
+        "cards": [CODE[c] for c in moved],
+        "count": move.count,
+    }
     assert response.json()["piles"] == expected_state.public()["piles"]
     assert response.json()["legal_moves"] == [m.to_json() for m in expected_state.legal_moves()]
     assert await stored_state(app, game["id"]) == expected_state
@@ -121,7 +130,15 @@ async def test_click(client: httpx.AsyncClient, auth: dict[str, str], new_game: 
     state = deal(get_variant("rank-and-file"), 5)
     clicked = await _move(client, auth, game["id"], {"action": "click", "pile": "stock"})
     assert clicked.status_code == 200
-    assert clicked.json()["events"][0] == {"type": "move", "move": {"action": "draw"}}
+    # The draw names the card it turned up: the stock's top, now the waste's.
+    assert clicked.json()["events"][0] == {
+        "type": "move",
+        "move": {"action": "draw"},
+        "from": "stock",
+        "to": "waste",
+        "cards": [CODE[state.stock[-1]]],
+        "count": 1,
+    }
     # A click finds the same target as the engine's resolve_click.
     from app.engine import resolve_click
 
@@ -199,9 +216,13 @@ async def test_undo_restores_exact_state_and_log(
     undone = await client.post(f"{API}/games/{gid}/undo", headers=auth)
     assert undone.status_code == 200
     assert undone.json()["move_count"] == 2 and undone.json()["version"] == 4
+    undone_move = Move.from_json(log.items[-1].move.model_dump(by_alias=True))
+    assert undone.json()["events"][0] == {"type": "undo", "move": undone_move.to_json()}
+    # Then what changed back, as the engine says of this move from states[2] to states[3].
     assert undone.json()["events"] == [
-        {"type": "undo", "move": log.items[-1].move.model_dump(by_alias=True)}
+        e.to_json() for e in states[2].undo_events(undone_move, states[3])
     ]
+    assert len(undone.json()["events"]) > 1
     assert await stored_state(app, gid) == states[2]
     assert undone.json()["piles"] == states[2].public()["piles"]
     conflict = await client.post(

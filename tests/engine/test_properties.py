@@ -109,7 +109,8 @@ def check_round_trips(state: State) -> None:
     assert str(state) == state.to_text()
 
 
-_CARD_KEYS = {"code", "rank", "suit", "face_up"}
+_CARD_KEYS = {"code", "rank", "suit", "face_up", "click"}
+_PILE_KEYS = {"id", "kind", "cards", "movable_from", "click"}
 
 
 def check_public(state: State, text: dict[str, str]) -> None:
@@ -120,7 +121,8 @@ def check_public(state: State, text: dict[str, str]) -> None:
     shown: list[str] = []
     down = 0
     for pile in public["piles"]:
-        assert set(pile) == {"id", "kind", "cards"}
+        extra = {"suit", "base_rank"} if pile["kind"] == "foundation" else set()
+        assert set(pile) == _PILE_KEYS | extra
         cards = pile["cards"]
         up = []
         for c in cards:
