@@ -8,6 +8,7 @@ instead of failing with "database is locked" when two moves race.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +92,32 @@ async def begin_write(session: AsyncSession) -> None:
     Must be the first thing done with a fresh session; a no-op elsewhere.
     """
     await session.connection(execution_options={SQLITE_BEGIN: "IMMEDIATE"})
+
+
+@asynccontextmanager
+async def unit_of_work(session: AsyncSession, *, write: bool = True) -> AsyncIterator[AsyncSession]:
+    """One transaction, the only way the services run one: committed when the block ends,
+    rolled back on any error (an `ApiError` included), so nothing half-done is kept and
+    nothing acknowledged is lost (the answer is built only after the commit returns).
+
+    `write`: open as a writer (BEGIN IMMEDIATE on SQLite, so writers queue on the lock
+    instead of failing with "database is locked"; rows are locked with FOR UPDATE on
+    PostgreSQL). `write=False`: a read whose snapshot ends with the block, for reads
+    followed by slow work (a search, a proof) that must hold no connection meanwhile.
+
+    A transaction the session already has (the authentication's read) is ended first:
+    the unit starts afresh and sees the newest committed data.
+    """
+    if session.in_transaction():
+        await session.commit()
+    if write:
+        await begin_write(session)
+    try:
+        yield session
+    except BaseException:
+        await session.rollback()
+        raise
+    await session.commit()
 
 
 def alembic_config(url: str) -> Config:

@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.config import Settings
 from app.db import Database
-from app.errors import ApiError
+from app.errors import TooManyAuthFailures, Unauthorized, retry_after
 from app.models import Player
 from app.services.players import player_for_token
 from app.services.ratelimit import FailedAuthLimiter
@@ -57,27 +57,16 @@ async def get_current_player(
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
     limiter: Annotated[FailedAuthLimiter, Depends(get_auth_limiter)],
 ) -> Player:
-    unauthorized = ApiError(
-        "unauthorized",
-        401,
-        "a valid bearer token is required",
-        headers={"WWW-Authenticate": "Bearer"},
-    )
     if credentials is None or not credentials.credentials:
-        raise unauthorized
+        raise Unauthorized()
     address = client_address(request)
     wait = limiter.retry_after(address)
     if wait is not None:
-        raise ApiError(
-            "too_many_auth_failures",
-            429,
-            "too many wrong tokens from this address; retry later",
-            headers={"Retry-After": str(wait)},
-        )
+        raise TooManyAuthFailures(headers=retry_after(wait))
     player = await player_for_token(session, credentials.credentials)
     if player is None:
         limiter.failed(address)
-        raise unauthorized
+        raise Unauthorized()
     return player
 
 

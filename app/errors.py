@@ -1,14 +1,26 @@
-"""One exception type for expected failures and one envelope for every error.
+"""The error catalogue: one named type per code, the one map from engine errors to
+codes, and the one handler that writes the envelope.
 
 Every error answer, whoever raises it (our code, FastAPI's validation, Starlette's
 404/405, an unexpected crash), has the body
-`{"error": {"code": "<stable_snake_case>", "message": "<human text>"}}`.
+`{"error": {"code": "<stable_snake_case>", "message": "<human text>"}}` (plus `reason`
+where the engine gave one). A code means one condition and has one status on every
+endpoint; `CATALOGUE` lists them all (docs/api.md's table is checked against it).
+
+Two rules decide between codes that look alike:
+
+- a name in the path that names nothing is 404 (`game_not_found`, `variant_not_found`);
+  a name in a request body that names nothing is 422 (`unknown_variant`);
+- a write the game's state refuses as a whole is 409 (`version_conflict`, `game_over`,
+  `nothing_to_undo`, `no_win_found`); a move the rules refuse in this position is 422
+  (`illegal_move`), one that cannot be read (or names a pile this game lacks) is 422
+  (`invalid_move`).
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, ClassVar
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -16,27 +28,234 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
+from app.engine import CorruptState, EngineError, IllegalMove, InvalidDeal, InvalidMove
+
 log = logging.getLogger("app.errors")
+
+# code -> its named type; filled by ApiError.__init_subclass__.
+CATALOGUE: dict[str, type[ApiError]] = {}
 
 
 class ApiError(Exception):
-    """An expected failure: a stable code, an HTTP status and a message for humans."""
+    """An expected failure: a stable code, an HTTP status and a message for humans.
+
+    Raise a named subclass (`GameNotFound()`, `VersionConflict("...")`); each has its code,
+    status and a default message."""
+
+    code: ClassVar[str] = "internal_error"
+    status: ClassVar[int] = 500
+    default_message: ClassVar[str] = "internal server error"
+    # Where the answer comes from when no handler of ours raises it (documentation only).
+    answered_by: ClassVar[str] = "the service"
 
     def __init__(
         self,
-        code: str,
-        status: int,
-        message: str,
+        message: str | None = None,
+        *,
         headers: dict[str, str] | None = None,
         reason: str | None = None,
     ) -> None:
-        super().__init__(message)
-        self.code = code
-        self.status = status
-        self.message = message
+        self.message = message or self.default_message
+        super().__init__(self.message)
         self.headers = headers
         # For engine refusals: the engine's own reason code (e.g. "wrong_colour").
         self.reason = reason
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.code in CATALOGUE:
+            raise TypeError(f"two error types with the code {cls.code!r}")
+        CATALOGUE[cls.code] = cls
+
+
+# --- 4xx answered before a route runs (HTTP server, middleware, routing) ---------
+
+
+class BadRequest(ApiError):
+    code, status, default_message = "bad_request", 400, "the request could not be read"
+    answered_by = "app.server"
+
+
+class CorsRefused(ApiError):
+    code, status, default_message = "cors_refused", 400, "CORS preflight refused"
+    answered_by = "the CORS middleware"
+
+
+class RouteNotFound(ApiError):
+    code, status, default_message = "not_found", 404, "not found"
+    answered_by = "routing"
+
+
+class MethodNotAllowed(ApiError):
+    code, status, default_message = "method_not_allowed", 405, "method not allowed"
+    answered_by = "routing"
+
+
+class RequestTimeout(ApiError):
+    code, status, default_message = "request_timeout", 408, "the request did not arrive in time"
+    answered_by = "app.server and the body-limit middleware"
+
+
+class PayloadTooLarge(ApiError):
+    code, status, default_message = "payload_too_large", 413, "the request body is too large"
+    answered_by = "the body-limit middleware"
+
+
+# --- authentication ---------------------------------------------------------------
+
+
+class Unauthorized(ApiError):
+    code, status, default_message = "unauthorized", 401, "a valid bearer token is required"
+
+    def __init__(self, message: str | None = None) -> None:
+        super().__init__(message, headers={"WWW-Authenticate": "Bearer"})
+
+
+class TooManyAuthFailures(ApiError):
+    code, status = "too_many_auth_failures", 429
+    default_message = "too many wrong tokens from this address; retry later"
+
+
+# --- not found (a name in the path) -------------------------------------------------
+
+
+class GameNotFound(ApiError):
+    # One answer for unknown ids and other players' games: never reveal existence.
+    code, status, default_message = "game_not_found", 404, "no such game"
+
+
+class VariantNotFound(ApiError):
+    code, status, default_message = "variant_not_found", 404, "no such variant"
+
+
+class DailyNotAvailable(ApiError):
+    code, status, default_message = "daily_not_available", 404, "no daily deal for that date"
+
+
+# --- conflicts with the game's state ------------------------------------------------
+
+
+class VersionConflict(ApiError):
+    code, status, default_message = "version_conflict", 409, "the game changed; reload it"
+
+
+class NothingToUndo(ApiError):
+    code, status, default_message = "nothing_to_undo", 409, "no move to take back"
+
+
+class GameOver(ApiError):
+    """A move or an undo on a won game. Until issue 13 a move on a won game answered 422
+    `illegal_move` with reason `game_over`; the reason stays `game_over`."""
+
+    code, status = "game_over", 409
+    default_message = "the game is won; no move is left to make or take back"
+
+    def __init__(self, message: str | None = None, *, reason: str | None = "game_over") -> None:
+        super().__init__(message, reason=reason)
+
+
+class NoWinFound(ApiError):
+    code, status, default_message = "no_win_found", 409, "no winning line was found"
+
+
+# --- refused requests -------------------------------------------------------------
+
+
+class ValidationFailed(ApiError):
+    code, status, default_message = "validation_error", 422, "invalid request"
+    answered_by = "request validation"
+
+
+class IllegalMoveError(ApiError):
+    code, status, default_message = "illegal_move", 422, "the rules refuse this move"
+
+
+class InvalidMoveError(ApiError):
+    code, status, default_message = "invalid_move", 422, "the move cannot be read"
+
+
+class AutoPlayOff(ApiError):
+    code, status = "auto_play_off", 422
+    default_message = "clicks are off for this game (setting auto_play)"
+
+
+class UnknownVariantError(ApiError):
+    code, status, default_message = "unknown_variant", 422, "no such variant"
+
+
+class InvalidDealError(ApiError):
+    code, status = "invalid_deal", 422
+    default_message = "a deal number is a whole number from 1 to 99999999999999999999"
+
+
+class InvalidRules(ApiError):
+    code, status, default_message = "invalid_rules", 422, "invalid house rules"
+
+
+class InvalidCursor(ApiError):
+    code, status, default_message = "invalid_cursor", 422, "the cursor is not one this API gave"
+
+
+class IdempotencyKeyReused(ApiError):
+    code, status = "idempotency_key_reused", 422
+    default_message = "this Idempotency-Key was already used for a different request"
+
+
+# --- busy, unavailable, broken --------------------------------------------------------
+
+
+class SolverBusy(ApiError):
+    code, status, default_message = "solver_busy", 429, "the solver is busy; retry later"
+
+
+class InternalError(ApiError):
+    code, status, default_message = "internal_error", 500, "internal server error"
+    answered_by = "the crash handler"
+
+
+class NoSolvableDeals(ApiError):
+    code, status, default_message = "no_solvable_deals", 503, "no proven deal is ready"
+
+
+class DailyNotReady(ApiError):
+    code, status, default_message = "daily_not_ready", 503, "the daily deal is being prepared"
+
+
+def retry_after(seconds: int) -> dict[str, str]:
+    return {"Retry-After": str(seconds)}
+
+
+# --- the one map from engine errors to codes ----------------------------------------
+
+# Engine refusals whose code is not their class's: (engine class, reason) -> named type.
+# `no_such_pile` is a well-formed pile id this game lacks (`tableau-42`): like any pile
+# id that names no pile (`foo`, reason `bad_pile`), the move cannot be read. Until issue
+# 13 it answered 422 `illegal_move`; the reason stays `no_such_pile`.
+_ENGINE_REASONS: dict[tuple[type[EngineError], str], type[ApiError]] = {
+    (IllegalMove, "no_such_pile"): InvalidMoveError,
+    (IllegalMove, "game_over"): GameOver,
+}
+_ENGINE_CLASSES: dict[type[EngineError], type[ApiError]] = {
+    IllegalMove: IllegalMoveError,
+    InvalidMove: InvalidMoveError,
+    InvalidDeal: InvalidDealError,
+}
+
+
+def from_engine(exc: EngineError) -> ApiError:
+    """The API's answer to an engine error: the one place engine errors become codes.
+    A corrupt stored position (or an engine error of no known kind) is a bug: 500."""
+    for cls in type(exc).__mro__:
+        if not issubclass(cls, EngineError):
+            break
+        named = _ENGINE_REASONS.get((cls, exc.code)) or _ENGINE_CLASSES.get(cls)
+        if named is not None:
+            return named(exc.message, reason=exc.code)
+    log.error("engine error with no API code: %r", exc)
+    return InternalError()
+
+
+# --- the envelope ----------------------------------------------------------------------
 
 
 def error_body(code: str, message: str, reason: str | None = None) -> dict[str, Any]:
@@ -56,6 +275,10 @@ def error_response(
     return JSONResponse(error_body(code, message, reason), status_code=status, headers=headers)
 
 
+def api_error_response(exc: ApiError) -> JSONResponse:
+    return error_response(exc.code, exc.status, exc.message, exc.headers, exc.reason)
+
+
 # Starlette raises HTTPException for routing failures; give them stable codes.
 _HTTP_CODES = {
     400: "bad_request",
@@ -71,13 +294,31 @@ _HTTP_CODES = {
     429: "too_many_requests",
 }
 
+# Validation error types (pydantic's `type`) that stand for a catalogue code of their
+# own: raised by the schemas' validators (`PydanticCustomError(code, ...)`).
+VALIDATION_CODES: dict[str, type[ApiError]] = {InvalidDealError.code: InvalidDealError}
 
-def _validation_message(exc: RequestValidationError) -> str:
+
+def _location(err: Any) -> str:
+    return ".".join(str(p) for p in err.get("loc", ()) if p != "body")
+
+
+def _validation_message(errors: list[Any]) -> str:
     parts = []
-    for err in exc.errors()[:5]:
-        loc = ".".join(str(p) for p in err.get("loc", ()) if p != "body")
+    for err in errors[:5]:
+        loc = _location(err)
         parts.append(f"{loc}: {err.get('msg', 'invalid')}" if loc else str(err.get("msg")))
     return "; ".join(parts) or "invalid request"
+
+
+def validation_error(exc: RequestValidationError) -> ApiError:
+    """`validation_error`, or the one catalogue code all of the request's errors name
+    (`invalid_deal`: a deal number out of range, whether sent as a number or a string)."""
+    errors = list(exc.errors())
+    kinds = {err.get("type") for err in errors}
+    if len(kinds) == 1 and (named := VALIDATION_CODES.get(str(kinds.pop()))) is not None:
+        return named(_validation_message(errors), reason=named.code)
+    return ValidationFailed(_validation_message(errors))
 
 
 _METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
@@ -99,11 +340,18 @@ def allowed_methods(request: Request) -> list[str]:
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(ApiError)
     async def _api_error(_request: Request, exc: ApiError) -> JSONResponse:
-        return error_response(exc.code, exc.status, exc.message, exc.headers, exc.reason)
+        return api_error_response(exc)
+
+    @app.exception_handler(EngineError)
+    async def _engine_error(_request: Request, exc: EngineError) -> JSONResponse:
+        # The services map engine errors themselves; this is the net under them.
+        if isinstance(exc, CorruptState):
+            log.error("corrupt stored position", exc_info=exc)
+        return api_error_response(from_engine(exc))
 
     @app.exception_handler(RequestValidationError)
     async def _validation(_request: Request, exc: RequestValidationError) -> JSONResponse:
-        return error_response("validation_error", 422, _validation_message(exc))
+        return api_error_response(validation_error(exc))
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:

@@ -98,9 +98,15 @@ def _install_openapi(app: FastAPI) -> None:
                     },
                 )
                 if "422" in responses:
+                    # FastAPI's own 422 (parameters, a body) or ours (app.routers.common):
+                    # either way `validation_error`, then the codes the operation names.
+                    named = responses["422"].get("description", "")
+                    codes = named.removeprefix("Refused: ").rstrip(".")
+                    listed = "`validation_error`" + (
+                        f", {codes}" if named.startswith("Refused: ") else ""
+                    )
                     responses["422"] = {
-                        "description": "Refused: `validation_error` or a stable code "
-                        "(see the operation).",
+                        "description": f"Refused: {listed}.",
                         "content": {"application/json": {"schema": error_ref}},
                     }
                 responses["500"] = {

@@ -2,10 +2,25 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+import re
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    PlainValidator,
+    SerializerFunctionWrapHandler,
+    WithJsonSchema,
+    computed_field,
+    model_serializer,
+)
+from pydantic_core import PydanticCustomError
+
+from app.engine import MAX_DEAL
 
 # Requests are validated strictly: a field takes exactly the JSON type it declares
 # (`deal` refuses true, "12", 1000.0 and 1e10; `expected_version` refuses "0").
@@ -13,6 +28,103 @@ STRICT = ConfigDict(extra="forbid", strict=True)
 # Printable text only: NUL and other control characters are refused here, before they
 # reach a database (PostgreSQL cannot store NUL in text).
 PRINTABLE = r"^[^\x00-\x1f\x7f]+$"
+
+
+# --- the API's scalar types ---------------------------------------------------------
+
+
+def _as_utc(moment: datetime) -> datetime:
+    # SQLite hands back naive datetimes; every time stored is UTC.
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def rfc3339(moment: datetime) -> str:
+    """`2026-11-30T10:00:00.123Z`: RFC 3339, UTC, `Z`, always milliseconds (what
+    JavaScript's `Date.prototype.toISOString` writes, and `Date.parse` reads exactly)."""
+    moment = _as_utc(moment)
+    return f"{moment:%Y-%m-%dT%H:%M:%S}.{moment.microsecond // 1000:03d}Z"
+
+
+Timestamp = Annotated[
+    datetime,
+    AfterValidator(_as_utc),
+    PlainSerializer(rfc3339, return_type=str),
+    WithJsonSchema(
+        {
+            "type": "string",
+            "format": "date-time",
+            "description": "RFC 3339, UTC, with `Z` and milliseconds.",
+            "examples": ["2026-11-30T10:00:00.123Z"],
+        },
+        mode="serialization",
+    ),
+]
+"""Every moment the API answers: one type, one format (RFC 3339, UTC, `Z`)."""
+
+# A deal number as a decimal string: the digits of a JSON integer (no sign, no leading
+# zero, ASCII digits only).
+_DEAL_TEXT = re.compile(r"0|[1-9][0-9]*")
+_DEAL_DIGITS = len(str(MAX_DEAL))
+
+
+def _deal_number(value: Any) -> int:
+    """A JSON integer, or a decimal string of one (JavaScript cannot hold numbers above
+    2^53 exactly); in 1 .. 10^20 - 1, else the `invalid_deal` error (app.errors)."""
+    if isinstance(value, str):
+        if not _DEAL_TEXT.fullmatch(value):
+            raise PydanticCustomError(
+                "deal_type",
+                "a deal number is a JSON integer or a string of its decimal digits",
+            )
+        # Checked before int(): Python refuses to convert strings of thousands of digits.
+        number = int(value) if len(value) <= _DEAL_DIGITS else MAX_DEAL + 1
+    elif isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    else:
+        raise PydanticCustomError(
+            "deal_type", "a deal number is a JSON integer or a string of its decimal digits"
+        )
+    if not 1 <= number <= MAX_DEAL:
+        raise PydanticCustomError(
+            "invalid_deal", "a deal number is a whole number from 1 to {max}", {"max": MAX_DEAL}
+        )
+    return number
+
+
+DealNumber = Annotated[
+    int,
+    PlainValidator(_deal_number),
+    WithJsonSchema(
+        {
+            "anyOf": [
+                # exclusiveMaximum 10^20 (MAX_DEAL + 1): exact as a double, as the
+                # OpenAPI document writes bounds; MAX_DEAL itself would round up to 1e20.
+                {"type": "integer", "minimum": 1, "exclusiveMaximum": MAX_DEAL + 1},
+                {"type": "string", "pattern": f"^[1-9][0-9]{{0,{_DEAL_DIGITS - 1}}}$"},
+            ],
+            "description": "1 .. 10^20 - 1, as a JSON integer or as a string of its "
+            "decimal digits (exact in JavaScript above 2^53).",
+            "examples": [12345, "99999999999999999999"],
+        },
+        mode="validation",
+    ),
+]
+"""A deal number in a request: integer or decimal string, one range."""
+
+
+class _WithDeal(BaseModel):
+    """An answer that shows a deal number: `deal` and, beside it, `deal_str`."""
+
+    deal: int | None
+
+    @computed_field(  # type: ignore[prop-decorator]
+        description="`deal` as a decimal string (null with it): read this one in "
+        "JavaScript, where numbers above 2^53 lose digits.",
+        examples=["12345"],
+    )
+    @property
+    def deal_str(self) -> str | None:
+        return None if self.deal is None else str(self.deal)
 
 
 class ErrorDetail(BaseModel):
@@ -49,7 +161,7 @@ class PlayerCreate(BaseModel):
 class PlayerOut(BaseModel):
     id: str
     name: str | None
-    created_at: datetime
+    created_at: Timestamp
 
 
 class PlayerCreated(BaseModel):
@@ -115,7 +227,7 @@ class GameCreate(BaseModel):
     )
 
     variant: str = Field(description="A variant id or alias.", examples=["rank-and-file"])
-    deal: int | None = Field(default=None, ge=1, description="Omitted: the server chooses.")
+    deal: DealNumber | None = Field(default=None, description="Omitted: the server chooses.")
     solvable: bool = Field(
         default=False,
         description="Deal a deal the server has proven winnable (chosen from its secret, "
@@ -258,6 +370,17 @@ class PileOut(BaseModel):
         "except in Rainbow and Canfield: the deal's base rank).",
     )
 
+    @model_serializer(mode="wrap")
+    def _foundation_fields_on_foundations(
+        self, handler: SerializerFunctionWrapHandler
+    ):  # type: ignore[no-untyped-def]  # unannotated: the document keeps the model's schema
+        # As the engine's view writes piles: `suit` and `base_rank` on foundations only.
+        data = handler(self)
+        if self.kind != "foundation":
+            data.pop("suit", None)
+            data.pop("base_rank", None)
+        return data
+
 
 class RulesOut(BaseModel):
     foundation_return: bool
@@ -272,11 +395,12 @@ Status = Literal["playing", "won", "stuck"]
 Source = Literal["deal", "random", "solvable", "daily"]
 
 
-class GameState(BaseModel):
+class GameState(_WithDeal):
     id: str
     variant: str = Field(examples=["rank-and-file"])
     deal: int | None = Field(
-        description="Null while a game whose deal the server chose is not won yet."
+        description="Null while a game whose deal the server chose is not won yet "
+        "(JavaScript: read `deal_str`)."
     )
     source: Source
     rules: RulesOut
@@ -292,8 +416,8 @@ class GameState(BaseModel):
     base_rank: int | None = Field(description="Rank foundations start from (Rainbow).")
     piles: list[PileOut]
     legal_moves: list[LegalMove]
-    created_at: datetime
-    updated_at: datetime
+    created_at: Timestamp
+    updated_at: Timestamp
 
 
 class _CardsMoved(BaseModel):
@@ -432,16 +556,16 @@ class FinishResult(GameMoveResult):
     )
 
 
-class GameSummary(BaseModel):
+class GameSummary(_WithDeal):
     id: str
     variant: str
-    deal: int | None
+    deal: int | None = Field(description="As in the state (JavaScript: read `deal_str`).")
     source: Source
     status: Status
     version: int
     move_count: int
-    created_at: datetime
-    updated_at: datetime
+    created_at: Timestamp
+    updated_at: Timestamp
 
 
 class GamePage(BaseModel):
@@ -459,12 +583,33 @@ class MoveLogEntry(BaseModel):
         "endpoint); moves logged before events named their cards lack `from`, `to`, "
         "`cards`, `count` and `index`."
     )
-    created_at: datetime
+    created_at: Timestamp
 
 
 class MoveLog(BaseModel):
     game_id: str
     items: list[MoveLogEntry]
+
+
+class Hint(BaseModel):
+    move: LegalMove | None = Field(
+        description="The next move of a winning line; with none found, a heuristic "
+        "suggestion or null (no move, or the position is proven lost).",
+        examples=[{"action": "move", "from": "tableau-2", "to": "foundation-0", "count": 1}],
+    )
+    result: Literal["solved", "unsolvable", "unknown"] = Field(
+        description="solved: the move leads to a win; unsolvable: proven lost; unknown: "
+        "no win found within the hint's budget."
+    )
+    positions: int = Field(description="Positions searched (0: the line was already known).")
+    elapsed_ms: int
+    version: int = Field(
+        description="The game's version this hint is for, after the hint marked the game "
+        "assisted (as the `ETag` says): send it as `expected_version` with the hinted move. "
+        "If the game changed during the search, it is the version searched, and that move "
+        "gets 409 version_conflict: ask again."
+    )
+    assisted: bool = Field(description="The game is assisted now (see the state's `assisted`).")
 
 
 class Health(BaseModel):
@@ -475,13 +620,13 @@ class Health(BaseModel):
 # --- daily deals and statistics --------------------------------------------------
 
 
-class DailyOut(BaseModel):
+class DailyOut(_WithDeal):
     variant: str = Field(examples=["rank-and-file"])
     date: str = Field(description="The UTC date, YYYY-MM-DD.", examples=["2026-11-29"])
     players: int = Field(description="Players who started this daily game.")
     wins: int = Field(description="Players who won it without the solver's help (unassisted).")
     deal: int | None = Field(description="The deal number; null until the date is over.")
-    ends_at: datetime = Field(description="When the date is over (the next UTC midnight).")
+    ends_at: Timestamp = Field(description="When the date is over (the next UTC midnight).")
 
 
 class DailyResultEntry(BaseModel):
@@ -489,7 +634,7 @@ class DailyResultEntry(BaseModel):
     name: str | None = Field(description="The player's name, if they gave one.")
     moves: int
     time_ms: int = Field(description="From the game's creation to the winning move.")
-    won_at: datetime
+    won_at: Timestamp
 
 
 class DailyOwnResult(BaseModel):

@@ -1,25 +1,47 @@
-"""Things every router shares: documented error answers."""
+"""Things every router shares: documented error answers, from the error catalogue."""
 
 from __future__ import annotations
 
+from collections import defaultdict
 from typing import Any
 
-from app.schemas import ErrorResponse
+from fastapi import Response
 
-_DESCRIPTIONS = {
-    401: "Missing or wrong bearer token (`unauthorized`).",
-    404: "Not found (`game_not_found`, `variant_not_found`, `not_found`).",
-    409: "Conflict (`version_conflict`, `nothing_to_undo`, `game_over`).",
-    422: "Refused (`validation_error`, `illegal_move`, `invalid_move`, `auto_play_off`, ...).",
-    429: "Too many requests.",
-    503: "Unavailable: `no_solvable_deals` (no proven deal of the variant is ready; "
-    "retry after `Retry-After` seconds).",
+from app.errors import ApiError
+from app.schemas import ErrorResponse
+from app.services.games import Answer, etag
+
+ETAG: dict[str, Any] = {"ETag": {"description": '`"<id>.<version>"`', "schema": {"type": "string"}}}
+
+
+def answer_headers(response: Response, answer: Answer[Any]) -> None:
+    """The headers of an answer showing a game: its ETag, and whether it was replayed."""
+    response.headers["ETag"] = etag(answer.game_id, answer.version)
+    if answer.replayed:
+        response.headers["Idempotent-Replayed"] = "true"
+
+
+_TITLES = {
+    401: "Unauthorized",
+    404: "Not found",
+    409: "Conflict with the game's state",
+    422: "Refused",
+    429: "Too many requests (`Retry-After`)",
+    503: "Unavailable (`Retry-After`)",
 }
 
 
-def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
-    """OpenAPI `responses` entries for the given error statuses, all with the envelope."""
+def errors(*kinds: type[ApiError]) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI `responses` entries for the named errors an operation answers, grouped by
+    status, each with the envelope and the codes it may carry (`validation_error` is added
+    to every 422 by app.main)."""
+    by_status: dict[int, list[str]] = defaultdict(list)
+    for kind in kinds:
+        by_status[kind.status].append(f"`{kind.code}`")
     return {
-        status: {"model": ErrorResponse, "description": _DESCRIPTIONS[status]}
-        for status in statuses
+        status: {
+            "model": ErrorResponse,
+            "description": f"{_TITLES.get(status, 'Error')}: {', '.join(codes)}.",
+        }
+        for status, codes in sorted(by_status.items())
     }

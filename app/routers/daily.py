@@ -1,4 +1,4 @@
-"""Daily deals: parse the request, call the service, shape the answer."""
+"""Daily deals: parse the request, call the service, return its models."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ from email.utils import format_datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
-from fastapi.responses import JSONResponse
 
 from app.deps import CurrentPlayer, OptionalPlayer, SessionDep, SettingsDep
-from app.routers.common import errors
-from app.schemas import DailyOut, DailyResults, ErrorResponse, GameState
-from app.services import daily, games
+from app.errors import DailyNotAvailable, DailyNotReady, Unauthorized, VariantNotFound
+from app.routers.common import answer_headers, errors
+from app.schemas import DailyOut, DailyResults, GameState
+from app.services import daily
 from app.services.daily import DailyDeals
 
 router = APIRouter(prefix="/daily", tags=["daily"])
@@ -43,21 +43,11 @@ DatePath = Annotated[
     ),
 ]
 
-_DAILY_ERRORS: dict[int | str, dict[str, Any]] = {
-    404: {
-        "model": ErrorResponse,
-        "description": "`daily_not_available` (a date after today, UTC, or before the "
-        "first daily deal) or `variant_not_found`.",
-    },
-    422: {"model": ErrorResponse, "description": "`validation_error` (a malformed date)."},
-}
-_NOT_READY: dict[int | str, dict[str, Any]] = {
-    503: {
-        "model": ErrorResponse,
-        "description": "`daily_not_ready`: the deal is still being proven (or too many "
-        "past dates are being prepared); retry after `Retry-After` seconds.",
-    }
-}
+# 404 daily_not_available: a date after today (UTC), or before the first daily deal.
+_DAILY_ERRORS: dict[int | str, dict[str, Any]] = errors(DailyNotAvailable, VariantNotFound)
+# 503 daily_not_ready: the deal is still being proven (or too many past dates are being
+# prepared); retry after `Retry-After` seconds.
+_NOT_READY = errors(DailyNotReady)
 
 
 def _cache_headers(day: date) -> dict[str, str]:
@@ -91,11 +81,15 @@ def _cache_headers(day: date) -> dict[str, str]:
     summary="The daily deal of a date: players and wins (no cards)",
 )
 async def get_daily(
-    variant: VariantPath, day: DatePath, session: SessionDep, settings: SettingsDep
-) -> Response:
-    body = await daily.daily_info(session, variant, day, settings.daily_first_date)
-    headers = _cache_headers(date.fromisoformat(body["date"]))
-    return JSONResponse(body, headers=headers)
+    variant: VariantPath,
+    day: DatePath,
+    response: Response,
+    session: SessionDep,
+    settings: SettingsDep,
+) -> DailyOut:
+    answer = await daily.daily_info(session, variant, day, settings.daily_first_date)
+    response.headers.update(_cache_headers(date.fromisoformat(answer.date)))
+    return answer
 
 
 @router.post(
@@ -110,7 +104,7 @@ async def get_daily(
                 "Location": {"description": "The game's URL", "schema": {"type": "string"}}
             },
         },
-        **errors(401),
+        **errors(Unauthorized),
         **_DAILY_ERRORS,
         **_NOT_READY,
     },
@@ -119,24 +113,25 @@ async def get_daily(
 )
 async def play_daily(
     request: Request,
+    response: Response,
     variant: VariantPath,
     day: DatePath,
     session: SessionDep,
     deals: DailyDealsDep,
     player: CurrentPlayer,
-) -> Response:
+) -> GameState:
     answer, created = await daily.daily_game(session, deals, player, variant, day)
-    headers = {"ETag": games.etag(answer.game_id, answer.version)}
-    location = str(request.url_for("get_game", game_id=answer.game_id).path)
-    headers["Location"] = location
-    return JSONResponse(answer.body, status_code=201 if created else 200, headers=headers)
+    answer_headers(response, answer)
+    response.headers["Location"] = str(request.url_for("get_game", game_id=answer.game_id).path)
+    response.status_code = 201 if created else 200
+    return answer.body
 
 
 @router.get(
     "/{variant}/{date}/results",
     name="get_daily_results",
     response_model=DailyResults,
-    responses={**errors(401), **_DAILY_ERRORS},
+    responses={**errors(Unauthorized), **_DAILY_ERRORS},
     summary="Who won the daily deal, ranked by moves then time",
     # The token is optional here (it adds the caller's own result): say so, or clients
     # generated from the document demand one.
@@ -150,7 +145,7 @@ async def get_daily_results(
     settings: SettingsDep,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
     offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
-) -> dict[str, Any]:
+) -> DailyResults:
     return await daily.daily_results(
         session,
         player,

@@ -1,16 +1,35 @@
-"""Games: parse the request, call the service, shape the answer."""
+"""Games: parse the request into typed commands, call the service, return its models."""
 
 from __future__ import annotations
 
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, Header, Query, Request, Response
-from fastapi.responses import JSONResponse
 
 from app.deps import CurrentPlayer, SessionDep
-from app.routers.common import errors
+from app.engine import DRAW_MOVE, REDEAL_MOVE, EngineError, Move, Pile
+from app.errors import (
+    AutoPlayOff,
+    GameNotFound,
+    GameOver,
+    IdempotencyKeyReused,
+    IllegalMoveError,
+    InvalidCursor,
+    InvalidDealError,
+    InvalidMoveError,
+    InvalidRules,
+    NoSolvableDeals,
+    NothingToUndo,
+    Unauthorized,
+    UnknownVariantError,
+    VersionConflict,
+    from_engine,
+)
+from app.routers.common import ETAG, answer_headers, errors
 from app.schemas import (
     MOVE_REQUEST_EXAMPLES,
+    ClickRequest,
+    DrawRequest,
     GameCreate,
     GameMoveResult,
     GamePage,
@@ -18,11 +37,13 @@ from app.schemas import (
     GameState,
     MoveLog,
     MoveRequest,
+    MoveRequestMove,
+    RedealRequest,
     UndoRequest,
     UndoResult,
 )
 from app.services import games
-from app.services.games import Answer, Idempotency
+from app.services.games import Click, Command, Idempotency
 from app.services.solvable import SolvableDeals
 
 router = APIRouter(prefix="/games", tags=["games"])
@@ -44,12 +65,17 @@ IdempotencyKeyHeader = Annotated[
     ),
 ]
 
-
-def _answer(answer: Answer, status: int = 200, headers: dict[str, str] | None = None) -> Response:
-    all_headers = {"ETag": games.etag(answer.game_id, answer.version), **(headers or {})}
-    if answer.replayed:
-        all_headers["Idempotent-Replayed"] = "true"
-    return JSONResponse(answer.body, status_code=status, headers=all_headers)
+_MOVE_ERRORS = (
+    Unauthorized,
+    GameNotFound,
+    VersionConflict,
+    GameOver,
+    IllegalMoveError,
+    InvalidMoveError,
+    AutoPlayOff,
+    IdempotencyKeyReused,
+)
+_LOCATION = {"Location": {"description": "The game's URL", "schema": {"type": "string"}}}
 
 
 def _idempotency(request: Request, key: str | None, payload: Any) -> Idempotency | None:
@@ -65,26 +91,39 @@ def _etag_matches(if_none_match: str, current: str) -> bool:
     return current in tags
 
 
+def command(body: MoveRequestMove | DrawRequest | RedealRequest | ClickRequest) -> Command:
+    """The move request as the service takes it: an engine move, or a click to resolve
+    against the game's position. Pile ids are read here, once (422 invalid_move)."""
+    try:
+        if isinstance(body, MoveRequestMove):
+            return Move.between(body.from_, body.to, body.count)
+        if isinstance(body, ClickRequest):
+            return Click(Pile.parse(body.pile), body.index)
+    except EngineError as exc:
+        raise from_engine(exc) from exc
+    return DRAW_MOVE if isinstance(body, DrawRequest) else REDEAL_MOVE
+
+
 @router.post(
     "",
     name="create_game",
     status_code=201,
     response_model=GameState,
     responses={
-        201: {
-            "headers": {"Location": {"description": "The game's URL", "schema": {"type": "string"}}}
-        },
-        **errors(401, 422, 503),
+        201: {"headers": {**_LOCATION, **ETAG}},
+        **errors(Unauthorized, UnknownVariantError, InvalidDealError, InvalidRules),
+        **errors(NoSolvableDeals),
     },
     summary="Deal a new game",
 )
 async def create_game(
     request: Request,
+    response: Response,
     body: GameCreate,
     session: SessionDep,
     player: CurrentPlayer,
     solvable_deals: SolvableDealsDep,
-) -> Response:
+) -> GameState:
     answer = await games.create_game(
         session,
         player,
@@ -95,15 +134,16 @@ async def create_game(
         settings=body.settings.model_dump() if body.settings else None,
         solvable_deals=solvable_deals,
     )
-    location = str(request.url_for("get_game", game_id=answer.game_id).path)
-    return _answer(answer, 201, {"Location": location})
+    answer_headers(response, answer)
+    response.headers["Location"] = str(request.url_for("get_game", game_id=answer.game_id).path)
+    return answer.body
 
 
 @router.get(
     "",
     name="list_games",
     response_model=GamePage,
-    responses=errors(401, 422),
+    responses=errors(Unauthorized, InvalidCursor),
     summary="The caller's games, newest first",
 )
 async def list_games(
@@ -111,7 +151,7 @@ async def list_games(
     player: CurrentPlayer,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
     cursor: Annotated[str | None, Query(max_length=512)] = None,
-) -> dict[str, Any]:
+) -> GamePage:
     return await games.list_games(session, player, limit=limit, cursor=cursor)
 
 
@@ -120,88 +160,99 @@ async def list_games(
     name="get_game",
     response_model=GameState,
     responses={
-        200: {
-            "headers": {
-                "ETag": {"description": "Changes with every version", "schema": {"type": "string"}}
-            }
-        },
+        200: {"headers": ETAG},
         304: {"description": "Not modified (If-None-Match matched the ETag)."},
-        **errors(401, 404),
+        **errors(Unauthorized, GameNotFound),
     },
     summary="The state of a game",
 )
 async def get_game(
     game_id: str,
+    response: Response,
     session: SessionDep,
     player: CurrentPlayer,
     if_none_match: Annotated[str | None, Header(alias="If-None-Match")] = None,
-) -> Response:
+) -> GameState | Response:
     if if_none_match:
         version = await games.game_version(session, player, game_id)
         tag = games.etag(game_id, version)
         if _etag_matches(if_none_match, tag):
             return Response(status_code=304, headers={"ETag": tag})
-    return _answer(await games.get_game(session, player, game_id))
+    answer = await games.get_game(session, player, game_id)
+    answer_headers(response, answer)
+    return answer.body
 
 
 @router.patch(
     "/{game_id}",
     name="update_game",
     response_model=GameState,
-    responses=errors(401, 404, 409, 422),
+    responses={200: {"headers": ETAG}, **errors(Unauthorized, GameNotFound, VersionConflict)},
     summary="Change a game's settings",
 )
 async def update_game(
-    game_id: str, body: GamePatch, session: SessionDep, player: CurrentPlayer
-) -> Response:
+    game_id: str, body: GamePatch, response: Response, session: SessionDep, player: CurrentPlayer
+) -> GameState:
     changes = body.settings.model_dump(exclude_none=True)
     answer = await games.update_settings(session, player, game_id, changes, body.expected_version)
-    return _answer(answer)
+    answer_headers(response, answer)
+    return answer.body
 
 
 @router.post(
     "/{game_id}/moves",
     name="make_move",
     response_model=GameMoveResult,
-    responses=errors(401, 404, 409, 422),
+    responses={200: {"headers": ETAG}, **errors(*_MOVE_ERRORS)},
     summary="Play a move (move, draw, redeal or click)",
 )
 async def make_move(
     request: Request,
+    response: Response,
     game_id: str,
     body: Annotated[MoveRequest, Body(openapi_examples=MOVE_REQUEST_EXAMPLES)],
     session: SessionDep,
     player: CurrentPlayer,
     idempotency_key: IdempotencyKeyHeader = None,
-) -> Response:
-    payload = body.model_dump(by_alias=True, exclude_none=True)
-    expected = payload.pop("expected_version", None)
+) -> GameMoveResult:
     answer = await games.apply_move(
         session,
         player,
         game_id,
-        payload,
-        expected_version=expected,
+        command(body),
+        expected_version=body.expected_version,
         idempotency=_idempotency(request, idempotency_key, body.model_dump(by_alias=True)),
     )
-    return _answer(answer)
+    answer_headers(response, answer)
+    return answer.body
 
 
 @router.post(
     "/{game_id}/undo",
     name="undo_move",
     response_model=UndoResult,
-    responses=errors(401, 404, 409, 422),
+    responses={
+        200: {"headers": ETAG},
+        **errors(
+            Unauthorized,
+            GameNotFound,
+            VersionConflict,
+            GameOver,
+            NothingToUndo,
+            IdempotencyKeyReused,
+        ),
+    },
     summary="Take back the last move",
 )
 async def undo_move(
     request: Request,
+    response: Response,
     game_id: str,
     session: SessionDep,
     player: CurrentPlayer,
     body: Annotated[UndoRequest | None, Body()] = None,
     idempotency_key: IdempotencyKeyHeader = None,
-) -> Response:
+) -> UndoResult:
     expected = body.expected_version if body else None
     answer = await games.undo(
         session,
@@ -210,15 +261,16 @@ async def undo_move(
         expected_version=expected,
         idempotency=_idempotency(request, idempotency_key, {"expected_version": expected}),
     )
-    return _answer(answer)
+    answer_headers(response, answer)
+    return answer.body
 
 
 @router.get(
     "/{game_id}/moves",
     name="list_moves",
     response_model=MoveLog,
-    responses=errors(401, 404),
+    responses=errors(Unauthorized, GameNotFound),
     summary="The accepted moves, in order",
 )
-async def list_moves(game_id: str, session: SessionDep, player: CurrentPlayer) -> dict[str, Any]:
+async def list_moves(game_id: str, session: SessionDep, player: CurrentPlayer) -> MoveLog:
     return await games.list_moves(session, player, game_id)

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
-from fastapi import APIRouter
-from fastapi.responses import JSONResponse
+from fastapi import APIRouter, Response
 from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -18,9 +17,10 @@ router = APIRouter(tags=["health"])
     responses={503: {"model": Health, "description": "The database is unreachable."}},
     summary="Liveness and database reachability",
 )
-async def health(session: SessionDep) -> JSONResponse:
+async def health(session: SessionDep, response: Response) -> Health:
     try:
         await session.execute(text("SELECT 1"))
     except (SQLAlchemyError, OSError):
-        return JSONResponse({"status": "degraded", "database": "unreachable"}, status_code=503)
-    return JSONResponse({"status": "ok", "database": "ok"})
+        response.status_code = 503
+        return Health(status="degraded", database="unreachable")
+    return Health(status="ok", database="ok")

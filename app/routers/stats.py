@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter
 
 from app.deps import CurrentPlayer, SessionDep
+from app.errors import Unauthorized
 from app.routers.common import errors
 from app.schemas import PlayerStats
 from app.services import stats
@@ -18,8 +17,8 @@ router = APIRouter(prefix="/players", tags=["players"])
     "/me/stats",
     name="get_player_stats",
     response_model=PlayerStats,
-    responses=errors(401),
+    responses=errors(Unauthorized),
     summary="The caller's statistics per variant",
 )
-async def get_player_stats(session: SessionDep, player: CurrentPlayer) -> dict[str, Any]:
+async def get_player_stats(session: SessionDep, player: CurrentPlayer) -> PlayerStats:
     return await stats.player_stats(session, player)

@@ -4,6 +4,7 @@ from typing import Any
 
 from fastapi import APIRouter
 
+from app.errors import VariantNotFound
 from app.routers.common import errors
 from app.schemas import VariantOut
 from app.services import variants
@@ -20,7 +21,7 @@ async def list_variants() -> list[dict[str, Any]]:
     "/{variant_id}",
     name="get_variant",
     response_model=VariantOut,
-    responses=errors(404),
+    responses=errors(VariantNotFound),
     summary="One game, by id or alias",
 )
 async def get_variant(variant_id: str) -> dict[str, Any]:

@@ -39,11 +39,13 @@ from sqlalchemy.orm import aliased
 from sqlalchemy.sql.elements import ColumnElement
 
 from app.config import Settings
+from app.db import unit_of_work
 from app.engine import VARIANTS
-from app.errors import ApiError
+from app.errors import DailyNotAvailable, DailyNotReady, ValidationFailed, retry_after
 from app.models import DailyDeal, Game, Player
+from app.schemas import DailyOut, DailyOwnResult, DailyResultEntry, DailyResults, GameState
 from app.services import games
-from app.services.games import Answer, iso, write_transaction
+from app.services.games import Answer
 from app.services.proving import DAILY, BackgroundProver, Proof, derive_deal
 from app.services.seeds import public_deals
 from app.services.variants import find_variant
@@ -74,7 +76,7 @@ def parse_day(text: str) -> date:
             return date.fromisoformat(text)
         except ValueError:
             pass
-    raise ApiError("validation_error", 422, f"date: expected YYYY-MM-DD or 'today', not {text!r}")
+    raise ValidationFailed(f"date: expected YYYY-MM-DD or 'today', not {text!r}")
 
 
 def playable_day(variant_name: str, day_text: str, first_day: date) -> tuple[str, date]:
@@ -83,14 +85,10 @@ def playable_day(variant_name: str, day_text: str, first_day: date) -> tuple[str
     variant = find_variant(variant_name).name
     day = parse_day(day_text)
     if day > utc_today():
-        raise ApiError(
-            "daily_not_available", 404, f"the daily deal of {day.isoformat()} is not out yet"
-        )
+        raise DailyNotAvailable(f"the daily deal of {day.isoformat()} is not out yet")
     if day < first_day:
-        raise ApiError(
-            "daily_not_available",
-            404,
-            f"there are daily deals from {first_day.isoformat()} on, not {day.isoformat()}",
+        raise DailyNotAvailable(
+            f"there are daily deals from {first_day.isoformat()} on, not {day.isoformat()}"
         )
     return variant, day
 
@@ -125,7 +123,7 @@ async def _store(
         line=proof.line,
     )
     try:
-        async with write_transaction(session):
+        async with unit_of_work(session):
             session.add(row)
             await session.flush()
         return row
@@ -136,12 +134,10 @@ async def _store(
         return stored
 
 
-def not_ready(variant: str, day: date, retry_after: int) -> ApiError:
-    return ApiError(
-        "daily_not_ready",
-        503,
+def not_ready(variant: str, day: date, seconds: int) -> DailyNotReady:
+    return DailyNotReady(
         f"the daily deal of {variant} for {day.isoformat()} is still being prepared",
-        headers={"Retry-After": str(retry_after)},
+        headers=retry_after(seconds),
     )
 
 
@@ -218,12 +214,12 @@ class DailyDeals:
         """The day's deal number, choosing it now if nobody has yet. Past dates are
         any number and each costs a search: new ones are bounded (`bounded` in _job);
         today's are prepared ahead and few (one per variant), so never refused."""
-        stored = await stored_deal(session, variant, day)
+        # The read ends with its unit of work (the authentication's too): the connection
+        # goes back to the pool instead of idling for seconds while the prover works.
+        async with unit_of_work(session, write=False):
+            stored = await stored_deal(session, variant, day)
         if stored is not None:
             return int(stored.deal)
-        # End the read transaction (authentication included): the connection goes back
-        # to the pool instead of idling for seconds while the prover works.
-        await session.commit()
         job = self._job(variant, day, bounded=day < utc_today())
         try:
             return await asyncio.wait_for(
@@ -267,29 +263,30 @@ class DailyDeals:
 
 async def daily_info(
     session: AsyncSession, variant_name: str, day_text: str, first_day: date
-) -> dict[str, Any]:
+) -> DailyOut:
     """Who played and won (unassisted); the deal number only once the date is over."""
     variant, day = playable_day(variant_name, day_text, first_day)
-    players, wins = (
-        await session.execute(
-            select(
-                func.count(Game.id),
-                func.coalesce(func.sum(case((ranked_win(), 1), else_=0)), 0),
-            ).where(Game.variant == variant, Game.daily_date == day)
-        )
-    ).one()
-    number = None
-    if day < utc_today():
-        stored = await stored_deal(session, variant, day)
-        number = int(stored.deal) if stored else None
-    return {
-        "variant": variant,
-        "date": day.isoformat(),
-        "players": int(players),
-        "wins": int(wins),
-        "deal": number,
-        "ends_at": iso(day_end(day)),
-    }
+    async with unit_of_work(session, write=False):
+        players, wins = (
+            await session.execute(
+                select(
+                    func.count(Game.id),
+                    func.coalesce(func.sum(case((ranked_win(), 1), else_=0)), 0),
+                ).where(Game.variant == variant, Game.daily_date == day)
+            )
+        ).one()
+        number = None
+        if day < utc_today():
+            stored = await stored_deal(session, variant, day)
+            number = int(stored.deal) if stored else None
+    return DailyOut(
+        variant=variant,
+        date=day.isoformat(),
+        players=int(players),
+        wins=int(wins),
+        deal=number,
+        ends_at=day_end(day),
+    )
 
 
 def ranked_win() -> ColumnElement[bool]:
@@ -307,11 +304,12 @@ async def _own_game(session: AsyncSession, player_id: str, variant: str, day: da
 
 async def daily_game(
     session: AsyncSession, deals: DailyDeals, player: Player, variant_name: str, day_text: str
-) -> tuple[Answer, bool]:
+) -> tuple[Answer[GameState], bool]:
     """The player's game of the day and whether it was created now."""
     variant, day = playable_day(variant_name, day_text, deals.settings.daily_first_date)
     player_id = player.id  # read once: a rollback expires the ORM object
-    existing = await _own_game(session, player_id, variant, day)
+    async with unit_of_work(session, write=False):
+        existing = await _own_game(session, player_id, variant, day)
     if existing is None:
         number = await deals.deal_for(session, variant, day)
         try:
@@ -328,7 +326,8 @@ async def daily_game(
             return answer, True
         except IntegrityError:
             # A concurrent first call created it (create_game rolled back): use that one.
-            existing = await _own_game(session, player_id, variant, day)
+            async with unit_of_work(session, write=False):
+                existing = await _own_game(session, player_id, variant, day)
             if existing is None:
                 raise
     return await games.get_game(session, player, existing.id), False
@@ -360,57 +359,58 @@ async def daily_results(
     first_day: date,
     limit: int,
     offset: int,
-) -> dict[str, Any]:
+) -> DailyResults:
     """Unassisted winners ranked by moves, then time taken, then who was first to the
     game. The caller's own game is shown whatever it is; an assisted win has no rank."""
     variant, day = playable_day(variant_name, day_text, first_day)
     won = and_(Game.variant == variant, Game.daily_date == day, ranked_win())
-    total = (await session.execute(select(func.count(Game.id)).where(won))).scalar_one()
     duration = _duration_ms(session, Game)
-    rows = (
-        await session.execute(
-            select(Game, Player.name)
-            .join(Player, Player.id == Game.player_id)
-            .where(won)
-            .order_by(Game.move_count, duration, Game.id)
-            .limit(limit)
-            .offset(offset)
-        )
-    ).all()
-    items = [
-        {
-            "rank": offset + i + 1,
-            "name": name,
-            "moves": game.move_count,
-            "time_ms": _ms(game),
-            "won_at": iso(_aware(game.won_at)),
-        }
-        for i, (game, name) in enumerate(rows)
-    ]
-    me = None
-    if player is not None:
-        mine = await _own_game(session, player.id, variant, day)
-        if mine is not None:
-            me = {
-                "game_id": mine.id,
-                "status": mine.status,
-                "moves": mine.move_count,
-                "assisted": mine.assisted,
-                "rank": None,
-                "time_ms": None,
-            }
-            if mine.status == "won":
-                me["time_ms"] = _ms(mine)
-                if not mine.assisted:
-                    me["rank"] = await _rank(session, mine, won) + 1
-    return {
-        "variant": variant,
-        "date": day.isoformat(),
-        "total": int(total),
-        "items": items,
-        "next_offset": offset + limit if offset + limit < total else None,
-        "me": me,
-    }
+    async with unit_of_work(session, write=False):
+        total = (await session.execute(select(func.count(Game.id)).where(won))).scalar_one()
+        rows = (
+            await session.execute(
+                select(Game, Player.name)
+                .join(Player, Player.id == Game.player_id)
+                .where(won)
+                .order_by(Game.move_count, duration, Game.id)
+                .limit(limit)
+                .offset(offset)
+            )
+        ).all()
+        items = [
+            DailyResultEntry(
+                rank=offset + i + 1,
+                name=name,
+                moves=game.move_count,
+                time_ms=_ms(game),
+                won_at=_aware(game.won_at),
+            )
+            for i, (game, name) in enumerate(rows)
+        ]
+        me = None
+        if player is not None:
+            mine = await _own_game(session, player.id, variant, day)
+            if mine is not None:
+                won_mine = mine.status == "won"
+                rank = None
+                if won_mine and not mine.assisted:
+                    rank = await _rank(session, mine, won) + 1
+                me = DailyOwnResult(
+                    game_id=mine.id,
+                    status=mine.status,  # type: ignore[arg-type]  # a Status, as stored
+                    moves=mine.move_count,
+                    assisted=mine.assisted,
+                    rank=rank,
+                    time_ms=_ms(mine) if won_mine else None,
+                )
+    return DailyResults(
+        variant=variant,
+        date=day.isoformat(),
+        total=int(total),
+        items=items,
+        next_offset=offset + limit if offset + limit < total else None,
+        me=me,
+    )
 
 
 async def _rank(session: AsyncSession, mine: Game, won: ColumnElement[bool]) -> int:

@@ -1,9 +1,13 @@
 """Games: load, apply through the engine, save, in one transaction.
 
-Every change of a game is saved by `_save` (version bump under an optimistic
-check) and every move goes through `apply_moves`, whoever asks for it (the moves
-endpoint now; a hint's finish and the daily game later), so there is one path to
-validate, log and version a move.
+Every write of a game opens with `writing_game` (one unit of work of `app.db`, the
+game loaded and locked, a stored answer replayed, `expected_version` checked), is
+saved by `_save` (version bump under an optimistic check), and every move goes
+through `apply_moves`, whoever asks for it (the moves endpoint, a hint's finish, the
+daily game), so there is one path to validate, log and version a move.
+
+Requests arrive typed: a move is an engine `Move` or a `Click` (resolved here, against
+the locked position). Answers leave typed: the response models of `app.schemas`.
 
 Concurrency: a write transaction locks the game (BEGIN IMMEDIATE on SQLite,
 SELECT ... FOR UPDATE elsewhere), so concurrent moves on one game are
@@ -19,32 +23,33 @@ import hashlib
 import json
 import secrets
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from sqlalchemy import and_, delete, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.db import begin_write
-from app.engine import (
-    EngineError,
-    IllegalMove,
-    InvalidDeal,
-    InvalidMove,
-    Move,
-    Rules,
-    State,
-    Variant,
-    deal,
-    resolve_click,
+from app.db import unit_of_work
+from app.engine import EngineError, Move, Pile, Rules, State, Variant, deal, resolve_click
+from app.errors import (
+    AutoPlayOff,
+    GameNotFound,
+    GameOver,
+    IdempotencyKeyReused,
+    InvalidCursor,
+    InvalidRules,
+    NothingToUndo,
+    ValidationFailed,
+    VersionConflict,
+    from_engine,
 )
-from app.errors import ApiError
 from app.models import Game, IdempotencyKey, Player, utcnow
 from app.models import Move as MoveRow
+from app.schemas import GameMoveResult, GamePage, GameState, GameSummary, MoveLog, UndoResult
 from app.services import solvable
 from app.services.proving import SERVER_DEAL_MAX
 from app.services.solvable import SolvableDeals
@@ -55,16 +60,32 @@ DEFAULT_SETTINGS = {"auto_play": True, "auto_finish": True}
 SECRET_SOURCES = frozenset({"random", "solvable", "daily"})
 
 
-@dataclass(frozen=True)
-class Answer:
-    """A JSON body and the game version it shows (for the ETag)."""
+Body = TypeVar("Body", bound=GameState)
 
-    body: dict[str, Any]
+
+@dataclass(frozen=True)
+class Answer(Generic[Body]):
+    """A game as an answer shows it, and the version it shows (for the ETag)."""
+
+    body: Body
     game_id: str
     version: int
     replayed: bool = False
     # Each move played, with its own events, in order (for finish's `steps`).
     steps: tuple[dict[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class Click:
+    """A click on a card (`index` from the bottom, None: the top card), resolved to a move
+    against the game's position when it is played (`resolve_click`)."""
+
+    pile: Pile
+    index: int | None = None
+
+
+# A move as the router hands it over: an engine move, or a click to resolve.
+Command = Move | Click
 
 
 def iso(moment: datetime) -> str:
@@ -82,19 +103,8 @@ class PositionChanged(Exception):
     """The game is no longer at the position a line of moves was found for."""
 
 
-def not_found() -> ApiError:
-    # One answer for unknown ids and other players' games: never reveal existence.
-    return ApiError("game_not_found", 404, "no such game")
-
-
-def engine_error(exc: EngineError) -> ApiError:
-    if isinstance(exc, IllegalMove):
-        return ApiError("illegal_move", 422, exc.message, reason=exc.code)
-    if isinstance(exc, InvalidDeal):
-        return ApiError("invalid_deal", 422, exc.message, reason=exc.code)
-    if isinstance(exc, InvalidMove):
-        return ApiError("invalid_move", 422, exc.message, reason=exc.code)
-    return ApiError("engine_error", 422, exc.message, reason=exc.code)
+# The one map of engine errors to codes lives in app.errors.
+engine_error = from_engine
 
 
 # --- rendering ---------------------------------------------------------------
@@ -148,23 +158,21 @@ def summary_json(game: Game) -> dict[str, Any]:
     }
 
 
-# --- transactions ------------------------------------------------------------
+def game_state(game: Game, state: State) -> GameState:
+    """The state as the API's response model (what `state_json` shows, typed)."""
+    return GameState.model_validate(state_json(game, state))
 
 
-@asynccontextmanager
-async def write_transaction(session: AsyncSession) -> AsyncIterator[None]:
-    """One write transaction: committed on success, rolled back on any error."""
-    if session.in_transaction():
-        # A read before the write (e.g. authentication): end it so that the
-        # write starts as a writer and sees the newest committed data.
-        await session.commit()
-    await begin_write(session)
-    try:
-        yield
-    except BaseException:
-        await session.rollback()
-        raise
-    await session.commit()
+def move_result(body: dict[str, Any]) -> GameMoveResult:
+    """A state with the events of the change that led to it, typed."""
+    return GameMoveResult.model_validate(body)
+
+
+def _answer(body: Body, game: Game) -> Answer[Body]:
+    return Answer(body=body, game_id=game.id, version=game.version)
+
+
+# --- loading and locking ----------------------------------------------------------
 
 
 def _checked_id(game_id: str) -> str:
@@ -175,7 +183,7 @@ def _checked_id(game_id: str) -> str:
             return game_id
     except ValueError:
         pass
-    raise not_found()
+    raise GameNotFound()
 
 
 async def _load_owned(
@@ -189,17 +197,51 @@ async def _load_owned(
     query = query.execution_options(populate_existing=True)
     game = (await session.execute(query)).scalar_one_or_none()
     if game is None:
-        raise not_found()
+        raise GameNotFound()
     return game
 
 
 def _check_version(game: Game, expected_version: int | None) -> None:
     if expected_version is not None and expected_version != game.version:
-        raise ApiError(
-            "version_conflict",
-            409,
-            f"the game is at version {game.version}, not {expected_version}",
-        )
+        raise VersionConflict(f"the game is at version {game.version}, not {expected_version}")
+
+
+@dataclass(frozen=True)
+class GameWrite:
+    """A game loaded and locked for a write, or the stored answer of a retried request
+    (`replay`: answer it, change nothing)."""
+
+    game: Game
+    replay: Answer[Any] | None
+
+
+@asynccontextmanager
+async def writing_game(
+    session: AsyncSession,
+    player_id: str,
+    game_id: str,
+    *,
+    expected_version: int | None = None,
+    idempotency: Idempotency | None = None,
+    refuse_won: bool = False,
+    replay_as: type[GameMoveResult] | type[UndoResult] = GameMoveResult,
+) -> AsyncIterator[GameWrite]:
+    """The opening of every write of a game (moves, undo, settings, assisted marking):
+    one unit of work, the player's game loaded and locked, a retried request's stored
+    answer found (before anything else is checked: a retry repeats the first request's
+    `expected_version`), then `expected_version` checked and, with `refuse_won`, a won
+    game refused (409 game_over). Committed when the block ends, rolled back on error.
+    `replay_as`: the answer's model, to read a stored answer back as it was sent."""
+    async with unit_of_work(session):
+        game = await _load_owned(session, player_id, game_id, lock=True)
+        replay = None
+        if idempotency is not None:
+            replay = await _replay(session, player_id, idempotency, replay_as)
+        if replay is None:
+            _check_version(game, expected_version)
+            if refuse_won and game.status == "won":
+                raise GameOver()
+        yield GameWrite(game=game, replay=replay)
 
 
 async def _save(session: AsyncSession, game: Game, bump: int = 1, **values: Any) -> None:
@@ -215,7 +257,7 @@ async def _save(session: AsyncSession, game: Game, bump: int = 1, **values: Any)
         .execution_options(synchronize_session=False)
     )
     if result.rowcount != 1:  # type: ignore[attr-defined]
-        raise ApiError("version_conflict", 409, "the game changed meanwhile; reload it")
+        raise VersionConflict("the game changed meanwhile; reload it")
     for name, value in values.items():
         setattr(game, name, value)
 
@@ -234,7 +276,12 @@ class Idempotency:
     fingerprint: str
 
 
-async def _replay(session: AsyncSession, player_id: str, idem: Idempotency) -> Answer | None:
+async def _replay(
+    session: AsyncSession,
+    player_id: str,
+    idem: Idempotency,
+    model: type[GameMoveResult] | type[UndoResult] = GameMoveResult,
+) -> Answer[Any] | None:
     row = (
         await session.execute(
             select(IdempotencyKey).where(
@@ -245,17 +292,13 @@ async def _replay(session: AsyncSession, player_id: str, idem: Idempotency) -> A
     if row is None:
         return None
     if row.fingerprint != idem.fingerprint:
-        raise ApiError(
-            "idempotency_key_reused",
-            422,
-            "this Idempotency-Key was already used for a different request",
-        )
-    body = row.response
-    return Answer(body=body, game_id=body["id"], version=body["version"], replayed=True)
+        raise IdempotencyKeyReused()
+    body = model.model_validate(row.response)
+    return Answer(body=body, game_id=body.id, version=body.version, replayed=True)
 
 
 async def _remember(
-    session: AsyncSession, player_id: str, idem: Idempotency | None, answer: Answer
+    session: AsyncSession, player_id: str, idem: Idempotency | None, answer: Answer[Any]
 ) -> None:
     if idem is None:
         return
@@ -265,15 +308,37 @@ async def _remember(
             key=idem.key,
             fingerprint=idem.fingerprint,
             status_code=200,
-            response=answer.body,
+            response=answer.body.model_dump(mode="json"),
         )
     )
     await session.flush()
 
 
+async def _idempotent(
+    session: AsyncSession,
+    player_id: str,
+    idempotency: Idempotency | None,
+    write: Callable[[], Awaitable[Answer[Body]]],
+    replay_as: type[GameMoveResult] | type[UndoResult] = GameMoveResult,
+) -> Answer[Body]:
+    """Run a write that may store its answer under an Idempotency-Key. A twin request with
+    the same key that won the race (on another game: the game's lock does not order them)
+    makes the insert fail: answer as it did, or refuse a key used for another request."""
+    try:
+        return await write()
+    except IntegrityError:
+        if idempotency is None:
+            raise
+        async with unit_of_work(session, write=False):
+            replay = await _replay(session, player_id, idempotency, replay_as)
+        if replay is None:
+            raise
+        return replay
+
+
 async def prune_idempotency_keys(session: AsyncSession, older_than: timedelta) -> int:
     """Forget stored answers past their useful life (retries come within minutes)."""
-    async with write_transaction(session):
+    async with unit_of_work(session):
         result = await session.execute(
             delete(IdempotencyKey).where(IdempotencyKey.created_at < utcnow() - older_than)
         )
@@ -287,7 +352,7 @@ def _deal(variant: Variant, number: int, rules: Rules) -> State:
     try:
         return deal(variant, number, rules)
     except EngineError as exc:
-        raise engine_error(exc) from exc
+        raise from_engine(exc) from exc
 
 
 async def create_game(
@@ -301,19 +366,19 @@ async def create_game(
     settings: dict[str, Any] | None,
     solvable_deals: SolvableDeals | None = None,
     daily_date: date | None = None,
-) -> Answer:
+) -> Answer[GameState]:
     """A new game. With `daily_date`, `deal_number` is that date's daily deal (source
     "daily"); the unique (player, variant, daily_date) constraint raises IntegrityError
     for a second one, which the daily service turns into "return the existing game".
     `solvable` deals one of `solvable_deals`' proven deals, claimed in the transaction
     that inserts the game; none ready is 503 no_solvable_deals at once."""
-    variant = find_variant(variant_name, status=422)
+    variant = find_variant(variant_name, where="body")
     if solvable and deal_number is not None:
-        raise ApiError("validation_error", 422, "give either a deal number or solvable, not both")
+        raise ValidationFailed("give either a deal number or solvable, not both")
     try:
         game_rules = Rules.from_json(rules)
     except EngineError as exc:
-        raise ApiError("invalid_rules", 422, exc.message, reason=exc.code) from exc
+        raise InvalidRules(exc.message, reason=exc.code) from exc
     if solvable:
         return await _create_solvable(
             session, player, variant, game_rules, settings, solvable_deals
@@ -324,10 +389,10 @@ async def create_game(
         number, source = deal_number, "daily" if daily_date else "deal"
     state = _deal(variant, number, game_rules)
     game = _new_game(player, variant, number, source, game_rules, settings, state, daily_date)
-    async with write_transaction(session):
+    async with unit_of_work(session):
         session.add(game)
         await session.flush()
-    return Answer(body=state_json(game, state), game_id=game.id, version=game.version)
+    return _answer(game_state(game, state), game)
 
 
 async def _create_solvable(
@@ -337,8 +402,8 @@ async def _create_solvable(
     rules: Rules,
     settings: dict[str, Any] | None,
     solvable_deals: SolvableDeals | None,
-) -> Answer:
-    async with write_transaction(session):
+) -> Answer[GameState]:
+    async with unit_of_work(session):
         claimed = await solvable.claim(session, variant, rules)
         if claimed is None:
             retry = solvable_deals.retry_after(variant.name) if solvable_deals else 60
@@ -352,7 +417,7 @@ async def _create_solvable(
         await session.flush()
     if solvable_deals is not None:
         solvable_deals.claimed(variant.name)
-    return Answer(body=state_json(game, state), game_id=game.id, version=game.version)
+    return _answer(game_state(game, state), game)
 
 
 def _new_game(
@@ -384,29 +449,34 @@ def _new_game(
     )
 
 
-async def get_game(session: AsyncSession, player: Player, game_id: str) -> Answer:
+async def get_game(session: AsyncSession, player: Player, game_id: str) -> Answer[GameState]:
     player_id = player.id  # read once: a rollback expires the ORM object
-    game = await _load_owned(session, player_id, game_id)
-    state = State.from_bytes(game.state)
-    return Answer(body=state_json(game, state), game_id=game.id, version=game.version)
+    async with unit_of_work(session, write=False):
+        game = await _load_owned(session, player_id, game_id)
+    return _answer(game_state(game, State.from_bytes(game.state)), game)
 
 
 async def load_position(session: AsyncSession, player: Player, game_id: str) -> tuple[Game, State]:
     """The game row and its full position, hidden cards included: for server-side work
-    (the solver's hints) that must never be sent to the client as it is."""
-    game = await _load_owned(session, player.id, game_id)
+    (the solver's hints) that must never be sent to the client as it is. The read ends
+    here: no connection is held while the caller works on the position."""
+    async with unit_of_work(session, write=False):
+        game = await _load_owned(session, player.id, game_id)
     return game, State.from_bytes(game.state)
 
 
 async def game_version(session: AsyncSession, player: Player, game_id: str) -> int:
     """Only the version, for a cheap If-None-Match answer."""
-    version = (
-        await session.execute(
-            select(Game.version).where(Game.id == _checked_id(game_id), Game.player_id == player.id)
-        )
-    ).scalar_one_or_none()
+    async with unit_of_work(session, write=False):
+        version = (
+            await session.execute(
+                select(Game.version).where(
+                    Game.id == _checked_id(game_id), Game.player_id == player.id
+                )
+            )
+        ).scalar_one_or_none()
     if version is None:
-        raise not_found()
+        raise GameNotFound()
     return version
 
 
@@ -419,7 +489,7 @@ def _decode_cursor(cursor: str) -> tuple[datetime, str]:
     """The (created_at, id) a page ended at. Only what `_encode_cursor` makes is taken:
     an aware time that stays a valid time in UTC (`0001-01-01T00:00:00+01:00` does not,
     and the database would fail on it), and a game id."""
-    invalid = ApiError("invalid_cursor", 422, "the cursor is not one this API gave")
+    invalid = InvalidCursor()
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
         created, game_id = json.loads(raw)
@@ -429,13 +499,13 @@ def _decode_cursor(cursor: str) -> tuple[datetime, str]:
         return moment.astimezone(UTC), _checked_id(game_id)
     except (ValueError, TypeError, OverflowError) as exc:
         raise invalid from exc
-    except ApiError as exc:
+    except GameNotFound as exc:
         raise invalid from exc
 
 
 async def list_games(
     session: AsyncSession, player: Player, *, limit: int, cursor: str | None
-) -> dict[str, Any]:
+) -> GamePage:
     """The player's games, newest first; keyset pagination so pages never overlap."""
     query = select(Game).where(Game.player_id == player.id)
     if cursor:
@@ -444,13 +514,14 @@ async def list_games(
             or_(Game.created_at < created, and_(Game.created_at == created, Game.id < game_id))
         )
     query = query.order_by(Game.created_at.desc(), Game.id.desc()).limit(limit + 1)
-    games = list((await session.execute(query)).scalars())
+    async with unit_of_work(session, write=False):
+        games = list((await session.execute(query)).scalars())
     more = len(games) > limit
     games = games[:limit]
-    return {
-        "items": [summary_json(g) for g in games],
-        "next_cursor": _encode_cursor(games[-1]) if more and games else None,
-    }
+    return GamePage(
+        items=[GameSummary.model_validate(summary_json(g)) for g in games],
+        next_cursor=_encode_cursor(games[-1]) if more and games else None,
+    )
 
 
 async def update_settings(
@@ -459,32 +530,27 @@ async def update_settings(
     game_id: str,
     changes: dict[str, Any],
     expected_version: int | None,
-) -> Answer:
+) -> Answer[GameState]:
     player_id = player.id  # read once: a rollback expires the ORM object
-    async with write_transaction(session):
-        game = await _load_owned(session, player_id, game_id, lock=True)
-        _check_version(game, expected_version)
+    async with writing_game(
+        session, player_id, game_id, expected_version=expected_version
+    ) as write:
+        game = write.game
         await _save(session, game, settings={**DEFAULT_SETTINGS, **game.settings, **changes})
-        state = State.from_bytes(game.state)
-    return Answer(body=state_json(game, state), game_id=game.id, version=game.version)
+    return _answer(game_state(game, State.from_bytes(game.state)), game)
 
 
-def parse_action(state: State, action: dict[str, Any], settings: dict[str, Any]) -> Move:
-    """A request's action as an engine move; clicks are resolved to their target."""
+def _resolve(state: State, command: Command, settings: dict[str, Any]) -> Move:
+    """The engine move a command makes in this position: a click is resolved to its
+    target (refused while the game's `auto_play` is off)."""
+    if isinstance(command, Move):
+        return command
+    if not settings.get("auto_play", True):
+        raise AutoPlayOff()
     try:
-        if action["action"] == "click":
-            if not settings.get("auto_play", True):
-                raise ApiError(
-                    "auto_play_off", 422, "clicks are off for this game (setting auto_play)"
-                )
-            return resolve_click(state, action["pile"], action.get("index"))
-        return Move.from_json(action)
+        return resolve_click(state, command.pile, command.index)
     except EngineError as exc:
-        raise engine_error(exc) from exc
-
-
-# A move as the API sends it (JSON form, click included) or as the engine/solver makes it.
-Action = dict[str, Any] | Move
+        raise from_engine(exc) from exc
 
 
 def _play_one(
@@ -523,43 +589,44 @@ async def apply_moves(
     session: AsyncSession,
     player: Player,
     game_id: str,
-    actions: Sequence[Action],
+    commands: Sequence[Command],
     *,
     expected_version: int | None = None,
     idempotency: Idempotency | None = None,
     assisted: bool = False,
     from_position: State | None = None,
-) -> Answer:
+) -> Answer[GameMoveResult]:
     """Apply moves in order, each validated by the engine and logged as its own move,
     in one transaction: all of them or none. The one path for every move (the moves
-    endpoint; a hint's finish and the daily game reuse it). Once the game is won
-    (auto-finish may win it early), the remaining moves are skipped. `assisted` (the
-    solver's finish) marks the game assisted with its first move. With `from_position`,
-    the moves are played only if the game is still at that position (else
-    `PositionChanged`, nothing written)."""
+    endpoint; a hint's finish and the daily game reuse it). A won game takes no move
+    (409 game_over); once auto-finish wins it along the line, the remaining moves are
+    skipped. `assisted` (the solver's finish) marks the game assisted with its first
+    move. With `from_position`, the moves are played only if the game is still at that
+    position (else `PositionChanged`, nothing written)."""
     player_id = player.id  # read once: a rollback expires the ORM object
-    try:
-        async with write_transaction(session):
-            game = await _load_owned(session, player_id, game_id, lock=True)
-            if idempotency is not None:
-                replay = await _replay(session, player_id, idempotency)
-                if replay is not None:
-                    return replay
-            _check_version(game, expected_version)
+
+    async def write() -> Answer[GameMoveResult]:
+        async with writing_game(
+            session,
+            player_id,
+            game_id,
+            expected_version=expected_version,
+            idempotency=idempotency,
+            refuse_won=bool(commands),
+        ) as opened:
+            if opened.replay is not None:
+                return opened.replay
+            game = opened.game
             if from_position is not None and game.state != from_position.to_bytes():
                 raise PositionChanged
             start = state = State.from_bytes(game.state)
             events: list[Any] = []
             rows: list[dict[str, Any]] = []
             steps: list[dict[str, Any]] = []
-            for action in actions:
+            for command in commands:
                 if state.is_won and events:
                     break
-                move = (
-                    action
-                    if isinstance(action, Move)
-                    else parse_action(state, action, game.settings)
-                )
+                move = _resolve(state, command, game.settings)
                 state, row, played = _play_one(game, state, move, len(rows))
                 rows.append(row)
                 steps.append({"move": row["move"], "events": played})
@@ -590,49 +657,46 @@ async def apply_moves(
                 await session.execute(insert(MoveRow), rows)
             body = state_json(game, state)
             body["events"] = events
-            answer = Answer(body=body, game_id=game.id, version=game.version, steps=tuple(steps))
+            answer = Answer(
+                body=move_result(body), game_id=game.id, version=game.version, steps=tuple(steps)
+            )
             await _remember(session, player_id, idempotency, answer)
-            return answer
-    except IntegrityError:
-        # A twin request with the same Idempotency-Key won the race: answer as it did.
-        if idempotency is None:
-            raise
-        async with write_transaction(session):
-            replay = await _replay(session, player_id, idempotency)
-        if replay is None:
-            raise
-        return replay
+        return answer
+
+    return await _idempotent(session, player_id, idempotency, write)
 
 
 async def apply_move(
     session: AsyncSession,
     player: Player,
     game_id: str,
-    action: Action,
+    command: Command,
     *,
     expected_version: int | None = None,
     idempotency: Idempotency | None = None,
-) -> Answer:
+) -> Answer[GameMoveResult]:
     """Apply one move and log it (see `apply_moves`)."""
     return await apply_moves(
         session,
         player,
         game_id,
-        [action],
+        [command],
         expected_version=expected_version,
         idempotency=idempotency,
     )
 
 
-async def mark_assisted(session: AsyncSession, player: Player, game_id: str) -> None:
+async def mark_assisted(session: AsyncSession, player: Player, game_id: str) -> Game:
     """Mark a game in play as helped by the solver (its win is then not ranked). Saved
     as a change of its own (the version goes up once, so ETags show the flag); a won
-    game, or one already marked, is left as it is."""
+    game, or one already marked, is left as it is. The game as it is now (its version,
+    its position)."""
     player_id = player.id  # read once: a rollback expires the ORM object
-    async with write_transaction(session):
-        game = await _load_owned(session, player_id, game_id, lock=True)
+    async with writing_game(session, player_id, game_id) as write:
+        game = write.game
         if not game.assisted and game.status != "won":
             await _save(session, game, assisted=True)
+    return game
 
 
 async def undo(
@@ -642,43 +706,51 @@ async def undo(
     *,
     expected_version: int | None = None,
     idempotency: Idempotency | None = None,
-) -> Answer:
-    """Take back the last move: restore its exact `state_before` and drop it from the log."""
+) -> Answer[UndoResult]:
+    """Take back the last move: restore its exact `state_before` and drop it from the log.
+    A won game cannot be taken back (409 game_over)."""
     player_id = player.id  # read once: a rollback expires the ORM object
-    async with write_transaction(session):
-        game = await _load_owned(session, player_id, game_id, lock=True)
-        if idempotency is not None:
-            replay = await _replay(session, player_id, idempotency)
-            if replay is not None:
-                return replay
-        _check_version(game, expected_version)
-        if game.status == "won":
-            raise ApiError("game_over", 409, "the game is won; it cannot be taken back")
-        last = (
-            await session.execute(
-                select(MoveRow)
-                .where(MoveRow.game_id == game.id)
-                .order_by(MoveRow.seq.desc())
-                .limit(1)
-            )
-        ).scalar_one_or_none()
-        if last is None:
-            raise ApiError("nothing_to_undo", 409, "no move to take back")
-        state = State.from_bytes(last.state_before)
-        undone = _undo_events(state, last.move, State.from_bytes(game.state))
-        await session.execute(delete(MoveRow).where(MoveRow.id == last.id))
-        await _save(
+
+    async def write() -> Answer[UndoResult]:
+        async with writing_game(
             session,
-            game,
-            state=last.state_before,
-            status=state.status,
-            move_count=game.move_count - 1,
-        )
-        body = state_json(game, state)
-        body["events"] = undone
-        answer = Answer(body=body, game_id=game.id, version=game.version)
-        await _remember(session, player_id, idempotency, answer)
+            player_id,
+            game_id,
+            expected_version=expected_version,
+            idempotency=idempotency,
+            refuse_won=True,
+            replay_as=UndoResult,
+        ) as opened:
+            if opened.replay is not None:
+                return opened.replay
+            game = opened.game
+            last = (
+                await session.execute(
+                    select(MoveRow)
+                    .where(MoveRow.game_id == game.id)
+                    .order_by(MoveRow.seq.desc())
+                    .limit(1)
+                )
+            ).scalar_one_or_none()
+            if last is None:
+                raise NothingToUndo()
+            state = State.from_bytes(last.state_before)
+            undone = _undo_events(state, last.move, State.from_bytes(game.state))
+            await session.execute(delete(MoveRow).where(MoveRow.id == last.id))
+            await _save(
+                session,
+                game,
+                state=last.state_before,
+                status=state.status,
+                move_count=game.move_count - 1,
+            )
+            body = state_json(game, state)
+            body["events"] = undone
+            answer = _answer(UndoResult.model_validate(body), game)
+            await _remember(session, player_id, idempotency, answer)
         return answer
+
+    return await _idempotent(session, player_id, idempotency, write, replay_as=UndoResult)
 
 
 def _undo_events(before: State, move_json: dict[str, Any], after: State) -> list[dict[str, Any]]:
@@ -687,25 +759,28 @@ def _undo_events(before: State, move_json: dict[str, Any], after: State) -> list
     return [e.to_json() for e in before.undo_events(Move.from_json(move_json), after)]
 
 
-async def list_moves(session: AsyncSession, player: Player, game_id: str) -> dict[str, Any]:
+async def list_moves(session: AsyncSession, player: Player, game_id: str) -> MoveLog:
     player_id = player.id  # read once: a rollback expires the ORM object
-    game = await _load_owned(session, player_id, game_id)
-    rows = (
-        await session.execute(
-            select(MoveRow).where(MoveRow.game_id == game.id).order_by(MoveRow.seq)
-        )
-    ).scalars()
-    return {
-        "game_id": game.id,
-        "items": [
+    async with unit_of_work(session, write=False):
+        game = await _load_owned(session, player_id, game_id)
+        rows = (
+            await session.execute(
+                select(MoveRow).where(MoveRow.game_id == game.id).order_by(MoveRow.seq)
+            )
+        ).scalars()
+        return MoveLog.model_validate(
             {
-                "seq": r.seq,
-                "version": r.version,
-                "text": r.text,
-                "move": r.move,
-                "events": r.events,
-                "created_at": iso(r.created_at),
+                "game_id": game.id,
+                "items": [
+                    {
+                        "seq": r.seq,
+                        "version": r.version,
+                        "text": r.text,
+                        "move": r.move,
+                        "events": r.events,
+                        "created_at": r.created_at,
+                    }
+                    for r in rows
+                ],
             }
-            for r in rows
-        ],
-    }
+        )

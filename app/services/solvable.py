@@ -30,9 +30,9 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.config import Settings
-from app.db import begin_write
+from app.db import unit_of_work
 from app.engine import VARIANTS, EngineError, Move, Rules, State, Variant, deal
-from app.errors import ApiError
+from app.errors import NoSolvableDeals, retry_after
 from app.models import SolvableDeal
 from app.services.proving import SOLVABLE, BackgroundProver, Proof, derive_deal
 from app.services.seeds import public_deals
@@ -49,12 +49,10 @@ def solvable_candidate(secret: str, variant: str, seq: int) -> int:
     return derive_deal(secret, f"solvable|{variant}|{seq}")
 
 
-def no_solvable_deals(variant: str, retry_after: int) -> ApiError:
-    return ApiError(
-        "no_solvable_deals",
-        503,
+def no_solvable_deals(variant: str, seconds: int) -> NoSolvableDeals:
+    return NoSolvableDeals(
         f"no proven-winnable deal of {variant} is ready on this server; retry later",
-        headers={"Retry-After": str(retry_after)},
+        headers=retry_after(seconds),
     )
 
 
@@ -167,12 +165,10 @@ class SolvableDeals:
         )
         async with self.sessionmaker() as session:
             try:
-                await begin_write(session)
-                session.add(row)
-                await session.commit()
+                async with unit_of_work(session):
+                    session.add(row)
             except IntegrityError:
                 # Another server stored this candidate first: it is in the pool all the same.
-                await session.rollback()
                 return False
         return True
 

@@ -12,19 +12,20 @@ Budgets and pool size come from the settings (``SOLVER_*``, ``HINT_*``, ``FINISH
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import replace
 from typing import Any
 
 from fastapi import FastAPI
 
 from app.config import Settings
 from app.engine import Move, State
-from app.errors import ApiError
+from app.errors import NoWinFound, SolverBusy, VersionConflict, retry_after
 from app.models import Player
+from app.schemas import FinishResult, Hint
 from app.services import games
 from app.services.games import Answer
 from app.solver.plan import suggest
-from app.solver.pool import SolverBusy, SolverPool
+from app.solver.pool import SolverBusy as PoolBusy
+from app.solver.pool import SolverPool
 from app.solver.search import SolveResult
 
 _LINES_KEPT = 50_000  # positions with a known winning rest (about 150 bytes each)
@@ -78,13 +79,8 @@ class SolverService:
             result = await self.pool.solve(
                 state.to_bytes(), max_positions=positions, max_seconds=seconds
             )
-        except SolverBusy as busy:
-            raise ApiError(
-                "solver_busy",
-                429,
-                "the solver is busy; retry later",
-                headers={"Retry-After": str(busy.retry_after)},
-            ) from None
+        except PoolBusy as busy:
+            raise SolverBusy(headers=retry_after(busy.retry_after)) from None
         if result.result == "solved":
             self.remember(state, result.moves)
         return result
@@ -116,36 +112,45 @@ async def _winning_line(
 
 async def _search_game(
     app: FastAPI, session: Any, player: Player, game_id: str, positions: int, seconds: float
-) -> tuple[bool, State, tuple[Move, ...] | None, dict[str, Any]]:
-    """The game's position as it is now and a winning line from it: (whether the game was
-    already assisted, the position, the line or None, the search's figures). The read is
-    ended before the search, so no connection is held while it runs."""
+) -> tuple[int, bool, State, tuple[Move, ...] | None, dict[str, Any]]:
+    """The game's position as it is now and a winning line from it: (the version and
+    whether the game was already assisted when read, the position, the line or None, the
+    search's figures). The read is ended before the search (`games.load_position`), so no
+    connection is held while it runs."""
     game, state = await games.load_position(session, player, game_id)
-    already_assisted = game.assisted
-    await session.commit()
+    version, already_assisted = game.version, game.assisted
     line, info = await _winning_line(app, state, positions, seconds)
-    return already_assisted, state, line, info
+    return version, already_assisted, state, line, info
 
 
-async def hint(app: FastAPI, session: Any, player: Player, game_id: str) -> dict[str, Any]:
+async def hint(app: FastAPI, session: Any, player: Player, game_id: str) -> Hint:
     """The first move of a winning line from the game's position (or, with none found,
     a heuristic suggestion that ``result`` marks as such). Only the move is revealed.
     A hint that tells something (a move, or that the position is lost) marks the game
-    assisted before it is answered: its win is then not ranked."""
+    assisted before it is answered: its win is then not ranked.
+
+    The answer's `version` is the one the hinted move applies at: after the marking when
+    the game is still at the position searched; the version searched when the game moved
+    meanwhile (a move sent with it as `expected_version` then gets 409: ask again)."""
     settings = _settings(app)
-    already_assisted, state, line, info = await _search_game(
+    version, assisted, state, line, info = await _search_game(
         app, session, player, game_id, settings.hint_max_positions, settings.hint_max_seconds
     )
     if line:
         move: Move | None = line[0]
     else:
         move = None if state.is_won or info["result"] == "unsolvable" else suggest(state)
-    if not already_assisted and (move is not None or info["result"] == "unsolvable"):
-        await games.mark_assisted(session, player, game_id)
-    return {"move": move.to_json() if move else None, **info}
+    if not assisted and (move is not None or info["result"] == "unsolvable"):
+        game = await games.mark_assisted(session, player, game_id)
+        assisted = game.assisted
+        if game.state == state.to_bytes():
+            version = game.version
+    return Hint.model_validate(
+        {"move": move.to_json() if move else None, "version": version, "assisted": assisted, **info}
+    )
 
 
-async def finish(app: FastAPI, session: Any, player: Player, game_id: str) -> Answer:
+async def finish(app: FastAPI, session: Any, player: Player, game_id: str) -> Answer[FinishResult]:
     """Play a winning line to the end through the one move path; 409 ``no_win_found``.
 
     The game is read afresh after the search: a change made meanwhile (another client's
@@ -156,15 +161,13 @@ async def finish(app: FastAPI, session: Any, player: Player, game_id: str) -> An
     the line with its own events)."""
     for _attempt in range(_FINISH_SEARCHES):
         budget = _settings(app).finish_max_positions, _settings(app).finish_max_seconds
-        already_assisted, state, line, info = await _search_game(
+        _version, already_assisted, state, line, info = await _search_game(
             app, session, player, game_id, *budget
         )
         if line is None:
             if info["result"] == "unsolvable" and not already_assisted:
                 await games.mark_assisted(session, player, game_id)
-            raise ApiError(
-                "no_win_found",
-                409,
+            raise NoWinFound(
                 f"no winning line was found from this position (result: {info['result']}, "
                 f"{info['positions']} positions searched)",
             )
@@ -177,5 +180,8 @@ async def finish(app: FastAPI, session: Any, player: Player, game_id: str) -> An
             continue
         # `events` (all of them at once) stays; `steps` gives each move with its own
         # events, for a client to replay the finish one move at a time.
-        return replace(answer, body={**answer.body, "steps": list(answer.steps)})
-    raise ApiError("version_conflict", 409, "the game kept changing during the search; reload it")
+        body = FinishResult.model_validate(
+            {**answer.body.model_dump(mode="json"), "steps": list(answer.steps)}
+        )
+        return Answer(body=body, game_id=answer.game_id, version=answer.version)
+    raise VersionConflict("the game kept changing during the search; reload it")

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from datetime import date, timedelta
-from typing import Any
 
 from sqlalchemy import case, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.db import unit_of_work
 from app.engine import VARIANTS
 from app.models import Game, Player
+from app.schemas import PlayerStats, VariantStats
 from app.services.daily import ranked_win, utc_today
 
 
@@ -32,29 +33,30 @@ def streaks(days: set[date], today: date) -> tuple[int, int]:
     return current, longest
 
 
-async def player_stats(session: AsyncSession, player: Player) -> dict[str, Any]:
+async def player_stats(session: AsyncSession, player: Player) -> PlayerStats:
     won = case((Game.status == "won", 1), else_=0)
     daily = case((Game.daily_date.is_not(None), 1), else_=0)
-    totals = {
-        variant: (int(played), int(wins), int(daily_played))
-        for variant, played, wins, daily_played in await session.execute(
-            select(Game.variant, func.count(Game.id), func.sum(won), func.sum(daily))
-            .where(Game.player_id == player.id)
-            .group_by(Game.variant)
-        )
-    }
     # Daily wins and streaks count only wins without the solver's help (as the results
-    # rank them); `won` above counts every win.
+    # rank them); `won` counts every win.
     won_days: dict[str, set[date]] = defaultdict(set)
-    for variant, day in await session.execute(
-        select(Game.variant, Game.daily_date).where(
-            Game.player_id == player.id,
-            Game.daily_date.is_not(None),
-            ranked_win(),
-        )
-    ):
-        if day is not None:  # excluded by the query; for the type checker
-            won_days[variant].add(day)
+    async with unit_of_work(session, write=False):
+        totals = {
+            variant: (int(played), int(wins), int(daily_played))
+            for variant, played, wins, daily_played in await session.execute(
+                select(Game.variant, func.count(Game.id), func.sum(won), func.sum(daily))
+                .where(Game.player_id == player.id)
+                .group_by(Game.variant)
+            )
+        }
+        for variant, day in await session.execute(
+            select(Game.variant, Game.daily_date).where(
+                Game.player_id == player.id,
+                Game.daily_date.is_not(None),
+                ranked_win(),
+            )
+        ):
+            if day is not None:  # excluded by the query; for the type checker
+                won_days[variant].add(day)
     today = utc_today()
     items = []
     # Every variant, in the catalogue's order, so clients see a stable shape.
@@ -62,15 +64,15 @@ async def player_stats(session: AsyncSession, player: Player) -> dict[str, Any]:
         played, wins, daily_played = totals.get(variant, (0, 0, 0))
         current, longest = streaks(won_days[variant], today)
         items.append(
-            {
-                "variant": variant,
-                "played": played,
-                "won": wins,
-                "win_rate": round(wins / played, 4) if played else None,
-                "daily_played": daily_played,
-                "daily_wins": len(won_days[variant]),
-                "daily_streak": current,
-                "longest_daily_streak": longest,
-            }
+            VariantStats(
+                variant=variant,
+                played=played,
+                won=wins,
+                win_rate=round(wins / played, 4) if played else None,
+                daily_played=daily_played,
+                daily_wins=len(won_days[variant]),
+                daily_streak=current,
+                longest_daily_streak=longest,
+            )
         )
-    return {"player_id": player.id, "variants": items}
+    return PlayerStats(player_id=player.id, variants=items)

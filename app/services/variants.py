@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from app.engine import VARIANTS, UnknownVariant, Variant, get_variant
-from app.errors import ApiError
+from app.errors import UnknownVariantError, VariantNotFound
 
 
 def variant_json(variant: Variant) -> dict[str, Any]:
@@ -30,10 +30,12 @@ def list_variants() -> list[dict[str, Any]]:
     return [variant_json(v) for v in VARIANTS.values()]
 
 
-def find_variant(name: str, *, status: int = 404) -> Variant:
-    """The variant for an id or alias; 404 for a path, 422 for a request body."""
+def find_variant(name: str, *, where: Literal["path", "body"] = "path") -> Variant:
+    """The variant for an id or alias. Unknown: named in the path, the resource is
+    missing (404 variant_not_found); named in a request body, the request is wrong
+    (422 unknown_variant). The one rule, on every endpoint (app.errors)."""
     try:
         return get_variant(name)
     except UnknownVariant as exc:
-        code = "variant_not_found" if status == 404 else "unknown_variant"
-        raise ApiError(code, status, exc.message) from exc
+        error = VariantNotFound if where == "path" else UnknownVariantError
+        raise error(exc.message) from exc

@@ -150,5 +150,5 @@ async def win_with_line(
         line = with_detour(deal(get_variant(variant), number), line)
     async with app.state.db.sessionmaker() as session:
         answer = await games.apply_moves(session, player, game_id, line)
-    assert answer.body["status"] == "won"
-    return answer.body
+    assert answer.body.status == "won"
+    return answer.body.model_dump(mode="json")

@@ -115,15 +115,41 @@ async def test_bodies_that_are_not_json_are_validation_errors(
     assert_error(answer, 422, "validation_error")
 
 
-@pytest.mark.parametrize("deal", [True, "12", 1000.0, 1e10, None, [1], {"n": 1}, -1, 0])
-async def test_deal_takes_only_a_json_integer(
+@pytest.mark.parametrize(
+    "deal",
+    [
+        True,
+        "twelve",
+        "+12",
+        "-12",
+        " 12",
+        "12 ",
+        "012",
+        "1e3",
+        "12.0",
+        "1_000",
+        "\u0661\u0662",  # Arabic-Indic digits
+        "",
+        "9" * 5000,  # no int() of thousands of digits: see test_deal_as_a_string
+        1000.0,
+        1e10,
+        None,
+        [1],
+        {"n": 1},
+    ],
+)
+async def test_deal_takes_only_a_json_integer_or_its_digits(
     client: httpx.AsyncClient, auth: dict[str, str], deal: Any
 ) -> None:
     body: dict[str, Any] = {"variant": "rainbow", "deal": deal}
     if deal is None:
         body["solvable"] = "yes"  # the other loosely typed field
     answer = await client.post(f"{API}/games", json=body, headers=auth)
-    assert_error(answer, 422, "validation_error")
+    if deal == "9" * 5000:
+        # Digits, but past the range: the range's own code.
+        assert_error(answer, 422, "invalid_deal")
+    else:
+        assert_error(answer, 422, "validation_error")
 
 
 @pytest.mark.parametrize(

@@ -60,7 +60,8 @@ async def test_info_has_counts_no_cards_and_caches_until_midnight(
         "players": 0,
         "wins": 0,
         "deal": None,
-        "ends_at": day_end(today()).isoformat(),
+        "deal_str": None,
+        "ends_at": day_end(today()).strftime("%Y-%m-%dT%H:%M:%S.000Z"),
     }
     max_age = int(response.headers["Cache-Control"].split("max-age=")[1])
     left = (day_end(today()) - datetime.now(UTC)).total_seconds()

@@ -47,11 +47,11 @@ async def test_internal_error_hides_details(app: FastAPI) -> None:
 async def test_too_many_requests_envelope(app: FastAPI, client: httpx.AsyncClient) -> None:
     """429 (the solver pool's `solver_busy`) goes through the same envelope, with Retry-After
     readable by browsers."""
-    from app.errors import ApiError
+    from app.errors import SolverBusy
 
     @app.get("/busy")
     async def busy() -> None:
-        raise ApiError("solver_busy", 429, "the solver is busy", headers={"Retry-After": "2"})
+        raise SolverBusy(headers={"Retry-After": "2"})
 
     response = await client.get("/busy", headers={"Origin": "https://front.example"})
     assert_error(response, 429, "solver_busy")

@@ -176,3 +176,39 @@ async def test_a_long_finish_logs_every_move_with_its_own_seq_and_version(
     assert versions == list(range(game["version"] + 1, game["version"] + 1 + len(log)))
     assert body["version"] == versions[-1]
     assert sum(len(entry["events"]) for entry in log) == len(body["events"])
+
+
+async def test_a_hint_answers_the_version_the_next_move_expects(
+    client: httpx.AsyncClient, auth: dict[str, str], new_game: Any
+) -> None:
+    """A hint marks the game assisted (its version goes up): the answer says so, in its
+    `version` and its ETag, so the hinted move can be sent with `expected_version`."""
+    game = await new_game(deal=1)
+    url = f"{API}/games/{game['id']}"
+    for _ in range(2):  # marking once, then nothing to mark
+        hint = await client.post(f"{url}/hint", headers=auth)
+        assert hint.status_code == 200, hint.text
+        state = await client.get(url, headers=auth)
+        assert hint.json()["version"] == state.json()["version"] == 1
+        assert hint.json()["assisted"] is True
+        assert hint.headers["ETag"] == state.headers["ETag"] == f'"{game["id"]}.1"'
+    move = {**hint.json()["move"], "expected_version": hint.json()["version"]}
+    played = await client.post(f"{url}/moves", json=move, headers=auth)
+    assert played.status_code == 200, played.text
+    assert played.json()["version"] == 2
+
+
+async def test_a_hint_for_a_position_gone_during_its_search_names_the_old_version(
+    client: httpx.AsyncClient, auth: dict[str, str], new_game: Any, move_during_search: list[str]
+) -> None:
+    game = await new_game(deal=9)
+    move_during_search.append(game["id"])  # another client draws while the search runs
+    hint = await client.post(f"{API}/games/{game['id']}/hint", headers=auth)
+    assert hint.status_code == 200, hint.text
+    assert hint.json()["version"] == 0  # the version searched: the position is gone
+    assert hint.headers["ETag"] == f'"{game["id"]}.0"'
+    move = hint.json()["move"] or {"action": "draw"}
+    stale = await client.post(
+        f"{API}/games/{game['id']}/moves", json={**move, "expected_version": 0}, headers=auth
+    )
+    assert_error(stale, 409, "version_conflict")
