@@ -216,8 +216,27 @@ async def undo_move(
     "/{game_id}/moves",
     name="list_moves",
     response_model=MoveLog,
-    responses=errors(401, 404),
-    summary="The accepted moves, in order",
+    responses=errors(401, 404, 422),
+    summary="The accepted moves, in order (paginated)",
 )
-async def list_moves(game_id: str, session: SessionDep, player: CurrentPlayer) -> dict[str, Any]:
-    return await games.list_moves(session, player, game_id)
+async def list_moves(
+    game_id: str,
+    session: SessionDep,
+    player: CurrentPlayer,
+    offset: Annotated[
+        int,
+        Query(
+            ge=0, description="Skip the first `offset` moves: the page starts at seq offset + 1."
+        ),
+    ] = 0,
+    limit: Annotated[
+        int,
+        Query(
+            ge=1,
+            le=games.MOVES_PAGE_MAX,
+            description="Moves in this page (default and most: "
+            f"{games.MOVES_PAGE_DEFAULT}, {games.MOVES_PAGE_MAX}).",
+        ),
+    ] = games.MOVES_PAGE_DEFAULT,
+) -> dict[str, Any]:
+    return await games.list_moves(session, player, game_id, offset=offset, limit=limit)

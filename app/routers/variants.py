@@ -4,6 +4,7 @@ from typing import Any
 
 from fastapi import APIRouter
 
+from app.deps import SessionDep, SettingsDep
 from app.routers.common import errors
 from app.schemas import VariantOut
 from app.services import variants
@@ -12,8 +13,8 @@ router = APIRouter(prefix="/variants", tags=["variants"])
 
 
 @router.get("", name="list_variants", response_model=list[VariantOut], summary="Games offered")
-async def list_variants() -> list[dict[str, Any]]:
-    return variants.list_variants()
+async def list_variants(session: SessionDep, settings: SettingsDep) -> list[dict[str, Any]]:
+    return await variants.list_variants(session, settings.seeds_dir)
 
 
 @router.get(
@@ -23,5 +24,7 @@ async def list_variants() -> list[dict[str, Any]]:
     responses=errors(404),
     summary="One game, by id or alias",
 )
-async def get_variant(variant_id: str) -> dict[str, Any]:
-    return variants.variant_json(variants.find_variant(variant_id))
+async def get_variant(
+    variant_id: str, session: SessionDep, settings: SettingsDep
+) -> dict[str, Any]:
+    return await variants.describe_variant(session, settings.seeds_dir, variant_id)

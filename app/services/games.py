@@ -51,6 +51,10 @@ from app.services.solvable import SolvableDeals
 from app.services.variants import find_variant
 
 DEFAULT_SETTINGS = {"auto_play": True, "auto_finish": True}
+# GET /games/{id}/moves: moves per page by default and at most (a move with its events
+# is ~250 bytes of JSON; most games fit in one default page, as before pagination).
+MOVES_PAGE_DEFAULT = 1000
+MOVES_PAGE_MAX = 1000
 # Sources whose deal number the server chose: hidden until the game is won.
 SECRET_SOURCES = frozenset({"random", "solvable", "daily"})
 
@@ -664,25 +668,43 @@ async def undo(
         return answer
 
 
-async def list_moves(session: AsyncSession, player: Player, game_id: str) -> dict[str, Any]:
+async def list_moves(
+    session: AsyncSession,
+    player: Player,
+    game_id: str,
+    *,
+    offset: int = 0,
+    limit: int = MOVES_PAGE_DEFAULT,
+) -> dict[str, Any]:
+    """One page of the move log: the moves with `seq` from `offset + 1` on, at most
+    `limit` of them (`seq` runs 1, 2, 3, ... with no gaps, so the offset is a seq)."""
     player_id = player.id  # read once: a rollback expires the ORM object
     game = await _load_owned(session, player_id, game_id)
     rows = (
         await session.execute(
-            select(MoveRow).where(MoveRow.game_id == game.id).order_by(MoveRow.seq)
+            select(MoveRow)
+            .where(MoveRow.game_id == game.id, MoveRow.seq > offset)
+            .order_by(MoveRow.seq)
+            .limit(limit)
         )
     ).scalars()
+    items = [
+        {
+            "seq": r.seq,
+            "version": r.version,
+            "text": r.text,
+            "move": r.move,
+            "events": r.events,
+            "created_at": iso(r.created_at),
+        }
+        for r in rows
+    ]
+    total = game.move_count
+    end = offset + len(items)
     return {
         "game_id": game.id,
-        "items": [
-            {
-                "seq": r.seq,
-                "version": r.version,
-                "text": r.text,
-                "move": r.move,
-                "events": r.events,
-                "created_at": iso(r.created_at),
-            }
-            for r in rows
-        ],
+        "version": game.version,
+        "total": total,
+        "items": items,
+        "next_offset": end if items and end < total else None,
     }
