@@ -26,6 +26,9 @@ from app.services.solvable import SolvableDeals
 
 router = APIRouter(prefix="/games", tags=["games"])
 
+# The move log's `offset` fits the seq column (a 32-bit integer on PostgreSQL).
+MAX_OFFSET = 2**31 - 1
+
 
 def get_solvable_deals(request: Request) -> SolvableDeals:
     deals: SolvableDeals = request.app.state.solvable
@@ -226,7 +229,9 @@ async def list_moves(
     offset: Annotated[
         int,
         Query(
-            ge=0, description="Skip the first `offset` moves: the page starts at seq offset + 1."
+            ge=0,
+            le=MAX_OFFSET,
+            description="Skip the first `offset` moves: the page starts at seq offset + 1.",
         ),
     ] = 0,
     limit: Annotated[

@@ -161,10 +161,17 @@ async def test_moves_are_paginated(
     assert [m["seq"] for m in exact["items"]] == [4, 5] and exact["next_offset"] is None
     beyond = (await client.get(url, params={"offset": 9}, headers=auth)).json()
     assert beyond["items"] == [] and beyond["next_offset"] is None and beyond["total"] == 5
-    for bad in ({"limit": 0}, {"limit": MOVES_PAGE_MAX + 1}, {"offset": -1}, {"limit": "x"}):
+    for bad in (
+        {"limit": 0},
+        {"limit": MOVES_PAGE_MAX + 1},
+        {"offset": -1},
+        {"offset": 2**31},
+        {"offset": 10**30},
+        {"limit": "x"},
+    ):
         assert_error(await client.get(url, params=bad, headers=auth), 422, "validation_error")
-    ok = await client.get(url, params={"limit": MOVES_PAGE_MAX}, headers=auth)
-    assert ok.status_code == 200
+    ok = await client.get(url, params={"limit": MOVES_PAGE_MAX, "offset": 2**31 - 1}, headers=auth)
+    assert ok.status_code == 200 and ok.json()["items"] == []
 
 
 async def test_an_empty_log_has_one_empty_page(
