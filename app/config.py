@@ -90,6 +90,12 @@ class Settings(BaseSettings):
     keep_alive_seconds: float = Field(default=5.0, gt=0)  # idle between requests
     auth_failures_per_minute: int = Field(default=20, ge=1)  # wrong tokens per client address
 
+    # Answers this size or larger are gzip-compressed for clients that accept gzip.
+    gzip_minimum_bytes: int = Field(default=1_024, ge=0)
+    # Logs of `python -m app.server`: one JSON object per line ("json") or plain text.
+    log_format: Literal["json", "text"] = "json"
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+
     @property
     def resolved_database_url(self) -> str:
         if self.database_url:

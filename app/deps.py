@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.config import Settings
 from app.db import Database
-from app.errors import TooManyAuthFailures, Unauthorized, retry_after
+from app.errors import TooManyAuthFailures, Unauthorized, ValidationFailed, retry_after
 from app.models import Player
 from app.services.players import player_for_token
 from app.services.ratelimit import FailedAuthLimiter
@@ -84,3 +84,14 @@ async def get_optional_player(
 
 CurrentPlayer = Annotated[Player, Depends(get_current_player)]
 OptionalPlayer = Annotated[Player | None, Depends(get_optional_player)]
+
+
+async def refuse_null_body(request: Request) -> None:
+    """For operations whose body is optional: the document says "the model, or no body"
+    (app.main), so a JSON `null` is refused as any other body not of the schema (FastAPI
+    alone would read it as "no body"). Starlette keeps the body read, for the route."""
+    if (await request.body()).strip() == b"null":
+        raise ValidationFailed("the body must be a JSON object, or left out")
+
+
+NoNullBody = Depends(refuse_null_body)

@@ -11,11 +11,15 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.routing import APIRoute
 from fastapi_offline import FastAPIOffline
+from sqlalchemy.engine import make_url
+from starlette.types import ASGIApp
 
 from app.config import Settings, get_settings
 from app.db import Database, upgrade_to_head
+from app.engine import VARIANTS
 from app.errors import install_error_handlers
-from app.middleware import BodyLimitMiddleware, EnvelopeCORSMiddleware
+from app.logs import REQUEST_ID_HEADER, RequestContextMiddleware
+from app.middleware import BodyLimitMiddleware, EnvelopeCORSMiddleware, NegotiatedGZipMiddleware
 from app.routers import daily, games, health, players, solver, stats, variants
 from app.services.daily import DailyDeals
 from app.services.games import prune_idempotency_keys
@@ -123,6 +127,50 @@ def _install_openapi(app: FastAPI) -> None:
     app.openapi = openapi  # type: ignore[method-assign]
 
 
+def masked_url(url: str) -> str:
+    """A database URL fit for a log: any password shown as ***."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:  # not a URL SQLAlchemy reads: say nothing of what it holds
+        return "<unreadable database URL>"
+
+
+def _log_start(settings: Settings) -> None:
+    log.info("database: %s", masked_url(settings.resolved_database_url))
+    if settings.daily_prepare_ahead:
+        log.info(
+            "daily deals: preparing today's and tomorrow's (UTC) for %d variants in the "
+            "background, again after each UTC midnight (%d worker%s, %s positions or %g s "
+            "per candidate)",
+            len(VARIANTS),
+            settings.daily_workers,
+            "" if settings.daily_workers == 1 else "s",
+            f"{settings.daily_max_positions:,}",
+            settings.daily_max_seconds,
+        )
+    else:
+        log.info("daily deals: not prepared ahead (DAILY_PREPARE_AHEAD=false): on first request")
+    if settings.solvable_prepare_ahead:
+        log.info(
+            "solvable deals: keeping %d proven deals ready per variant in the background",
+            settings.solvable_pool_size,
+        )
+    else:
+        log.info("solvable deals: not prepared (SOLVABLE_PREPARE_AHEAD=false)")
+
+
+def _outermost(app: FastAPI) -> None:
+    """Wrap the whole middleware stack, Starlette's ServerErrorMiddleware included, in
+    `RequestContextMiddleware`: so a crash's 500 carries `X-Request-ID` and an access
+    line too (middleware added with `add_middleware` sits inside ServerErrorMiddleware)."""
+    build = app.build_middleware_stack
+
+    def build_middleware_stack() -> ASGIApp:
+        return RequestContextMiddleware(build())
+
+    app.build_middleware_stack = build_middleware_stack  # type: ignore[method-assign]
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
 
@@ -130,6 +178,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         # SOLVER_CORE=native without the core built: refuse to start, saying why.
         log.info("solver core: %s", describe_core(settings.solver_core))
+        _log_start(settings)
         settings.ensure_data_dir()
         app.state.secret_key = settings.resolved_secret_key()
         database = Database(settings.resolved_database_url, settings)
@@ -175,8 +224,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         EnvelopeCORSMiddleware,
         allow_origins=settings.cors_origin_list,
         allow_methods=["GET", "POST", "PATCH", "OPTIONS"],
-        allow_headers=["Authorization", "Content-Type", "Idempotency-Key", "If-None-Match"],
-        expose_headers=["ETag", "Retry-After", "Location", "Idempotent-Replayed"],
+        allow_headers=[
+            "Authorization",
+            "Content-Type",
+            "Idempotency-Key",
+            "If-None-Match",
+            REQUEST_ID_HEADER,
+        ],
+        expose_headers=[
+            "ETag",
+            "Retry-After",
+            "Location",
+            "Idempotent-Replayed",
+            REQUEST_ID_HEADER,
+        ],
     )
     # Outermost of ours: a body is bounded before anything else looks at the request.
     app.add_middleware(
@@ -184,6 +245,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         max_bytes=settings.max_body_bytes,
         timeout=settings.body_timeout_seconds,
     )
+    # Compress answers of GZIP_MINIMUM_BYTES or more for a client that accepts gzip
+    # (outside the body limit, so its refusals too; ETags are left as they are).
+    app.add_middleware(NegotiatedGZipMiddleware, minimum_size=settings.gzip_minimum_bytes)
     for router in (
         players.router,
         variants.router,
@@ -197,6 +261,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # Also outside the prefix, for load balancers; not in the schema twice.
     app.add_api_route("/health", health.health, include_in_schema=False, name="health_root")
     _install_openapi(app)
+    _outermost(app)
     return app
 
 

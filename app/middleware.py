@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import re
 
 from starlette.datastructures import Headers
 from starlette.middleware.cors import CORSMiddleware
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -94,3 +96,41 @@ class EnvelopeCORSMiddleware(CORSMiddleware):
         }
         message = bytes(response.body).decode(errors="replace")
         return error_response("cors_refused", response.status_code, message, headers=headers)
+
+
+_CODING = re.compile(r"\s*([A-Za-z0-9*-]+)\s*(?:;\s*q\s*=\s*([0-9.]+))?\s*")
+
+
+def accepts_gzip(accept_encoding: str) -> bool:
+    """Does an `Accept-Encoding` value accept gzip: `gzip` (or `*`) with a q above 0?
+    (Starlette looks for the letters "gzip" anywhere, `gzip;q=0` included.)"""
+    weights: dict[str, float] = {}
+    for part in accept_encoding.split(","):
+        match = _CODING.fullmatch(part)
+        if match is None:
+            continue
+        try:
+            weights[match.group(1).lower()] = float(match.group(2) or 1)
+        except ValueError:
+            continue
+    return weights.get("gzip", weights.get("x-gzip", weights.get("*", 0.0))) > 0
+
+
+class NegotiatedGZipMiddleware(GZipMiddleware):
+    """Starlette's GZip (answers of `minimum_size` bytes or more, `Vary: Accept-Encoding`,
+    Content-Length set to the compressed size; ETag and status untouched), for the
+    clients whose `Accept-Encoding` accepts gzip, at a level that costs little CPU."""
+
+    def __init__(self, app: ASGIApp, minimum_size: int = 1024, compresslevel: int = 6) -> None:
+        super().__init__(app, minimum_size=minimum_size, compresslevel=compresslevel)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and not accepts_gzip(
+            Headers(scope=scope).get("accept-encoding", "")
+        ):
+            # Starlette would gzip for "gzip;q=0"; drop the header for its check.
+            scope = {
+                **scope,
+                "headers": [(k, v) for k, v in scope["headers"] if k != b"accept-encoding"],
+            }
+        await super().__call__(scope, receive, send)

@@ -176,6 +176,67 @@ class PlayerCreated(BaseModel):
 class HouseRuleOut(BaseModel):
     name: str = Field(examples=["foundation_return"])
     default: bool = Field(description="The variant's own setting when the game does not choose.")
+    description: str = Field(
+        default="",
+        description="What the rule allows, in words.",
+        examples=["The top card of a foundation may be played back to the tableau."],
+    )
+
+
+class TableauRules(BaseModel):
+    piles: int = Field(examples=[10])
+    cards_per_pile: int = Field(description="Cards dealt to each tableau pile.", examples=[4])
+    face_down_per_pile: int = Field(description="Of those, dealt face down.", examples=[3])
+    rounds_face_up: list[bool] = Field(
+        description="Each dealing round over the piles, bottom first: true when face up.",
+        examples=[[False, False, False, True]],
+    )
+    dealt: Literal["left_to_right", "right_to_left"]
+    build: Literal["alternate", "any", "same_suit"] = Field(
+        description="What goes on a tableau card: alternate colours, any suit, or in suit."
+    )
+    build_direction: Literal["down"] = Field(description="One rank lower each time.")
+    build_wrap: bool = Field(description="A King may go on an Ace.")
+    runs: Literal["any", "single"] = Field(
+        description="any: a face-up card moves with the ordered run on it; single: one card "
+        "at a time."
+    )
+    empty_pile: Literal["any_card", "from_reserve"] = Field(
+        description="What fills an empty pile: any card (or run), or at once the reserve's "
+        "top card (any card once the reserve is empty)."
+    )
+
+
+class FoundationRules(BaseModel):
+    count: int = Field(examples=[8])
+    base: Literal["ace", "first_card"] = Field(
+        description="ace: each starts with an Ace; first_card: with the rank of the first "
+        "card dealt to a foundation (the game's base_rank)."
+    )
+    base_rank: int | None = Field(
+        description="1 (Ace) when fixed; null: set by each deal (see the state's base_rank)."
+    )
+    build: Literal["same_suit"]
+    build_direction: Literal["up"]
+    wrap: bool = Field(description="King goes on to Ace (Rainbow, Canfield).")
+    dealt: int = Field(description="Cards the deal puts on the foundations (the base card).")
+    return_to_tableau: bool = Field(
+        description="The variant's default of the house rule foundation_return."
+    )
+
+
+class StockRules(BaseModel):
+    cards: int = Field(description="Cards in the stock after the deal.")
+    draw: int = Field(description="Cards turned to the waste per draw.")
+    redeals: int | None = Field(
+        description="Redeals (waste back to stock) allowed; null: unlimited."
+    )
+
+
+class ReserveRules(BaseModel):
+    size: int = Field(examples=[13])
+    top_playable: bool = Field(description="Its top card is face up and playable.")
+    fills_empty_tableau: bool
 
 
 class VariantOut(BaseModel):
@@ -189,6 +250,22 @@ class VariantOut(BaseModel):
     redeals: int | None = Field(description="Redeals allowed; null: unlimited.")
     rules: list[str] = Field(description="The rules in words.")
     house_rules: list[HouseRuleOut]
+    tableau: TableauRules = Field(description="The deal and the tableau's rules, as data.")
+    foundation: FoundationRules
+    stock: StockRules
+    reserve: ReserveRules | None = Field(description="Null: the game has no reserve.")
+    solvable_available: bool = Field(
+        description='A proven-winnable deal is ready now: POST /games with "solvable": true '
+        "answers 201 (else 503 no_solvable_deals until the background has proven one)."
+    )
+    solvable_ready: int | None = Field(
+        description="Proven deals ready in this server's solvable pool; null: the database "
+        "could not be asked."
+    )
+    seeded_deals: int = Field(
+        description="Proven-winnable deals listed in the public seeds/<variant>.json "
+        "(never dealt as server-chosen deals)."
+    )
 
 
 # --- games: requests ------------------------------------------------------------
@@ -371,9 +448,7 @@ class PileOut(BaseModel):
     )
 
     @model_serializer(mode="wrap")
-    def _foundation_fields_on_foundations(
-        self, handler: SerializerFunctionWrapHandler
-    ):  # type: ignore[no-untyped-def]  # unannotated: the document keeps the model's schema
+    def _foundation_fields_on_foundations(self, handler: SerializerFunctionWrapHandler):  # type: ignore[no-untyped-def]  # unannotated: the document keeps the model's schema
         # As the engine's view writes piles: `suit` and `base_rank` on foundations only.
         data = handler(self)
         if self.kind != "foundation":
@@ -587,8 +662,15 @@ class MoveLogEntry(BaseModel):
 
 
 class MoveLog(BaseModel):
+    """One page of the line of play (`offset`, `limit`): all of it when it fits."""
+
     game_id: str
-    items: list[MoveLogEntry]
+    version: int = Field(description="The game's version when the page was read.")
+    total: int = Field(description="Moves in the whole log (the game's move_count).")
+    items: list[MoveLogEntry] = Field(description="Moves seq offset + 1 on, in order.")
+    next_offset: int | None = Field(
+        description="Pass as `offset` for the next page; null: this page reaches the end."
+    )
 
 
 class Hint(BaseModel):

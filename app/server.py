@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import copy
 import json
 import os
 from collections.abc import Sequence
@@ -23,15 +22,18 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from app.config import get_settings
 from app.errors import error_body
+from app.logs import REQUEST_ID_HEADER, log_config, new_request_id
 
 
 def raw_error(status: int, code: str, message: str) -> bytes:
-    """A whole HTTP/1.1 error answer in the envelope, closing the connection."""
+    """A whole HTTP/1.1 error answer in the envelope, closing the connection. It has a
+    request id of its own (the request could not be read, so none came with it)."""
     body = json.dumps(error_body(code, message)).encode()
     head = (
         f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\n"
         "content-type: application/json\r\n"
         f"content-length: {len(body)}\r\n"
+        f"{REQUEST_ID_HEADER.lower()}: {new_request_id()}\r\n"
         "connection: close\r\n\r\n"
     )
     return head.encode("ascii") + body
@@ -92,15 +94,6 @@ def protocol_with(header_timeout: float) -> type[GuardedHttpToolsProtocol]:
     )
 
 
-def log_config() -> dict[str, Any]:
-    """uvicorn's logging, plus the app's own loggers (``app.*``: which solver core runs,
-    background proofs) at INFO through the same handler; uvicorn's default shows only
-    its own."""
-    config = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)
-    config["loggers"]["app"] = {"handlers": ["default"], "level": "INFO", "propagate": False}
-    return config
-
-
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m app.server")
     parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
@@ -113,7 +106,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         port=args.port,
         http=protocol_with(settings.header_timeout_seconds),
         timeout_keep_alive=settings.keep_alive_seconds,  # type: ignore[arg-type]
-        log_config=log_config(),
+        log_config=log_config(settings.log_format, settings.log_level),
+        access_log=False,  # app.access logs each request, with its id and duration
     )
 
 

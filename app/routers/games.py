@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, Header, Query, Request, Response
 
-from app.deps import CurrentPlayer, SessionDep
+from app.deps import CurrentPlayer, NoNullBody, SessionDep
 from app.engine import DRAW_MOVE, REDEAL_MOVE, EngineError, Move, Pile
 from app.errors import (
     AutoPlayOff,
@@ -22,6 +22,7 @@ from app.errors import (
     NothingToUndo,
     Unauthorized,
     UnknownVariantError,
+    ValidationFailed,
     VersionConflict,
     from_engine,
 )
@@ -47,6 +48,9 @@ from app.services.games import Click, Command, Idempotency
 from app.services.solvable import SolvableDeals
 
 router = APIRouter(prefix="/games", tags=["games"])
+
+# The move log's `offset` fits the seq column (a 32-bit integer on PostgreSQL).
+MAX_OFFSET = 2**31 - 1
 
 
 def get_solvable_deals(request: Request) -> SolvableDeals:
@@ -231,6 +235,7 @@ async def make_move(
     "/{game_id}/undo",
     name="undo_move",
     response_model=UndoResult,
+    dependencies=[NoNullBody],
     responses={
         200: {"headers": ETAG},
         **errors(
@@ -269,8 +274,29 @@ async def undo_move(
     "/{game_id}/moves",
     name="list_moves",
     response_model=MoveLog,
-    responses=errors(Unauthorized, GameNotFound),
-    summary="The accepted moves, in order",
+    responses=errors(Unauthorized, GameNotFound, ValidationFailed),
+    summary="The accepted moves, in order (paginated)",
 )
-async def list_moves(game_id: str, session: SessionDep, player: CurrentPlayer) -> MoveLog:
-    return await games.list_moves(session, player, game_id)
+async def list_moves(
+    game_id: str,
+    session: SessionDep,
+    player: CurrentPlayer,
+    offset: Annotated[
+        int,
+        Query(
+            ge=0,
+            le=MAX_OFFSET,
+            description="Skip the first `offset` moves: the page starts at seq offset + 1.",
+        ),
+    ] = 0,
+    limit: Annotated[
+        int,
+        Query(
+            ge=1,
+            le=games.MOVES_PAGE_MAX,
+            description="Moves in this page (default and most: "
+            f"{games.MOVES_PAGE_DEFAULT}, {games.MOVES_PAGE_MAX}).",
+        ),
+    ] = games.MOVES_PAGE_DEFAULT,
+) -> MoveLog:
+    return await games.list_moves(session, player, game_id, offset=offset, limit=limit)

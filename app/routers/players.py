@@ -4,7 +4,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Body
 
-from app.deps import CurrentPlayer, SessionDep
+from app.deps import CurrentPlayer, NoNullBody, SessionDep
 from app.errors import Unauthorized
 from app.routers.common import errors
 from app.schemas import PlayerCreate, PlayerCreated, PlayerOut
@@ -19,6 +19,7 @@ router = APIRouter(prefix="/players", tags=["players"])
     status_code=201,
     response_model=PlayerCreated,
     responses={422: {"description": "Refused"}},
+    dependencies=[NoNullBody],
     summary="Register a player and get its bearer token (shown once)",
 )
 async def create_player(

@@ -1,9 +1,8 @@
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter
 
+from app.deps import SessionDep, SettingsDep
 from app.errors import VariantNotFound
 from app.routers.common import errors
 from app.schemas import VariantOut
@@ -13,8 +12,8 @@ router = APIRouter(prefix="/variants", tags=["variants"])
 
 
 @router.get("", name="list_variants", response_model=list[VariantOut], summary="Games offered")
-async def list_variants() -> list[dict[str, Any]]:
-    return variants.list_variants()
+async def list_variants(session: SessionDep, settings: SettingsDep) -> list[VariantOut]:
+    return await variants.list_variants(session, settings.seeds_dir)
 
 
 @router.get(
@@ -24,5 +23,5 @@ async def list_variants() -> list[dict[str, Any]]:
     responses=errors(VariantNotFound),
     summary="One game, by id or alias",
 )
-async def get_variant(variant_id: str) -> dict[str, Any]:
-    return variants.variant_json(variants.find_variant(variant_id))
+async def get_variant(variant_id: str, session: SessionDep, settings: SettingsDep) -> VariantOut:
+    return await variants.describe_variant(session, settings.seeds_dir, variant_id)

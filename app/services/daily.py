@@ -242,9 +242,20 @@ class DailyDeals:
         while True:
             today = utc_today()
             days = [today, today + timedelta(days=1)]
-            await self.prepare([d for d in days if d >= self.settings.daily_first_date])
+            days = [d for d in days if d >= self.settings.daily_first_date]
+            names = ", ".join(str(d) for d in days)
+            log.info("daily deals: preparing %s for %d variants", names, len(VARIANTS))
+            loop = asyncio.get_running_loop()
+            started = loop.time()
+            await self.prepare(days)
             # Wake a little after midnight: then tomorrow's is the one to prepare.
             delay = (day_end(today) - datetime.now(UTC)).total_seconds() + 5
+            log.info(
+                "daily deals: %s prepared in %.1f s; next preparation after %s",
+                names,
+                loop.time() - started,
+                day_end(today).isoformat(),
+            )
             await asyncio.sleep(max(delay, 5))
 
     def start(self) -> None:

@@ -56,6 +56,10 @@ from app.services.solvable import SolvableDeals
 from app.services.variants import find_variant
 
 DEFAULT_SETTINGS = {"auto_play": True, "auto_finish": True}
+# GET /games/{id}/moves: moves per page by default and at most (a move with its events
+# is ~250 bytes of JSON; most games fit in one default page, as before pagination).
+MOVES_PAGE_DEFAULT = 1000
+MOVES_PAGE_MAX = 1000
 # Sources whose deal number the server chose: hidden until the game is won.
 SECRET_SOURCES = frozenset({"random", "solvable", "daily"})
 
@@ -759,28 +763,46 @@ def _undo_events(before: State, move_json: dict[str, Any], after: State) -> list
     return [e.to_json() for e in before.undo_events(Move.from_json(move_json), after)]
 
 
-async def list_moves(session: AsyncSession, player: Player, game_id: str) -> MoveLog:
+async def list_moves(
+    session: AsyncSession,
+    player: Player,
+    game_id: str,
+    *,
+    offset: int = 0,
+    limit: int = MOVES_PAGE_DEFAULT,
+) -> MoveLog:
+    """One page of the move log: the moves with `seq` from `offset + 1` on, at most
+    `limit` of them (`seq` runs 1, 2, 3, ... with no gaps, so the offset is a seq)."""
     player_id = player.id  # read once: a rollback expires the ORM object
     async with unit_of_work(session, write=False):
         game = await _load_owned(session, player_id, game_id)
         rows = (
             await session.execute(
-                select(MoveRow).where(MoveRow.game_id == game.id).order_by(MoveRow.seq)
+                select(MoveRow)
+                .where(MoveRow.game_id == game.id, MoveRow.seq > offset)
+                .order_by(MoveRow.seq)
+                .limit(limit)
             )
         ).scalars()
+        items = [
+            {
+                "seq": r.seq,
+                "version": r.version,
+                "text": r.text,
+                "move": r.move,
+                "events": r.events,
+                "created_at": r.created_at,
+            }
+            for r in rows
+        ]
+        total = game.move_count
+        end = offset + len(items)
         return MoveLog.model_validate(
             {
                 "game_id": game.id,
-                "items": [
-                    {
-                        "seq": r.seq,
-                        "version": r.version,
-                        "text": r.text,
-                        "move": r.move,
-                        "events": r.events,
-                        "created_at": r.created_at,
-                    }
-                    for r in rows
-                ],
+                "version": game.version,
+                "total": total,
+                "items": items,
+                "next_offset": end if items and end < total else None,
             }
         )

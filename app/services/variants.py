@@ -1,14 +1,84 @@
-"""The games offered, as the API describes them."""
+"""The games offered, as the API describes them: the rules in words and as data, and
+what is ready to deal (solvable deals in the pool, proven deals in `seeds/`)."""
 
 from __future__ import annotations
 
+import logging
+from functools import cache
+from pathlib import Path
 from typing import Any, Literal
 
-from app.engine import VARIANTS, UnknownVariant, Variant, get_variant
+from sqlalchemy import func, select
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.db import unit_of_work
+from app.engine import VARIANTS, UnknownVariant, Variant, deal, get_variant
 from app.errors import UnknownVariantError, VariantNotFound
+from app.models import SolvableDeal
+from app.schemas import VariantOut
+from app.services.seeds import public_deals
+
+log = logging.getLogger(__name__)
+
+HOUSE_RULE_TEXT = {
+    "foundation_return": "The top card of a foundation may be played back to the tableau.",
+}
 
 
-def variant_json(variant: Variant) -> dict[str, Any]:
+@cache
+def _opening(variant: Variant) -> tuple[int, int]:
+    """Cards in the stock and on the foundations when a deal starts (the same for every
+    deal of a variant)."""
+    start = deal(variant, 1)
+    return len(start.stock), sum(len(f) for f in start.foundations)
+
+
+def rules_data(variant: Variant) -> dict[str, Any]:
+    """The rules as data a UI can show (the same facts as `Variant.describe`)."""
+    stock, on_foundations = _opening(variant)
+    rounds = len(variant.tableau_rounds)
+    return {
+        "tableau": {
+            "piles": variant.tableau_piles,
+            "cards_per_pile": rounds,
+            "face_down_per_pile": variant.hidden_rounds,
+            # Round by round, bottom first: true deals that round face up.
+            "rounds_face_up": list(variant.tableau_rounds),
+            "dealt": "right_to_left" if variant.deal_right_to_left else "left_to_right",
+            "build": variant.build,
+            "build_direction": "down",
+            "build_wrap": variant.build_wrap,
+            "runs": variant.runs,
+            "empty_pile": "from_reserve" if variant.reserve_fills_empty else "any_card",
+        },
+        "foundation": {
+            "count": variant.foundation_count,
+            "base": variant.foundation_base,
+            "base_rank": 1 if variant.foundation_base == "ace" else None,
+            "build": "same_suit",
+            "build_direction": "up",
+            "wrap": variant.foundation_wrap,
+            "dealt": on_foundations,
+            "return_to_tableau": variant.foundation_return,
+        },
+        "stock": {"cards": stock, "draw": variant.draw, "redeals": variant.redeals},
+        "reserve": (
+            {
+                "size": variant.reserve_size,
+                "top_playable": True,
+                "fills_empty_tableau": variant.reserve_fills_empty,
+            }
+            if variant.reserve_size
+            else None
+        ),
+    }
+
+
+def variant_json(
+    variant: Variant, *, seeds_dir: Path | None = None, ready: dict[str, int] | None = None
+) -> dict[str, Any]:
+    solvable_ready = None if ready is None else ready.get(variant.name, 0)
     return {
         "id": variant.name,
         "name": variant.title,
@@ -20,14 +90,49 @@ def variant_json(variant: Variant) -> dict[str, Any]:
         "redeals": variant.redeals,
         "rules": variant.describe(),
         "house_rules": [
-            {"name": rule, "default": bool(getattr(variant, rule))}
+            {
+                "name": rule,
+                "default": bool(getattr(variant, rule)),
+                "description": HOUSE_RULE_TEXT.get(rule, ""),
+            }
             for rule in variant.house_rules()
         ],
+        **rules_data(variant),
+        "solvable_available": bool(solvable_ready),
+        "solvable_ready": solvable_ready,
+        "seeded_deals": len(public_deals(seeds_dir, variant.name)) if seeds_dir else 0,
     }
 
 
-def list_variants() -> list[dict[str, Any]]:
-    return [variant_json(v) for v in VARIANTS.values()]
+async def solvable_ready(session: AsyncSession) -> dict[str, int] | None:
+    """Unused proven deals in the solvable pool, per variant; None when the database
+    cannot be asked (the catalogue is answered all the same)."""
+    query = (
+        select(SolvableDeal.variant, func.count())
+        .where(SolvableDeal.dealt_at.is_(None))
+        .group_by(SolvableDeal.variant)
+    )
+    try:
+        async with unit_of_work(session, write=False):
+            rows = (await session.execute(query)).all()
+    except (SQLAlchemyError, OSError) as exc:
+        log.warning("variants: the solvable pools could not be counted: %s", exc)
+        return None
+    return {str(name): int(count) for name, count in rows}
+
+
+async def list_variants(session: AsyncSession, seeds_dir: Path) -> list[VariantOut]:
+    ready = await solvable_ready(session)
+    return [
+        VariantOut.model_validate(variant_json(v, seeds_dir=seeds_dir, ready=ready))
+        for v in VARIANTS.values()
+    ]
+
+
+async def describe_variant(session: AsyncSession, seeds_dir: Path, name: str) -> VariantOut:
+    variant = find_variant(name)
+    ready = await solvable_ready(session)
+    return VariantOut.model_validate(variant_json(variant, seeds_dir=seeds_dir, ready=ready))
 
 
 def find_variant(name: str, *, where: Literal["path", "body"] = "path") -> Variant:

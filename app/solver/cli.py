@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import sys
 import time
@@ -18,6 +17,7 @@ from typing import Any
 from tqdm import tqdm
 
 from app.engine import deal, get_variant
+from app.services import seeds
 from app.solver.plan import CORES, CoreChoice, describe_core, solve
 from app.solver.search import SolveResult, replay
 
@@ -89,7 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _load(path: Path, variant: str) -> dict[str, Any]:
     if path.exists():
-        data: dict[str, Any] = json.loads(path.read_text())
+        data = seeds.load(path)
         if data.get("variant") != variant:
             raise SystemExit(f"{path} holds {data.get('variant')!r}, not {variant!r}")
         return data
@@ -97,13 +97,7 @@ def _load(path: Path, variant: str) -> dict[str, Any]:
 
 
 def _save(path: Path, data: dict[str, Any]) -> None:
-    # Write then rename, so an interrupted run never leaves a truncated list behind.
-    tmp = path.with_suffix(".json.tmp")
-    entries = ",\n".join("    " + json.dumps(e, separators=(",", ":")) for e in data["deals"])
-    head = {k: v for k, v in data.items() if k != "deals"}
-    text = json.dumps(head)[:-1] + ', "deals": [\n' + entries + "\n]}\n"
-    tmp.write_text(text)
-    os.replace(tmp, path)
+    seeds.save(path, data)  # format 2 (app/services/seeds.py), written then renamed
 
 
 def run_prove(
@@ -131,8 +125,8 @@ def run_prove(
             deals.append(
                 {
                     "deal": number,
-                    "line": [m.to_json() for m in result.moves],
                     "positions": result.positions,
+                    "line": seeds.format_line(result.moves),
                 }
             )
             bar.update(1)

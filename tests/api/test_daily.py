@@ -18,7 +18,7 @@ from fastapi import FastAPI
 from sqlalchemy import func, select
 
 from app.config import Settings
-from app.engine import State, deal, get_variant
+from app.engine import VARIANTS, State, deal, get_variant
 from app.main import create_app
 from app.models import DailyDeal, Game
 from app.services import daily as daily_service
@@ -167,7 +167,7 @@ async def test_the_deal_is_the_first_proven_candidate_outside_the_public_list(
     assert deal(get_variant(VARIANT), int(row.deal)).public()["piles"] == layout(response.json())
 
 
-@pytest.mark.parametrize("variant", ["rank-and-file", "rows-of-four", "rainbow"])
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
 async def test_daily_layout_is_no_committed_seed(settings: Settings, variant: str) -> None:
     seeds = ROOT / "seeds" / f"{variant}.json"
     if not seeds.exists():

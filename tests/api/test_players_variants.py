@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 import httpx
 
 from app.engine import VARIANTS
@@ -40,6 +42,24 @@ async def test_create_player_validation(client: httpx.AsyncClient) -> None:
     assert_error(await client.post(f"{API}/players", json={"nom": "x"}), 422, "validation_error")
 
 
+async def test_an_optional_body_is_an_object_or_nothing_never_null(
+    client: httpx.AsyncClient, auth: dict[str, str], new_game: Any
+) -> None:
+    """The document says "the model, or no body" for optional bodies: a JSON null is a
+    body not of the schema (422), and changes nothing."""
+    null = {"content": b"null", "headers": {"Content-Type": "application/json"}}
+    assert_error(await client.post(f"{API}/players", **null), 422, "validation_error")
+    game = await new_game(deal=5)
+    url = f"{API}/games/{game['id']}"
+    assert (await client.post(f"{url}/moves", json={"action": "draw"}, headers=auth)).is_success
+    refused = await client.post(
+        f"{url}/undo", content=b" null ", headers={**auth, **null["headers"]}
+    )
+    assert_error(refused, 422, "validation_error")
+    assert (await client.get(url, headers=auth)).json()["move_count"] == 1
+    assert (await client.post(f"{url}/undo", headers=auth)).status_code == 200
+
+
 async def test_token_is_stored_only_as_hash(client: httpx.AsyncClient, app: object) -> None:
     from sqlalchemy import select
 
@@ -78,9 +98,7 @@ async def test_list_variants(client: httpx.AsyncClient) -> None:
     assert rank.name == "Rank and File" and "dress-parade" in rank.aliases
     assert (rank.decks, rank.tableau_piles, rank.foundations) == (2, 10, 8)
     assert rank.rules and all(isinstance(r, str) for r in rank.rules)
-    assert [h.model_dump() for h in rank.house_rules] == [
-        {"name": "foundation_return", "default": False}
-    ]
+    assert [(h.name, h.default) for h in rank.house_rules] == [("foundation_return", False)]
     rainbow = next(v for v in items if v.id == "rainbow")
     assert (rainbow.decks, rainbow.reserve_size, rainbow.foundations) == (1, 13, 4)
 

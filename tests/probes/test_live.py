@@ -41,9 +41,18 @@ def _new_game(server: Server, auth: dict[str, str], deal: int) -> str:
 
 
 def _log(server: Server, auth: dict[str, str], game_id: str) -> list[dict[str, Any]]:
-    answer = httpx.get(f"{server.base_url}{API}/games/{game_id}/moves", headers=auth)
-    assert answer.status_code == 200, answer.text
-    items: list[dict[str, Any]] = answer.json()["items"]
+    """The whole move log, page by page."""
+    items: list[dict[str, Any]] = []
+    offset: int | None = 0
+    while offset is not None:
+        answer = httpx.get(
+            f"{server.base_url}{API}/games/{game_id}/moves",
+            params={"offset": offset},
+            headers=auth,
+        )
+        assert answer.status_code == 200, answer.text
+        items += answer.json()["items"]
+        offset = answer.json()["next_offset"]
     return items
 
 

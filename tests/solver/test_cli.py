@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from app.engine import Move, deal, get_variant
+from app.engine import deal, get_variant
+from app.services import seeds
 from app.solver import core, replay, solve
 from app.solver.cli import main
 
@@ -82,7 +83,8 @@ def test_prove_writes_replayable_lines_and_resumes(
     assert data["searched_through"] >= max(numbers)
     for entry in data["deals"]:
         start = deal(get_variant("rank-and-file"), entry["deal"])
-        assert replay(start, [Move.from_json(m) for m in entry["line"]]).is_won
+        assert isinstance(entry["line"], str)  # format 2: the moves' text forms
+        assert replay(start, seeds.read_line(entry["line"])).is_won
 
 
 @pytest.mark.skipif(not core.available(), reason=core.missing_reason())

@@ -169,7 +169,18 @@ async def test_a_long_finish_logs_every_move_with_its_own_seq_and_version(
     assert finished.status_code == 200, finished.text
     body = finished.json()
     assert body["status"] == "won"
-    log = (await client.get(f"{API}/games/{game['id']}/moves", headers=auth)).json()["items"]
+    # Longer than a page (1,000 moves): read page by page, as docs/api.md says.
+    log: list[dict[str, Any]] = []
+    offset = 0
+    while offset is not None:
+        page = (
+            await client.get(
+                f"{API}/games/{game['id']}/moves", params={"offset": offset}, headers=auth
+            )
+        ).json()
+        assert page["total"] == body["move_count"] and len(page["items"]) <= 1000
+        log += page["items"]
+        offset = page["next_offset"]
     assert len(log) == body["move_count"] > 1000
     assert [entry["seq"] for entry in log] == list(range(1, len(log) + 1))
     versions = [entry["version"] for entry in log]

@@ -24,6 +24,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from app.engine import VARIANTS, Move, State, deal
+from app.services import seeds
 from app.solver import arrangements, core, plan, search, tables
 from tests.solver.test_native_core import CONFIGS, PLAY, SLOW_OK, start, walk
 from tests.solver.test_solver import LOST
@@ -82,7 +83,7 @@ def test_fresh_deals_spend_a_small_budget_alike(name: str, flip: bool) -> None:
 
 def seed_line(name: str, index: int) -> tuple[State, list[Move]]:
     data = json.loads((SEEDS / f"{name}.json").read_text())["deals"][index]
-    return deal(VARIANTS[name], data["deal"]), [Move.from_json(m) for m in data["line"]]
+    return deal(VARIANTS[name], data["deal"]), seeds.read_line(data["line"])
 
 
 @pytest.mark.parametrize("name", ["rank-and-file", "rows-of-four", "rainbow"])

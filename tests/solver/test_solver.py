@@ -12,6 +12,7 @@ import pytest
 
 from app.engine import Move, State, deal, get_variant
 from app.engine.variants import Rules as HouseRules
+from app.services import seeds
 from app.solver import arrangements, replay, solve
 from app.solver.moves import follow_ups
 from app.solver.plan import ARRANGED, FULL, NARROW, restart_kinds, restarts
@@ -113,7 +114,7 @@ def test_every_seed_line_wins(path: Path) -> None:
     assert len(numbers) == len(set(numbers))
     for entry in data["deals"]:
         start = deal(variant, entry["deal"])
-        end = replay(start, [Move.from_json(m) for m in entry["line"]])
+        end = replay(start, seeds.read_line(entry["line"]))
         assert end.is_won, f"{variant.name} deal {entry['deal']}: the line does not win"
 
 
