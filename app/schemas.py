@@ -19,6 +19,7 @@ from pydantic import (
     model_serializer,
 )
 from pydantic_core import PydanticCustomError
+from typing_extensions import TypeAliasType
 
 from app.engine import MAX_DEAL
 
@@ -399,10 +400,14 @@ class UndoRequest(_Expect):
 LegalMove = Annotated[MoveAction | DrawAction | RedealAction, Field(discriminator="action")]
 
 
+Suit = TypeAliasType("Suit", Literal["S", "H", "D", "C"])
+PileKind = TypeAliasType("PileKind", Literal["stock", "waste", "reserve", "foundation", "tableau"])
+
+
 class FaceUpCard(BaseModel):
     code: str = Field(examples=["KS"])
     rank: int = Field(ge=1, le=13, examples=[13])
-    suit: Literal["S", "H", "D", "C"]
+    suit: Suit
     face_up: Literal[True]
     click: LegalMove | None = Field(
         description='The move a click on this card plays (`{"action": "click", "pile", '
@@ -421,7 +426,7 @@ class FaceDownCard(BaseModel):
 
 class PileOut(BaseModel):
     id: str = Field(examples=["tableau-0"])
-    kind: Literal["stock", "waste", "reserve", "foundation", "tableau"]
+    kind: PileKind
     cards: list[FaceUpCard | FaceDownCard] = Field(description="Bottom first.")
     movable_from: int | None = Field(
         description="The index of the lowest card a player may pick up: it moves together "
@@ -434,7 +439,7 @@ class PileOut(BaseModel):
         description="The move a click on the pile without an index plays: its top card's "
         "click, or for the stock the draw (the redeal once it is empty). Null: refused."
     )
-    suit: Literal["S", "H", "D", "C"] | None = Field(
+    suit: Suit | None = Field(
         default=None,
         description="Foundations only: the suit of their cards, once they have one (null "
         "while empty).",
@@ -466,8 +471,10 @@ class GameSettingsOut(BaseModel):
     auto_finish: bool
 
 
-Status = Literal["playing", "won", "stuck"]
-Source = Literal["deal", "random", "solvable", "daily"]
+# Named once (a schema of their own in the document, so generated clients get one enum
+# each, not one per model that uses them).
+GameStatus = TypeAliasType("GameStatus", Literal["playing", "won", "stuck"])
+GameSource = TypeAliasType("GameSource", Literal["deal", "random", "solvable", "daily"])
 
 
 class GameState(_WithDeal):
@@ -477,10 +484,10 @@ class GameState(_WithDeal):
         description="Null while a game whose deal the server chose is not won yet "
         "(JavaScript: read `deal_str`)."
     )
-    source: Source
+    source: GameSource
     rules: RulesOut
     settings: GameSettingsOut
-    status: Status
+    status: GameStatus
     version: int
     move_count: int
     assisted: bool = Field(
@@ -635,8 +642,8 @@ class GameSummary(_WithDeal):
     id: str
     variant: str
     deal: int | None = Field(description="As in the state (JavaScript: read `deal_str`).")
-    source: Source
-    status: Status
+    source: GameSource
+    status: GameStatus
     version: int
     move_count: int
     created_at: Timestamp
@@ -721,7 +728,7 @@ class DailyResultEntry(BaseModel):
 
 class DailyOwnResult(BaseModel):
     game_id: str
-    status: Status
+    status: GameStatus
     moves: int
     assisted: bool = Field(description="The solver helped (hint or finish): the win is not ranked.")
     rank: int | None = Field(description="Null until the game is won, and for an assisted win.")

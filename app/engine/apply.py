@@ -30,6 +30,7 @@ from .moves import (
     WASTE_PILE,
     Event,
     Move,
+    Pile,
 )
 from .rules import foundation_takes, run_start
 from .validate import check
@@ -185,9 +186,18 @@ def undo_events(before: State, move: Move, after: State) -> tuple[Event, ...]:
     forward_state, forward = apply(before, move, auto_finish=True, validate=False)
     if forward_state != after:
         forward_state, forward = apply(before, move, auto_finish=False, validate=False)
+    # A card the move turned up and the auto-finish then played (one card to a
+    # foundation: the auto-finish moves nothing else) goes back where it was turned up,
+    # face down: its move back names no card, and the turn_down that would follow it is
+    # left out (the card arrives face down). Only cards face up at the end are named.
+    shown = {card for _pile, cards, down in before.piles() for card in cards[down:]}
+    arrived_face_down: set[Pile] = set()
     out = [Event(EV_UNDO, move)]
     for event in reversed(forward):
         if event.type == EV_TURN_UP:
+            if event.pile in arrived_face_down:
+                arrived_face_down.discard(event.pile)
+                continue
             out.append(Event(EV_TURN_DOWN, None, event.pile, None, None, None, None, event.index))
         elif event.type == EV_RESERVE_FILL:
             assert event.card is not None
@@ -217,13 +227,16 @@ def undo_events(before: State, move: Move, after: State) -> tuple[Event, ...]:
                 )
             )
         else:
+            named = event.cards is not None and set(event.cards) <= shown
+            if not named and event.cards is not None and event.src is not None:
+                arrived_face_down.add(event.src)
             out.append(
                 Event(
                     EV_MOVE_BACK,
                     None,
                     None,
                     None,
-                    event.cards,
+                    event.cards if named else None,
                     event.dst,
                     event.src,
                     None,
