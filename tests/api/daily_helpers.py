@@ -63,6 +63,15 @@ async def settings(database_url: str, tmp_path: Path) -> AsyncIterator[Settings]
     yield daily_settings(database_url, tmp_path)
 
 
+@pytest.fixture
+def small_solver(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Threads in tests (no process start-up) and small budgets: every search is short.
+    A test module turns it on for all its tests with `pytestmark`."""
+    monkeypatch.setenv("SOLVER_KIND", "thread")
+    monkeypatch.setenv("HINT_MAX_POSITIONS", "5000")
+    monkeypatch.setenv("HINT_MAX_SECONDS", "1.0")
+
+
 def day(days_ago: int) -> str:
     return (utc_today() - timedelta(days=days_ago)).isoformat()
 

@@ -3,22 +3,20 @@ as wins but are not ranked in the daily results nor counted in daily wins and st
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
-
 import httpx
 import pytest
 from fastapi import FastAPI
 
-from app.config import Settings
 from app.engine import deal, get_variant
 from app.services import solver as solver_service
 from tests.api.conftest import API, NewGame, NewPlayer
-from tests.api.daily_helpers import (
+from tests.api.daily_helpers import (  # noqa: F401 (settings, small_solver: fixtures)
     VARIANT,
     daily_settings,
     day,
     empty_daily_deals,
+    settings,
+    small_solver,
     start_daily,
     stored_deal_number,
     stored_line,
@@ -26,19 +24,8 @@ from tests.api.daily_helpers import (
 )
 from tests.api.helpers import near_won_rank_and_file, put_state, stored_game
 
-
-@pytest.fixture
-async def settings(database_url: str, tmp_path: Path) -> AsyncIterator[Settings]:
-    await empty_daily_deals(database_url)
-    yield daily_settings(database_url, tmp_path)
-
-
-@pytest.fixture(autouse=True)
-def small_solver(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Threads in tests (no process start-up) and small budgets: every search here is short.
-    monkeypatch.setenv("SOLVER_KIND", "thread")
-    monkeypatch.setenv("HINT_MAX_POSITIONS", "5000")
-    monkeypatch.setenv("HINT_MAX_SECONDS", "1.0")
+# Daily deals prepared on demand, small solver budgets in threads (daily_helpers).
+pytestmark = pytest.mark.usefixtures("small_solver")
 
 
 async def _know_the_daily_line(app: FastAPI, when: str) -> None:

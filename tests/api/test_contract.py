@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +15,6 @@ import pytest
 from fastapi import FastAPI
 from pydantic import BaseModel
 
-from app.config import Settings
 from app.engine import MAX_DEAL, deal, get_variant
 from app.errors import CATALOGUE, from_engine
 from app.main import create_app
@@ -31,11 +30,13 @@ from app.schemas import (
     UndoResult,
 )
 from tests.api.conftest import API, NewGame, NewPlayer, assert_error
-from tests.api.daily_helpers import (
+from tests.api.daily_helpers import (  # noqa: F401 (settings, small_solver: fixtures)
     VARIANT,
     daily_settings,
     day,
     empty_daily_deals,
+    settings,
+    small_solver,
     start_daily,
     stored_deal_number,
     win_with_line,
@@ -48,17 +49,8 @@ LOOKS_LIKE_A_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:")
 BIG = "99999999999999999999"  # 10^20 - 1: JSON.parse makes it 1e20
 
 
-@pytest.fixture
-async def settings(database_url: str, tmp_path: Path) -> AsyncIterator[Settings]:
-    await empty_daily_deals(database_url)
-    yield daily_settings(database_url, tmp_path)
-
-
-@pytest.fixture(autouse=True)
-def small_solver(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SOLVER_KIND", "thread")
-    monkeypatch.setenv("HINT_MAX_POSITIONS", "5000")
-    monkeypatch.setenv("HINT_MAX_SECONDS", "1.0")
+# Daily deals prepared on demand, small solver budgets in threads (daily_helpers).
+pytestmark = pytest.mark.usefixtures("small_solver")
 
 
 def javascript_parse(text: str) -> Any:

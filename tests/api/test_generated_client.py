@@ -13,7 +13,7 @@ import shutil
 import subprocess
 import sys
 import typing
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -22,8 +22,8 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from app.config import Settings
-from tests.api.daily_helpers import daily_settings, day, empty_daily_deals
+# settings: daily deals prepared on demand with a small budget (as the daily tests do).
+from tests.api.daily_helpers import day, settings  # noqa: F401 (settings: a fixture)
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCUMENT = ROOT / "openapi" / "openapi.json"
@@ -62,13 +62,6 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
 
 def _module(package: ModuleType, dotted: str) -> Any:
     return importlib.import_module(f"{package.__name__}.{dotted}")
-
-
-@pytest.fixture
-async def settings(database_url: str, tmp_path: Path) -> AsyncIterator[Settings]:
-    # Daily deals prepared on demand with a small budget (as the daily tests do).
-    await empty_daily_deals(database_url)
-    yield daily_settings(database_url, tmp_path)
 
 
 def _attach(client: Any, app: FastAPI) -> Any:
