@@ -655,15 +655,62 @@ class GamePage(BaseModel):
     next_cursor: str | None = Field(description="Pass as `cursor` for the next page; null: end.")
 
 
+class _LoggedCardsMoved(BaseModel):
+    """As `_CardsMoved`, every field optional: moves logged before events named their cards
+    have none of them (and a draw's `cards` are null in the log)."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    from_: str | None = Field(default=None, alias="from")
+    to: str | None = None
+    cards: list[str] | None = None
+    count: int | None = Field(default=None, ge=1)
+
+
+class LoggedMoveEvent(_LoggedCardsMoved):
+    type: Literal["move"]
+    move: LegalMove
+
+
+class LoggedAutoFinishEvent(_LoggedCardsMoved):
+    type: Literal["auto_finish"]
+    move: LegalMove
+
+
+class LoggedTurnUpEvent(BaseModel):
+    type: Literal["turn_up"]
+    pile: str
+    card: str
+    index: int | None = Field(default=None, ge=0)
+
+
+class LoggedReserveFillEvent(BaseModel):
+    model_config = ConfigDict(populate_by_name=True)
+
+    type: Literal["reserve_fill"]
+    pile: str
+    card: str
+    index: int | None = Field(default=None, ge=0)
+    from_: Literal["reserve"] | None = Field(default=None, alias="from")
+
+
+# The move log's events: the answered events as logged (see MoveLogEntry.events).
+LoggedEvent = Annotated[
+    LoggedMoveEvent | LoggedTurnUpEvent | LoggedReserveFillEvent | LoggedAutoFinishEvent,
+    Field(discriminator="type"),
+]
+
+
 class MoveLogEntry(BaseModel):
     seq: int = Field(description="1-based position in the line of play.")
     version: int = Field(description="The game's version after this move.")
     text: str = Field(examples=["t2>t5x3"])
     move: LegalMove
-    events: list[dict[str, Any]] = Field(
+    events: list[LoggedEvent] = Field(
         description="The move's events as answered when it was played (see the moves "
-        "endpoint); moves logged before events named their cards lack `from`, `to`, "
-        "`cards`, `count` and `index`."
+        "endpoint), typed by `type`; a draw's `cards` are null in the log, and moves "
+        "logged before events named their cards have `from`, `to`, `cards`, `count` and "
+        "`index` null."
     )
     created_at: Timestamp
 

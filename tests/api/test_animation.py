@@ -153,3 +153,50 @@ async def test_state_says_what_clicks_do_and_what_may_be_picked_up(
     # Picking up (a drag, an explicit move) still works: movable_from stays.
     assert next(p for p in off.json()["piles"] if p["id"] == "tableau-0")["movable_from"] == 2
     GameState.model_validate(off.json())
+
+
+async def test_the_move_log_types_its_events_old_entries_included(
+    client: httpx.AsyncClient, app: FastAPI, auth: dict[str, str], new_game: NewGame
+) -> None:
+    """The log's events are typed by `type` in the document; an entry logged before
+    events named their cards (only type, move, pile, card) still reads, its new fields
+    null, never a 500."""
+    from sqlalchemy import update
+
+    from app.models import Move as MoveRow
+
+    game = await new_game(deal=5)
+    url = f"{API}/games/{game['id']}"
+    assert (await client.post(f"{url}/moves", json={"action": "draw"}, headers=auth)).is_success
+    log = (await client.get(f"{url}/moves", headers=auth)).json()
+    [drawn] = log["items"][0]["events"]
+    assert (drawn["type"], drawn["from"], drawn["to"], drawn["count"]) == (
+        "move",
+        "stock",
+        "waste",
+        1,
+    )
+    assert drawn["cards"] is None  # a draw's cards are not named in the log
+    old = [
+        {"type": "move", "move": {"action": "draw"}},
+        {"type": "turn_up", "pile": "tableau-0", "card": "7D"},
+    ]
+    async with app.state.db.sessionmaker() as session:
+        await session.execute(
+            update(MoveRow).where(MoveRow.game_id == game["id"]).values(events=old)
+        )
+        await session.commit()
+    answer = await client.get(f"{url}/moves", headers=auth)
+    assert answer.status_code == 200, answer.text
+    move, turned = answer.json()["items"][0]["events"]
+    assert move == {
+        "type": "move",
+        "move": {"action": "draw"},
+        "from": None,
+        "to": None,
+        "cards": None,
+        "count": None,
+    }
+    assert turned == {"type": "turn_up", "pile": "tableau-0", "card": "7D", "index": None}
+    document = app.openapi()["components"]["schemas"]["MoveLogEntry"]["properties"]["events"]
+    assert "discriminator" in document["items"]
