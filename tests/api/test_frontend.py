@@ -383,7 +383,8 @@ async def test_start_up_says_where_the_database_is_and_what_is_prepared(
         async with LifespanManager(create_app(settings)):
             pass
     messages = [r.getMessage() for r in caplog.records if r.name == "app.main"]
-    assert any(m.startswith("database: sqlite+aiosqlite:///") for m in messages), messages
+    scheme = settings.resolved_database_url.split("://", 1)[0]  # SQLite or PostgreSQL
+    assert any(m.startswith(f"database: {scheme}://") for m in messages), messages
     assert any(m.startswith("daily deals: ") for m in messages), messages
     assert any(m.startswith("solvable deals: ") for m in messages), messages
 
