@@ -15,6 +15,7 @@ Each job has its own module; the methods here only name them:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from . import apply as _apply
@@ -155,9 +156,10 @@ class State(NamedTuple):
         result += [(T_PILES[i], p, self.hidden[i]) for i, p in enumerate(self.tableau)]
         return result
 
-    def view(self, *, clicks: bool = True) -> _view.PublicView:
-        """What a player may see, as a value (see :mod:`.view`)."""
-        return _view.public_view(self, clicks=clicks)
+    def view(self, *, clicks: bool = True, legal: Iterable[Move] | None = None) -> _view.PublicView:
+        """What a player may see, as a value (see :mod:`.view`; ``legal``: this state's
+        legal moves, when the caller has them already)."""
+        return _view.public_view(self, clicks=clicks, legal=legal)
 
     def public(self) -> dict[str, Any]:
         """What a player may see, in the API's JSON form: ``view().to_json()``."""

@@ -8,6 +8,7 @@ once it has one and the rank it starts from. ``to_json()`` is the API's form.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .cards import SUIT, SUITS, card_json
@@ -70,12 +71,14 @@ class PublicView(NamedTuple):
         }
 
 
-def public_view(state: State, *, clicks: bool = True) -> PublicView:
+def public_view(
+    state: State, *, clicks: bool = True, legal: Iterable[Move] | None = None
+) -> PublicView:
     """What a player may see. ``clicks=False`` (clicks are off for the game) leaves every
-    ``click`` None."""
+    ``click`` None. ``legal``: the state's legal moves, where the caller has them already
+    (the service answers them too), so they are generated once."""
     won = state.is_won
-    legal = set(state.legal_moves())
-    click = click_moves(state, legal) if clicks else {}
+    click = click_moves(state, set(legal) if legal is not None else None) if clicks else {}
     piles = []
     for pile, cards, down in state.piles():
         shown = [CardView(None)] * down + [

@@ -107,10 +107,6 @@ class PositionChanged(Exception):
     """The game is no longer at the position a line of moves was found for."""
 
 
-# The one map of engine errors to codes lives in app.errors.
-engine_error = from_engine
-
-
 # --- rendering ---------------------------------------------------------------
 
 
@@ -127,7 +123,8 @@ def state_json(game: Game, state: State) -> dict[str, Any]:
     """The state as the API shows it: only what the player may see (the engine's public
     view; with clicks off for the game, no card says what a click would play)."""
     settings = {**DEFAULT_SETTINGS, **game.settings}
-    public = state.view(clicks=bool(settings["auto_play"])).to_json()
+    legal = state.legal_moves()
+    public = state.view(clicks=bool(settings["auto_play"]), legal=legal).to_json()
     return {
         "id": game.id,
         "variant": game.variant,
@@ -142,7 +139,7 @@ def state_json(game: Game, state: State) -> dict[str, Any]:
         "redeals_left": public["redeals_left"],
         "base_rank": public["base_rank"],
         "piles": public["piles"],
-        "legal_moves": [m.to_json() for m in state.legal_moves()],
+        "legal_moves": [m.to_json() for m in legal],
         "created_at": iso(game.created_at),
         "updated_at": iso(game.updated_at),
     }
@@ -569,7 +566,7 @@ def _play_one(
             move, auto_finish=bool(game.settings.get("auto_finish", True))
         )
     except EngineError as exc:
-        raise engine_error(exc) from exc
+        raise from_engine(exc) from exc
     answered = [e.to_json() for e in events]
     row = {
         "game_id": game.id,
