@@ -11,6 +11,9 @@ preparation, and what a search does to the event loop.
    of all nine games, a search with the service's hint budget (``HINT_MAX_POSITIONS``,
    ``HINT_MAX_SECONDS``): median, p99 and the share decided, per game and overall;
 3. finish: the same positions, the finish budget: median and worst;
+3b. hints in lost positions (``lost``): of the same positions, those a full search of
+   ``--lost-proof`` positions proves lost, and how many of them the hint, at its budget,
+   answers ``unsolvable`` ("this game can no longer be won"), and how fast;
 4. daily preparation: the 18 daily deals (nine games, two days) proven one after another
    as the server does (candidate deals from a throw-away secret, the daily budgets);
 5. event-loop lag while two searches run in a thread pool and in a process pool (why
@@ -39,6 +42,8 @@ from app.config import Settings  # noqa: E402
 from app.engine import VARIANTS, State, deal, get_variant  # noqa: E402
 from app.services.daily import candidate  # noqa: E402
 from app.services.proving import prove  # noqa: E402
+from app.solver import arrangements  # noqa: E402
+from app.solver import core as native_core  # noqa: E402
 from app.solver.plan import CoreChoice, describe_core, solve, suggest  # noqa: E402
 from app.solver.pool import SolverPool  # noqa: E402
 from app.solver.search import _search  # noqa: E402
@@ -188,6 +193,53 @@ def hints_and_finish(
         print(_line("all nine", every_time, every_outcome))
 
 
+def lost_hints(
+    deals: range, moves: int, every: int, core: CoreChoice, settings: Settings, proof: int
+) -> None:
+    """Hints in lost positions: of the positions along greedy play (as for the hint
+    latency), those a long full search proves lost (``proof`` positions, native, up to
+    run arrangement where it holds); then the hint at its budget from each: how many it
+    answers ``unsolvable``, and how fast."""
+    print(
+        f"## Hints in lost positions on {describe_core(core)}: positions along greedy play "
+        f"of deals {deals.start}-{deals.stop - 1} (every {every}th of the first {moves} "
+        f"moves) that a full search of {proof:,} positions proves lost; the hint's budget "
+        f"{settings.hint_max_positions:,} positions or {settings.hint_max_seconds} s"
+    )
+    print("| game | positions | proven lost | hint says unsolvable | median ms | p99 ms |")
+    print("|---|---|---|---|---|---|")
+    every_lost = every_said = every_count = 0
+    every_time: list[float] = []
+    for name in VARIANTS:
+        positions = greedy_positions(name, deals, moves, every)
+        arranged = arrangements.supports(get_variant(name))
+        lost = [
+            state
+            for state in positions
+            if native_core.search(state, proof, None, arranged=arranged).result == "unsolvable"
+        ]
+        times, outcomes = (
+            _searches(lost, settings.hint_max_positions, settings.hint_max_seconds, core)
+            if lost
+            else ([], {})
+        )
+        said = outcomes.get("unsolvable", 0)
+        every_count += len(positions)
+        every_lost += len(lost)
+        every_said += said
+        every_time += times
+        timing = (
+            f"{statistics.median(times):.1f} | {_percentile(times, 0.99):.1f}" if times else "- | -"
+        )
+        print(f"| {name} | {len(positions)} | {len(lost)} | {said} | {timing} |")
+    timing = (
+        f"{statistics.median(every_time):.1f} | {_percentile(every_time, 0.99):.1f}"
+        if every_time
+        else "- | -"
+    )
+    print(f"| all nine | {every_count} | {every_lost} | {every_said} | {timing} |")
+
+
 def daily(core: CoreChoice, settings: Settings) -> None:
     """The 18 deals the server prepares at start-up (today's and tomorrow's of each game),
     one after another with the daily budgets, candidates from a fresh secret."""
@@ -302,7 +354,13 @@ def main() -> None:
         "--skip",
         nargs="*",
         default=[],
-        choices=["speed", "hints", "finish", "daily", "lag", "proofs"],
+        choices=["speed", "hints", "finish", "lost", "daily", "lag", "proofs"],
+    )
+    parser.add_argument(
+        "--lost-proof",
+        type=int,
+        default=2_000_000,
+        help="lost: the full search's budget that proves a position lost",
     )
     args = parser.parse_args()
     settings = Settings()
@@ -310,16 +368,12 @@ def main() -> None:
     if "speed" not in args.skip:
         speed(args.deals, args.budget, args.games, args.at, cores)
     first, last = (int(n) for n in args.hint_deals.split("-"))
+    # Hints, finish and lost hints start from the same positions of greedy play.
+    positions = (range(first, last + 1), args.hint_moves, args.every, args.hint_core, settings)
     if "hints" not in args.skip:
-        hints_and_finish(
-            range(first, last + 1),
-            args.hint_moves,
-            args.every,
-            args.hint_core,
-            settings,
-            "finish" not in args.skip,
-            args.hint_budgets,
-        )
+        hints_and_finish(*positions, "finish" not in args.skip, args.hint_budgets)
+    if "lost" not in args.skip:
+        lost_hints(*positions, args.lost_proof)
     if "daily" not in args.skip:
         daily(args.hint_core, settings)
     if "lag" not in args.skip:

@@ -22,6 +22,7 @@ class Tables:
         arranged: bool = False,
         klass: bytes = ...,
         parent_class: bytes = ...,
+        narrow_children: bytes = ...,
     ) -> None: ...
     @property
     def name(self) -> str: ...
@@ -57,4 +58,5 @@ def search(
     seed: int = 0,
     max_depth: int = ...,
     arranged: bool = False,
+    defer_draws: bool = True,
 ) -> tuple[str, list[str], int, str, tuple[int, int]]: ...  # ..., (children, expansions)

@@ -63,10 +63,11 @@ def tables(variant: Variant) -> _core.Tables:
     """The core's tables for ``variant`` (one per variant value, as its lookup tables)."""
     _require()
     rules = SearchTables.of(variant)
-    children = bytearray(52 * 52)
-    for card, kids in enumerate(rules.children):
-        for kid in kids:
-            children[card * 52 + kid] = 1
+    children, narrow_children = bytearray(52 * 52), bytearray(52 * 52)
+    for table, rows in ((children, rules.children), (narrow_children, rules.narrow_children)):
+        for card, kids in enumerate(rows):
+            for kid in kids:
+                table[card * 52 + kid] = 1
     # The run-arrangement classes where the argument holds (a parent class -1 as 255).
     arranged = arrangements.supports(variant)
     classes = arrangements._classes(variant) if arranged else None
@@ -84,6 +85,7 @@ def tables(variant: Variant) -> _core.Tables:
         stack_ok=bytes(variant.stack_ok),
         found_next=bytes(255 if card < 0 else card for card in variant.found_next),
         children=bytes(children),
+        narrow_children=bytes(narrow_children),
         arranged=arranged,
         klass=bytes(klass),
         parent_class=bytes(255 if c < 0 else c for c in parent),
@@ -130,9 +132,10 @@ def search(
     seed: int = 0,
     arranged: bool = False,
     table_size: int = DEFAULT_TABLE_SIZE,
+    defer_draws: bool = True,
 ) -> search_module.SolveResult:
     """``search._search(state, rules, max_positions, deadline, narrow, random.Random(seed)
-    or None)`` run natively, with the GIL released: the same children in the same order,
+    or None, arranged, defer_draws)`` run natively, with the GIL released: the same children in the same order,
     so the same verdict, positions and line. ``draw_score`` is the rules' (of
     ``SearchTables.restart(seed)`` in a restart; default the variant's), ``eager`` is
     ``narrow and rules.eager_foundations``. ``unknown`` also when the transposition table
@@ -152,6 +155,7 @@ def search(
         eager=eager,
         seed=seed,
         arranged=arranged,
+        defer_draws=defer_draws,
     )
     moves = [Move.parse(text) for text in texts]
     elapsed = int((time.perf_counter() - started) * 1000)

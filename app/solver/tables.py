@@ -17,6 +17,18 @@ from app.solver.moves import DRAW_BEFORE_SPLITS, DRAW_EARLY, DRAW_LAST
 FIRST_TRY = 500  # positions in the first restart (plan.restarts grows them from here)
 
 
+def _descendants(children: list[list[int]], card: int) -> list[int]:
+    """Every card that could be built on ``card`` directly or through a chain of builds."""
+    found: set[int] = set()
+    todo = list(children[card])
+    while todo:
+        kid = todo.pop()
+        if kid not in found:
+            found.add(kid)
+            todo.extend(children[kid])
+    return sorted(found)
+
+
 class SearchTables:
     """Per-variant tables the search reads on its hot path (built once per variant)."""
 
@@ -58,9 +70,19 @@ class SearchTables:
             for m in range(52)
         ]
         # children[c]: the cards that could ever want c as their tableau parent.
-        self.children: tuple[tuple[int, ...], ...] = tuple(
-            tuple(m for m in range(52) if ok[c * 52 + m] and needs_parent[m]) for c in range(52)
-        )
+        direct = [[m for m in range(52) if ok[c * 52 + m] and needs_parent[m]] for c in range(52)]
+        # Narrow restarts prove nothing (their lines are replayed, their exhaustion is
+        # "unknown"): they keep the direct rule, which is not a proof where cards return
+        # but finds wins sooner (Rainbow deals 1-40 at 1,000,000 positions: docs/solver.md).
+        self.narrow_children: tuple[tuple[int, ...], ...] = tuple(tuple(kids) for kids in direct)
+        self._narrowed: SearchTables | None = None
+        if self.returns:
+            # Where foundation cards come back, a child that is up may return onto c to
+            # hold one of its own children, and so on down: c is safe only when every card
+            # that could be built on it through a chain is up (docs/solver.md, "Safe
+            # foundation moves").
+            direct = [_descendants(direct, c) for c in range(52)]
+        self.children: tuple[tuple[int, ...], ...] = tuple(tuple(kids) for kids in direct)
 
     def _first_rank_card(self, card: int) -> bool:
         return self.variant.foundation_base == "ace" and RANK[card] == 1
@@ -73,7 +95,19 @@ class SearchTables:
         if self._early_draw is None:
             self._early_draw = copy.copy(self)
             self._early_draw.draw_score = DRAW_BEFORE_SPLITS
+            self._early_draw._narrowed = None  # its own narrowed copy, with this draw score
         return self._early_draw
+
+    def narrowed(self) -> SearchTables:
+        """These tables with the narrow restarts' safe-move rule (``narrow_children``)."""
+        if self.children == self.narrow_children:
+            return self
+        if self._narrowed is None:
+            self._narrowed = copy.copy(self)
+            self._narrowed.children = self.narrow_children
+            self._narrowed.last_wanted = ((), 0, {})
+            self._narrowed._narrowed = self._narrowed
+        return self._narrowed
 
     @classmethod
     def of(cls, variant: Variant) -> SearchTables:

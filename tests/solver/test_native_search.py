@@ -31,7 +31,7 @@ from tests.solver.test_solver import LOST
 
 pytestmark = pytest.mark.skipif(not core.available(), reason=core.missing_reason())
 
-BUDGET = 600
+BUDGET = 800
 SEEDS = Path(__file__).resolve().parents[2] / "seeds"
 
 
@@ -91,7 +91,9 @@ def test_positions_near_the_end_of_known_wins_are_solved_alike(name: str) -> Non
     verdicts = []
     for index in (0, 3, 7):
         state, line = seed_line(name, index)
-        for share in (0.8, 0.9, 0.97):
+        # Late enough that Rainbow's full search, with no safe moves there since they
+        # were found not to be a proof (docs/solver.md), still wins some in 2,000.
+        for share in (0.9, 0.96, 0.99):
             position = search.replay(state, line[: int(len(line) * share)])
             verdicts.append(compare(position, 2000))
     assert "unsolvable" not in verdicts  # winnable: the line says so

@@ -57,16 +57,17 @@ static PyObject *tables_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     static char *names[] = {"name", "decks", "tableau_piles", "foundation_count", "draw",
                             "runs_any", "reserve_fills_empty", "foundation_return",
                             "single_pass", "stack_ok", "found_next", "children", "arranged",
-                            "klass", "parent_class", NULL};
-    const char *name, *stack, *next, *children, *klass = NULL, *parent = NULL;
-    Py_ssize_t name_len, stack_len, next_len, children_len, klass_len = 0, parent_len = 0;
+                            "klass", "parent_class", "narrow_children", NULL};
+    const char *name, *stack, *next, *children, *klass = NULL, *parent = NULL, *narrow = NULL;
+    Py_ssize_t name_len, stack_len, next_len, children_len, klass_len = 0, parent_len = 0,
+               narrow_len = 0;
     unsigned char decks, piles, foundations, draw;
     int runs_any, fills, returns, single_pass, arranged = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s#bbbbppppy#y#y#|$py#y#", names, &name,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s#bbbbppppy#y#y#|$py#y#y#", names, &name,
                                      &name_len, &decks, &piles, &foundations, &draw, &runs_any,
                                      &fills, &returns, &single_pass, &stack, &stack_len, &next,
                                      &next_len, &children, &children_len, &arranged, &klass,
-                                     &klass_len, &parent, &parent_len))
+                                     &klass_len, &parent, &parent_len, &narrow, &narrow_len))
         return NULL;
     if (name_len > NAME_CAP)
         return PyErr_Format(PyExc_ValueError, "a variant name is at most %d bytes", NAME_CAP);
@@ -87,6 +88,10 @@ static PyObject *tables_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     const char *bad = 0;
     if (read_flags("stack_ok", stack, stack_len, t->stack_ok, DECK * DECK) < 0
         || read_flags("children", children, children_len, t->child, DECK * DECK) < 0)
+        goto fail;
+    /* narrow_children: SearchTables.narrow_children, by default the same as children. */
+    if (narrow ? read_flags("narrow_children", narrow, narrow_len, t->narrow_child, DECK * DECK) < 0
+               : read_flags("children", children, children_len, t->narrow_child, DECK * DECK) < 0)
         goto fail;
     if (next_len != DECK) {
         PyErr_SetString(PyExc_ValueError, "found_next must hold 52 bytes");
@@ -486,17 +491,17 @@ static PyObject *core_search(PyObject *module, PyObject *args, PyObject *kwargs)
     (void)module;
     static char *names[] = {"position", "max_positions", "max_seconds", "table_size",
                             "draw_score", "narrow", "eager", "seed", "max_depth", "arranged",
-                            NULL};
+                            "defer_draws", NULL};
     PyObject *start, *seconds;
     long max_positions;
     Py_ssize_t table_size;
-    int draw_score, narrow = 0, eager = 0, arranged = 0;
+    int draw_score, narrow = 0, eager = 0, arranged = 0, defer_draws = 1;
     unsigned long long seed = 0;
     Py_ssize_t max_depth = DEFAULT_MAX_DEPTH;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!lOni|$ppKnp", names, &PositionType,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!lOni|$ppKnpp", names, &PositionType,
                                      &start, &max_positions, &seconds, &table_size,
                                      &draw_score, &narrow, &eager, &seed, &max_depth,
-                                     &arranged))
+                                     &arranged, &defer_draws))
         return NULL;
     if (max_depth < 1)
         return PyErr_Format(PyExc_ValueError, "max_depth must be at least 1");
@@ -504,7 +509,7 @@ static PyObject *core_search(PyObject *module, PyObject *args, PyObject *kwargs)
         return PyErr_Format(PyExc_ValueError, "seed must be below 2**32");
     Limits limits = {max_positions, -1.0, (size_t)table_size, draw_score,
                      narrow != 0,   eager != 0, (uint32_t)seed, (size_t)max_depth,
-                     arranged != 0};
+                     arranged != 0, defer_draws != 0};
     if (seconds != Py_None) {
         limits.max_seconds = PyFloat_AsDouble(seconds);
         if (limits.max_seconds == -1.0 && PyErr_Occurred())
@@ -540,7 +545,8 @@ static PyObject *core_search(PyObject *module, PyObject *args, PyObject *kwargs)
 static PyMethodDef core_methods[] = {
     {"search", (PyCFunction)(void (*)(void))core_search, METH_VARARGS | METH_KEYWORDS,
      "search(position, max_positions, max_seconds, table_size, draw_score, *, narrow=False, "
-     "eager=False, seed=0, max_depth=2**20, arranged=False) -> (result, move texts, "
+     "eager=False, seed=0, max_depth=2**20, arranged=False, defer_draws=True) -> (result, "
+     "move texts, "
      "positions, stop, (children, expansions)): "
      "search._search run natively (seed: the restart's jitter, random.Random(seed); 0 none; "
      "max_depth: the most frames); stop says "

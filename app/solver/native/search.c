@@ -85,10 +85,19 @@ static int on_foundations(const Tables *t, const Position *p, int card)
     return p->copies_up[card];
 }
 
+/* The safe-move rule a search plays by: for each card, the cards that must all be up
+ * before it goes up without branching (SearchTables.children; narrow searches:
+ * narrow_children), or NULL: eager, every foundation move. */
+typedef const Accepted *SafeRule;
+
+static SafeRule safe_rule(const Tables *t, bool eager) { return eager ? NULL : t->children_of; }
+
 /* SearchTables.safe_to_foundation: every card that could want `card` as a parent is up. */
-static bool safe_to_foundation(const Tables *t, Position *p, int card)
+static bool safe_to_foundation(const Tables *t, Position *p, SafeRule rule, int card)
 {
-    const Accepted *wanting = &t->children_of[card];
+    if (!rule)
+        return true;
+    const Accepted *wanting = &rule[card];
     for (int i = 0; i < wanting->count; i++)
         if (on_foundations(t, p, wanting->cards[i]) != t->decks)
             return false;
@@ -106,7 +115,14 @@ static void to_foundation(Move *out, int src_kind, int src, int f)
     out->count = 1;
 }
 
+static bool safe_move_by(const Tables *t, Position *p, SafeRule rule, Move *out);
+
 bool safe_move(const Tables *t, Position *p, bool eager, Move *out)
+{
+    return safe_move_by(t, p, safe_rule(t, eager), out);
+}
+
+static bool safe_move_by(const Tables *t, Position *p, SafeRule rule, Move *out)
 {
     int8_t want[DECK];
     wanted(t, p, want);
@@ -120,7 +136,7 @@ bool safe_move(const Tables *t, Position *p, bool eager, Move *out)
         /* Emptying a pile refills it from the reserve: not provably harmless, so skip. */
         if (t->reserve_fills_empty && pile->len == 1 && p->reserve.len)
             continue;
-        if (eager || safe_to_foundation(t, p, top)) {
+        if (safe_to_foundation(t, p, rule, top)) {
             to_foundation(out, TABLEAU, i, want[top]);
             return true;
         }
@@ -131,7 +147,7 @@ bool safe_move(const Tables *t, Position *p, bool eager, Move *out)
         if (!stacks[s]->len)
             continue;
         int top = stacks[s]->cards[stacks[s]->len - 1];
-        if (want[top] >= 0 && (eager || safe_to_foundation(t, p, top))) {
+        if (want[top] >= 0 && safe_to_foundation(t, p, rule, top)) {
             to_foundation(out, kinds[s], 0, want[top]);
             return true;
         }
@@ -162,7 +178,7 @@ static bool is_wanted(const Tables *t, Position *p, int card)
 }
 
 /* Would safe_move take the top of tableau pile `index` (or of `stack`)? */
-static bool safe_tableau_top(const Tables *t, Position *p, int index, bool eager)
+static bool safe_tableau_top(const Tables *t, Position *p, int index, SafeRule rule)
 {
     const TableauPile *pile = &p->tableau[index];
     if (!pile->len || pile->hidden >= pile->len)
@@ -170,15 +186,15 @@ static bool safe_tableau_top(const Tables *t, Position *p, int index, bool eager
     int top = pile->cards[pile->len - 1];
     if (t->reserve_fills_empty && pile->len == 1 && p->reserve.len)
         return false;
-    return is_wanted(t, p, top) && (eager || safe_to_foundation(t, p, top));
+    return is_wanted(t, p, top) && safe_to_foundation(t, p, rule, top);
 }
 
-static bool safe_stack_top(const Tables *t, Position *p, const CardStack *stack, bool eager)
+static bool safe_stack_top(const Tables *t, Position *p, const CardStack *stack, SafeRule rule)
 {
     if (!stack->len)
         return false;
     int top = stack->cards[stack->len - 1];
-    return is_wanted(t, p, top) && (eager || safe_to_foundation(t, p, top));
+    return is_wanted(t, p, top) && safe_to_foundation(t, p, rule, top);
 }
 
 /* Could settle play anything after `moves`, played from a settled position (one where
@@ -195,20 +211,20 @@ static bool safe_stack_top(const Tables *t, Position *p, const CardStack *stack,
  * (a tableau top, the waste's): not taken there, and what decides it is unchanged (a
  * one-card pile it left was emptied, which refilled from the reserve or left the
  * reserve empty). */
-static bool could_settle(const Tables *t, Position *p, const Undo *moves, int n, bool eager)
+static bool could_settle(const Tables *t, Position *p, const Undo *moves, int n, SafeRule rule)
 {
     for (int i = 0; i < n; i++) {
         const Move *move = &moves[i].move;
         if (move->action != MOVE) {
-            if (safe_stack_top(t, p, &p->waste, eager))
+            if (safe_stack_top(t, p, &p->waste, rule))
                 return true;
             continue;
         }
         if (move->src_kind == FOUNDATION || move->dst_kind == FOUNDATION
             || move->src_kind == RESERVE || (move->src_kind == TABLEAU && moves[i].refilled))
             return true;
-        if (move->src_kind == TABLEAU ? safe_tableau_top(t, p, move->src, eager)
-                                      : safe_stack_top(t, p, &p->waste, eager))
+        if (move->src_kind == TABLEAU ? safe_tableau_top(t, p, move->src, rule)
+                                      : safe_stack_top(t, p, &p->waste, rule))
             return true;
     }
     return false;
@@ -302,12 +318,14 @@ typedef struct {
     size_t first, count, next;
     size_t line, line_len;
     size_t prefix, prefix_len;
+    bool drawn;  /* reached by a bare draw (see tableau_only) */
 } Frame;
 
 typedef struct {
     const Tables *t;
     int draw_score;
-    bool narrow, eager, jitter, arranged;
+    bool narrow, jitter, arranged, defer_draws;
+    SafeRule rule;               /* the safe moves settle plays */
     Random random;               /* the restart's jitter (when `jitter`) */
     Position at;                 /* the top frame's position */
     size_t max_depth;
@@ -590,11 +608,11 @@ static int follow_ups(const Tables *t, Position *p, int index, const Move *last,
  * paired with each of its follow-ups (the frame keeps the move and the safe moves after
  * it as its prefix). False: out of memory. */
 /* settle, recording each move's undo. */
-static int settle_undoable(const Tables *t, Position *p, bool eager, Undo *line)
+static int settle_undoable(const Tables *t, Position *p, SafeRule rule, Undo *line)
 {
     int n = 0;
     Move move;
-    while (safe_move(t, p, eager, &move))
+    while (safe_move_by(t, p, rule, &move))
         apply_undoable(t, p, &move, &line[n++]);
     return n;
 }
@@ -616,8 +634,8 @@ static bool expand(Search *s, Frame *frame)
     int before = s->at.tableau[must_use].len;
     apply_undoable(t, &s->at, &move, &mid[0]);
     int played = 1;
-    if (s->arranged || could_settle(t, &s->at, mid, 1, s->eager))
-        played += settle_undoable(t, &s->at, s->eager, mid + 1);
+    if (s->arranged || could_settle(t, &s->at, mid, 1, s->rule))
+        played += settle_undoable(t, &s->at, s->rule, mid + 1);
     for (int i = 0; i < played; i++)
         s->prefixes[frame->prefix + (size_t)i] = mid[i].move;
     frame->prefix_len = (size_t)played;
@@ -652,7 +670,7 @@ static double now_seconds(void)
 
 /* A new top frame at `at`, reached by `line` (the moves just applied, with their undo
  * records). */
-static bool push_frame(Search *s, const Undo *line, int line_len, const Move *last)
+static bool push_frame(Search *s, const Undo *line, int line_len, const Move *last, bool drawn)
 {
     if (!reserve_room((void **)&s->frames, &s->frames_cap, s->depth + 1, sizeof(Frame))
         || !reserve_room((void **)&s->undos, &s->undos_cap, s->undos_len + (size_t)line_len,
@@ -671,6 +689,7 @@ static bool push_frame(Search *s, const Undo *line, int line_len, const Move *la
     frame->next = 0;
     frame->prefix = s->prefixes_len;
     frame->prefix_len = 0;
+    frame->drawn = drawn;
     s->kids_len += frame->count;
     s->depth++;
     return true;
@@ -726,8 +745,8 @@ static int play_child(Search *s, Frame *frame, Undo *line)
     if (child.kind == CHILD_CLEARED)
         apply_undoable(t, &s->at, &child.clear, &line[len++]);
     apply_undoable(t, &s->at, &child.move, &line[len++]);
-    if (s->arranged || could_settle(t, &s->at, line + settled, len - settled, s->eager))
-        len += settle_undoable(t, &s->at, s->eager, line + len);
+    if (s->arranged || could_settle(t, &s->at, line + settled, len - settled, s->rule))
+        len += settle_undoable(t, &s->at, s->rule, line + len);
     if (s->arranged)
         len += normalize(t, &s->at, line + len);
     return len;
@@ -737,6 +756,36 @@ static uint64_t key_of(Search *s)
 {
     return s->arranged ? arranged_key(s->t, &s->at) : plain_key(s->t, &s->at);
 }
+
+/* search._reversible: would playing the child's move straight back give its parent
+ * exactly (no safe moves after it, no card turned up, no reserve refill)? Only then do
+ * its children skip that move (docs/solver.md, "Straight back"). */
+static bool reversible(const Search *s, const Undo *line, int len)
+{
+    if (len != 1)
+        return false;
+    const Move *move = &line[0].move;
+    return !(move->action == MOVE && move->src_kind == TABLEAU
+             && (line[0].refilled || s->at.tableau[move->src].hidden != line[0].hidden));
+}
+
+/* search._tableau_only: does the child's line move cards only onto tableau piles, from
+ * tableau piles or the reserve? After a bare draw such a child is skipped (the same moves
+ * played before the draw reach the same position: docs/solver.md, "Deferred draws"). */
+static bool tableau_only(const Undo *line, int len)
+{
+    for (int i = 0; i < len; i++) {
+        const Move *move = &line[i].move;
+        if (move->action != MOVE || move->dst_kind != TABLEAU
+            || (move->src_kind != TABLEAU && move->src_kind != RESERVE))
+            return false;
+    }
+    return true;
+}
+
+/* Keys of positions reached by a bare draw, apart from the same positions reached
+ * otherwise (their children are fewer). */
+static const uint64_t DRAWN_MARK = 0x5851f42d4c957f2dULL;
 
 /* The loop of _search over the frames, from the root frame pushed. */
 static void run(Search *s, const Limits *limits, double deadline, Outcome *out)
@@ -759,9 +808,14 @@ static void run(Search *s, const Limits *limits, double deadline, Outcome *out)
             continue;
         }
         int len = play_child(s, frame, line);
+        if (frame->drawn && tableau_only(line, len)) {
+            undo_line(s, line, len);
+            continue;
+        }
         out->children++;
         const Position *pos = &s->at;
-        TableAdd added = table_add(&s->seen, key_of(s));
+        bool drawn = s->defer_draws && len == 1 && line[0].move.action == DRAW;
+        TableAdd added = table_add(&s->seen, drawn ? mix64(key_of(s) ^ DRAWN_MARK) : key_of(s));
         if (added == TABLE_SEEN) {
             undo_line(s, line, len);
             continue;
@@ -789,7 +843,9 @@ static void run(Search *s, const Limits *limits, double deadline, Outcome *out)
             return;
         }
         Move chosen = s->kids[frame->first + frame->next - 1].move;  /* kids may move */
-        if (!push_frame(s, line, len, &chosen)) {
+        /* A narrow search skips straight back after any step (search._search). */
+        bool back = s->narrow || reversible(s, line, len);
+        if (!push_frame(s, line, len, back ? &chosen : NULL, drawn)) {
             out->verdict = NO_MEMORY;
             return;
         }
@@ -828,7 +884,9 @@ void search_run(const Tables *t, const Position *start, const Limits *limits, Ou
     s->max_depth = limits->max_depth;
     s->narrow = limits->narrow;
     s->arranged = limits->arranged;
-    s->eager = limits->eager;
+    /* Narrow restarts prove nothing: they play by the narrow rule (tables.py). */
+    s->rule = limits->eager ? NULL : limits->narrow ? t->narrow_children_of : t->children_of;
+    s->defer_draws = limits->defer_draws && !limits->narrow;  /* as search._search */
     s->jitter = limits->seed != 0;
     if (s->jitter)
         random_seed(&s->random, limits->seed);
@@ -836,7 +894,7 @@ void search_run(const Tables *t, const Position *start, const Limits *limits, Ou
     Move finish[MAX_CARDS];
     Position *root = &s->at;
     *root = *start;
-    int len = settle_undoable(t, root, s->eager, line);
+    int len = settle_undoable(t, root, s->rule, line);
     if (s->arranged)
         len += normalize(t, root, line + len);
     int finish_len = is_won(t, root) ? 0 : finish_line(t, root, finish);
@@ -844,7 +902,7 @@ void search_run(const Tables *t, const Position *start, const Limits *limits, Ou
         won(s, line, len, finish, finish_len, out);
     else if (table_add(&s->seen, key_of(s)) == TABLE_FULL)
         out->stop = STOP_TABLE;
-    else if (!push_frame(s, line, len, NULL))
+    else if (!push_frame(s, line, len, NULL, false))
         out->verdict = NO_MEMORY;
     else
         run(s, limits, deadline, out);

@@ -81,6 +81,7 @@ typedef struct {
     uint32_t seed;        /* the restart's jitter, random.Random(seed); 0: none */
     size_t max_depth;     /* the most frames on the stack (at least 1) */
     bool arranged;        /* positions up to run arrangement (Tables.arranged only) */
+    bool defer_draws;     /* _search's defer_draws (never narrow): after a bare draw, no tableau-only child */
 } Limits;
 
 typedef struct {

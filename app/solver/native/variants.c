@@ -68,11 +68,14 @@ const char *tables_prepare(Tables *t)
                 takes->cards[takes->count++] = (uint8_t)moving;
     }
     for (int card = 0; card < DECK; card++) {
-        Accepted *wanting = &t->children_of[card];
-        wanting->count = 0;
-        for (int m = 0; m < DECK; m++)
+        Accepted *wanting = &t->children_of[card], *narrow = &t->narrow_children_of[card];
+        wanting->count = narrow->count = 0;
+        for (int m = 0; m < DECK; m++) {
             if (t->child[card * DECK + m])
                 wanting->cards[wanting->count++] = (uint8_t)m;
+            if (t->narrow_child[card * DECK + m])
+                narrow->cards[narrow->count++] = (uint8_t)m;
+        }
     }
     t->builds_down = true;
     for (int target = 0; target < DECK; target++)

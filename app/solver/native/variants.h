@@ -36,6 +36,10 @@ typedef struct {
     bool child[DECK * DECK];
     Accepted accepted_by[DECK];  /* filled in by tables_prepare */
     Accepted children_of[DECK];  /* the same for `child`: the cards that could want each one */
+    /* The same for narrow searches (SearchTables.narrow_children): they prove nothing, so
+     * they may play by a rule that is not a proof where foundation cards return. */
+    bool narrow_child[DECK * DECK];
+    Accepted narrow_children_of[DECK];
     /* Filled in by tables_prepare: every card builds on a card one rank above its own
      * (a King on an Ace where the build wraps), as in every game the engine has. Then
      * the ranks of a run go up by one from its top card, modulo 13, and the search finds

@@ -1,0 +1,109 @@
+"""The solvability table of docs/solvability.md, from the survey rows in bench/surveys/.
+
+For each game, the rows of ``<game>-<budget>-native.jsonl`` (one JSON object per deal,
+as ``python -m app.solver survey --out`` writes them) for deals 1 to ``--deals``: the
+share proven winnable, proven lost and undecided, each with its 95% Wilson score
+interval. The run fails when a deal is missing, or when two survey files disagree about
+a deal (one says solved, another unsolvable; a file of several games, such as
+``unsolvable-reproved.jsonl``, names the game in each row). Run:
+
+    .venv/bin/python bench/solvability.py [--budget 1m] [--deals 1000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+from statistics import NormalDist
+
+from app.engine import VARIANTS
+
+SURVEYS = Path(__file__).resolve().parent / "surveys"
+Z95 = NormalDist().inv_cdf(0.975)
+
+
+def wilson(successes: int, trials: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval for a binomial share (better than the normal
+    approximation near 0 and 1, where several of these shares lie)."""
+    if trials == 0:
+        return 0.0, 1.0
+    share = successes / trials
+    denominator = 1 + z * z / trials
+    centre = (share + z * z / (2 * trials)) / denominator
+    half = z * math.sqrt(share * (1 - share) / trials + z * z / (4 * trials * trials))
+    return max(0.0, centre - half / denominator), min(1.0, centre + half / denominator)
+
+
+def rows(path: Path) -> dict[int, str]:
+    """Deal number -> verdict, the last row of a deal winning (a resumed survey)."""
+    out: dict[int, str] = {}
+    for line in path.read_text().splitlines():
+        if line.strip():
+            row = json.loads(line)
+            out[int(row["deal"])] = str(row["result"])
+    return out
+
+
+def contradictions(directory: Path = SURVEYS) -> list[str]:
+    """Deals that one survey file proves won and another proves lost."""
+    verdicts: dict[tuple[str, int], dict[str, str]] = {}
+    for path in sorted(directory.glob("*.jsonl")):
+        named = next((name for name in VARIANTS if path.name.startswith(name + "-")), None)
+        for line in path.read_text().splitlines():
+            if not line.strip():
+                continue
+            row = json.loads(line)
+            game = row.get("game", named)  # files of several games name it in each row
+            if game is not None and row["result"] != "unknown":
+                verdicts.setdefault((game, int(row["deal"])), {})[path.name] = row["result"]
+    return [
+        f"{game} {deal}: {seen}"
+        for (game, deal), seen in sorted(verdicts.items())
+        if len(set(seen.values())) > 1
+    ]
+
+
+def percent(low: float, high: float) -> str:
+    return f"{100 * low:.1f}-{100 * high:.1f}%"
+
+
+def table(budget: str, deals: int) -> list[str]:
+    out = [
+        "| game | deals | proven winnable (95% CI) | proven lost (95% CI) | undecided (95% CI) |",
+        "| --- | ---: | --- | --- | --- |",
+    ]
+    for game in VARIANTS:
+        path = SURVEYS / f"{game}-{budget}-native.jsonl"
+        found = rows(path)
+        missing = [deal for deal in range(1, deals + 1) if deal not in found]
+        if missing:
+            raise SystemExit(f"{path.name}: {len(missing)} deals missing (first {missing[0]})")
+        counts = {verdict: 0 for verdict in ("solved", "unsolvable", "unknown")}
+        for deal in range(1, deals + 1):
+            counts[found[deal]] += 1
+        cells = [
+            f"{counts[v]} ({100 * counts[v] / deals:.1f}%; {percent(*wilson(counts[v], deals))})"
+            for v in ("solved", "unsolvable", "unknown")
+        ]
+        out.append(f"| {game} | {deals:,} | " + " | ".join(cells) + " |")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--budget", default="1m", help="the survey files' budget part: 1m, 10m")
+    parser.add_argument("--deals", type=int, default=1000)
+    args = parser.parse_args(argv)
+    clashes = contradictions()
+    if clashes:
+        print("surveys contradict each other:", *clashes, sep="\n", file=sys.stderr)
+        return 1
+    print("\n".join(table(args.budget, args.deals)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

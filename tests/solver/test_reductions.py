@@ -1,0 +1,208 @@
+"""The search's reductions against a search without any (docs/solver.md).
+
+``exhaustive`` is the plainest search there is: depth first over every legal move of the
+engine, each position keyed by itself (no pile sorting, no safe moves, no obligations,
+no pruning, no arrangement). On positions small enough for it to decide (late positions
+of greedy and random play of all nine games, each with its house rule flipped too), the
+solver's full search, with every reduction together, must give the same verdict: an
+``unsolvable`` that the plain search contradicts is the worst bug the solver can have,
+and reductions that are sound alone can be unsound together.
+
+Each reduction that claims to visit exactly the positions of the search without it is
+also checked on its own, for the same positions and line.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Sequence
+from functools import cache
+from unittest import mock
+
+import pytest
+
+from app.engine import VARIANTS, Move, State
+from app.engine.moves import DRAW
+from app.solver import arrangements, core, search, tables
+from tests.solver.test_native_core import CONFIGS, start, walk
+from tests.solver.test_native_search import seed_line
+
+PLAIN_BUDGET = 4_000  # positions of the plain search: it decides or the position is left out
+FULL_BUDGET = 200_000  # the solver's full search: it decides most of what the plain one did
+
+
+def exhaustive(state: State, budget: int) -> str:
+    """Depth first over every legal move, each position keyed exactly."""
+
+    def exact(position: State) -> tuple[object, ...]:
+        return tuple(position[1:])  # everything but the variant
+
+    seen = {exact(state)}
+    stack: list[Iterator[State]] = []
+
+    def successors(position: State) -> Iterator[State]:
+        for move in position.legal_moves():
+            yield position.apply(move, auto_finish=False, validate=False)[0]
+
+    if state.is_won:
+        return "solved"
+    stack.append(successors(state))
+    while stack:
+        child = next(stack[-1], None)
+        if child is None:
+            stack.pop()
+            continue
+        key = exact(child)
+        if key in seen:
+            continue
+        if child.is_won:
+            return "solved"
+        seen.add(key)
+        if len(seen) >= budget:
+            return "unknown"
+        stack.append(successors(child))
+    return "unsolvable"
+
+
+def full(state: State, arranged: bool = False, defer_draws: bool = True) -> search.SolveResult:
+    """The solver's full search: on the native core where it is built (it meets the same
+    positions as the Python one, tests/solver/test_native_search.py), else in Python."""
+    if core.available():
+        return core.search(state, FULL_BUDGET, None, arranged=arranged, defer_draws=defer_draws)
+    return python_full(state, arranged, defer_draws)
+
+
+def python_full(
+    state: State, arranged: bool = False, defer_draws: bool = True, budget: int = FULL_BUDGET
+) -> search.SolveResult:
+    result, moves, positions = search._search(
+        state,
+        tables.SearchTables.of(state.variant),
+        budget,
+        None,
+        narrow=False,
+        arranged=arranged,
+        defer_draws=defer_draws,
+    )
+    return search.SolveResult(result, moves, positions, 0)
+
+
+def candidates() -> Iterator[State]:
+    """Late positions of greedy and random play; positions along the known winning lines
+    of ``seeds/`` and a few random moves off them (where a win often turns into a loss)."""
+    for n, (name, flip) in enumerate(CONFIGS):
+        for greedy in (True, False):
+            rng = random.Random(f"reductions-{n}-{greedy}")
+            yield from list(walk(start(name, flip, 1 + n % 5), rng, 400, greedy))[-1::-15][:6]
+    for name in VARIANTS:
+        for index in (0, 1, 2):
+            state, line = seed_line(name, index)
+            rng = random.Random(f"reductions-{name}-{index}")
+            for share in (0.8, 0.88, 0.94, 0.97, 0.99):
+                position = search.replay(state, line[: int(len(line) * share)])
+                yield position
+                yield list(walk(position, rng, 12, False))[-1]
+
+
+@cache
+def decided() -> tuple[tuple[State, str], ...]:
+    """Positions that the plain search decides, with its verdict."""
+    out: list[tuple[State, str]] = []
+    for state in candidates():
+        verdict = exhaustive(state, PLAIN_BUDGET)
+        if verdict != "unknown":
+            out.append((state, verdict))
+    return tuple(out)
+
+
+def test_the_corpus_decides_both_ways_in_every_game() -> None:
+    corpus = decided()
+    for verdict in ("solved", "unsolvable"):
+        assert sum(v == verdict for _s, v in corpus) >= 20, verdict
+    # Not only dead ends: some positions still have cards to draw.
+    assert sum(bool(state.stock) for state, _v in corpus) >= 10
+    assert {state.variant.name for state, _v in corpus} >= {"rank-and-file", "rainbow", "deauville"}
+
+
+def agrees(verdicts: Sequence[tuple[str, str]]) -> None:
+    """Never the other verdict; undecided (the budget cut) seldom. Where foundation cards
+    return, the full search has few safe moves (Rainbow none: docs/solver.md), and some
+    of what the plain search wins at once it does not decide within its budget."""
+    assert all(got in (expected, "unknown") for expected, got in verdicts), verdicts
+    undecided = sum(got == "unknown" for _expected, got in verdicts)
+    assert undecided <= len(verdicts) // 5, verdicts
+
+
+def test_the_full_search_gives_the_plain_search_verdict() -> None:
+    verdicts = []
+    for state, verdict in decided():
+        result = full(state)
+        verdicts.append((verdict, result.result))
+        if result.result == "solved":
+            assert search.replay(state, result.moves).is_won
+    agrees(verdicts)
+
+
+def test_the_search_up_to_run_arrangement_gives_the_plain_search_verdict() -> None:
+    verdicts = [
+        (verdict, full(state, arranged=True).result)
+        for state, verdict in decided()
+        if arrangements.supports(state.variant)
+    ]
+    assert len(verdicts) >= 10
+    agrees(verdicts)
+
+
+@pytest.mark.parametrize("arranged", [False])
+def test_straight_back_skips_only_positions_already_met(arranged: bool) -> None:
+    """The children skip a move straight back only where it gives the parent exactly, a
+    position in the table already: without the skip the search meets the same positions,
+    in the same order, to the same line."""
+    for state, _verdict in decided()[::3]:
+        # The same positions in the same order: equal at any budget, so a small one.
+        with_skip = python_full(state, arranged, budget=5_000)
+        with mock.patch.object(search, "_reversible", lambda before, child, line: None):
+            without = python_full(state, arranged, budget=5_000)
+        assert with_skip == without, state.to_text()
+
+
+def test_deferred_draws_keep_every_verdict() -> None:
+    """With and without deferred draws, the full search gives the plain search's verdict,
+    and each decides what the other does."""
+    with_them, without = [], []
+    for state, verdict in decided():
+        on, off = full(state, defer_draws=True).result, full(state, defer_draws=False).result
+        with_them.append((verdict, on))
+        without.append((verdict, off))
+        assert "unknown" in (on, off) or on == off, state.to_text()
+    agrees(with_them)
+    agrees(without)
+
+
+def test_the_corpus_catches_a_reduction_that_loses_wins() -> None:
+    """Skipping every child but a draw after a draw loses wins: the corpus shows it."""
+
+    def only_draws(line: list[Move]) -> bool:
+        return not (len(line) == 1 and line[0].action == DRAW)
+
+    won = [state for state, verdict in decided() if verdict == "solved" and state.stock]
+    with mock.patch.object(search, "_tableau_only", only_draws):
+        wrong = [python_full(state, budget=20_000).result for state in won]
+    assert wrong.count("unsolvable") >= 3
+
+
+@pytest.mark.skipif(not core.available(), reason=core.missing_reason())
+@pytest.mark.parametrize("defer_draws", [False, True])
+def test_the_native_search_defers_draws_as_the_python_one(defer_draws: bool) -> None:
+    for state, _verdict in decided()[::4]:
+        expected = search._search(
+            state,
+            tables.SearchTables.of(state.variant),
+            2_000,
+            None,
+            narrow=False,
+            defer_draws=defer_draws,
+        )
+        native = core.search(state, 2_000, None, defer_draws=defer_draws)
+        assert (native.result, native.positions) == expected[::2], state.to_text()
+        assert [str(m) for m in native.moves] == [str(m) for m in expected[1]]

@@ -1,0 +1,54 @@
+"""The survey rows in bench/surveys/ never contradict each other, and the solvability
+table's interval is the Wilson score interval (bench/solvability.py)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+
+
+def solvability() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("solvability", BENCH / "solvability.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_no_survey_row_contradicts_another() -> None:
+    module = solvability()
+    assert len(list((BENCH / "surveys").glob("*.jsonl"))) >= 9
+    assert module.contradictions() == []
+
+
+def test_a_contradiction_between_two_files_is_found(tmp_path: Path) -> None:
+    module = solvability()
+    row = {"deal": 7, "positions": 10, "elapsed_ms": 1}
+    (tmp_path / "deauville-1m-native.jsonl").write_text(json.dumps({**row, "result": "solved"}))
+    (tmp_path / "deauville-10m-native.jsonl").write_text(
+        json.dumps({**row, "result": "unsolvable"})
+    )
+    (tmp_path / "emperor-1m-native.jsonl").write_text(json.dumps({**row, "result": "unknown"}))
+    (tmp_path / "emperor-10m-native.jsonl").write_text(json.dumps({**row, "result": "solved"}))
+    (tmp_path / "unsolvable-reproved.jsonl").write_text(
+        json.dumps({**row, "game": "emperor", "result": "unsolvable"})
+    )
+    clashes = [line.split(":")[0] for line in module.contradictions(tmp_path)]
+    assert clashes == ["deauville 7", "emperor 7"]
+
+
+def test_the_wilson_interval() -> None:
+    wilson = solvability().wilson
+    low, high = wilson(0, 1000)
+    assert low == pytest.approx(0, abs=1e-12)
+    assert high == pytest.approx(0.00383, abs=1e-5)  # 3.84 / 1003.84
+    low, high = wilson(951, 1000)
+    assert (round(low, 3), round(high, 3)) == (0.936, 0.963)
+    low, high = wilson(5, 10)
+    assert low == pytest.approx(1 - high)  # symmetric about a half
