@@ -218,26 +218,23 @@ def lost_hints(
             for state in positions
             if native_core.search(state, proof, None, arranged=arranged).result == "unsolvable"
         ]
-        times, outcomes = (
-            _searches(lost, settings.hint_max_positions, settings.hint_max_seconds, core)
-            if lost
-            else ([], {})
+        times, outcomes = _searches(
+            lost, settings.hint_max_positions, settings.hint_max_seconds, core
         )
         said = outcomes.get("unsolvable", 0)
         every_count += len(positions)
         every_lost += len(lost)
         every_said += said
         every_time += times
-        timing = (
-            f"{statistics.median(times):.1f} | {_percentile(times, 0.99):.1f}" if times else "- | -"
-        )
-        print(f"| {name} | {len(positions)} | {len(lost)} | {said} | {timing} |")
-    timing = (
-        f"{statistics.median(every_time):.1f} | {_percentile(every_time, 0.99):.1f}"
-        if every_time
-        else "- | -"
-    )
-    print(f"| all nine | {every_count} | {every_lost} | {every_said} | {timing} |")
+        print(f"| {name} | {len(positions)} | {len(lost)} | {said} | {_timing(times)} |")
+    print(f"| all nine | {every_count} | {every_lost} | {every_said} | {_timing(every_time)} |")
+
+
+def _timing(times: list[float]) -> str:
+    """Median and p99 cells of a table row ("-" without searches)."""
+    if not times:
+        return "- | -"
+    return f"{statistics.median(times):.1f} | {_percentile(times, 0.99):.1f}"
 
 
 def daily(core: CoreChoice, settings: Settings) -> None:

@@ -135,8 +135,8 @@ def search(
     defer_draws: bool = True,
 ) -> search_module.SolveResult:
     """``search._search(state, rules, max_positions, deadline, narrow, random.Random(seed)
-    or None, arranged, defer_draws)`` run natively, with the GIL released: the same children in the same order,
-    so the same verdict, positions and line. ``draw_score`` is the rules' (of
+    or None, arranged, defer_draws)`` run natively, with the GIL released: the same
+    children in the same order, so the same verdict, positions and line. ``draw_score`` is the rules' (of
     ``SearchTables.restart(seed)`` in a restart; default the variant's), ``eager`` is
     ``narrow and rules.eager_foundations``. ``unknown`` also when the transposition table
     (``table_size`` keys) is full. As ``_search``, the line is not replayed here

@@ -99,8 +99,9 @@ class SearchTables:
         return self._early_draw
 
     def narrowed(self) -> SearchTables:
-        """These tables with the narrow restarts' safe-move rule (``narrow_children``)."""
-        if self.children == self.narrow_children:
+        """These tables with the narrow restarts' safe-move rule (``narrow_children``;
+        the same as ``children`` where foundation cards never return)."""
+        if not self.returns:
             return self
         if self._narrowed is None:
             self._narrowed = copy.copy(self)

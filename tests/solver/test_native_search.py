@@ -35,9 +35,17 @@ BUDGET = 800
 SEEDS = Path(__file__).resolve().parents[2] / "seeds"
 
 
-def python_full(state: State, budget: int) -> search.SolveResult:
+def python_full(
+    state: State, budget: int, *, arranged: bool = False, defer_draws: bool = True
+) -> search.SolveResult:
     result, moves, positions = search._search(
-        state, tables.SearchTables.of(state.variant), budget, None, narrow=False
+        state,
+        tables.SearchTables.of(state.variant),
+        budget,
+        None,
+        narrow=False,
+        arranged=arranged,
+        defer_draws=defer_draws,
     )
     return search.SolveResult(result, moves, positions, 0)
 

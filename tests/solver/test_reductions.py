@@ -3,8 +3,9 @@
 ``exhaustive`` is the plainest search there is: depth first over every legal move of the
 engine, each position keyed by itself (no pile sorting, no safe moves, no obligations,
 no pruning, no arrangement). On positions small enough for it to decide (late positions
-of greedy and random play of all nine games, each with its house rule flipped too), the
-solver's full search, with every reduction together, must give the same verdict: an
+of greedy and random play of all nine games, each with its house rule flipped too, and
+positions along and off the winning lines of ``seeds/``), the solver's full search, with
+every reduction together, must never give the other verdict, and seldom none: an
 ``unsolvable`` that the plain search contradicts is the worst bug the solver can have,
 and reductions that are sound alone can be unsound together.
 
@@ -23,9 +24,9 @@ import pytest
 
 from app.engine import VARIANTS, Move, State
 from app.engine.moves import DRAW
-from app.solver import arrangements, core, search, tables
+from app.solver import arrangements, core, search
 from tests.solver.test_native_core import CONFIGS, start, walk
-from tests.solver.test_native_search import seed_line
+from tests.solver.test_native_search import python_full, seed_line
 
 PLAIN_BUDGET = 4_000  # positions of the plain search: it decides or the position is left out
 FULL_BUDGET = 200_000  # the solver's full search: it decides most of what the plain one did
@@ -69,22 +70,7 @@ def full(state: State, arranged: bool = False, defer_draws: bool = True) -> sear
     positions as the Python one, tests/solver/test_native_search.py), else in Python."""
     if core.available():
         return core.search(state, FULL_BUDGET, None, arranged=arranged, defer_draws=defer_draws)
-    return python_full(state, arranged, defer_draws)
-
-
-def python_full(
-    state: State, arranged: bool = False, defer_draws: bool = True, budget: int = FULL_BUDGET
-) -> search.SolveResult:
-    result, moves, positions = search._search(
-        state,
-        tables.SearchTables.of(state.variant),
-        budget,
-        None,
-        narrow=False,
-        arranged=arranged,
-        defer_draws=defer_draws,
-    )
-    return search.SolveResult(result, moves, positions, 0)
+    return python_full(state, FULL_BUDGET, arranged=arranged, defer_draws=defer_draws)
 
 
 def candidates() -> Iterator[State]:
@@ -153,16 +139,15 @@ def test_the_search_up_to_run_arrangement_gives_the_plain_search_verdict() -> No
     agrees(verdicts)
 
 
-@pytest.mark.parametrize("arranged", [False])
-def test_straight_back_skips_only_positions_already_met(arranged: bool) -> None:
+def test_straight_back_skips_only_positions_already_met() -> None:
     """The children skip a move straight back only where it gives the parent exactly, a
     position in the table already: without the skip the search meets the same positions,
     in the same order, to the same line."""
     for state, _verdict in decided()[::3]:
         # The same positions in the same order: equal at any budget, so a small one.
-        with_skip = python_full(state, arranged, budget=5_000)
+        with_skip = python_full(state, 5_000)
         with mock.patch.object(search, "_reversible", lambda before, child, line: None):
-            without = python_full(state, arranged, budget=5_000)
+            without = python_full(state, 5_000)
         assert with_skip == without, state.to_text()
 
 
@@ -187,7 +172,7 @@ def test_the_corpus_catches_a_reduction_that_loses_wins() -> None:
 
     won = [state for state, verdict in decided() if verdict == "solved" and state.stock]
     with mock.patch.object(search, "_tableau_only", only_draws):
-        wrong = [python_full(state, budget=20_000).result for state in won]
+        wrong = [python_full(state, 20_000).result for state in won]
     assert wrong.count("unsolvable") >= 3
 
 
@@ -195,14 +180,7 @@ def test_the_corpus_catches_a_reduction_that_loses_wins() -> None:
 @pytest.mark.parametrize("defer_draws", [False, True])
 def test_the_native_search_defers_draws_as_the_python_one(defer_draws: bool) -> None:
     for state, _verdict in decided()[::4]:
-        expected = search._search(
-            state,
-            tables.SearchTables.of(state.variant),
-            2_000,
-            None,
-            narrow=False,
-            defer_draws=defer_draws,
-        )
+        expected = python_full(state, 2_000, defer_draws=defer_draws)
         native = core.search(state, 2_000, None, defer_draws=defer_draws)
-        assert (native.result, native.positions) == expected[::2], state.to_text()
-        assert [str(m) for m in native.moves] == [str(m) for m in expected[1]]
+        assert (native.result, native.positions) == (expected.result, expected.positions)
+        assert [str(m) for m in native.moves] == [str(m) for m in expected.moves]
