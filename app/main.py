@@ -21,6 +21,7 @@ from app.errors import install_error_handlers
 from app.logs import REQUEST_ID_HEADER, RequestContextMiddleware
 from app.middleware import BodyLimitMiddleware, EnvelopeCORSMiddleware, NegotiatedGZipMiddleware
 from app.routers import daily, games, health, players, solver, stats, variants
+from app.routers.play import mount_play
 from app.services.daily import DailyDeals
 from app.services.games import prune_idempotency_keys
 from app.services.proving import BackgroundProver
@@ -260,6 +261,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.include_router(router, prefix=API_PREFIX)
     # Also outside the prefix, for load balancers; not in the schema twice.
     app.add_api_route("/health", health.health, include_in_schema=False, name="health_root")
+    # The reference web client, on the same origin as the API it calls.
+    mount_play(app)
     _install_openapi(app)
     _outermost(app)
     return app

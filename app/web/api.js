@@ -1,0 +1,256 @@
+// @ts-check
+// The API, as a front-end calls it: one function per operation of docs/api.md, the
+// bearer token, an Idempotency-Key on every move, 429 `solver_busy` waited out for
+// Retry-After, and every refusal thrown as an ApiError with the server's own words.
+// The types are the ones openapi-typescript generates from openapi/openapi.json
+// (scripts/check_openapi.sh type-checks this file against them with tsc --checkJs).
+
+/** @typedef {import("./schema").components["schemas"]} Schemas */
+/** @typedef {Schemas["GameState"]} GameState */
+/** @typedef {Schemas["GameMoveResult"]} MoveAnswer */
+/** @typedef {Schemas["UndoResult"]} UndoAnswer */
+/** @typedef {Schemas["FinishResult"]} FinishAnswer */
+/** @typedef {Schemas["Hint"]} Hint */
+/** @typedef {Schemas["VariantOut"]} Variant */
+/** @typedef {Schemas["PlayerCreated"]} PlayerCreated */
+/** @typedef {Schemas["PlayerOut"]} Player */
+/** @typedef {Schemas["PlayerStats"]} PlayerStats */
+/** @typedef {Schemas["DailyOut"]} Daily */
+/** @typedef {Schemas["DailyResults"]} DailyResults */
+/** @typedef {Schemas["GameCreate"]} GameCreate */
+/** @typedef {Schemas["GameSettingsPatch"]} SettingsPatch */
+/** @typedef {Schemas["MoveRequestMove"] | Schemas["DrawRequest"] | Schemas["RedealRequest"] | Schemas["ClickRequest"]} MoveRequest */
+
+const PREFIX = "/api/v1";
+/** How many times a request that got no answer at all (the network) is sent again. */
+const NETWORK_RETRIES = 3;
+/** How many 429 `solver_busy` answers a hint or finish waits out before giving up. */
+const BUSY_RETRIES = 5;
+
+/** A refusal, as the server worded it: `{"error": {"code", "message", "reason"?}}`. */
+export class ApiError extends Error {
+  /**
+   * @param {number} status
+   * @param {string} code
+   * @param {string} message
+   * @param {string | null} reason
+   * @param {number | null} retryAfter seconds, from the Retry-After header
+   */
+  constructor(status, code, message, reason, retryAfter) {
+    super(message);
+    this.name = "ApiError";
+    this.status = status;
+    this.code = code;
+    this.reason = reason;
+    this.retryAfter = retryAfter;
+  }
+}
+
+/** A random Idempotency-Key (crypto.randomUUID needs a secure context; this does not). */
+export function newIdempotencyKey() {
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** @param {number} ms */
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * @typedef {object} RequestOptions
+ * @property {unknown} [body] sent as JSON
+ * @property {boolean} [auth] send the bearer token (default true)
+ * @property {boolean} [idempotent] send an Idempotency-Key, the same on every retry
+ * @property {boolean} [waitWhenBusy] wait out 429 solver_busy for Retry-After
+ * @property {(seconds: number) => void} [onBusy] told before each such wait
+ */
+
+export class Api {
+  /** @param {string | null} token */
+  constructor(token) {
+    /** @type {string | null} */
+    this.token = token;
+  }
+
+  /**
+   * @template T
+   * @param {string} method
+   * @param {string} path
+   * @param {RequestOptions} [options]
+   * @returns {Promise<T>}
+   */
+  async request(method, path, options = {}) {
+    const { body, auth = true, idempotent = false, waitWhenBusy = false, onBusy } = options;
+    /** @type {Record<string, string>} */
+    const headers = { Accept: "application/json" };
+    if (body !== undefined) headers["Content-Type"] = "application/json";
+    if (auth && this.token) headers.Authorization = `Bearer ${this.token}`;
+    if (idempotent) headers["Idempotency-Key"] = newIdempotencyKey();
+    let networkTries = 0;
+    let busyTries = 0;
+    for (;;) {
+      /** @type {Response} */
+      let response;
+      try {
+        response = await fetch(PREFIX + path, {
+          method,
+          headers,
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+      } catch (failure) {
+        // No answer: safe to send again only where the key makes a retry play once.
+        if ((method === "GET" || idempotent) && networkTries < NETWORK_RETRIES) {
+          networkTries += 1;
+          await sleep(250 * 2 ** networkTries);
+          continue;
+        }
+        throw new ApiError(0, "network_error", "The server could not be reached.", null, null);
+      }
+      if (response.ok) return /** @type {T} */ (await response.json());
+      const error = await readError(response);
+      if (error.code === "solver_busy" && waitWhenBusy && busyTries < BUSY_RETRIES) {
+        busyTries += 1;
+        const seconds = error.retryAfter ?? 1;
+        if (onBusy) onBusy(seconds);
+        await sleep(seconds * 1000);
+        continue;
+      }
+      throw error;
+    }
+  }
+
+  // Players
+
+  /** @param {string} name @returns {Promise<PlayerCreated>} */
+  register(name) {
+    return this.request("POST", "/players", { body: { name }, auth: false });
+  }
+
+  /** @returns {Promise<Player>} */
+  me() {
+    return this.request("GET", "/players/me");
+  }
+
+  /** @returns {Promise<PlayerStats>} */
+  stats() {
+    return this.request("GET", "/players/me/stats");
+  }
+
+  // Variants
+
+  /** @returns {Promise<Variant[]>} */
+  variants() {
+    return this.request("GET", "/variants", { auth: false });
+  }
+
+  // Games
+
+  /** @param {GameCreate} request @returns {Promise<GameState>} */
+  createGame(request) {
+    return this.request("POST", "/games", { body: request });
+  }
+
+  /** @param {string} gameId @returns {Promise<GameState>} */
+  game(gameId) {
+    return this.request("GET", `/games/${encodeURIComponent(gameId)}`);
+  }
+
+  /**
+   * @param {string} gameId
+   * @param {SettingsPatch} settings
+   * @param {number} expectedVersion
+   * @returns {Promise<GameState>}
+   */
+  updateSettings(gameId, settings, expectedVersion) {
+    return this.request("PATCH", `/games/${encodeURIComponent(gameId)}`, {
+      body: { settings, expected_version: expectedVersion },
+    });
+  }
+
+  /**
+   * A move, a draw, a redeal or a click, at the version the player saw.
+   * @param {string} gameId
+   * @param {MoveRequest} move
+   * @param {number} expectedVersion
+   * @returns {Promise<MoveAnswer>}
+   */
+  move(gameId, move, expectedVersion) {
+    return this.request("POST", `/games/${encodeURIComponent(gameId)}/moves`, {
+      body: { ...move, expected_version: expectedVersion },
+      idempotent: true,
+    });
+  }
+
+  /**
+   * @param {string} gameId
+   * @param {number} expectedVersion
+   * @returns {Promise<UndoAnswer>}
+   */
+  undo(gameId, expectedVersion) {
+    return this.request("POST", `/games/${encodeURIComponent(gameId)}/undo`, {
+      body: { expected_version: expectedVersion },
+      idempotent: true,
+    });
+  }
+
+  /**
+   * @param {string} gameId
+   * @param {(seconds: number) => void} [onBusy]
+   * @returns {Promise<Hint>}
+   */
+  hint(gameId, onBusy) {
+    return this.request("POST", `/games/${encodeURIComponent(gameId)}/hint`, {
+      waitWhenBusy: true,
+      onBusy,
+    });
+  }
+
+  /**
+   * @param {string} gameId
+   * @param {(seconds: number) => void} [onBusy]
+   * @returns {Promise<FinishAnswer>}
+   */
+  finish(gameId, onBusy) {
+    return this.request("POST", `/games/${encodeURIComponent(gameId)}/finish`, {
+      waitWhenBusy: true,
+      onBusy,
+    });
+  }
+
+  // Daily deals
+
+  /** @param {string} variant @param {string} date @returns {Promise<Daily>} */
+  daily(variant, date) {
+    return this.request("GET", `/daily/${encodeURIComponent(variant)}/${date}`, { auth: false });
+  }
+
+  /** @param {string} variant @param {string} date @returns {Promise<GameState>} */
+  playDaily(variant, date) {
+    return this.request("POST", `/daily/${encodeURIComponent(variant)}/${date}/game`);
+  }
+
+  /** @param {string} variant @param {string} date @returns {Promise<DailyResults>} */
+  dailyResults(variant, date) {
+    return this.request("GET", `/daily/${encodeURIComponent(variant)}/${date}/results?limit=20`);
+  }
+}
+
+/**
+ * The error envelope of an answer that is not 2xx (a proxy's page that is not JSON
+ * becomes `http_<status>`).
+ * @param {Response} response
+ * @returns {Promise<ApiError>}
+ */
+async function readError(response) {
+  const header = response.headers.get("Retry-After");
+  const retryAfter = header !== null && /^\d+$/.test(header) ? Number(header) : null;
+  try {
+    /** @type {Schemas["ErrorResponse"]} */
+    const body = await response.json();
+    const { code, message, reason } = body.error;
+    return new ApiError(response.status, code, message, reason ?? null, retryAfter);
+  } catch {
+    const message = `The server answered ${response.status} ${response.statusText}.`;
+    return new ApiError(response.status, `http_${response.status}`, message, null, retryAfter);
+  }
+}

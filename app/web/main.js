@@ -1,0 +1,438 @@
+// The client's controller: a player (token kept in localStorage), the current game
+// (its id kept too, so a reload carries on), the new-game form, the tool bar, the daily
+// page. Every change goes through the API (api.js); every answer's events are animated
+// (render.js) and then its state is drawn as the truth.
+
+import { Api, ApiError } from "./api.js";
+import { attachInput } from "./input.js";
+import { describeMove, differences } from "./model.js";
+import { Table } from "./render.js";
+
+const STORE = {
+  token: "solitaire.token",
+  game: "solitaire.game",
+  variant: "solitaire.variant",
+  speed: "solitaire.speed",
+};
+/** Milliseconds per animated event, by the speed setting; finish plays faster. */
+const SPEEDS = { normal: 180, fast: 60, off: 0 };
+
+const $ = (id) => document.getElementById(id);
+
+const api = new Api(localStorage.getItem(STORE.token));
+const table = new Table($("table"));
+const app = {
+  variants: [],
+  game: null,
+  hint: null,
+  busy: false,
+  mismatches: 0,
+};
+
+function variantOf(id) {
+  return app.variants.find((v) => v.id === id);
+}
+
+function speed() {
+  return SPEEDS[localStorage.getItem(STORE.speed) ?? "normal"] ?? SPEEDS.normal;
+}
+
+// ---- messages
+
+let messageTimer = null;
+
+function say(text, kind = "info") {
+  const box = $("message");
+  box.replaceChildren(text);
+  box.dataset.kind = kind;
+  box.hidden = false;
+  clearTimeout(messageTimer);
+  messageTimer = setTimeout(() => (box.hidden = true), kind === "error" ? 6000 : 3500);
+}
+
+/** An API refusal in its own words, with its code (what a developer searches for). */
+function sayError(error) {
+  if (!(error instanceof ApiError)) {
+    console.error(error);
+    say(String(error), "error");
+    return;
+  }
+  const box = $("message");
+  const code = document.createElement("code");
+  code.textContent = ` (${error.code}${error.reason && error.reason !== error.code ? `: ${error.reason}` : ""})`;
+  say(error.message, "error");
+  box.append(code);
+  box.dataset.code = error.code;
+}
+
+// ---- one action at a time
+
+function setBusy(busy) {
+  app.busy = busy;
+  document.body.dataset.busy = busy ? "1" : "0";
+  updateTools();
+}
+
+async function run(action) {
+  if (app.busy) return;
+  setBusy(true);
+  try {
+    await action();
+  } catch (error) {
+    await recover(error);
+  } finally {
+    setBusy(false);
+  }
+}
+
+/** After a refusal: say it; where the game changed elsewhere, read it again. */
+async function recover(error) {
+  sayError(error);
+  if (!(error instanceof ApiError) || !app.game) return;
+  if (error.code === "version_conflict") {
+    show(await api.game(app.game.id));
+  } else if (error.code === "unauthorized") {
+    // The server no longer knows the token (a new database): start over as a new player.
+    api.token = null;
+    localStorage.removeItem(STORE.token);
+    localStorage.removeItem(STORE.game);
+    await ensurePlayer();
+  }
+}
+
+// ---- the game shown
+
+function show(state) {
+  app.game = state;
+  const variant = variantOf(state.variant);
+  localStorage.setItem(STORE.game, state.id);
+  localStorage.setItem(STORE.variant, state.variant);
+  table.show(state, variant);
+  $("game-name").textContent = variant ? variant.name : state.variant;
+  $("deal").textContent = state.deal_str ? `deal ${state.deal_str}` : `${state.source} deal`;
+  const status = $("status");
+  status.textContent = state.status;
+  status.dataset.status = state.status;
+  document.body.dataset.status = state.status;
+  document.body.dataset.version = String(state.version);
+  $("moves").textContent = `${state.move_count} move${state.move_count === 1 ? "" : "s"}`;
+  $("redeals").textContent =
+    variant && variant.stock.redeals !== 0
+      ? `redeals left: ${state.redeals_left === null ? "unlimited" : state.redeals_left}`
+      : "";
+  $("assisted").hidden = !state.assisted;
+  $("auto-play").checked = state.settings.auto_play;
+  $("auto-finish").checked = state.settings.auto_finish;
+  $("won").hidden = state.status !== "won";
+  $("won-text").textContent = `Won in ${state.move_count} moves${state.assisted ? " (with help)" : ""}.`;
+  if (state.status === "stuck") say("No card can be played any more: draw to the end, or undo.");
+  setHint(null);
+  updateTools();
+}
+
+function updateTools() {
+  const game = app.game;
+  const legal = game ? game.legal_moves : [];
+  const playing = game !== null && game.status !== "won";
+  $("draw").disabled = app.busy || !legal.some((m) => m.action === "draw");
+  $("redeal").disabled = app.busy || !legal.some((m) => m.action === "redeal");
+  $("undo").disabled = app.busy || !playing || game.move_count === 0;
+  $("hint-button").disabled = app.busy || !playing;
+  $("finish").disabled = app.busy || !playing;
+  $("play-hint").disabled = app.busy || !app.hint || !app.hint.move;
+  $("new-game-button").disabled = app.busy;
+}
+
+/** Animates an answer's events, checks they lead to its state, then shows the state. */
+async function answer(state, events, duration = speed()) {
+  await table.play(events, duration);
+  agree(state);
+  show(state);
+}
+
+function agree(state) {
+  const off = differences(table.model, state);
+  if (off.length) {
+    app.mismatches += 1;
+    document.body.dataset.eventMismatches = String(app.mismatches);
+    console.warn("the events did not lead to the state's piles:", off);
+  }
+}
+
+// ---- what the player does
+
+function sendMove(move) {
+  run(async () => {
+    const state = await api.move(app.game.id, move, app.game.version);
+    await answer(state, state.events);
+  });
+}
+
+function onDrop(from, count, to) {
+  sendMove({ action: "move", from, to, count });
+}
+
+function onClick(pile, index) {
+  if (!app.game || app.game.status === "won") return;
+  sendMove(index === null ? { action: "click", pile } : { action: "click", pile, index });
+}
+
+function undo() {
+  run(async () => {
+    const state = await api.undo(app.game.id, app.game.version);
+    await answer(state, state.events);
+  });
+}
+
+function busyNotice(seconds) {
+  say(`The solver is busy: asking again in ${seconds} s.`);
+}
+
+function hint() {
+  run(async () => {
+    const answerHint = await api.hint(app.game.id, busyNotice);
+    if (answerHint.version !== app.game.version) {
+      // The hint marked the game assisted (its version went up): read that state.
+      show(await api.game(app.game.id));
+    }
+    setHint(answerHint);
+  });
+}
+
+function setHint(hintAnswer) {
+  app.hint = hintAnswer;
+  table.clearMarks("hint-from", "hint-to");
+  const box = $("hint");
+  if (!hintAnswer) {
+    box.hidden = true;
+    updateTools();
+    return;
+  }
+  box.hidden = false;
+  box.dataset.result = hintAnswer.result;
+  let text;
+  if (hintAnswer.move) {
+    const words = describeMove(app.game, hintAnswer.move);
+    text = hintAnswer.result === "solved" ? `Hint: ${words}.` : `Not proven, but try: ${words}.`;
+    table.markHint(hintAnswer.move);
+  } else if (hintAnswer.result === "unsolvable") {
+    text = "This game can no longer be won.";
+  } else {
+    text = "No move is left.";
+  }
+  $("hint-text").textContent = text;
+  updateTools();
+}
+
+function playHint() {
+  const given = app.hint;
+  if (!given || !given.move) return;
+  run(async () => {
+    const state = await api.move(app.game.id, given.move, given.version);
+    await answer(state, state.events);
+  });
+}
+
+function finish() {
+  run(async () => {
+    say("The solver is looking for a winning line...");
+    const state = await api.finish(app.game.id, busyNotice);
+    const duration = Math.min(speed(), SPEEDS.fast);
+    for (const step of state.steps) await table.play(step.events, duration);
+    agree(state);
+    show(state);
+  });
+}
+
+function changeSetting(name, value) {
+  run(async () => {
+    show(await api.updateSettings(app.game.id, { [name]: value }, app.game.version));
+  });
+}
+
+// ---- new games
+
+function newGame(event) {
+  if (event) event.preventDefault();
+  const variant = $("variant").value;
+  const kind = $("deal-kind").value;
+  run(async () => {
+    let state;
+    if (kind === "daily") state = await api.playDaily(variant, "today");
+    else if (kind === "solvable") state = await api.createGame({ variant, solvable: true });
+    else if (kind === "number") {
+      const deal = $("deal-number").value.trim();
+      state = await api.createGame({ variant, deal });
+    } else state = await api.createGame({ variant });
+    location.hash = "#table";
+    show(state);
+  });
+}
+
+async function ensurePlayer() {
+  if (api.token) {
+    try {
+      await api.me();
+      return;
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.code !== "unauthorized") throw error;
+    }
+  }
+  const number = String(Math.floor(Math.random() * 10000)).padStart(4, "0");
+  const created = await api.register(`player-${number}`);
+  api.token = created.token;
+  localStorage.setItem(STORE.token, created.token);
+}
+
+// ---- the daily page
+
+function formatTime(ms) {
+  if (ms === null || ms === undefined) return "";
+  const seconds = Math.round(ms / 1000);
+  return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
+}
+
+function cell(row, text) {
+  const td = document.createElement("td");
+  td.textContent = text;
+  row.append(td);
+}
+
+async function showDaily() {
+  const variant = $("daily-variant").value;
+  const [daily, results, stats] = await Promise.all([
+    api.daily(variant, "today"),
+    api.dailyResults(variant, "today"),
+    api.stats(),
+  ]);
+  const ends = new Date(daily.ends_at);
+  const left = Math.max(0, ends.getTime() - Date.now());
+  const hours = Math.floor(left / 3600000);
+  const minutes = Math.floor((left % 3600000) / 60000);
+  $("daily-summary").textContent =
+    `${daily.date}: ${daily.players} player${daily.players === 1 ? "" : "s"} started it, ` +
+    `${daily.wins} won it without help. A new deal in ${hours} h ${minutes} min.`;
+  const me = results.me;
+  $("daily-me").textContent = me
+    ? `Your game: ${me.status}, ${me.moves} moves` +
+      (me.rank ? `, ranked ${me.rank}` : me.assisted && me.status === "won" ? " (with help: not ranked)" : "") +
+      (me.time_ms !== null ? `, ${formatTime(me.time_ms)}` : "")
+    : "You have not played today's deal yet.";
+  const body = $("daily-results").querySelector("tbody");
+  body.replaceChildren();
+  for (const entry of results.items) {
+    const row = document.createElement("tr");
+    cell(row, String(entry.rank));
+    cell(row, entry.name);
+    cell(row, String(entry.moves));
+    cell(row, formatTime(entry.time_ms));
+    body.append(row);
+  }
+  if (!results.items.length) {
+    const row = document.createElement("tr");
+    cell(row, "nobody yet");
+    body.append(row);
+  }
+  const statsBody = $("stats").querySelector("tbody");
+  statsBody.replaceChildren();
+  for (const line of stats.variants) {
+    const row = document.createElement("tr");
+    row.dataset.variant = line.variant;
+    const name = variantOf(line.variant);
+    cell(row, name ? name.name : line.variant);
+    cell(row, String(line.played));
+    cell(row, String(line.won));
+    cell(row, line.win_rate === null ? "" : `${Math.round(line.win_rate * 100)}%`);
+    cell(row, String(line.daily_wins));
+    cell(row, String(line.daily_streak));
+    cell(row, String(line.longest_daily_streak));
+    statsBody.append(row);
+  }
+}
+
+function route() {
+  const daily = location.hash === "#daily";
+  document.body.dataset.view = daily ? "daily" : "table";
+  $("table-view").hidden = daily;
+  $("daily-view").hidden = !daily;
+  if (daily) run(showDaily);
+  else table.layoutTableau();
+}
+
+// ---- start
+
+function fillVariants() {
+  for (const select of [$("variant"), $("daily-variant")]) {
+    select.replaceChildren();
+    for (const variant of app.variants) {
+      const option = document.createElement("option");
+      option.value = variant.id;
+      option.textContent = variant.name;
+      select.append(option);
+    }
+  }
+  const last = localStorage.getItem(STORE.variant);
+  if (last && variantOf(last)) {
+    $("variant").value = last;
+    $("daily-variant").value = last;
+  }
+}
+
+function wire() {
+  $("new-game").addEventListener("submit", newGame);
+  $("deal-kind").addEventListener("change", () => {
+    $("deal-number").hidden = $("deal-kind").value !== "number";
+    $("deal-number").required = $("deal-kind").value === "number";
+  });
+  $("draw").addEventListener("click", () => sendMove({ action: "draw" }));
+  $("redeal").addEventListener("click", () => sendMove({ action: "redeal" }));
+  $("undo").addEventListener("click", undo);
+  $("hint-button").addEventListener("click", hint);
+  $("play-hint").addEventListener("click", playHint);
+  $("finish").addEventListener("click", finish);
+  $("won-new").addEventListener("click", () => newGame(null));
+  $("auto-play").addEventListener("change", (e) => changeSetting("auto_play", e.target.checked));
+  $("auto-finish").addEventListener("change", (e) => changeSetting("auto_finish", e.target.checked));
+  const speedSelect = $("speed");
+  speedSelect.value = localStorage.getItem(STORE.speed) ?? "normal";
+  speedSelect.addEventListener("change", () => localStorage.setItem(STORE.speed, speedSelect.value));
+  $("daily-variant").addEventListener("change", () => run(showDaily));
+  $("daily-play").addEventListener("click", () =>
+    run(async () => {
+      const state = await api.playDaily($("daily-variant").value, "today");
+      location.hash = "#table";
+      show(state);
+    }),
+  );
+  window.addEventListener("hashchange", route);
+  attachInput(table, { canAct: () => !app.busy && app.game !== null, onDrop, onClick });
+}
+
+async function start() {
+  wire();
+  setBusy(true);
+  try {
+    app.variants = await api.variants();
+    fillVariants();
+    await ensurePlayer();
+    const saved = localStorage.getItem(STORE.game);
+    let state = null;
+    if (saved) {
+      try {
+        state = await api.game(saved);
+      } catch (error) {
+        if (!(error instanceof ApiError) || error.code !== "game_not_found") throw error;
+      }
+    }
+    if (state === null) state = await api.createGame({ variant: $("variant").value });
+    show(state);
+    $("variant").value = state.variant;
+  } catch (error) {
+    sayError(error);
+  } finally {
+    setBusy(false);
+  }
+  route();
+}
+
+start();

@@ -1,0 +1,199 @@
+// @ts-check
+// The table as the client holds it between answers: each pile's cards, bottom first,
+// face down (no code) or face up (a code). The events of an answer replayed on the
+// previous answer's piles give the new piles (docs/api.md, "Events"); the renderer
+// animates them one at a time with `applyEvent`, then takes the answer's state as the
+// truth, and `differences` says whether the two agreed.
+
+/** @typedef {import("./schema").components["schemas"]} Schemas */
+/** @typedef {Schemas["GameState"]} GameState */
+/**
+ * @typedef {Schemas["MoveEvent"] | Schemas["TurnUpEvent"] | Schemas["ReserveFillEvent"]
+ *   | Schemas["AutoFinishEvent"] | Schemas["UndoEvent"] | Schemas["TurnDownEvent"]
+ *   | Schemas["MoveBackEvent"]} GameEvent
+ */
+/** @typedef {{face_up: boolean, code: string | null}} Card */
+/** @typedef {Map<string, Card[]>} Piles */
+
+/**
+ * The piles of a state, card faces only.
+ * @param {GameState} state
+ * @returns {Piles}
+ */
+export function pilesOf(state) {
+  /** @type {Piles} */
+  const piles = new Map();
+  for (const pile of state.piles) {
+    piles.set(
+      pile.id,
+      pile.cards.map((card) => ({ face_up: card.face_up, code: card.face_up ? card.code : null })),
+    );
+  }
+  return piles;
+}
+
+/**
+ * @param {Piles} piles
+ * @param {string} id
+ * @returns {Card[]}
+ */
+function pile(piles, id) {
+  const cards = piles.get(id);
+  if (cards === undefined) throw new Error(`an event names a pile this game has not: ${id}`);
+  return cards;
+}
+
+/**
+ * `count` cards from the top of `from` onto `to`, named (`cards`, bottom first) or
+ * face down (`cards` null: a redeal, or an undone draw).
+ * @param {Piles} piles
+ * @param {string} from
+ * @param {string} to
+ * @param {number} count
+ * @param {string[] | null} cards
+ */
+function transfer(piles, from, to, count, cards) {
+  const source = pile(piles, from);
+  if (count > source.length) throw new Error(`${from} has fewer than ${count} cards`);
+  source.splice(source.length - count, count);
+  const target = pile(piles, to);
+  for (let i = 0; i < count; i += 1) {
+    const code = cards === null ? null : (cards[i] ?? null);
+    target.push({ face_up: code !== null, code });
+  }
+}
+
+/**
+ * Plays one event on the piles (in place). The pile ids it touched, for the renderer.
+ * @param {Piles} piles
+ * @param {GameEvent} event
+ * @returns {string[]}
+ */
+export function applyEvent(piles, event) {
+  switch (event.type) {
+    case "move":
+    case "auto_finish":
+    case "move_back":
+      transfer(piles, event.from, event.to, event.count, event.cards ?? null);
+      return [event.from, event.to];
+    case "reserve_fill":
+      transfer(piles, event.from, event.pile, 1, [event.card]);
+      return [event.from, event.pile];
+    case "turn_up":
+      pile(piles, event.pile)[event.index] = { face_up: true, code: event.card };
+      return [event.pile];
+    case "turn_down":
+      pile(piles, event.pile)[event.index] = { face_up: false, code: null };
+      return [event.pile];
+    case "undo":
+      return [];
+    default:
+      return [];
+  }
+}
+
+/**
+ * Where the piles differ from the state's (empty when they agree).
+ * @param {Piles} piles
+ * @param {GameState} state
+ * @returns {string[]}
+ */
+export function differences(piles, state) {
+  /** @type {string[]} */
+  const found = [];
+  const expected = pilesOf(state);
+  for (const [id, cards] of expected) {
+    const mine = piles.get(id) ?? [];
+    const same =
+      mine.length === cards.length &&
+      mine.every((card, i) => card.face_up === cards[i].face_up && card.code === cards[i].code);
+    if (!same) found.push(id);
+  }
+  return found;
+}
+
+/**
+ * The move a drop of `count` cards from `from` onto `to` would play, if the state
+ * lists it as legal.
+ * @param {GameState} state
+ * @param {string} from
+ * @param {number} count
+ * @returns {Set<string>} the pile ids it may go to
+ */
+export function targetsOf(state, from, count) {
+  const targets = new Set();
+  for (const move of state.legal_moves) {
+    if (move.action === "move" && move.from === from && move.count === count) targets.add(move.to);
+  }
+  return targets;
+}
+
+const RANK_NAMES = ["", "A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
+const RANK_WORDS = [
+  "",
+  "ace",
+  "two",
+  "three",
+  "four",
+  "five",
+  "six",
+  "seven",
+  "eight",
+  "nine",
+  "ten",
+  "jack",
+  "queen",
+  "king",
+];
+/** @type {Record<string, {symbol: string, word: string, red: boolean}>} */
+export const SUITS = {
+  S: { symbol: "\u2660", word: "spades", red: false },
+  H: { symbol: "\u2665", word: "hearts", red: true },
+  D: { symbol: "\u2666", word: "diamonds", red: true },
+  C: { symbol: "\u2663", word: "clubs", red: false },
+};
+const RANK_OF_CODE = "A23456789TJQK";
+
+/**
+ * A card code (`TD`, `AS`) read: rank 1-13, suit letter, and how to show and say it.
+ * @param {string} code
+ */
+export function describeCard(code) {
+  const rank = RANK_OF_CODE.indexOf(code[0]) + 1;
+  const suit = SUITS[code[1]];
+  return {
+    rank,
+    suit: code[1],
+    label: RANK_NAMES[rank],
+    symbol: suit.symbol,
+    red: suit.red,
+    words: `${RANK_WORDS[rank]} of ${suit.word}`,
+  };
+}
+
+/** @param {number} rank */
+export function rankLabel(rank) {
+  return RANK_NAMES[rank] ?? String(rank);
+}
+
+/**
+ * A move in words, for a hint: "10♦ from tableau 3 to foundation 1".
+ * @param {GameState} state
+ * @param {Schemas["MoveAction"] | Schemas["DrawAction"] | Schemas["RedealAction"]} move
+ */
+export function describeMove(state, move) {
+  if (move.action === "draw") return "Draw from the stock";
+  if (move.action === "redeal") return "Redeal the waste";
+  const from = state.piles.find((p) => p.id === move.from);
+  const card = from ? from.cards[from.cards.length - move.count] : undefined;
+  const what = card && card.face_up ? describeCard(card.code) : null;
+  const name = what ? `${what.label}${what.symbol}` : "the card";
+  const more = move.count > 1 ? ` and ${move.count - 1} more` : "";
+  return `${name}${more} from ${pileName(move.from)} to ${pileName(move.to)}`;
+}
+
+/** @param {string} id `tableau-3` -> "tableau 4" (people count from one) */
+export function pileName(id) {
+  const match = /^([a-z]+)-(\d+)$/.exec(id);
+  return match ? `${match[1]} ${Number(match[2]) + 1}` : id;
+}

@@ -1,0 +1,272 @@
+// The table, drawn from the state JSON: piles in the state's order (stock, waste,
+// reserve, foundations on top; tableau below), face-down cards as backs, the stock's and
+// reserve's counts, empty foundations with the rank they take. Between two answers it
+// animates the events one at a time on the piles it holds (model.js), then draws the
+// new state as the truth.
+
+import { applyEvent, describeCard, pilesOf, rankLabel, SUITS } from "./model.js";
+
+/** Offsets of a tableau card below the one under it, in card heights. */
+const FAN_DOWN = 0.12;
+const FAN_UP = 0.26;
+/** A card's height over its width (play.css: --ch). */
+const CARD_RATIO = 1.4;
+
+export class Table {
+  /** @param {HTMLElement} root */
+  constructor(root) {
+    this.root = root;
+    this.state = null;
+    this.variant = null;
+    this.model = new Map();
+    /** @type {Map<string, HTMLElement>} */
+    this.pileElements = new Map();
+    window.addEventListener("resize", () => this.layoutTableau());
+  }
+
+  /** The pile's description in the current state (kind, movable_from, click). */
+  meta(id) {
+    return this.state.piles.find((pile) => pile.id === id);
+  }
+
+  pileElement(id) {
+    return this.pileElements.get(id);
+  }
+
+  /** Draws the whole table from a state: the truth after every answer. */
+  show(state, variant) {
+    const rebuild =
+      this.state === null || this.state.id !== state.id || this.state.piles.length !== state.piles.length;
+    this.state = state;
+    this.variant = variant;
+    this.model = pilesOf(state);
+    if (rebuild) this.build();
+    for (const pile of state.piles) this.renderPile(pile.id);
+    this.layoutTableau();
+  }
+
+  build() {
+    this.root.replaceChildren();
+    this.pileElements.clear();
+    const top = document.createElement("div");
+    top.className = "row top";
+    const tableau = document.createElement("div");
+    tableau.className = "row tableau";
+    let topCount = 0;
+    let tableauCount = 0;
+    for (const pile of this.state.piles) {
+      const element = document.createElement("div");
+      element.className = `pile ${pile.kind}`;
+      element.dataset.pile = pile.id;
+      element.setAttribute("aria-label", pile.id);
+      this.pileElements.set(pile.id, element);
+      if (pile.kind === "tableau") {
+        tableau.append(element);
+        tableauCount += 1;
+      } else {
+        if (pile.kind === "foundation" && !top.querySelector(".foundation")) {
+          const gap = document.createElement("div");
+          gap.className = "gap";
+          top.append(gap);
+        }
+        top.append(element);
+        topCount += 1;
+      }
+    }
+    this.root.style.setProperty("--cols", String(Math.max(topCount + 1, tableauCount)));
+    this.root.append(top, tableau);
+  }
+
+  /** Draws one pile from the cards held (this.model) and the state's description. */
+  renderPile(id) {
+    const element = this.pileElements.get(id);
+    const meta = this.meta(id);
+    const cards = this.model.get(id) ?? [];
+    const playing = this.state.status !== "won";
+    element.replaceChildren();
+    element.classList.toggle("empty", cards.length === 0);
+    element.dataset.count = String(cards.length);
+    if (cards.length === 0) element.append(this.slot(meta));
+    // The waste fans its top three where a draw turns up three (Canfield).
+    const fanWaste = meta.kind === "waste" && this.variant && this.variant.stock.draw > 1;
+    cards.forEach((card, index) => {
+      const face = meta.cards[index];
+      const clickable = card.face_up && face && face.face_up ? face.click : null;
+      const el = cardElement(card, index, clickable);
+      if (fanWaste) {
+        const shown = Math.min(3, cards.length);
+        const place = index - (cards.length - shown);
+        if (place > 0) el.style.left = `calc(var(--cw) * ${0.28 * place})`;
+      }
+      if (playing && meta.movable_from !== null && index >= meta.movable_from && card.face_up) {
+        el.classList.add("movable");
+      }
+      element.append(el);
+    });
+    if (meta.kind === "stock" || meta.kind === "reserve") {
+      const badge = document.createElement("span");
+      badge.className = "badge";
+      badge.textContent = String(cards.length);
+      element.append(badge);
+    }
+    if (meta.kind === "tableau") this.fan(element);
+  }
+
+  /** What an empty pile shows: the foundation's suit and the rank it takes next. */
+  slot(meta) {
+    const slot = document.createElement("div");
+    slot.className = "slot";
+    if (meta.kind === "foundation") {
+      const suit = meta.suit ? SUITS[meta.suit].symbol : "";
+      slot.textContent = `${meta.base_rank ? rankLabel(meta.base_rank) : ""}${suit}`;
+    } else if (meta.kind === "stock" && meta.click && meta.click.action === "redeal") {
+      slot.textContent = "\u21bb";
+      slot.title = "redeal";
+    }
+    return slot;
+  }
+
+  /** Tableau cards fanned down, squeezed to fit the window's height. */
+  fan(element, scale = Number(element.dataset.scale || 1)) {
+    let top = 0;
+    const cards = [...element.querySelectorAll(".card")];
+    for (const card of cards) {
+      card.style.top = `calc(var(--ch) * ${top})`;
+      top += (card.classList.contains("up") ? FAN_UP : FAN_DOWN) * scale;
+    }
+    const last = cards.length ? top - (cards.at(-1).classList.contains("up") ? FAN_UP : FAN_DOWN) * scale : 0;
+    element.style.height = `calc(var(--ch) * ${last + 1})`;
+  }
+
+  layoutTableau() {
+    const row = this.root.querySelector(".row.tableau");
+    if (!row) return;
+    const pile = row.querySelector(".pile");
+    const card = (pile ? pile.offsetWidth : 70) * CARD_RATIO;
+    const room = Math.max(window.innerHeight - row.getBoundingClientRect().top - 12, card * 2);
+    for (const element of row.querySelectorAll(".pile")) {
+      let natural = 0;
+      const cards = [...element.querySelectorAll(".card")];
+      cards.slice(0, -1).forEach((c) => {
+        natural += c.classList.contains("up") ? FAN_UP : FAN_DOWN;
+      });
+      const fits = natural * card + card <= room || natural === 0;
+      const scale = fits ? 1 : Math.max(0.35, (room - card) / (natural * card));
+      element.dataset.scale = String(scale);
+      this.fan(element, scale);
+    }
+  }
+
+  /** The top `count` card elements of a pile. */
+  topCards(id, count) {
+    const cards = [...this.pileElements.get(id).querySelectorAll(".card")];
+    return count > 0 ? cards.slice(-count) : [];
+  }
+
+  /**
+   * Plays an answer's events, one at a time, on the piles held; `duration` in ms per
+   * event (0: none drawn, the piles still follow the events).
+   */
+  async play(events, duration) {
+    for (const event of events) await this.animate(event, duration);
+  }
+
+  async animate(event, duration) {
+    const moving = transferOf(event);
+    const before = moving ? this.topCards(moving.from, moving.count).map(rectOf) : [];
+    const touched = applyEvent(this.model, event);
+    for (const id of touched) this.renderPile(id);
+    if (duration <= 0 || touched.length === 0) return;
+    const animations = [];
+    if (moving) {
+      this.topCards(moving.to, moving.count).forEach((el, i) => {
+        const from = before[i];
+        if (!from) return;
+        const to = el.getBoundingClientRect();
+        el.classList.add("flying");
+        const animation = el.animate(
+          [
+            { transform: `translate(${from.left - to.left}px, ${from.top - to.top}px)` },
+            { transform: "translate(0, 0)" },
+          ],
+          { duration, easing: "ease-out" },
+        );
+        animation.finished.finally(() => el.classList.remove("flying"));
+        animations.push(animation);
+      });
+    } else if (event.type === "turn_up" || event.type === "turn_down") {
+      const el = this.pileElements.get(event.pile).querySelectorAll(".card")[event.index];
+      if (el) {
+        animations.push(
+          el.animate([{ transform: "rotateY(90deg)" }, { transform: "rotateY(0)" }], {
+            duration: duration / 2,
+            easing: "ease-out",
+          }),
+        );
+      }
+    }
+    await Promise.allSettled(animations.map((a) => a.finished));
+  }
+
+  /** Marks the hint: the cards to move and where they go. */
+  markHint(move) {
+    this.clearMarks("hint-from", "hint-to");
+    if (move.action === "draw" || move.action === "redeal") {
+      this.pileElements.get("stock").classList.add("hint-from");
+      return;
+    }
+    for (const el of this.topCards(move.from, move.count)) el.classList.add("hint-from");
+    this.pileElements.get(move.to).classList.add("hint-to");
+  }
+
+  clearMarks(...classes) {
+    for (const name of classes) {
+      for (const el of this.root.querySelectorAll(`.${name}`)) el.classList.remove(name);
+    }
+  }
+}
+
+/** The cards an event carries from one pile to another, if it does. */
+function transferOf(event) {
+  switch (event.type) {
+    case "move":
+    case "auto_finish":
+    case "move_back":
+      return { from: event.from, to: event.to, count: event.count };
+    case "reserve_fill":
+      return { from: event.from, to: event.pile, count: 1 };
+    default:
+      return null;
+  }
+}
+
+function rectOf(element) {
+  return element.getBoundingClientRect();
+}
+
+/** A card: a back, or a face with its rank and suit in a corner and in the middle. */
+function cardElement(card, index, click) {
+  const el = document.createElement("div");
+  el.dataset.index = String(index);
+  if (!card.face_up) {
+    el.className = "card down";
+    el.setAttribute("aria-label", "face-down card");
+    return el;
+  }
+  const what = describeCard(card.code);
+  el.className = `card up ${what.red ? "red" : "black"}`;
+  el.dataset.code = card.code;
+  el.setAttribute("aria-label", what.words);
+  const corner = document.createElement("span");
+  corner.className = "corner";
+  corner.textContent = `${what.label}${what.symbol}`;
+  const middle = document.createElement("span");
+  middle.className = "middle";
+  middle.textContent = what.symbol;
+  el.append(corner, middle);
+  if (click) {
+    el.classList.add("clickable");
+    el.tabIndex = 0;
+  }
+  return el;
+}

@@ -1,0 +1,497 @@
+"""The reference client at /play, driven in a real Chromium (Debian's `chromium`, through
+Playwright) against a real server (`python -m app.server`), the way a player uses it:
+drag and drop, clicks, undo, hints, finish, reload, the daily page, a phone's screen.
+
+What the page shows is checked against what the server holds, read over the API with
+the page's own token. Every test also checks, at its end, that no request left the
+server's origin, that every move carried an `Idempotency-Key`, that the page logged no
+error, and that the answers' events, replayed by the client, led to each answer's piles.
+
+Chromium is found at `CHROMIUM_PATH`, else `chromium` on the PATH. Without it these
+tests are skipped, unless `REQUIRE_BROWSER=1` (`.ci/run` sets it and installs Debian's
+chromium package), where its absence fails them.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import httpx
+import pytest
+
+from tests.probes.server import Server
+from tests.web.browser import CHROMIUM_ARGS, chromium_path
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+
+CHROMIUM = chromium_path()
+if not Path(CHROMIUM).exists():
+    if os.environ.get("REQUIRE_BROWSER") == "1":
+        raise RuntimeError(f"REQUIRE_BROWSER=1 but no Chromium at {CHROMIUM}")
+    pytest.skip(f"no Chromium at {CHROMIUM} (CHROMIUM_PATH)", allow_module_level=True)
+
+MAIN_GAMES = ["rank-and-file", "rows-of-four", "rainbow"]
+# Deals of seeds/ (proven winnable), so each main game has a move from the start.
+DEALS = {"rank-and-file": 1, "rows-of-four": 1, "rainbow": 2}
+TIMEOUT_MS = 30_000
+T = TypeVar("T")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    data = tmp_path_factory.mktemp("play")
+    server = Server(
+        f"sqlite+aiosqlite:///{data / 'play.sqlite3'}",
+        data,
+        SOLVABLE_PREPARE_AHEAD="true",
+        SOLVABLE_POOL_SIZE="1",
+        DAILY_WAIT_SECONDS="60",
+        LOG_FORMAT="text",
+    )
+    server.start()
+    try:
+        yield server
+    finally:
+        server.kill()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with playwright_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@dataclass
+class Play:
+    """A page of the client, and the server it talks to."""
+
+    page: Any
+    server: Server
+    requests: list[Any] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    # Console lines a test provokes: the refusals it asks for (Chromium logs each 4xx as
+    # a failed load), and a lost answer where it cuts one.
+    expected: list[str] = field(default_factory=lambda: ["the server responded with a status of 4"])
+
+    # ---- the page
+
+    def ready(self) -> None:
+        self.page.wait_for_function("() => document.body.dataset.busy === '0'", timeout=TIMEOUT_MS)
+
+    def storage(self, key: str) -> str | None:
+        value: str | None = self.page.evaluate(f"localStorage.getItem({key!r})")
+        return value
+
+    @property
+    def game_id(self) -> str:
+        game = self.storage("solitaire.game")
+        assert game is not None
+        return game
+
+    def new_game(self, variant: str, kind: str = "random", deal: int | None = None) -> None:
+        self.page.select_option("#variant", variant)
+        self.page.select_option("#deal-kind", kind)
+        if deal is not None:
+            self.page.fill("#deal-number", str(deal))
+        self.page.click("#new-game-button")
+        self.page.wait_for_function(
+            "variant => document.body.dataset.busy === '0'"
+            " && localStorage.getItem('solitaire.variant') === variant",
+            arg=variant,
+            timeout=TIMEOUT_MS,
+        )
+
+    def card(self, pile: str, index: int) -> Any:
+        return self.page.locator(f'[data-pile="{pile}"] .card[data-index="{index}"]')
+
+    def pile(self, pile: str) -> Any:
+        return self.page.locator(f'[data-pile="{pile}"]')
+
+    def press_card(self, pile: str, index: int) -> None:
+        """The pointer down on the card's visible strip (cards above cover the rest)."""
+        box = self.card(pile, index).bounding_box()
+        self.page.mouse.move(box["x"] + box["width"] / 2, box["y"] + min(10, box["height"] / 2))
+        self.page.mouse.down()
+
+    def drag(
+        self, source: str, index: int, target: str, check_targets: set[str] | None = None
+    ) -> None:
+        self.press_card(source, index)
+        box = self.pile(target).bounding_box()
+        self.page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2, steps=8)
+        if check_targets is not None:
+            lit = set(
+                self.page.eval_on_selector_all(
+                    ".pile.target", "els => els.map(e => e.dataset.pile)"
+                )
+            )
+            assert lit == check_targets
+        self.page.mouse.up()
+        self.ready()
+
+    def click_card(self, pile: str, index: int) -> None:
+        self.press_card(pile, index)
+        self.page.mouse.up()
+        self.ready()
+
+    def message(self) -> tuple[str, str | None]:
+        box = self.page.locator("#message")
+        box.wait_for(state="visible", timeout=TIMEOUT_MS)
+        return box.inner_text(), box.get_attribute("data-code")
+
+    # ---- the server, over the API with the page's token
+
+    def api(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        token = self.storage("solitaire.token")
+        headers = {"Authorization": f"Bearer {token}"}
+        return httpx.request(
+            method, f"{self.server.base_url}/api/v1{path}", headers=headers, timeout=30, **kwargs
+        )
+
+    def state(self) -> dict[str, Any]:
+        answer = self.api("GET", f"/games/{self.game_id}")
+        assert answer.status_code == 200
+        state: dict[str, Any] = answer.json()
+        return state
+
+    def last_move(self) -> dict[str, Any]:
+        log = self.api("GET", f"/games/{self.game_id}/moves").json()
+        move: dict[str, Any] = log["items"][-1]["move"]
+        return move
+
+    def shown_version(self) -> int:
+        return int(self.page.evaluate("document.body.dataset.version"))
+
+
+@pytest.fixture
+def play(browser: Any, server: Server) -> Iterator[Play]:
+    context = browser.new_context(viewport={"width": 1200, "height": 860})
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    session = Play(page, server)
+    page.on("request", lambda request: session.requests.append(request))
+    page.on("pageerror", lambda error: session.problems.append(f"page error: {error}"))
+    page.on(
+        "console",
+        lambda line: (
+            session.problems.append(f"console {line.type}: {line.text}")
+            if line.type in ("error", "warning")
+            else None
+        ),
+    )
+    page.goto(f"{server.base_url}/play/")
+    session.ready()
+    try:
+        yield session
+        # What holds for every page, whatever the test did.
+        foreign = [r.url for r in session.requests if not r.url.startswith(server.base_url + "/")]
+        assert foreign == [], "requests left the server's origin"
+        moves = [
+            r
+            for r in session.requests
+            if r.method == "POST" and r.url.endswith(("/moves", "/undo"))
+        ]
+        assert all(r.headers.get("idempotency-key") for r in moves)
+        assert [p for p in session.problems if not any(e in p for e in session.expected)] == []
+        assert page.evaluate("document.body.dataset.eventMismatches") is None
+    finally:
+        context.close()
+
+
+def legal_drop(state: dict[str, Any]) -> dict[str, Any] | None:
+    """A legal move of cards a player can drag (not a draw), preferring tableau to tableau."""
+    moves = [m for m in state["legal_moves"] if m["action"] == "move"]
+    moves.sort(key=lambda m: (not m["to"].startswith("tableau"), m["from"]))
+    return moves[0] if moves else None
+
+
+def draw_until(play: Play, wanted: Callable[[dict[str, Any]], T | None], limit: int = 40) -> T:
+    """Draws (the Draw button) until the state has what `wanted` looks for."""
+    for _ in range(limit):
+        state = play.state()
+        found = wanted(state)
+        if found is not None:
+            return found
+        play.page.click("#draw")
+        play.ready()
+    raise AssertionError("no such position within the draws")
+
+
+@pytest.mark.parametrize("variant", MAIN_GAMES)
+def test_drag_drop_click_and_undo_play_through_the_api(play: Play, variant: str) -> None:
+    play.new_game(variant, "number", DEALS[variant])
+    state = play.state()
+    assert state["variant"] == variant and state["deal"] == DEALS[variant]
+    assert play.page.inner_text("#deal") == f"deal {DEALS[variant]}"
+    # The table is the state: every pile, face-down cards as backs, face-up ones by code.
+    for pile in state["piles"]:
+        shown = play.page.eval_on_selector_all(
+            f'[data-pile="{pile["id"]}"] .card', "els => els.map(e => e.dataset.code || null)"
+        )
+        assert shown == [card.get("code") for card in pile["cards"]]
+
+    # A legal drop, with its legal targets lit while dragging: the server plays it.
+    move = draw_until(play, legal_drop)
+    state = play.state()
+    source = next(p for p in state["piles"] if p["id"] == move["from"])
+    index = len(source["cards"]) - move["count"]
+    targets = {
+        m["to"]
+        for m in state["legal_moves"]
+        if m["action"] == "move" and m["from"] == move["from"] and m["count"] == move["count"]
+    }
+    play.drag(move["from"], index, move["to"], check_targets=targets)
+    after = play.state()
+    assert after["move_count"] == state["move_count"] + 1
+    assert play.last_move() == move
+    assert play.shown_version() == after["version"]
+
+    # An illegal drop: the server's words on the page, and nothing changed.
+    state = after
+    tops = [
+        p
+        for p in state["piles"]
+        if p["kind"] == "tableau" and p["movable_from"] is not None and p["cards"]
+    ]
+    refused = None
+    for pile in tops:
+        legal = {
+            m["to"]
+            for m in state["legal_moves"]
+            if m.get("from") == pile["id"] and m.get("count") == 1
+        }
+        others = [
+            p["id"]
+            for p in state["piles"]
+            if p["kind"] == "tableau" and p["id"] not in legal | {pile["id"]}
+        ]
+        if others:
+            refused = (pile["id"], len(pile["cards"]) - 1, others[0])
+            break
+    assert refused is not None
+    expected = play.api(
+        "POST",
+        f"/games/{play.game_id}/moves",
+        json={"action": "move", "from": refused[0], "to": refused[2], "count": 1},
+    )
+    assert expected.status_code == 422
+    play.drag(*refused)
+    text, code = play.message()
+    assert code == expected.json()["error"]["code"]
+    assert expected.json()["error"]["message"] in text
+    assert play.state()["version"] == state["version"]
+
+    # A click plays what the state says the card's click plays.
+    def clickable(state: dict[str, Any]) -> tuple[str, int, dict[str, Any]] | None:
+        for pile in state["piles"]:
+            if pile["kind"] == "stock":
+                continue
+            for i, card in enumerate(pile["cards"]):
+                if card["face_up"] and card.get("click"):
+                    return pile["id"], i, card["click"]
+        return None
+
+    pile_id, index, click = draw_until(play, clickable)
+    before = play.state()
+    play.click_card(pile_id, index)
+    after = play.state()
+    assert after["move_count"] == before["move_count"] + 1
+    assert play.last_move() == click
+
+    # Undo takes it back.
+    play.page.click("#undo")
+    play.ready()
+    undone = play.state()
+    assert undone["move_count"] == before["move_count"]
+    assert [p["cards"] for p in undone["piles"]] == [p["cards"] for p in before["piles"]]
+    assert play.shown_version() == undone["version"]
+
+
+def test_hint_followed_then_a_solvable_game_finished_to_a_win(play: Play) -> None:
+    deadline = time.monotonic() + 180
+    while not play.api("GET", "/variants/rank-and-file").json()["solvable_available"]:
+        assert time.monotonic() < deadline, "no solvable deal was proven in 3 minutes"
+        time.sleep(1)
+    play.new_game("rank-and-file", "solvable")
+    state = play.state()
+    assert state["source"] == "solvable" and state["deal"] is None
+    assert play.page.inner_text("#deal") == "solvable deal"
+
+    with play.page.expect_response("**/hint") as answered:
+        play.page.click("#hint-button")
+    play.ready()
+    hint = answered.value.json()
+    assert hint["result"] == "solved" and hint["move"] is not None
+    assert play.page.locator("#hint").is_visible()
+    assert play.page.get_attribute("#hint", "data-result") == "solved"
+    if hint["move"]["action"] == "move":
+        assert play.pile(hint["move"]["to"]).get_attribute("class").split().count("hint-to") == 1
+    play.page.click("#play-hint")
+    play.ready()
+    assert play.last_move() == hint["move"]
+    assert play.state()["assisted"] is True
+    assert play.page.locator("#assisted").is_visible()
+
+    play.page.click("#finish")
+    play.page.wait_for_function("() => document.body.dataset.status === 'won'", timeout=120_000)
+    play.ready()
+    state = play.state()
+    assert state["status"] == "won"
+    assert play.page.locator("#won").is_visible()
+    assert play.page.inner_text("#status") == "won"
+    # Every card ended on a foundation, on the page as on the server.
+    shown = play.page.eval_on_selector_all(".pile.foundation .card", "els => els.length")
+    assert shown == sum(len(p["cards"]) for p in state["piles"] if p["kind"] == "foundation")
+
+
+def test_a_reload_carries_on_with_the_same_player_and_game(play: Play) -> None:
+    play.new_game("rainbow", "number", DEALS["rainbow"])
+    move = draw_until(play, legal_drop)
+    state = play.state()
+    source = next(p for p in state["piles"] if p["id"] == move["from"])
+    play.drag(move["from"], len(source["cards"]) - move["count"], move["to"])
+    token, game = play.storage("solitaire.token"), play.game_id
+    play.page.reload()
+    play.ready()
+    assert (play.storage("solitaire.token"), play.game_id) == (token, game)
+    state = play.state()
+    assert play.shown_version() == state["version"]
+    assert play.page.input_value("#variant") == "rainbow"
+    for pile in state["piles"]:
+        shown = play.page.eval_on_selector_all(
+            f'[data-pile="{pile["id"]}"] .card', "els => els.map(e => e.dataset.code || null)"
+        )
+        assert shown == [card.get("code") for card in pile["cards"]]
+
+
+def test_solver_busy_waits_for_retry_after(play: Play) -> None:
+    play.new_game("rank-and-file", "number", DEALS["rank-and-file"])
+    asked: list[float] = []
+
+    def busy_once(route: Any) -> None:
+        asked.append(time.monotonic())
+        if len(asked) == 1:
+            route.fulfill(
+                status=429,
+                headers={"Retry-After": "2", "Content-Type": "application/json"},
+                body='{"error": {"code": "solver_busy", "message": "the solver is busy"}}',
+            )
+        else:
+            route.continue_()
+
+    play.page.route("**/api/v1/games/*/hint", busy_once)
+    play.page.click("#hint-button")
+    text, _ = play.message()
+    assert "busy" in text and "2 s" in text
+    play.ready()
+    assert len(asked) == 2 and asked[1] - asked[0] >= 1.9
+    assert play.page.locator("#hint").is_visible()
+
+
+def test_a_move_whose_answer_is_lost_is_sent_again_and_played_once(play: Play) -> None:
+    play.new_game("rows-of-four", "number", DEALS["rows-of-four"])
+    before = play.state()
+    sent: list[str] = []
+
+    def lose_first_answer(route: Any) -> None:
+        sent.append(route.request.headers["idempotency-key"])
+        if len(sent) == 1:
+            route.fetch()  # the server plays the move; its answer never arrives
+            route.abort("connectionreset")
+        else:
+            route.continue_()
+
+    play.page.route("**/api/v1/games/*/moves", lose_first_answer)
+    play.expected.append("net::ERR_CONNECTION_RESET")
+    play.page.click("#draw")
+    play.ready()
+    assert len(sent) == 2 and sent[0] == sent[1]
+    after = play.state()
+    assert after["move_count"] == before["move_count"] + 1
+    assert play.shown_version() == after["version"]
+    assert (
+        play.page.inner_text("#moves")
+        == f"{after['move_count']} move{'s' if after['move_count'] != 1 else ''}"
+    )
+
+
+def test_settings_auto_play_off_refuses_clicks_in_the_servers_words(play: Play) -> None:
+    play.new_game("rank-and-file", "number", DEALS["rank-and-file"])
+    play.page.uncheck("#auto-play")
+    play.ready()
+    assert play.state()["settings"]["auto_play"] is False
+    play.page.uncheck("#auto-finish")
+    play.ready()
+    assert play.state()["settings"] == {"auto_play": False, "auto_finish": False}
+    state = play.state()
+    pile = next(p for p in state["piles"] if p["kind"] == "tableau")
+    play.click_card(pile["id"], len(pile["cards"]) - 1)
+    _, code = play.message()
+    assert code == "auto_play_off"
+    assert play.state()["version"] == state["version"]
+
+
+def test_daily_page_shows_the_day_and_the_players_stats(play: Play) -> None:
+    play.page.goto(f"{play.server.base_url}/play/#daily")
+    play.ready()
+    play.page.select_option("#daily-variant", "rainbow")
+    play.ready()
+    daily = play.api("GET", "/daily/rainbow/today").json()
+    summary = play.page.inner_text("#daily-summary")
+    assert daily["date"] in summary and f"{daily['players']} player" in summary
+    assert "not played" in play.page.inner_text("#daily-me")
+
+    play.page.click("#daily-play")
+    play.ready()
+    state = play.state()
+    assert state["source"] == "daily" and state["variant"] == "rainbow"
+    assert play.page.evaluate("document.body.dataset.view") == "table"
+    play.page.click("#draw")
+    play.ready()
+
+    play.page.click("#nav-daily")
+    play.ready()
+    play.page.select_option("#daily-variant", "rainbow")
+    play.ready()
+    assert "Your game: playing, 1 moves" in play.page.inner_text("#daily-me")
+    stats = play.api("GET", "/players/me/stats").json()
+    line = next(v for v in stats["variants"] if v["variant"] == "rainbow")
+    row = play.page.locator('#stats tr[data-variant="rainbow"] td').all_inner_texts()
+    assert row[1:3] == [str(line["played"]), str(line["won"])] and line["played"] >= 1
+
+
+@pytest.mark.parametrize("variant", MAIN_GAMES)
+def test_a_phone_screen_holds_the_whole_table(browser: Any, server: Server, variant: str) -> None:
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True
+    )
+    try:
+        page = context.new_page()
+        page.goto(f"{server.base_url}/play/")
+        session = Play(page, server)
+        session.ready()
+        session.new_game(variant, "number", DEALS[variant])
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390, "the table scrolls sideways"
+        # Every pile is on the screen, side by side without overlapping.
+        boxes = [
+            page.locator(f'[data-pile="{p["id"]}"]').bounding_box()
+            for p in session.state()["piles"]
+        ]
+        assert all(b["x"] >= 0 and b["x"] + b["width"] <= 390 for b in boxes)
+        # A tap on the stock draws.
+        before = session.state()["move_count"]
+        page.tap('[data-pile="stock"]')
+        session.ready()
+        assert session.state()["move_count"] == before + 1
+    finally:
+        context.close()
