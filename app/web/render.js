@@ -205,6 +205,11 @@ export class Table {
         );
       }
     }
+    if (animations.length) {
+      // How many events were animated, for the browser tests.
+      const body = document.body.dataset;
+      body.animatedEvents = String(Number(body.animatedEvents || 0) + 1);
+    }
     await Promise.allSettled(animations.map((a) => a.finished));
   }
 

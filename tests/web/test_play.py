@@ -168,6 +168,9 @@ class Play:
         move: dict[str, Any] = log["items"][-1]["move"]
         return move
 
+    def animated_events(self) -> int:
+        return int(self.page.evaluate("document.body.dataset.animatedEvents || '0'"))
+
     def shown_version(self) -> int:
         return int(self.page.evaluate("document.body.dataset.version"))
 
@@ -249,11 +252,15 @@ def test_drag_drop_click_and_undo_play_through_the_api(play: Play, variant: str)
         for m in state["legal_moves"]
         if m["action"] == "move" and m["from"] == move["from"] and m["count"] == move["count"]
     }
+    animated = play.animated_events()
     play.drag(move["from"], index, move["to"], check_targets=targets)
     after = play.state()
     assert after["move_count"] == state["move_count"] + 1
     assert play.last_move() == move
     assert play.shown_version() == after["version"]
+    # Each event of the answer was animated (the dragged cards' landing, a card turned up).
+    log = play.api("GET", f"/games/{play.game_id}/moves").json()["items"]
+    assert play.animated_events() - animated == len(log[-1]["events"])
 
     # An illegal drop: the server's words on the page, and nothing changed.
     state = after
@@ -469,6 +476,10 @@ def test_daily_page_shows_the_day_and_the_players_stats(play: Play) -> None:
     assert row[1:3] == [str(line["played"]), str(line["won"])] and line["played"] >= 1
 
 
+def point(at: tuple[float, ...]) -> dict[str, float]:
+    return {"x": at[0], "y": at[1]}
+
+
 @pytest.mark.parametrize("variant", MAIN_GAMES)
 def test_a_phone_screen_holds_the_whole_table(browser: Any, server: Server, variant: str) -> None:
     context = browser.new_context(
@@ -493,5 +504,26 @@ def test_a_phone_screen_holds_the_whole_table(browser: Any, server: Server, vari
         page.tap('[data-pile="stock"]')
         session.ready()
         assert session.state()["move_count"] == before + 1
+        # A drag with a finger plays a move.
+        move = draw_until(session, legal_drop)
+        state = session.state()
+        source = next(p for p in state["piles"] if p["id"] == move["from"])
+        card = session.card(move["from"], len(source["cards"]) - move["count"]).bounding_box()
+        target = session.pile(move["to"]).bounding_box()
+        start = (card["x"] + card["width"] / 2, card["y"] + min(6, card["height"] / 2))
+        end = (target["x"] + target["width"] / 2, target["y"] + target["height"] / 2)
+        touch = context.new_cdp_session(page)
+        touch.send(
+            "Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [point(start)]}
+        )
+        for step in range(1, 11):
+            at = tuple(a + (b - a) * step / 10 for a, b in zip(start, end, strict=True))
+            touch.send(
+                "Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [point(at)]}
+            )
+        touch.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+        session.ready()
+        assert session.state()["move_count"] == state["move_count"] + 1
+        assert session.last_move() == move
     finally:
         context.close()
