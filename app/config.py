@@ -52,8 +52,8 @@ class Settings(BaseSettings):
     # Preparations of past dates' deals in progress at once; a request that would start
     # one more answers 503 daily_not_ready at once (joining one in progress is fine).
     daily_max_pending: int = Field(default=4, ge=0)
-    # Processes for background proofs, daily and solvable deals alike (CPU work off the
-    # event loop, at low priority); 0: a thread.
+    # The background lane of the one worker pool (services.work): processes for proofs,
+    # daily and solvable deals alike (off the event loop, at low priority); 0: a thread.
     daily_workers: int = Field(default=1, ge=0)
     # "module:function" with the solver's signature:
     # solve(state, max_positions=, max_seconds=, core=, table_size=).
@@ -63,8 +63,8 @@ class Settings(BaseSettings):
     # no_solvable_deals at once.
     solvable_prepare_ahead: bool = True
     solvable_pool_size: int = Field(default=5, ge=0)
-    # Hints and finish: a bounded pool (processes: a pure-Python search holds the GIL
-    # and would stall the event loop); a full pool answers 429 solver_busy.
+    # Hints and finish: the players' lane of the pool (processes: a pure-Python search
+    # holds the GIL and would stall the event loop), bounded; full: 429 solver_busy.
     solver_workers: int = Field(default=1, ge=1)
     solver_queue: int = Field(default=2, ge=0)  # requests waiting beyond the busy workers
     solver_kind: Literal["process", "thread"] = "process"
@@ -82,6 +82,11 @@ class Settings(BaseSettings):
     hint_max_seconds: float = Field(default=0.4, gt=0)  # a hint always answers promptly
     finish_max_positions: int = Field(default=1_000_000, ge=1)
     finish_max_seconds: float = Field(default=20.0, gt=0)
+    # What the solver knows, in the database, shared by every instance: winning lines
+    # (with every position along them; a line has some hundreds, a row is about 60 bytes
+    # with its index) and positions proven lost. The oldest go beyond these bounds.
+    solver_knowledge_max_lines: int = Field(default=5_000, ge=1)
+    solver_knowledge_max_lost: int = Field(default=100_000, ge=1)
 
     # Limits on what one client can make the server hold (issue 11).
     max_body_bytes: int = Field(default=65_536, ge=1_024)  # the largest move is 100 bytes

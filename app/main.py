@@ -22,11 +22,14 @@ from app.logs import REQUEST_ID_HEADER, RequestContextMiddleware
 from app.middleware import BodyLimitMiddleware, EnvelopeCORSMiddleware, NegotiatedGZipMiddleware
 from app.routers import daily, games, health, players, solver, stats, variants
 from app.routers.play import mount_play
+from app.services.claims import new_owner
 from app.services.daily import DailyDeals
 from app.services.games import prune_idempotency_keys
-from app.services.proving import BackgroundProver
+from app.services.knowledge import SolverKnowledge
 from app.services.ratelimit import FailedAuthLimiter
 from app.services.solvable import SolvableDeals
+from app.services.solver import SolverService
+from app.services.work import WorkPool
 from app.solver.plan import describe_core
 
 log = logging.getLogger(__name__)
@@ -187,12 +190,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         async with database.sessionmaker() as session:
             await prune_idempotency_keys(session, timedelta(hours=settings.idempotency_ttl_hours))
         app.state.db = database
-        # Daily deals and the solvable pools: proven in the background (off in tests),
-        # by one pool of low-priority workers, daily deals first.
-        prover = BackgroundProver(settings)
+        # What the solver knows: in the database, shared by every instance.
+        app.state.knowledge = SolverKnowledge(
+            database.sessionmaker,
+            max_lines=settings.solver_knowledge_max_lines,
+            max_lost=settings.solver_knowledge_max_lost,
+        )
+        # One pool for all CPU work: players' hints and finish first, then the daily
+        # deals' and solvable pools' proofs in the background (off in tests).
+        app.state.work = work = WorkPool(settings)
+        app.state.solver = SolverService(work, app.state.knowledge)
         secret = app.state.secret_key
-        app.state.daily = DailyDeals(settings, database.sessionmaker, secret, prover)
-        app.state.solvable = SolvableDeals(settings, database.sessionmaker, secret, prover)
+        # This instance's name in its claims on background work (several instances on
+        # one database prove each deal once).
+        app.state.instance_id = owner = new_owner()
+        app.state.daily = DailyDeals(settings, database.sessionmaker, secret, work, owner)
+        app.state.solvable = SolvableDeals(settings, database.sessionmaker, secret, work, owner)
         app.state.daily.start()
         app.state.solvable.start()
         try:
@@ -200,9 +213,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         finally:
             await app.state.daily.close()
             await app.state.solvable.close()
-            prover.close()
-            if getattr(app.state, "solver", None) is not None:
-                app.state.solver.close()
+            work.close()
             await database.dispose()
 
     app = FastAPIOffline(

@@ -17,6 +17,7 @@ from sqlalchemy import (
     LargeBinary,
     MetaData,
     String,
+    Text,
     UniqueConstraint,
     false,
 )
@@ -190,3 +191,62 @@ class SolvableDeal(Base):
     # the deal stays used when the game goes.
     dealt_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
     game_id: Mapped[str | None] = mapped_column(String(36))
+
+
+class SolverLine(Base):
+    """A winning line, shared by every instance: from a position (its first), the moves
+    in their text form separated by spaces (`seeds/` format). `source`: `search` (a hint
+    or finish found it), `seed`, `daily`, `solvable` (a proven deal's line)."""
+
+    __tablename__ = "solver_lines"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    variant: Mapped[str] = mapped_column(String(32))
+    source: Mapped[str] = mapped_column(String(16))
+    moves: Mapped[str] = mapped_column(Text)
+    length: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow, index=True)
+
+
+class SolverPosition(Base):
+    """What the solver knows of one position, keyed by a 16-byte digest of its full
+    bytes (face-down cards included: the key never leaves the server). Won: the position
+    is move `at` of `line_id`, whose rest wins from it. Lost (`line_id` null): a complete
+    search proved that no line wins."""
+
+    __tablename__ = "solver_positions"
+
+    key: Mapped[bytes] = mapped_column(LargeBinary(16), primary_key=True)
+    line_id: Mapped[int | None] = mapped_column(
+        ForeignKey("solver_lines.id", ondelete="CASCADE"), index=True
+    )
+    at: Mapped[int | None] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow, index=True)
+
+
+class WorkClaim(Base):
+    """Background work that one instance does for all: `kind` (`daily`, `solvable`) and
+    `subject` (`<variant>|<date>`, `<variant>|<seq>`) name it. The instance whose row
+    goes in first (INSERT ... ON CONFLICT DO NOTHING) does it, renewing `expires_at`
+    while it works; a claim that expired unfinished (its instance died) may be taken
+    over. `done`: finished (its result stored, or the candidate failed), never redone."""
+
+    __tablename__ = "work_claims"
+
+    kind: Mapped[str] = mapped_column(String(16), primary_key=True)
+    subject: Mapped[str] = mapped_column(String(64), primary_key=True)
+    owner: Mapped[str] = mapped_column(String(36))
+    expires_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    done: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow)
+
+
+class AuthFailure(Base):
+    """Wrong tokens per client address and minute, counted by every instance together
+    (`AUTH_FAILURES_PER_MINUTE`)."""
+
+    __tablename__ = "auth_failures"
+
+    address: Mapped[str] = mapped_column(String(64), primary_key=True)
+    minute: Mapped[int] = mapped_column(Integer, primary_key=True)  # Unix time // 60
+    count: Mapped[int] = mapped_column(Integer, default=0)

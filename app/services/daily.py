@@ -6,10 +6,12 @@ Choosing: candidate `attempt` of (variant, date) is HMAC-SHA256(secret,
 face-up cards), the others go to the prover (the solver) in turn until one is
 solved within the budget. The first proof is stored in `daily_deals` and from then
 on read, never recomputed, so a new secret, solver or budget cannot change a
-day's deal. Two servers choosing at once both insert; the unique (variant, day)
-constraint keeps the first, and the loser reads it.
+day's deal. Two servers choosing at once would both insert; the unique (variant, day)
+constraint would keep the first, but they do not get that far: the instance that
+claims the day first (`claims`) proves it, the others wait for its row (and take the
+claim over if it dies).
 
-Solving is CPU work: each candidate is one proof in the app's `BackgroundProver`
+Solving is CPU work: each candidate is one proof in the app's `WorkPool`
 (shared with the solvable pools; daily deals go first), so the event loop stays free.
 `DailyDeals.run_ahead` prepares today's and tomorrow's deals at start-up and after
 each UTC midnight. A request for a deal not ready yet releases its database
@@ -44,15 +46,18 @@ from app.engine import VARIANTS
 from app.errors import DailyNotAvailable, DailyNotReady, ValidationFailed, retry_after
 from app.models import DailyDeal, Game, Player
 from app.schemas import DailyOut, DailyOwnResult, DailyResultEntry, DailyResults, GameState
-from app.services import games
+from app.services import claims, games
 from app.services.games import Answer
-from app.services.proving import DAILY, BackgroundProver, Proof, derive_deal
+from app.services.proving import Proof, derive_deal
 from app.services.seeds import public_deals
 from app.services.variants import find_variant
+from app.services.work import DAILY, WorkPool
 
 log = logging.getLogger("app.daily")
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+# How often an instance waiting for another's proof of a day's deal looks again.
+CLAIM_POLL_SECONDS = 0.5
 
 
 # --- dates -------------------------------------------------------------------
@@ -149,25 +154,57 @@ class DailyDeals:
         settings: Settings,
         sessionmaker: async_sessionmaker[AsyncSession],
         secret: str,
-        prover: BackgroundProver,
+        prover: WorkPool,
+        owner: str | None = None,
     ) -> None:
         self.settings = settings
         self.sessionmaker = sessionmaker
         self.secret = secret
         self.prover = prover
+        self.owner = owner or claims.new_owner()  # this instance, in its claims
         self._jobs: dict[tuple[str, date], asyncio.Task[int]] = {}
         self._ahead: asyncio.Task[None] | None = None
 
+    def claim_ttl(self) -> timedelta:
+        """How long a claim on a day's deal holds without renewal: several candidates'
+        budgets (it is renewed at each candidate)."""
+        return timedelta(seconds=max(30.0, 5 * self.settings.daily_max_seconds))
+
     async def _choose(self, variant: str, day: date) -> int:
+        """The day's deal: stored, or proven here under a claim, or proven by the
+        instance that holds the claim (waited for; taken over if that one dies)."""
+        subject = f"{variant}|{day.isoformat()}"
+        told = False
+        while True:
+            async with self.sessionmaker() as session:
+                stored = await stored_deal(session, variant, day)
+                if stored is not None:
+                    return int(stored.deal)
+                if await claims.claim(session, claims.DAILY, subject, self.owner, self.claim_ttl()):
+                    break
+            if not told:
+                log.info("daily %s %s: another instance is preparing it; waiting", variant, day)
+                told = True
+            await asyncio.sleep(CLAIM_POLL_SECONDS)
+        try:
+            number = await self._prove_day(variant, day, subject)
+        except BaseException:
+            async with self.sessionmaker() as session:
+                await claims.release(session, claims.DAILY, subject, self.owner)
+            raise
         async with self.sessionmaker() as session:
-            stored = await stored_deal(session, variant, day)
-            if stored is not None:
-                return int(stored.deal)
+            await claims.finish(session, claims.DAILY, subject, self.owner)
+        return number
+
+    async def _prove_day(self, variant: str, day: date, subject: str) -> int:
         public = set(public_deals(self.settings.seeds_dir, variant))
         for attempt in range(self.settings.daily_max_attempts):
             number = candidate(self.secret, variant, day, attempt)
             if number in public:
                 continue
+            if attempt:
+                async with self.sessionmaker() as session:
+                    await claims.renew(session, claims.DAILY, subject, self.owner, self.claim_ttl())
             proof = await self.prover.prove(variant, number, DAILY)
             if proof is None:
                 continue

@@ -96,3 +96,20 @@ def public_deals(seeds_dir: Path, variant: str) -> tuple[int, ...]:
     except FileNotFoundError:
         return ()
     return _load(str(path), mtime)
+
+
+@lru_cache(maxsize=32)
+def _load_lines(path: str, mtime_ns: int) -> dict[int, Any]:
+    data = json.loads(Path(path).read_text())
+    return {int(entry["deal"]): entry["line"] for entry in data.get("deals", [])}
+
+
+def seed_line(seeds_dir: Path, variant: str, number: int) -> list[Move] | None:
+    """The proven line `seeds_dir/<variant>.json` lists for deal `number`, if it lists one."""
+    path = seeds_dir / f"{variant}.json"
+    try:
+        mtime = path.stat().st_mtime_ns
+    except FileNotFoundError:
+        return None
+    line = _load_lines(str(path), mtime).get(number)
+    return None if line is None else read_line(line)

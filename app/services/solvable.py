@@ -3,11 +3,11 @@
 Candidate `seq` of a variant is HMAC-SHA256(secret, "solvable|<variant>|<seq>") read
 as a deal number (the daily deals' messages begin with the variant, so the two
 streams never share a message); numbers of the public `seeds/` lists are skipped.
-Each candidate goes to the app's `BackgroundProver` (after the daily deals), and a
+Each candidate goes to the app's `WorkPool` (after the daily deals), and a
 proof is stored in `solvable_deals` with its winning line. The next candidate to try
-is one past the variant's highest stored `seq`, so a restart resumes and two servers
-filling at once collide only on the candidate in hand (the unique (variant, seq)
-constraint keeps one).
+is one past the variant's highest stored `seq`, so a restart resumes; several servers
+filling at once prove each candidate once: the one that claims it (`claims`) proves it,
+the others go on to the next (and the unique (variant, seq) constraint would keep one).
 
 `SolvableDeals` keeps `solvable_pool_size` unused proven deals per variant, at
 start-up and after each claim, so that a request never waits for a search: `claim`
@@ -23,6 +23,7 @@ import contextlib
 import logging
 import math
 import time
+from datetime import timedelta
 from typing import Any
 
 from sqlalchemy import case, func, select
@@ -34,8 +35,10 @@ from app.db import unit_of_work
 from app.engine import VARIANTS, EngineError, Move, Rules, State, Variant, deal
 from app.errors import NoSolvableDeals, retry_after
 from app.models import SolvableDeal
-from app.services.proving import SOLVABLE, BackgroundProver, Proof, derive_deal
+from app.services import claims
+from app.services.proving import Proof, derive_deal
 from app.services.seeds import public_deals
+from app.services.work import SOLVABLE, WorkPool
 
 log = logging.getLogger("app.solvable")
 
@@ -119,18 +122,24 @@ class SolvableDeals:
         settings: Settings,
         sessionmaker: async_sessionmaker[AsyncSession],
         secret: str,
-        prover: BackgroundProver,
+        prover: WorkPool,
+        owner: str | None = None,
     ) -> None:
         self.settings = settings
         self.sessionmaker = sessionmaker
         self.secret = secret
         self.prover = prover
+        self.owner = owner or claims.new_owner()  # this instance, in its claims
         self._wake = {variant: asyncio.Event() for variant in VARIANTS}
         self._next: dict[str, int] = {}  # this server's next candidate, per variant
         # Seconds from starting to look for a deal to storing it, per variant (a guess
         # until measured): what an empty pool's Retry-After says.
         self._seconds_per_deal = dict.fromkeys(VARIANTS, 10.0)
         self._tasks: list[asyncio.Task[None]] = []
+
+    def claim_ttl(self) -> timedelta:
+        """A claim on one candidate outlives its proof (`daily_max_seconds`) well."""
+        return timedelta(seconds=max(30.0, 5 * self.settings.daily_max_seconds))
 
     def retry_after(self, variant: str) -> int:
         return min(300, max(1, math.ceil(self._seconds_per_deal.get(variant, 10.0))))
@@ -184,8 +193,24 @@ class SolvableDeals:
             number = solvable_candidate(self.secret, variant, seq)
             if number in public:
                 continue
-            proof = await self.prover.prove(variant, number, SOLVABLE)
-            if proof is None or not await self._store(variant, seq, proof):
+            # One instance proves each candidate; the others go on to the next one.
+            subject = f"{variant}|{seq}"
+            async with self.sessionmaker() as session:
+                if not await claims.claim(
+                    session, claims.SOLVABLE, subject, self.owner, self.claim_ttl()
+                ):
+                    continue
+            try:
+                proof = await self.prover.prove(variant, number, SOLVABLE)
+            except BaseException:
+                async with self.sessionmaker() as session:
+                    await claims.release(session, claims.SOLVABLE, subject, self.owner)
+                raise
+            stored = proof is not None and await self._store(variant, seq, proof)
+            # Done either way: a candidate that failed here is not tried again elsewhere.
+            async with self.sessionmaker() as session:
+                await claims.finish(session, claims.SOLVABLE, subject, self.owner)
+            if not stored or proof is None:
                 continue
             took = time.monotonic() - started
             self._seconds_per_deal[variant] = 0.5 * self._seconds_per_deal[variant] + 0.5 * took

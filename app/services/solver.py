@@ -1,9 +1,12 @@
 """Hints and finish: the solver behind the game service.
 
-The search runs in a bounded :class:`SolverPool` (processes: a pure-Python search holds
-the GIL and would stall the event loop). A saturated pool answers 429 ``solver_busy``
-with ``Retry-After``. A winning line, once found, is kept per position, so a player who
-follows the hints gets each next one without a new search. Finish plays the line
+The search runs in the app's one pool of workers (`services.work.WorkPool`: processes,
+since a pure-Python search holds the GIL and would stall the event loop), before any
+background proof. A saturated pool answers 429 ``solver_busy``
+with ``Retry-After``. A winning line, once found, is kept for every position along it in
+the database (`knowledge.SolverKnowledge`), so a player who follows the hints gets each
+next one without a new search, on any instance; a proven deal's line (seeds, daily,
+solvable) is known from a game's first hint, and a position proven lost stays lost. Finish plays the line
 through ``games.apply_moves``, the one path every move takes.
 
 Budgets and pool size come from the settings (``SOLVER_*``, ``HINT_*``, ``FINISH_*``).
@@ -11,24 +14,28 @@ Budgets and pool size come from the settings (``SOLVER_*``, ``HINT_*``, ``FINISH
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from typing import Any
 
 from fastapi import FastAPI
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.config import Settings
-from app.engine import Move, State
+from app.db import unit_of_work
+from app.engine import Move, Rules, State, deal, get_variant
 from app.errors import NoWinFound, SolverBusy, VersionConflict, retry_after
-from app.models import Player
+from app.models import Game, Player, SolvableDeal
 from app.schemas import FinishResult, Hint
 from app.services import games
+from app.services.daily import stored_deal as daily_stored_deal
 from app.services.games import Answer
+from app.services.knowledge import Known, SolverKnowledge
+from app.services.seeds import read_line, seed_line
+from app.services.work import WorkPool
 from app.solver.plan import suggest
 from app.solver.pool import SolverBusy as PoolBusy
-from app.solver.pool import SolverPool
 from app.solver.search import SolveResult
 
-_LINES_KEPT = 50_000  # positions with a known winning rest (about 150 bytes each)
 # Searches one finish may run when the game moves on while it searches.
 _FINISH_SEARCHES = 2
 
@@ -39,73 +46,76 @@ def _settings(app: FastAPI) -> Settings:
 
 
 class SolverService:
-    """Per-app state: the pool and the winning lines already found."""
+    """Per-app: the one pool of workers, and what the solver knows (shared through the
+    database). Built in the lifespan (`app.state.solver`)."""
 
-    def __init__(self, app: FastAPI) -> None:
-        self.app = app
-        self.pool = SolverPool(
-            workers=_settings(app).solver_workers,
-            queue=_settings(app).solver_queue,
-            kind=_settings(app).solver_kind,
-            core=_settings(app).solver_core,
-            table_size=_settings(app).solver_table_size,
-        )
-        # position bytes -> a winning line and where in it the position stands (one
-        # tuple shared by every position along it: a copy of the rest per position cost
-        # the square of the length, seconds for a finish line of 14,000 moves)
-        self._lines: OrderedDict[bytes, tuple[tuple[Move, ...], int]] = OrderedDict()
+    def __init__(self, work: WorkPool, knowledge: SolverKnowledge) -> None:
+        self.work = work
+        self.knowledge = knowledge
 
-    def known_line(self, position: bytes) -> tuple[Move, ...] | None:
-        entry = self._lines.get(position)
-        if entry is None:
-            return None
-        self._lines.move_to_end(position)
-        line, at = entry
-        return line[at:]
-
-    def remember(self, state: State, moves: list[Move]) -> None:
-        """Keep the rest of the line for every position along it."""
-        line = tuple(moves)
-        for i, move in enumerate(line):
-            key = state.to_bytes()
-            self._lines[key] = (line, i)
-            self._lines.move_to_end(key)
-            state, _ = state.apply(move, auto_finish=False, validate=False)
-        while len(self._lines) > _LINES_KEPT:
-            self._lines.popitem(last=False)
+    async def remember(self, state: State, moves: list[Move]) -> None:
+        """Keep a winning line from `state` for every position along it."""
+        await self.knowledge.remember_line(state.variant.name, state, moves, "search")
 
     async def search(self, state: State, positions: int, seconds: float) -> SolveResult:
         try:
-            result = await self.pool.solve(
+            result = await self.work.search(
                 state.to_bytes(), max_positions=positions, max_seconds=seconds
             )
         except PoolBusy as busy:
             raise SolverBusy(headers=retry_after(busy.retry_after)) from None
         if result.result == "solved":
-            self.remember(state, result.moves)
+            await self.remember(state, result.moves)
+        elif result.result == "unsolvable":
+            await self.knowledge.remember_lost(state)
         return result
-
-    def close(self) -> None:
-        self.pool.close()
 
 
 def solver_service(app: FastAPI) -> SolverService:
-    service: SolverService | None = getattr(app.state, "solver", None)
-    if service is None:
-        service = app.state.solver = SolverService(app)
+    service: SolverService = app.state.solver
     return service
 
 
+async def _proven_line(session: AsyncSession, settings: Settings, game: Game) -> list[Move] | None:
+    """The proven winning line of the game's deal, where the deal is a proven one: a
+    deal of `seeds/` dealt by number, the day's daily deal, a solvable deal."""
+    if game.source == "deal":
+        return seed_line(settings.seeds_dir, game.variant, int(game.deal))
+    async with unit_of_work(session, write=False):
+        if game.source == "daily" and game.daily_date is not None:
+            stored = await daily_stored_deal(session, game.variant, game.daily_date)
+            return None if stored is None else read_line(stored.line)
+        if game.source == "solvable":
+            query = select(SolvableDeal.line).where(SolvableDeal.game_id == game.id)
+            line = (await session.execute(query)).scalar_one_or_none()
+            return None if line is None else read_line(line)
+    return None
+
+
+async def _known(app: FastAPI, session: AsyncSession, game: Game, state: State) -> Known | None:
+    """What is known of the position: by any instance, or from the game's proven deal."""
+    knowledge = solver_service(app).knowledge
+    known = await knowledge.lookup(state)
+    if known is None:
+        line = await _proven_line(session, _settings(app), game)
+        if line is not None:
+            start = deal(get_variant(game.variant), int(game.deal), Rules.from_json(game.rules))
+            source = "seed" if game.source == "deal" else game.source
+            await knowledge.learn_deal(game.variant, source, game.deal, start, line)
+            known = knowledge.cached(state)
+    return known
+
+
 async def _winning_line(
-    app: FastAPI, state: State, positions: int, seconds: float
+    app: FastAPI, session: AsyncSession, game: Game, state: State, positions: int, seconds: float
 ) -> tuple[tuple[Move, ...] | None, dict[str, Any]]:
-    service = solver_service(app)
-    known = service.known_line(state.to_bytes())
-    if known is not None:
-        return known, {"result": "solved", "positions": 0, "elapsed_ms": 0}
     if state.is_won:
         return (), {"result": "solved", "positions": 0, "elapsed_ms": 0}
-    result = await service.search(state, positions, seconds)
+    known = await _known(app, session, game, state)
+    if known is not None:
+        verdict = "unsolvable" if known.lost else "solved"
+        return known.rest, {"result": verdict, "positions": 0, "elapsed_ms": 0}
+    result = await solver_service(app).search(state, positions, seconds)
     info = {"result": result.result, "positions": result.positions, "elapsed_ms": result.elapsed_ms}
     return (tuple(result.moves) if result.result == "solved" else None), info
 
@@ -119,7 +129,7 @@ async def _search_game(
     connection is held while it runs."""
     game, state = await games.load_position(session, player, game_id)
     version, already_assisted = game.version, game.assisted
-    line, info = await _winning_line(app, state, positions, seconds)
+    line, info = await _winning_line(app, session, game, state, positions, seconds)
     return version, already_assisted, state, line, info
 
 

@@ -24,7 +24,17 @@ from app.config import Settings
 from app.db import is_sqlite, upgrade_to_head
 from app.main import create_app
 
-TABLES = ("solvable_deals", "idempotency_keys", "moves", "games", "players")
+TABLES = (
+    "solver_positions",
+    "solver_lines",
+    "work_claims",
+    "auth_failures",
+    "solvable_deals",
+    "idempotency_keys",
+    "moves",
+    "games",
+    "players",
+)
 API = "/api/v1"
 
 

@@ -32,7 +32,7 @@ async def _know_the_daily_line(app: FastAPI, when: str) -> None:
     """Give the solver the stored proof of the day's deal, so finish needs no search."""
     number = await stored_deal_number(app, VARIANT, when)
     start = deal(get_variant(VARIANT), number)
-    solver_service.solver_service(app).remember(start, await stored_line(app, VARIANT, when))
+    await solver_service.solver_service(app).remember(start, await stored_line(app, VARIANT, when))
 
 
 async def test_a_hint_marks_the_game_assisted_and_a_move_does_not(

@@ -26,8 +26,8 @@ from app.main import create_app
 from app.models import Game, SolvableDeal
 from app.services import seeds
 from app.services.daily import candidate
-from app.services.proving import DAILY, SOLVABLE, BackgroundProver
 from app.services.solvable import solvable_candidate
+from app.services.work import DAILY, SOLVABLE, WorkPool
 from app.solver.search import SolveResult
 from tests.api.conftest import API, _empty_tables, assert_error
 from tests.api.daily_helpers import SECRET, daily_settings, today
@@ -210,7 +210,7 @@ def recording_prover(
 
 async def test_daily_proofs_go_before_solvable_ones(settings: Settings) -> None:
     _started.clear()
-    prover = BackgroundProver(
+    prover = WorkPool(
         settings.model_copy(update={"daily_prover": "tests.api.test_solvable:recording_prover"})
     )
     first = asyncio.create_task(prover.prove("rank-and-file", 1, SOLVABLE))

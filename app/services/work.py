@@ -1,0 +1,197 @@
+"""One home for the service's CPU work: players' searches (hints, finish) and the
+background proofs of daily and solvable deals.
+
+Built once in the app's lifespan and injected (`app.state.work`), it runs work off the
+event loop in two lanes of workers:
+
+- the **player lane**: `solver_workers` processes (or threads, `solver_kind`) at normal
+  priority, for hints and finish;
+- the **background lane**: `daily_workers` processes at low priority (`nice` 10), or one
+  thread when it is 0, for proofs.
+
+Work waits in one line ordered by priority, then arrival: a player's search
+(`PLAYER`) before a daily deal's proof (`DAILY`) before a solvable pool's (`SOLVABLE`).
+A freed worker goes to the first waiting work that may use it: proofs use the
+background lane only (a hint never waits behind one on its own lane), and a search may
+borrow an idle background process when its own lane is busy. Players' searches are
+bounded: beyond `solver_workers + solver_queue` running or waiting, a search is refused
+at once (429 `solver_busy` with `Retry-After`, from how long searches take here).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import math
+import multiprocessing
+import os
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+from app.config import Settings
+from app.services.proving import Proof, prove
+from app.solver.plan import resolve_core
+from app.solver.pool import SolverBusy, exit_with_parent
+from app.solver.pool import _solve_bytes as solve_bytes
+from app.solver.search import SolveResult
+
+# Priorities: lower first.
+PLAYER = 0
+DAILY = 1
+SOLVABLE = 2
+
+_PLAYER_LANE = "player"
+_BACKGROUND_LANE = "background"
+
+
+def _lower_priority() -> None:
+    # Background work: requests and hints come first on a busy machine; and it ends
+    # with the server, however the server ends.
+    os.nice(10)
+    exit_with_parent()
+
+
+class WorkPool:
+    """Both lanes, one waiting line."""
+
+    def __init__(self, settings: Settings) -> None:
+        resolve_core(settings.solver_core)  # refuse a core that is not there, now
+        self.settings = settings
+        self._executors: dict[str, Executor] = {}
+        self._busy = {_PLAYER_LANE: 0, _BACKGROUND_LANE: 0}
+        self._order = itertools.count()
+        # (priority, arrival, granted lane, lanes it may use)
+        self._waiting: list[tuple[int, int, asyncio.Future[str], tuple[str, ...]]] = []
+        self._players = 0  # players' searches running or waiting
+        self._typical_seconds = 2.0  # a guess until searches have been timed
+
+    # --- capacity
+
+    def _slots(self, lane: str) -> int:
+        if lane == _PLAYER_LANE:
+            return self.settings.solver_workers
+        return max(1, self.settings.daily_workers)
+
+    def _lanes_for(self, priority: int) -> tuple[str, ...]:
+        if priority != PLAYER:
+            return (_BACKGROUND_LANE,)
+        # A search borrows an idle background process (never its thread: a Python
+        # search there would hold the event loop's GIL).
+        if self.settings.daily_workers > 0:
+            return (_PLAYER_LANE, _BACKGROUND_LANE)
+        return (_PLAYER_LANE,)
+
+    def _executor(self, lane: str) -> Executor:
+        executor = self._executors.get(lane)
+        if executor is None:
+            spawn = multiprocessing.get_context("spawn")  # never fork a running event loop
+            if lane == _PLAYER_LANE:
+                if self.settings.solver_kind == "process":
+                    executor = ProcessPoolExecutor(
+                        self._slots(lane), mp_context=spawn, initializer=exit_with_parent
+                    )
+                else:
+                    executor = ThreadPoolExecutor(self._slots(lane), thread_name_prefix="solver")
+            elif self.settings.daily_workers == 0:
+                executor = ThreadPoolExecutor(1, thread_name_prefix="prover")
+            else:
+                executor = ProcessPoolExecutor(
+                    self.settings.daily_workers, mp_context=spawn, initializer=_lower_priority
+                )
+            self._executors[lane] = executor
+        return executor
+
+    async def _acquire(self, priority: int) -> str:
+        lanes = self._lanes_for(priority)
+        for lane in lanes:
+            # A free worker nobody waiting may use (those who may have it got it).
+            queued = any(lane in w[3] and not w[2].done() for w in self._waiting)
+            if self._busy[lane] < self._slots(lane) and not queued:
+                self._busy[lane] += 1
+                return lane
+        granted: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        self._waiting.append((priority, next(self._order), granted, lanes))
+        try:
+            return await granted
+        except asyncio.CancelledError:
+            if granted.done() and not granted.cancelled():
+                self._release(granted.result())  # the slot came just as we gave up
+            raise  # a cancelled entry left in the line is skipped by _release
+
+    def _release(self, lane: str) -> None:
+        """The freed worker goes straight to the first waiting work that may use it."""
+        # A handful wait at most (the queue bound, and a proof per variant): sorting is cheap.
+        self._waiting = sorted(w for w in self._waiting if not w[2].done())
+        for entry in self._waiting:
+            if lane in entry[3]:
+                self._waiting.remove(entry)
+                entry[2].set_result(lane)
+                return
+        self._busy[lane] -= 1
+
+    async def _run(self, lane: str, function: Any, *args: Any) -> Any:
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self._executor(lane), function, *args)
+        except BrokenProcessPool:
+            # A worker died (killed, out of memory): start a fresh pool next time.
+            self._executors.pop(lane, None)
+            raise
+
+    # --- the work
+
+    def retry_after(self) -> int:
+        return max(1, math.ceil(self._typical_seconds))
+
+    @property
+    def searches(self) -> int:
+        """Players' searches running or waiting now."""
+        return self._players
+
+    async def search(
+        self, state_bytes: bytes, max_positions: int, max_seconds: float | None
+    ) -> SolveResult:
+        """A player's search from `State.to_bytes()`; raises `SolverBusy` when full."""
+        s = self.settings
+        if self._players >= s.solver_workers + s.solver_queue:
+            raise SolverBusy(self.retry_after())
+        self._players += 1
+        try:
+            lane = await self._acquire(PLAYER)
+            try:
+                args = (state_bytes, max_positions, max_seconds, s.solver_core, s.solver_table_size)
+                result: SolveResult = await self._run(lane, solve_bytes, *args)
+            finally:
+                self._release(lane)
+        finally:
+            self._players -= 1
+        # Retry-After follows how long searches take here (a moving average).
+        self._typical_seconds = 0.8 * self._typical_seconds + 0.2 * result.elapsed_ms / 1000
+        return result
+
+    async def prove(self, variant: str, number: int, priority: int) -> Proof | None:
+        """Prove one deal with the configured prover and budget (`DAILY`, `SOLVABLE`)."""
+        s = self.settings
+        args = (
+            s.daily_prover,
+            variant,
+            number,
+            s.daily_max_positions,
+            s.daily_max_seconds,
+            s.solver_core,
+            s.solver_table_size,
+        )
+        lane = await self._acquire(max(priority, DAILY))
+        try:
+            proof: Proof | None = await self._run(lane, prove, *args)
+            return proof
+        finally:
+            self._release(lane)
+
+    def close(self) -> None:
+        """Waits for running proofs (a candidate's budget at most: no proof outlives the
+        app); searches are dropped."""
+        for lane, executor in self._executors.items():
+            executor.shutdown(wait=lane == _BACKGROUND_LANE, cancel_futures=True)
+        self._executors.clear()

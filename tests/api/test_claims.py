@@ -1,0 +1,149 @@
+"""Issue 16: background work done once by several instances on one database (claims).
+
+Two `DailyDeals` (and two `SolvableDeals`) on one database stand for two instances:
+each deal is proven by one of them only, counted at the prover; a claim left by an
+instance that died is taken over when it expires.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections import Counter
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker, create_async_engine
+
+from app.config import Settings
+from app.services import claims
+from app.services.daily import DailyDeals, stored_deal, utc_today
+from app.services.solvable import SolvableDeals
+from app.services.work import WorkPool
+from app.solver.plan import solve
+from tests.api.conftest import _empty_tables
+from tests.api.daily_helpers import daily_settings, empty_daily_deals
+
+# Every call of the prover, by (variant, deal number): the tests count proofs here.
+PROOFS: Counter[tuple[str, int]] = Counter()
+_LOCK = threading.Lock()
+
+
+def counting_solve(state: Any, **budget: Any) -> Any:
+    """The solver, counting its calls (the prover these tests configure)."""
+    with _LOCK:
+        PROOFS[(state.variant.name, state_deal(state))] += 1
+    return solve(state, **budget)
+
+
+def state_deal(state: Any) -> int:
+    # The deal is not part of a position: the tests know a deal by its opening.
+    return hash(state.to_bytes())
+
+
+@pytest.fixture
+async def sessionmaker(database_url: str) -> AsyncIterator[async_sessionmaker[AsyncSession]]:
+    await _empty_tables(database_url)
+    await empty_daily_deals(database_url)
+    engine = create_async_engine(database_url)
+    try:
+        yield async_sessionmaker(engine, expire_on_commit=False)
+    finally:
+        await engine.dispose()
+
+
+@pytest.fixture
+def counted(database_url: str, tmp_path: Path) -> Settings:
+    PROOFS.clear()
+    return daily_settings(
+        database_url,
+        tmp_path,
+        daily_prover=f"{__name__}:counting_solve",
+        daily_max_positions=2_000,  # many candidates fail: several proofs per deal
+    )
+
+
+async def test_a_claim_goes_to_one_owner_until_it_is_done_or_expires(
+    sessionmaker: async_sessionmaker[AsyncSession],
+) -> None:
+    minute = timedelta(minutes=1)
+    async with sessionmaker() as session:
+        assert await claims.claim(session, "daily", "x|1", "a", minute)
+        assert not await claims.claim(session, "daily", "x|1", "b", minute)
+        assert await claims.claim(session, "daily", "x|1", "a", minute)  # its own: renewed
+        assert (await claims.holder(session, "daily", "x|1") or ("",))[0] == "a"
+        await claims.finish(session, "daily", "x|1", "a")
+        assert not await claims.claim(session, "daily", "x|1", "b", minute)  # done for good
+        assert not await claims.claim(session, "daily", "x|1", "a", minute)
+        assert await claims.holder(session, "daily", "x|1") is None
+        # Another kind or subject is another piece of work.
+        assert await claims.claim(session, "solvable", "x|1", "b", minute)
+        # Expired unfinished: its owner died; the next to ask takes it over.
+        assert await claims.claim(session, "daily", "x|2", "a", timedelta(seconds=-1))
+        assert await claims.claim(session, "daily", "x|2", "b", minute)
+        assert not await claims.claim(session, "daily", "x|2", "a", minute)
+        # Given back unfinished: another may take it at once.
+        await claims.release(session, "daily", "x|2", "b")
+        assert await claims.claim(session, "daily", "x|2", "a", minute)
+
+
+async def test_two_instances_prove_each_daily_deal_once(
+    sessionmaker: async_sessionmaker[AsyncSession], counted: Settings
+) -> None:
+    provers = [WorkPool(counted), WorkPool(counted)]
+    instances = [DailyDeals(counted, sessionmaker, "same-secret", p) for p in provers]
+    today = utc_today()
+    try:
+        for variant in ("rank-and-file", "rainbow", "emperor"):
+            chosen = await asyncio.gather(*(d._choose(variant, today) for d in instances))
+            assert chosen[0] == chosen[1]
+            async with sessionmaker() as session:
+                row = await stored_deal(session, variant, today)
+            assert row is not None
+            # The candidates tried up to the one chosen, each proven once in all.
+            tried = [v for v, _ in PROOFS if v == variant]
+            assert len(tried) == row.attempt + 1
+            assert all(n == 1 for (v, _), n in PROOFS.items() if v == variant)
+    finally:
+        for prover in provers:
+            prover.close()
+
+
+async def test_a_daily_claim_left_by_a_dead_instance_is_taken_over(
+    sessionmaker: async_sessionmaker[AsyncSession], counted: Settings
+) -> None:
+    today = utc_today()
+    async with sessionmaker() as session:
+        await claims.claim(
+            session, claims.DAILY, f"rainbow|{today.isoformat()}", "dead", timedelta(seconds=1)
+        )
+    prover = WorkPool(counted)
+    try:
+        daily = DailyDeals(counted, sessionmaker, "same-secret", prover)
+        number = await asyncio.wait_for(daily._choose("rainbow", today), timeout=60)
+        async with sessionmaker() as session:
+            row = await stored_deal(session, "rainbow", today)
+            assert row is not None and int(row.deal) == number
+            assert (
+                await claims.holder(session, claims.DAILY, f"rainbow|{today.isoformat()}") is None
+            )
+    finally:
+        prover.close()
+
+
+async def test_two_instances_fill_a_solvable_pool_proving_each_candidate_once(
+    sessionmaker: async_sessionmaker[AsyncSession], counted: Settings
+) -> None:
+    provers = [WorkPool(counted), WorkPool(counted)]
+    pools = [SolvableDeals(counted, sessionmaker, "same-secret", p) for p in provers]
+    try:
+        await asyncio.gather(*(pool.fill("rank-and-file", 3) for pool in pools))
+        unused, _ = await pools[0]._pool_state("rank-and-file")
+        assert unused >= 3
+        assert PROOFS and all(n == 1 for n in PROOFS.values())
+    finally:
+        for prover in provers:
+            prover.close()

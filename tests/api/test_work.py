@@ -1,0 +1,93 @@
+"""Issue 16: one pool for all CPU work (`services.work.WorkPool`): players' searches
+before background proofs, proofs never on the players' lane, the 429 bound as before."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from app.config import Settings
+from app.engine import deal, get_variant
+from app.services.work import DAILY, PLAYER, SOLVABLE, WorkPool
+from app.solver.pool import SolverBusy
+
+
+def pool(tmp_path: Path, **changes: object) -> WorkPool:
+    values: dict[str, object] = {
+        "database_url": "sqlite+aiosqlite://",
+        "data_dir": tmp_path,
+        "solver_workers": 1,
+        "daily_workers": 1,
+        "solver_queue": 2,
+        "solver_kind": "thread",
+        **changes,
+    }
+    return WorkPool(Settings(**values))  # type: ignore[arg-type]
+
+
+async def test_a_freed_worker_goes_to_a_players_search_before_any_proof(tmp_path: Path) -> None:
+    work = pool(tmp_path)
+    assert await work._acquire(PLAYER) == "player"
+    assert await work._acquire(PLAYER) == "background"  # borrowed: the lane was idle
+    waiting = {
+        name: asyncio.create_task(work._acquire(priority))
+        for name, priority in (("solvable", SOLVABLE), ("daily", DAILY), ("search", PLAYER))
+    }
+    await asyncio.sleep(0)
+    assert not any(task.done() for task in waiting.values())
+    work._release("background")
+    await asyncio.sleep(0)
+    assert waiting["search"].done() and waiting["search"].result() == "background"
+    work._release("player")  # no search waits, and proofs never take the players' lane
+    await asyncio.sleep(0)
+    assert not waiting["daily"].done() and not waiting["solvable"].done()
+    work._release("background")
+    await asyncio.sleep(0)
+    assert waiting["daily"].done() and not waiting["solvable"].done()
+    work._release("background")
+    await asyncio.sleep(0)
+    assert waiting["solvable"].result() == "background"
+    work._release("background")
+    assert work._busy == {"player": 0, "background": 0}
+
+
+async def test_without_background_processes_a_search_keeps_to_its_own_lane(
+    tmp_path: Path,
+) -> None:
+    work = pool(tmp_path, daily_workers=0)  # the background lane is one thread
+    assert await work._acquire(PLAYER) == "player"
+    second = asyncio.create_task(work._acquire(PLAYER))
+    await asyncio.sleep(0)
+    assert not second.done()  # the idle background thread is not borrowed
+    assert await work._acquire(DAILY) == "background"
+    work._release("player")
+    assert await second == "player"
+
+
+async def test_searches_beyond_workers_and_queue_are_refused_at_once(tmp_path: Path) -> None:
+    work = pool(tmp_path, daily_workers=0, solver_queue=1)
+    opening = deal(get_variant("rank-and-file"), 9).to_bytes()  # not won quickly
+    running = [
+        asyncio.create_task(work.search(opening, max_positions=10**9, max_seconds=1.0))
+        for _ in range(2)
+    ]
+    await asyncio.sleep(0.05)
+    assert work.searches == 2
+    with pytest.raises(SolverBusy) as busy:
+        await work.search(opening, max_positions=10, max_seconds=1.0)
+    assert busy.value.retry_after >= 1
+    results = await asyncio.gather(*running)
+    assert [r.result for r in results] == ["unknown", "unknown"]
+    assert work.searches == 0
+    work.close()
+
+
+async def test_a_proof_runs_on_the_background_lane(tmp_path: Path) -> None:
+    work = pool(tmp_path, daily_workers=0, daily_max_positions=100_000)
+    proof = await work.prove("rank-and-file", 1, DAILY)
+    assert proof is not None and proof.deal == 1 and proof.line
+    assert work._busy == {"player": 0, "background": 0}
+    assert set(work._executors) == {"background"}
+    work.close()
