@@ -36,6 +36,9 @@ class Settings(BaseSettings):
     sqlite_busy_timeout_ms: int = Field(default=10_000, ge=0)
     idempotency_ttl_hours: float = Field(default=24, gt=0)
     seeds_dir: Path = DEFAULT_SEEDS_DIR
+    # Apply the migrations at start-up (instances starting together take turns on
+    # PostgreSQL); false where a deployment runs `alembic upgrade head` once itself.
+    migrate_on_start: bool = True
     # Daily deals: candidates are tried in turn until the prover solves one within
     # these budgets. Small budgets favour quickly proven deals, which is fine: any
     # proof will do, and preparing must not hog the two cores (17 of 18 proofs

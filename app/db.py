@@ -27,6 +27,9 @@ from app.config import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# The advisory lock key instances take while migrating PostgreSQL (any fixed number).
+MIGRATION_LOCK = 0x50_4C_41_59  # "PLAY"
+
 # Execution option read by the "begin" listener on SQLite.
 SQLITE_BEGIN = "sqlite_begin"
 
@@ -131,6 +134,12 @@ async def upgrade_to_head(engine: AsyncEngine, revision: str = "head") -> None:
     """Apply the Alembic migrations on `engine` (the only way the schema is made)."""
 
     def _upgrade(connection: Connection) -> None:
+        if connection.dialect.name == "postgresql":
+            # Instances starting together migrate one after another: the first applies
+            # what is missing, the others then find the schema at head. A lock of this
+            # transaction only (the DDL's own, on PostgreSQL): nothing outlives it, behind
+            # a transaction-pooling proxy too.
+            connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK})")
         cfg = alembic_config(str(engine.url.render_as_string(hide_password=False)))
         cfg.attributes["connection"] = connection
         command.upgrade(cfg, revision)

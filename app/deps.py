@@ -11,9 +11,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.config import Settings
 from app.db import Database
-from app.errors import TooManyAuthFailures, Unauthorized, ValidationFailed, retry_after
+from app.errors import Unauthorized, ValidationFailed
 from app.models import Player
-from app.services.players import player_for_token
 from app.services.ratelimit import FailedAuthLimiter
 
 
@@ -59,15 +58,7 @@ async def get_current_player(
 ) -> Player:
     if credentials is None or not credentials.credentials:
         raise Unauthorized()
-    address = client_address(request)
-    wait = limiter.retry_after(address)
-    if wait is not None:
-        raise TooManyAuthFailures(headers=retry_after(wait))
-    player = await player_for_token(session, credentials.credentials)
-    if player is None:
-        limiter.failed(address)
-        raise Unauthorized()
-    return player
+    return await limiter.authenticate(session, credentials.credentials, client_address(request))
 
 
 async def get_optional_player(

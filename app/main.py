@@ -186,7 +186,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         settings.ensure_data_dir()
         app.state.secret_key = settings.resolved_secret_key()
         database = Database(settings.resolved_database_url, settings)
-        await upgrade_to_head(database.engine)
+        if settings.migrate_on_start:
+            await upgrade_to_head(database.engine)
         async with database.sessionmaker() as session:
             await prune_idempotency_keys(session, timedelta(hours=settings.idempotency_ttl_hours))
         app.state.db = database

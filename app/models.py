@@ -242,11 +242,11 @@ class WorkClaim(Base):
 
 
 class AuthFailure(Base):
-    """Wrong tokens per client address and minute, counted by every instance together
-    (`AUTH_FAILURES_PER_MINUTE`)."""
+    """Wrong tokens per client address and 5-second slot, counted by every instance
+    together (`AUTH_FAILURES_PER_MINUTE`, services.ratelimit)."""
 
     __tablename__ = "auth_failures"
 
     address: Mapped[str] = mapped_column(String(64), primary_key=True)
-    minute: Mapped[int] = mapped_column(Integer, primary_key=True)  # Unix time // 60
+    slot: Mapped[int] = mapped_column(Integer, primary_key=True)  # Unix time // 5
     count: Mapped[int] = mapped_column(Integer, default=0)

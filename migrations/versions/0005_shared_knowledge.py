@@ -59,9 +59,9 @@ def upgrade() -> None:
     op.create_table(
         "auth_failures",
         sa.Column("address", sa.String(length=64), nullable=False),
-        sa.Column("minute", sa.Integer(), nullable=False),
+        sa.Column("slot", sa.Integer(), nullable=False),
         sa.Column("count", sa.Integer(), nullable=False),
-        sa.PrimaryKeyConstraint("address", "minute", name=op.f("pk_auth_failures")),
+        sa.PrimaryKeyConstraint("address", "slot", name=op.f("pk_auth_failures")),
     )
 
 

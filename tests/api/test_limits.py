@@ -7,9 +7,11 @@ from collections.abc import AsyncIterator
 
 import httpx
 import pytest
+from asgi_lifespan import LifespanManager
 from fastapi import FastAPI
 
 from app.config import Settings
+from app.main import create_app
 from tests.api.conftest import API, NewGame, assert_error
 
 
@@ -103,3 +105,22 @@ async def test_a_refused_cors_preflight_answers_in_the_envelope(
     answer = await client.options(f"{API}/games", headers=headers)
     error = assert_error(answer, 400, "cors_refused")
     assert "Disallowed CORS" in error["message"]
+
+
+async def test_wrong_tokens_are_counted_by_every_instance_together(
+    client: httpx.AsyncClient, settings: Settings, auth: dict[str, str]
+) -> None:
+    """Issue 16: two instances on one database share the count."""
+    second = create_app(settings.model_copy())
+    async with LifespanManager(second):
+        transport = httpx.ASGITransport(app=second)
+        async with httpx.AsyncClient(transport=transport, base_url="http://other") as other:
+            wrong = {"Authorization": "Bearer not-a-token"}
+            for i in range(settings.auth_failures_per_minute):
+                instance = (client, other)[i % 2]
+                answer = await instance.get(f"{API}/players/me", headers=wrong)
+                assert_error(answer, 401, "unauthorized")
+            for instance in (client, other):
+                for headers in (wrong, auth):
+                    answer = await instance.get(f"{API}/players/me", headers=headers)
+                    assert_error(answer, 429, "too_many_auth_failures")
