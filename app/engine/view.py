@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .cards import SUIT, SUITS, card_json
 from .moves import FOUNDATION, STOCK, Move, Pile
-from .play import click_moves
+from .play import clicks_from_legal
 from .rules import movable
 
 if TYPE_CHECKING:
@@ -78,7 +78,9 @@ def public_view(
     ``click`` None. ``legal``: the state's legal moves, where the caller has them already
     (the service answers them too), so they are generated once."""
     won = state.is_won
-    click = click_moves(state, set(legal) if legal is not None else None) if clicks else {}
+    click = (
+        clicks_from_legal(state, state.legal_moves() if legal is None else legal) if clicks else {}
+    )
     piles = []
     for pile, cards, down in state.piles():
         shown = [CardView(None)] * down + [

@@ -53,7 +53,7 @@ router = APIRouter(prefix="/games", tags=["games"])
 MAX_OFFSET = 2**31 - 1
 
 
-def get_solvable_deals(request: Request) -> SolvableDeals:
+async def get_solvable_deals(request: Request) -> SolvableDeals:
     deals: SolvableDeals = request.app.state.solvable
     return deals
 
@@ -225,7 +225,10 @@ async def make_move(
         game_id,
         command(body),
         expected_version=body.expected_version,
-        idempotency=_idempotency(request, idempotency_key, body.model_dump(by_alias=True)),
+        # The body's dump only for a key's fingerprint.
+        idempotency=_idempotency(request, idempotency_key, body.model_dump(by_alias=True))
+        if idempotency_key
+        else None,
     )
     answer_headers(response, answer)
     return answer.body

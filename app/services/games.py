@@ -27,11 +27,12 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
-from sqlalchemy import and_, delete, insert, or_, select, update
+from sqlalchemy import Table, and_, bindparam, delete, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm.attributes import set_committed_value
 
 from app.db import unit_of_work
 from app.engine import EngineError, Move, Pile, Rules, State, Variant, deal, resolve_click
@@ -119,11 +120,13 @@ def visible_deal(game: Game) -> int | None:
     return int(game.deal)
 
 
-def state_json(game: Game, state: State) -> dict[str, Any]:
+def state_json(game: Game, state: State, legal: list[Move] | None = None) -> dict[str, Any]:
     """The state as the API shows it: only what the player may see (the engine's public
-    view; with clicks off for the game, no card says what a click would play)."""
+    view; with clicks off for the game, no card says what a click would play). `legal`:
+    the state's legal moves, where the caller has them already (generated once)."""
     settings = {**DEFAULT_SETTINGS, **game.settings}
-    legal = state.legal_moves()
+    if legal is None:
+        legal = state.legal_moves()
     public = state.view(clicks=bool(settings["auto_play"]), legal=legal).to_json()
     return {
         "id": game.id,
@@ -187,16 +190,23 @@ def _checked_id(game_id: str) -> str:
     raise GameNotFound()
 
 
+# Built once, with bound parameters (building a statement per request cost more than
+# running it). populate_existing: a write after a long wait (a hint's search) must see
+# the row as it is now, not the copy this session loaded before.
+_OWNED_GAME = (
+    select(Game)
+    .where(Game.id == bindparam("game_id"), Game.player_id == bindparam("player_id"))
+    .execution_options(populate_existing=True)
+)
+_OWNED_GAME_LOCKED = _OWNED_GAME.with_for_update()
+
+
 async def _load_owned(
     session: AsyncSession, player_id: str, game_id: str, *, lock: bool = False
 ) -> Game:
-    query = select(Game).where(Game.id == _checked_id(game_id), Game.player_id == player_id)
-    if lock:
-        query = query.with_for_update()
-    # populate_existing: a write after a long wait (a hint's search) must see the row as
-    # it is now, not the copy this session loaded before.
-    query = query.execution_options(populate_existing=True)
-    game = (await session.execute(query)).scalar_one_or_none()
+    query = _OWNED_GAME_LOCKED if lock else _OWNED_GAME
+    params = {"game_id": _checked_id(game_id), "player_id": player_id}
+    game = (await session.execute(query, params)).scalar_one_or_none()
     if game is None:
         raise GameNotFound()
     return game
@@ -245,22 +255,38 @@ async def writing_game(
         yield GameWrite(game=game, replay=replay)
 
 
+_GAMES = cast(Table, Game.__table__)
+_MOVES = cast(Table, MoveRow.__table__)
+# The save's UPDATE for each set of columns written (a few sets in all), built once.
+_SAVES: dict[tuple[str, ...], Any] = {}
+
+
+def _save_statement(names: tuple[str, ...]) -> Any:
+    statement = _SAVES.get(names)
+    if statement is None:
+        statement = (
+            update(_GAMES)
+            .where(_GAMES.c.id == bindparam("_id"), _GAMES.c.version == bindparam("_old"))
+            .values({name: bindparam(name) for name in names})
+        )
+        _SAVES[names] = statement
+    return statement
+
+
 async def _save(session: AsyncSession, game: Game, bump: int = 1, **values: Any) -> None:
     """Write new values and bump the version (by one per move saved), only if nobody else
-    did meanwhile."""
+    did meanwhile. One UPDATE: the loaded game takes the values as already saved, so the
+    commit's flush writes nothing more."""
     old_version = game.version
     values["version"] = old_version + bump
     values["updated_at"] = utcnow()
     result = await session.execute(
-        update(Game)
-        .where(Game.id == game.id, Game.version == old_version)
-        .values(**values)
-        .execution_options(synchronize_session=False)
+        _save_statement(tuple(values)), {**values, "_id": game.id, "_old": old_version}
     )
     if result.rowcount != 1:  # type: ignore[attr-defined]
         raise VersionConflict("the game changed meanwhile; reload it")
     for name, value in values.items():
-        setattr(game, name, value)
+        set_committed_value(game, name, value)
 
 
 # --- idempotency -------------------------------------------------------------
@@ -641,22 +667,25 @@ async def apply_moves(
                 values["assisted"] = True
             if state.is_won and not start.is_won:
                 values["won_at"] = utcnow()
+            # The legal moves of the new position, once: its status, the answer's
+            # `legal_moves` and every click are read from them.
+            legal = state.legal_moves()
             if rows:
                 await _save(
                     session,
                     game,
                     bump=len(rows),
                     state=state.to_bytes(),
-                    status=state.status,
+                    status=state.status_given(legal),
                     move_count=game.move_count + len(rows),
                     **values,
                 )
                 for row in rows:
                     row["created_at"] = game.updated_at
-                # A bulk insert of plain rows: the ORM's unit of work per object cost
-                # seconds for a finish's thousands of moves.
-                await session.execute(insert(MoveRow), rows)
-            body = state_json(game, state)
+                # A bulk insert of plain rows (Core: the ORM's unit of work per object
+                # cost seconds for a finish's thousands of moves).
+                await session.execute(insert(_MOVES), rows)
+            body = state_json(game, state, legal)
             body["events"] = events
             answer = Answer(
                 body=move_result(body), game_id=game.id, version=game.version, steps=tuple(steps)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db import unit_of_work
@@ -30,10 +30,14 @@ def player_out(player: Player) -> PlayerOut:
     return PlayerOut(id=player.id, name=player.name, created_at=player.created_at)
 
 
+# Built once (every authenticated request runs it).
+_BY_TOKEN_HASH = select(Player).where(Player.token_hash == bindparam("token_hash"))
+
+
 async def player_for_token(session: AsyncSession, token: str) -> Player | None:
     # Looking up by hash: a timing difference could only reveal a hash prefix, not a token.
     async with unit_of_work(session, write=False):
-        result = await session.execute(select(Player).where(Player.token_hash == hash_token(token)))
+        result = await session.execute(_BY_TOKEN_HASH, {"token_hash": hash_token(token)})
         player = result.scalar_one_or_none()
     if player is not None:
         # Detached, so that a rolled-back write later in the request cannot expire it.
