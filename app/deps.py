@@ -17,7 +17,7 @@ from app.config import Settings
 from app.db import Database
 from app.errors import TooManyAuthFailures, Unauthorized, ValidationFailed, retry_after
 from app.models import Player
-from app.services.players import player_for_token
+from app.services.players import KnownTokens, player_for_token
 from app.services.ratelimit import FailedAuthLimiter
 
 
@@ -67,7 +67,8 @@ async def get_current_player(
     wait = limiter.retry_after(address)
     if wait is not None:
         raise TooManyAuthFailures(headers=retry_after(wait))
-    player = await player_for_token(session, credentials.credentials)
+    known: KnownTokens | None = getattr(request.app.state, "known_tokens", None)
+    player = await player_for_token(session, credentials.credentials, known)
     if player is None:
         limiter.failed(address)
         raise Unauthorized()

@@ -23,6 +23,7 @@ from app.middleware import BodyLimitMiddleware, EnvelopeCORSMiddleware, Negotiat
 from app.routers import daily, games, health, players, solver, stats, variants
 from app.services.daily import DailyDeals
 from app.services.games import prune_idempotency_keys
+from app.services.players import KnownTokens
 from app.services.proving import BackgroundProver
 from app.services.ratelimit import FailedAuthLimiter
 from app.services.solvable import SolvableDeals
@@ -219,6 +220,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.auth_limiter = FailedAuthLimiter(settings.auth_failures_per_minute)
+    app.state.known_tokens = KnownTokens()
     install_error_handlers(app)
     app.add_middleware(
         EnvelopeCORSMiddleware,
