@@ -218,7 +218,7 @@ async def make_move(
     session: SessionDep,
     player: CurrentPlayer,
     idempotency_key: IdempotencyKeyHeader = None,
-) -> GameMoveResult:
+) -> GameMoveResult | Response:
     answer = await games.apply_move(
         session,
         player,
@@ -230,6 +230,12 @@ async def make_move(
         if idempotency_key
         else None,
     )
+    data = answer.json_bytes()
+    if data is not None:
+        # Written straight from the service's JSON form: the bytes the model would write.
+        written = Response(content=data, media_type="application/json")
+        answer_headers(written, answer)
+        return written
     answer_headers(response, answer)
     return answer.body
 

@@ -50,7 +50,15 @@ from app.errors import (
 )
 from app.models import Game, IdempotencyKey, Player, utcnow
 from app.models import Move as MoveRow
-from app.schemas import GameMoveResult, GamePage, GameState, GameSummary, MoveLog, UndoResult
+from app.schemas import (
+    GameMoveResult,
+    GamePage,
+    GameState,
+    GameSummary,
+    MoveLog,
+    UndoResult,
+    rfc3339,
+)
 from app.services import solvable
 from app.services.proving import SERVER_DEAL_MAX
 from app.services.solvable import SolvableDeals
@@ -68,16 +76,47 @@ SECRET_SOURCES = frozenset({"random", "solvable", "daily"})
 Body = TypeVar("Body", bound=GameState)
 
 
-@dataclass(frozen=True)
 class Answer(Generic[Body]):
-    """A game as an answer shows it, and the version it shows (for the ETag)."""
+    """A game as an answer shows it, and the version it shows (for the ETag).
 
-    body: Body
-    game_id: str
-    version: int
-    replayed: bool = False
-    # Each move played, with its own events, in order (for finish's `steps`).
-    steps: tuple[dict[str, Any], ...] = ()
+    Given `raw` (the answer as `state_json` writes it, with its events) and `model`
+    instead of `body`, the model is built only when `body` is first read: the moves
+    endpoint writes `raw` straight to JSON (`json_bytes`) and never needs it."""
+
+    def __init__(
+        self,
+        body: Body | None = None,
+        *,
+        game_id: str,
+        version: int,
+        replayed: bool = False,
+        steps: tuple[dict[str, Any], ...] = (),
+        raw: dict[str, Any] | None = None,
+        model: type[Body] | None = None,
+        game: Game | None = None,
+    ) -> None:
+        if body is None and (raw is None or model is None):
+            raise ValueError("an answer needs its body, or its raw form and model")
+        self._body = body
+        self.game_id, self.version, self.replayed = game_id, version, replayed
+        # Each move played, with its own events, in order (for finish's `steps`).
+        self.steps = steps
+        self._raw, self._model, self._game = raw, model, game
+
+    @property
+    def body(self) -> Body:
+        if self._body is None:
+            assert self._model is not None
+            self._body = self._model.model_validate(self._raw)
+        return self._body
+
+    def json_bytes(self) -> bytes | None:
+        """The JSON FastAPI would write for `body` (the response model, by alias), written
+        from `raw` without building the model; None where there is no `raw` form or it
+        is not of the shape `move_result_json` knows (the model writes it then)."""
+        if self._raw is None or self._game is None or self._model is not GameMoveResult:
+            return None
+        return move_result_json(self._game, self._raw)
 
 
 @dataclass(frozen=True)
@@ -170,6 +209,65 @@ def game_state(game: Game, state: State) -> GameState:
 def move_result(body: dict[str, Any]) -> GameMoveResult:
     """A state with the events of the change that led to it, typed."""
     return GameMoveResult.model_validate(body)
+
+
+_SETTINGS = frozenset(DEFAULT_SETTINGS)
+_CARDS_MOVED = frozenset({"move", "auto_finish"})
+_IN_MODEL_ORDER = frozenset({"turn_up", "reserve_fill"})
+_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False)
+
+
+def move_result_json(game: Game, body: dict[str, Any]) -> bytes | None:
+    """`GameMoveResult.model_validate(body).model_dump_json(by_alias=True)` (what the
+    moves endpoint answers), written without the model: the same keys in the model's
+    order (`deal` first, as `_WithDeal` declares it, `deal_str` last; a move event's
+    `from`, `to`, `cards`, `count` before its `type` and `move`), the times in RFC 3339.
+    The piles, cards, clicks and legal moves are already in the engine's JSON form,
+    which is the models' order. None for a body of another shape (settings other than
+    the two booleans, an unknown event): the model then writes it, as before."""
+    settings = body["settings"]
+    if settings.keys() != _SETTINGS or not all(type(v) is bool for v in settings.values()):
+        return None
+    events = []
+    for event in body["events"]:
+        kind = event["type"]
+        if kind in _CARDS_MOVED:
+            events.append(
+                {
+                    "from": event["from"],
+                    "to": event["to"],
+                    "cards": event["cards"],
+                    "count": event["count"],
+                    "type": kind,
+                    "move": event["move"],
+                }
+            )
+        elif kind in _IN_MODEL_ORDER:
+            events.append(event)
+        else:
+            return None
+    deal = body["deal"]
+    out = {
+        "deal": deal,
+        "id": body["id"],
+        "variant": body["variant"],
+        "source": body["source"],
+        "rules": {"foundation_return": body["rules"]["foundation_return"]},
+        "settings": {"auto_play": settings["auto_play"], "auto_finish": settings["auto_finish"]},
+        "status": body["status"],
+        "version": body["version"],
+        "move_count": body["move_count"],
+        "assisted": body["assisted"],
+        "redeals_left": body["redeals_left"],
+        "base_rank": body["base_rank"],
+        "piles": body["piles"],
+        "legal_moves": body["legal_moves"],
+        "created_at": rfc3339(game.created_at),
+        "updated_at": rfc3339(game.updated_at),
+        "events": events,
+        "deal_str": None if deal is None else str(deal),
+    }
+    return _JSON.encode(out).encode()
 
 
 def _answer(body: Body, game: Game) -> Answer[Body]:
@@ -687,8 +785,14 @@ async def apply_moves(
                 await session.execute(insert(_MOVES), rows)
             body = state_json(game, state, legal)
             body["events"] = events
+            # The model is built only if something reads it (a stored answer, a finish).
             answer = Answer(
-                body=move_result(body), game_id=game.id, version=game.version, steps=tuple(steps)
+                game_id=game.id,
+                version=game.version,
+                steps=tuple(steps),
+                raw=body,
+                model=GameMoveResult,
+                game=game,
             )
             await _remember(session, player_id, idempotency, answer)
         return answer
