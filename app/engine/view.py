@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from .state import State
 
 _FACE_DOWN: dict[str, Any] = {"face_up": False}
+# Each card's public form, built once (a view writes every face-up card of the layout).
+_CARD_JSON = tuple(card_json(card) for card in range(52))
 
 
 class CardView(NamedTuple):
@@ -33,7 +35,7 @@ class CardView(NamedTuple):
         if self.card is None:
             return _FACE_DOWN
         click = None if self.click is None else self.click.to_json()
-        return {**card_json(self.card), "click": click}
+        return {**_CARD_JSON[self.card], "click": click}
 
 
 class PileView(NamedTuple):
