@@ -261,8 +261,13 @@ def write_subsection(parent: str, heading: str, text: str) -> None:
     if start is None:
         start = end = section_end
     else:
+        # Up to the next heading: a "#### " part under it is written by hand and stays.
         end = next(
-            (i for i in range(start + 1, section_end) if lines[i].startswith(("## ", "### "))),
+            (
+                i
+                for i in range(start + 1, section_end)
+                if lines[i].startswith(("## ", "### ", "#### "))
+            ),
             section_end,
         )
     before = "".join(lines[:start]).rstrip("\n") + "\n\n"
@@ -456,7 +461,8 @@ def health_main(args: argparse.Namespace) -> int:
                     f"x{r['median_ms'] / r['health_median_ms']:.2f}, p99 "
                     f"x{r['p99_ms'] / r['health_p99_ms']:.2f}"
                     + (
-                        f"; hints answered {r['hints_answered']}, 429s {r['hints_429']}"
+                        f"; hints answered {r['hints_answered']} in {r['window_s']:.0f} s, "
+                        f"429s {r['hints_429']}"
                         if n
                         else ""
                     )
@@ -477,7 +483,8 @@ def health_main(args: argparse.Namespace) -> int:
             f"{r['health_median_ms']:.2f} ms | {r['median_ms']:.2f} ms | "
             f"**x{r['median_ms'] / r['health_median_ms']:.2f}** | "
             f"{r['health_p99_ms']:.2f} ms | {r['p99_ms']:.2f} ms | "
-            f"x{r['p99_ms'] / r['health_p99_ms']:.2f} |\n"
+            f"x{r['p99_ms'] / r['health_p99_ms']:.2f} | "
+            + (f"{r['hints_answered']} in {r['window_s']:.0f} s |\n" if r["hint_load"] else "- |\n")
             for r in rows
         )
         loads_text = "".join(
@@ -497,8 +504,8 @@ def health_main(args: argparse.Namespace) -> int:
             'they keep the solver pool saturated meanwhile (`--hint-load`, as in "Move\n'
             'latency while hints run"). The ratio is move / health.\n\n'
             "| round | server | hint clients | health median | move median | ratio | "
-            "health p99 | move p99 | ratio p99 |\n"
-            "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"
+            "health p99 | move p99 | ratio p99 | hints answered |\n"
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"
             f"{table}\n"
             f"Command: `{command}`  \n"
             f"Machine: {os.cpu_count()} cores, Python {platform.python_version()}, "

@@ -1,8 +1,10 @@
 """Play helpers of docs/rules.md: the click (auto-finish and stuck detection live on State).
 
 :func:`resolve_click` is the move one click makes (or why none); :func:`click_moves`
-is the same for every card at once, for the public view (a client highlights what a
-click would do before the click). Both read one list of candidates, in one order.
+is the same for every card at once (a client highlights what a click would do before
+the click). Both read one list of candidates, in one order. The public view uses
+:func:`clicks_from_legal`, the same answers read in one pass from the legal moves it
+lists anyway (tests/engine/test_fast_paths.py holds it to the other two).
 """
 
 from __future__ import annotations
