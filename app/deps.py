@@ -1,4 +1,8 @@
-"""Annotated dependencies shared by the routers."""
+"""Annotated dependencies shared by the routers.
+
+Those that only read `app.state` are `async def`: FastAPI runs a plain `def` dependency
+in a worker thread, a hop to the thread pool and back on every request for nothing.
+"""
 
 from __future__ import annotations
 
@@ -13,15 +17,16 @@ from app.config import Settings
 from app.db import Database
 from app.errors import Unauthorized, ValidationFailed
 from app.models import Player
+from app.services.players import KnownTokens, player_for_token
 from app.services.ratelimit import FailedAuthLimiter
 
 
-def get_database(request: Request) -> Database:
+async def get_database(request: Request) -> Database:
     database: Database = request.app.state.db
     return database
 
 
-def get_app_settings(request: Request) -> Settings:
+async def get_app_settings(request: Request) -> Settings:
     settings: Settings = request.app.state.settings
     return settings
 
@@ -41,7 +46,7 @@ SettingsDep = Annotated[Settings, Depends(get_app_settings)]
 _bearer = HTTPBearer(auto_error=False, description="The token from POST /api/v1/players.")
 
 
-def get_auth_limiter(request: Request) -> FailedAuthLimiter:
+async def get_auth_limiter(request: Request) -> FailedAuthLimiter:
     limiter: FailedAuthLimiter = request.app.state.auth_limiter
     return limiter
 
@@ -58,7 +63,14 @@ async def get_current_player(
 ) -> Player:
     if credentials is None or not credentials.credentials:
         raise Unauthorized()
-    return await limiter.authenticate(session, credentials.credentials, client_address(request))
+    address = client_address(request)
+    await limiter.check(session, address)
+    known: KnownTokens | None = getattr(request.app.state, "known_tokens", None)
+    player = await player_for_token(session, credentials.credentials, known)
+    if player is None:
+        await limiter.failed(session, address)
+        raise Unauthorized()
+    return player
 
 
 async def get_optional_player(

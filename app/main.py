@@ -26,6 +26,7 @@ from app.services.claims import new_owner
 from app.services.daily import DailyDeals
 from app.services.games import prune_idempotency_keys
 from app.services.knowledge import SolverKnowledge
+from app.services.players import KnownTokens
 from app.services.ratelimit import FailedAuthLimiter
 from app.services.solvable import SolvableDeals
 from app.services.solver import SolverService
@@ -232,6 +233,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.auth_limiter = FailedAuthLimiter(settings.auth_failures_per_minute)
+    app.state.known_tokens = KnownTokens()
     install_error_handlers(app)
     app.add_middleware(
         EnvelopeCORSMiddleware,

@@ -23,6 +23,21 @@ stays unknown even at 1,000,000 positions), so each hint runs its whole budget.
 429 `solver_busy` answers are counted; such a client sleeps for `Retry-After` and goes
 on. `--write` then puts the figures under "### Move latency while hints run" at the
 end of "## Solver" in docs/benchmarks.md (and leaves "## HTTP service" alone).
+
+A move against a trivial request (issue 16):
+
+    .venv/bin/python bench/api.py --against-health [--moves 1000] [--hint-load 2] \
+        [--server-root before=/path/to/old/checkout --server-root after=.] [--rounds 2]
+
+measures, against one server, `GET /health` (one `SELECT 1` through a session: a
+trivial request) and `POST /api/v1/games/{id}/moves` one after the other (a health
+request before each move, so both see the same machine), and reports the median and
+p99 of each and their ratio; with `--hint-load N`, the same on a second fresh server
+while N clients keep the solver pool saturated with hints. `--server-root LABEL=DIR`
+(repeatable) runs the servers from other checkouts too (e.g. the code before a change),
+in one invocation, so their ratios are comparable; `--rounds` repeats the whole
+sequence. `--write` puts the figures under "### Move latency against a trivial request
+(issue 16)" in "## HTTP service" of docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -50,6 +65,7 @@ DOC = ROOT / "docs" / "benchmarks.md"
 HEADING = "## HTTP service"
 SOLVER_HEADING = "## Solver"
 HINT_HEADING = "### Move latency while hints run"
+HEALTH_HEADING = "### Move latency against a trivial request (issue 16)"
 TIME_LIMIT_S = 300
 HINT_WARMUP_S = 60  # the process pool spawns its worker on the first hint
 
@@ -78,12 +94,20 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def play(
-    client: httpx.Client, moves: int, variant: str, seed: int, per_game: int = 200
+    client: httpx.Client,
+    moves: int,
+    variant: str,
+    seed: int,
+    per_game: int = 200,
+    health: bool = False,
 ) -> dict[str, Any]:
+    """`moves` move requests, one after another; with `health`, a `GET /health` before
+    each of them, timed too (the trivial request the moves are compared with)."""
     rng = random.Random(seed)
     token = client.post("/api/v1/players", json={"name": "bench"}).json()["token"]
     auth = {"Authorization": f"Bearer {token}"}
     latencies: list[float] = []
+    trivial: list[float] = []
     games = 0
     state: dict[str, Any] = {}
     started = time.monotonic()
@@ -101,13 +125,19 @@ def play(
         candidates = [m for m in state["legal_moves"] if m["action"] == "move"]
         move = rng.choice(candidates) if candidates and rng.random() < 0.7 else None
         move = move or rng.choice(state["legal_moves"])
+        if health:
+            t0 = time.perf_counter()
+            answer = client.get("/health")
+            trivial.append((time.perf_counter() - t0) * 1000)
+            if answer.status_code != 200:
+                raise SystemExit(f"health refused: {answer.status_code} {answer.text}")
         t0 = time.perf_counter()
         response = client.post(f"/api/v1/games/{state['id']}/moves", json=move, headers=auth)
         latencies.append((time.perf_counter() - t0) * 1000)
         if response.status_code != 200:
             raise SystemExit(f"move refused: {response.status_code} {response.text}")
         state = response.json()
-    return {
+    result: dict[str, Any] = {
         "moves": len(latencies),
         "games": games,
         "median_ms": statistics.median(latencies),
@@ -115,6 +145,10 @@ def play(
         "mean_ms": statistics.fmean(latencies),
         "max_ms": max(latencies),
     }
+    if trivial:
+        result["health_median_ms"] = statistics.median(trivial)
+        result["health_p99_ms"] = percentile(trivial, 0.99)
+    return result
 
 
 class HintLoad:
@@ -194,7 +228,8 @@ class HintLoad:
 
 
 def write_section(text: str) -> None:
-    """Replace (or add) only our section of docs/benchmarks.md; others own the rest."""
+    """Replace (or add) only our section of docs/benchmarks.md, up to its first subsection
+    (those belong to other benchmarks); others own the rest."""
     current = DOC.read_text() if DOC.exists() else "# Benchmarks\n"
     lines = current.splitlines(keepends=True)
     start = next((i for i, line in enumerate(lines) if line.strip() == HEADING), None)
@@ -202,7 +237,8 @@ def write_section(text: str) -> None:
         new = current.rstrip("\n") + "\n\n" + text
     else:
         end = next(
-            (i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines)
+            (i for i in range(start + 1, len(lines)) if lines[i].startswith(("## ", "### "))),
+            len(lines),
         )
         rest = "".join(lines[end:])
         new = "".join(lines[:start]) + text + ("\n" + rest if rest else "")
@@ -211,17 +247,27 @@ def write_section(text: str) -> None:
 
 def write_hint_subsection(text: str) -> None:
     """Replace (or add) only our subsection, kept at the end of "## Solver"."""
+    write_subsection(SOLVER_HEADING, HINT_HEADING, text)
+
+
+def write_subsection(parent: str, heading: str, text: str) -> None:
+    """Replace (or add, at the end of section `parent`) only subsection `heading`."""
     lines = DOC.read_text().splitlines(keepends=True)
-    solver = next(i for i, line in enumerate(lines) if line.strip() == SOLVER_HEADING)
+    solver = next(i for i, line in enumerate(lines) if line.strip() == parent)
     section_end = next(
         (i for i in range(solver + 1, len(lines)) if lines[i].startswith("## ")), len(lines)
     )
-    start = next((i for i in range(solver, section_end) if lines[i].strip() == HINT_HEADING), None)
+    start = next((i for i in range(solver, section_end) if lines[i].strip() == heading), None)
     if start is None:
         start = end = section_end
     else:
+        # Up to the next heading: a "#### " part under it is written by hand and stays.
         end = next(
-            (i for i in range(start + 1, section_end) if lines[i].startswith(("## ", "### "))),
+            (
+                i
+                for i in range(start + 1, section_end)
+                if lines[i].startswith(("## ", "### ", "#### "))
+            ),
             section_end,
         )
     before = "".join(lines[:start]).rstrip("\n") + "\n\n"
@@ -230,10 +276,16 @@ def write_hint_subsection(text: str) -> None:
 
 
 def measure(
-    args: argparse.Namespace, database_url: str, solver_kind: str = "", hint_load: int = 0
+    args: argparse.Namespace,
+    database_url: str,
+    solver_kind: str = "",
+    hint_load: int = 0,
+    root: Path = ROOT,
+    health: bool = False,
 ) -> dict[str, Any]:
     """One uvicorn on a free loopback port, one database; its move latencies, with
-    `hint_load` clients asking for hints meanwhile."""
+    `hint_load` clients asking for hints meanwhile. `root`: the checkout the server runs
+    from; `health`: time a `GET /health` before each move too."""
     port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
         env = {
@@ -243,6 +295,8 @@ def measure(
             # No background proofs (daily deals, solvable pools) competing for the cores.
             "DAILY_PREPARE_AHEAD": "false",
             "SOLVABLE_PREPARE_AHEAD": "false",
+            # The server's code is the checkout's, whatever PYTHONPATH the bench ran with.
+            "PYTHONPATH": str(root),
         }
         if solver_kind:
             env["SOLVER_KIND"] = solver_kind
@@ -259,7 +313,7 @@ def measure(
             "warning",
             "--no-access-log",
         ]
-        server = subprocess.Popen(command, cwd=ROOT, env=env)
+        server = subprocess.Popen(command, cwd=root, env=env)
         try:
             base_url = f"http://127.0.0.1:{port}"
             with httpx.Client(base_url=base_url, timeout=60) as client:
@@ -270,11 +324,15 @@ def measure(
                         load.wait_first_answer(time.monotonic() + HINT_WARMUP_S)
                         play(client, min(50, args.moves), args.variant, args.seed + 1)
                         start = time.monotonic()
-                        result = play(client, args.moves, args.variant, args.seed, args.per_game)
+                        result = play(
+                            client, args.moves, args.variant, args.seed, args.per_game, health
+                        )
                         result.update(load.summary(start, time.monotonic()))
                 else:
                     play(client, min(50, args.moves), args.variant, args.seed + 1)  # warm-up
-                    result = play(client, args.moves, args.variant, args.seed, args.per_game)
+                    result = play(
+                        client, args.moves, args.variant, args.seed, args.per_game, health
+                    )
         finally:
             server.send_signal(signal.SIGINT)
             try:
@@ -372,6 +430,91 @@ def hint_main(args: argparse.Namespace) -> int:
     return 0
 
 
+def server_root(text: str) -> tuple[str, Path]:
+    """`LABEL=DIR` (or `DIR`, labelled by its name): a checkout to run the server from."""
+    label, _, path = text.rpartition("=")
+    root = Path(path).resolve()
+    if not (root / "app" / "main.py").is_file():
+        raise argparse.ArgumentTypeError(f"{root} is not a checkout of this service")
+    return label or root.name, root
+
+
+def health_main(args: argparse.Namespace) -> int:
+    """Moves against `GET /health` on one server: quiet, then with the solver pool
+    saturated (`--hint-load`), for each `--server-root`, `--rounds` times, in one run."""
+    url = args.database_url[0] if args.database_url else ""
+    kind = (args.solver_kind or ["process"])[0]
+    roots = args.server_root or [("this checkout", ROOT)]
+    loads = [0, *args.hint_load]
+    load_before = os.getloadavg()
+    rows = []
+    for round_ in range(1, args.rounds + 1):
+        for label, root in roots:
+            for n in loads:
+                r = measure(args, url, kind, n, root=root, health=True)
+                r.update(label=label, round=round_)
+                rows.append(r)
+                print(
+                    f"round {round_}, {label}, {n} hint clients: health median "
+                    f"{r['health_median_ms']:.2f} ms p99 {r['health_p99_ms']:.2f} ms; move "
+                    f"median {r['median_ms']:.2f} ms p99 {r['p99_ms']:.2f} ms; ratio median "
+                    f"x{r['median_ms'] / r['health_median_ms']:.2f}, p99 "
+                    f"x{r['p99_ms'] / r['health_p99_ms']:.2f}"
+                    + (
+                        f"; hints answered {r['hints_answered']} in {r['window_s']:.0f} s, "
+                        f"429s {r['hints_429']}"
+                        if n
+                        else ""
+                    )
+                    + "; load average after "
+                    + ", ".join(f"{x:.2f}" for x in r["load_average"]),
+                    flush=True,
+                )
+    if args.write:
+        command = (
+            f".venv/bin/python bench/api.py --against-health --moves {args.moves} "
+            f"--variant {args.variant}"
+            + "".join(f" --hint-load {n}" for n in args.hint_load)
+            + "".join(f" --server-root {label}=DIR" for label, _ in args.server_root)
+            + f" --rounds {args.rounds} --write"
+        )
+        table = "".join(
+            f"| {r['round']} | {r['label']} | {r['hint_load']} | "
+            f"{r['health_median_ms']:.2f} ms | {r['median_ms']:.2f} ms | "
+            f"**x{r['median_ms'] / r['health_median_ms']:.2f}** | "
+            f"{r['health_p99_ms']:.2f} ms | {r['p99_ms']:.2f} ms | "
+            f"x{r['p99_ms'] / r['health_p99_ms']:.2f} | "
+            + (f"{r['hints_answered']} in {r['window_s']:.0f} s |\n" if r["hint_load"] else "- |\n")
+            for r in rows
+        )
+        loads_text = "".join(
+            f"- after round {r['round']}, {r['label']}, {r['hint_load']} hint clients: "
+            + ", ".join(f"{x:.2f}" for x in r["load_average"])
+            + "\n"
+            for r in rows
+        )
+        write_subsection(
+            HEADING,
+            HEALTH_HEADING,
+            f"{HEALTH_HEADING}\n\n"
+            "`bench/api.py --against-health`: the move loop above with a `GET /health`\n"
+            "(a session and `SELECT 1`: the trivial request) before each move request, so\n"
+            "both are timed on the same server at the same moments; each row is a fresh\n"
+            f"server, {args.moves} moves and as many health requests. With hint clients,\n"
+            'they keep the solver pool saturated meanwhile (`--hint-load`, as in "Move\n'
+            'latency while hints run"). The ratio is move / health.\n\n'
+            "| round | server | hint clients | health median | move median | ratio | "
+            "health p99 | move p99 | ratio p99 | hints answered |\n"
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"
+            f"{table}\n"
+            f"Command: `{command}`  \n"
+            f"Machine: {os.cpu_count()} cores, Python {platform.python_version()}, "
+            f"{time.strftime('%Y-%m-%d')}, shared with other work. Load average (1, 5, 15 "
+            "min):\n\n- before: " + ", ".join(f"{x:.2f}" for x in load_before) + f"\n{loads_text}",
+        )
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawTextHelpFormatter
@@ -409,7 +552,25 @@ def main() -> int:
         default=[9],
         help="deals of the hint games, comma-separated (not won quickly)",
     )
+    parser.add_argument(
+        "--against-health",
+        action="store_true",
+        help="time GET /health beside each move and report the ratio (issue 16)",
+    )
+    parser.add_argument(
+        "--server-root",
+        type=server_root,
+        action="append",
+        default=[],
+        metavar="LABEL=DIR",
+        help="with --against-health: run the servers from this checkout (repeatable)",
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=1, help="with --against-health: repeat the sequence"
+    )
     args = parser.parse_args()
+    if args.against_health:
+        return health_main(args)
     if args.hint_load:
         return hint_main(args)
 

@@ -1,8 +1,10 @@
 """Play helpers of docs/rules.md: the click (auto-finish and stuck detection live on State).
 
 :func:`resolve_click` is the move one click makes (or why none); :func:`click_moves`
-is the same for every card at once, for the public view (a client highlights what a
-click would do before the click). Both read one list of candidates, in one order.
+is the same for every card at once (a client highlights what a click would do before
+the click). Both read one list of candidates, in one order. The public view uses
+:func:`clicks_from_legal`, the same answers read in one pass from the legal moves it
+lists anyway (tests/engine/test_fast_paths.py holds it to the other two).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from .rules import movable, pile_cards
 from .validate import check_pile, pick
 
 if TYPE_CHECKING:
-    from collections.abc import Container
+    from collections.abc import Container, Iterable
 
     from .state import State
 
@@ -83,6 +85,44 @@ def click_moves(state: State, legal: Container[Move] | None = None) -> dict[tupl
                 if move in legal:
                     out[where, index] = move
                     break
+    return out
+
+
+def clicks_from_legal(state: State, legal: Iterable[Move]) -> dict[tuple[Pile, int], Move]:
+    """:func:`click_moves`' answers, read in one pass from ``legal``, which must be all of
+    the state's legal moves (``legal_moves()``): for each card, the first of its
+    candidates (foundations, then filled tableau piles left to right, then empty ones;
+    never a whole pile to an empty pile) is the legal move from it of the least rank
+    (0 foundation, 1 filled tableau pile, 2 empty one), then of the least pile index."""
+    out: dict[tuple[Pile, int], Move] = {}
+    ranks: dict[tuple[Pile, int], tuple[int, int]] = {}
+    tableau = state.tableau
+    stock: Move | None = None
+    for move in legal:
+        src, dst = move.src, move.dst
+        if src is None or dst is None:  # draw or redeal: a click on the stock
+            if stock is None or move == DRAW_MOVE:
+                stock = move
+            continue
+        if src.kind == TABLEAU:
+            index = len(tableau[src.index]) - move.count
+        else:  # one card: the top of the waste, the reserve or a foundation
+            index = len(pile_cards(state, src)) - 1
+        if dst.kind == FOUNDATION:
+            rank = (0, dst.index)
+        elif tableau[dst.index]:
+            rank = (1, dst.index)
+        elif src.kind == TABLEAU and index == 0:
+            continue  # a whole pile to an empty pile: no click plays it
+        else:
+            rank = (2, dst.index)
+        key = (src, index)
+        best = ranks.get(key)
+        if best is None or rank < best:
+            ranks[key] = rank
+            out[key] = move
+    if stock is not None:
+        out[Pile(STOCK), -1] = stock
     return out
 
 

@@ -60,9 +60,10 @@ class State(NamedTuple):
     def is_stuck(self) -> bool:
         """No move now, and no card the stock (or, with redeals left, the waste) holds could
         be played when it came up: the player can only draw to the end and lose."""
-        if self.is_won:
-            return False
-        if any(m.action == MOVE for m in self.legal_moves()):
+        return not self.is_won and self._stuck_given(self.legal_moves())
+
+    def _stuck_given(self, legal: Iterable[Move]) -> bool:
+        if any(m.action == MOVE for m in legal):
             return False
         coming = self.stock
         if self.redeals_left is None or self.redeals_left > 0:
@@ -74,6 +75,13 @@ class State(NamedTuple):
         if self.is_won:
             return "won"
         return "stuck" if self.is_stuck else "playing"
+
+    def status_given(self, legal: Iterable[Move]) -> str:
+        """:attr:`status`, read from this state's legal moves where the caller has them
+        already (``legal`` must be ``legal_moves()``: they are not generated again)."""
+        if self.is_won:
+            return "won"
+        return "stuck" if self._stuck_given(legal) else "playing"
 
     def foundation_takes(self, index: int, card: int) -> bool:
         return _rules.foundation_takes(self, index, card)

@@ -13,13 +13,15 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .cards import SUIT, SUITS, card_json
 from .moves import FOUNDATION, STOCK, Move, Pile
-from .play import click_moves
+from .play import clicks_from_legal
 from .rules import movable
 
 if TYPE_CHECKING:
     from .state import State
 
 _FACE_DOWN: dict[str, Any] = {"face_up": False}
+# Each card's public form, built once (a view writes every face-up card of the layout).
+_CARD_JSON = tuple(card_json(card) for card in range(52))
 
 
 class CardView(NamedTuple):
@@ -33,7 +35,7 @@ class CardView(NamedTuple):
         if self.card is None:
             return _FACE_DOWN
         click = None if self.click is None else self.click.to_json()
-        return {**card_json(self.card), "click": click}
+        return {**_CARD_JSON[self.card], "click": click}
 
 
 class PileView(NamedTuple):
@@ -78,7 +80,9 @@ def public_view(
     ``click`` None. ``legal``: the state's legal moves, where the caller has them already
     (the service answers them too), so they are generated once."""
     won = state.is_won
-    click = click_moves(state, set(legal) if legal is not None else None) if clicks else {}
+    click = (
+        clicks_from_legal(state, state.legal_moves() if legal is None else legal) if clicks else {}
+    )
     piles = []
     for pile, cards, down in state.piles():
         shown = [CardView(None)] * down + [

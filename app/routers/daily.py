@@ -21,7 +21,7 @@ router = APIRouter(prefix="/daily", tags=["daily"])
 PAST_MAX_AGE = 86_400
 
 
-def get_daily_deals(request: Request) -> DailyDeals:
+async def get_daily_deals(request: Request) -> DailyDeals:
     deals: DailyDeals = request.app.state.daily
     return deals
 

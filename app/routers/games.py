@@ -53,7 +53,7 @@ router = APIRouter(prefix="/games", tags=["games"])
 MAX_OFFSET = 2**31 - 1
 
 
-def get_solvable_deals(request: Request) -> SolvableDeals:
+async def get_solvable_deals(request: Request) -> SolvableDeals:
     deals: SolvableDeals = request.app.state.solvable
     return deals
 
@@ -218,15 +218,24 @@ async def make_move(
     session: SessionDep,
     player: CurrentPlayer,
     idempotency_key: IdempotencyKeyHeader = None,
-) -> GameMoveResult:
+) -> GameMoveResult | Response:
     answer = await games.apply_move(
         session,
         player,
         game_id,
         command(body),
         expected_version=body.expected_version,
-        idempotency=_idempotency(request, idempotency_key, body.model_dump(by_alias=True)),
+        # The body's dump only for a key's fingerprint.
+        idempotency=_idempotency(request, idempotency_key, body.model_dump(by_alias=True))
+        if idempotency_key
+        else None,
     )
+    data = answer.json_bytes()
+    if data is not None:
+        # Written straight from the service's JSON form: the bytes the model would write.
+        written = Response(content=data, media_type="application/json")
+        answer_headers(written, answer)
+        return written
     answer_headers(response, answer)
     return answer.body
 

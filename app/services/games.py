@@ -27,11 +27,12 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
-from sqlalchemy import and_, delete, insert, or_, select, update
+from sqlalchemy import Table, and_, bindparam, delete, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm.attributes import set_committed_value
 
 from app.db import unit_of_work
 from app.engine import EngineError, Move, Pile, Rules, State, Variant, deal, resolve_click
@@ -49,7 +50,15 @@ from app.errors import (
 )
 from app.models import Game, IdempotencyKey, Player, utcnow
 from app.models import Move as MoveRow
-from app.schemas import GameMoveResult, GamePage, GameState, GameSummary, MoveLog, UndoResult
+from app.schemas import (
+    GameMoveResult,
+    GamePage,
+    GameState,
+    GameSummary,
+    MoveLog,
+    UndoResult,
+    rfc3339,
+)
 from app.services import solvable
 from app.services.proving import SERVER_DEAL_MAX
 from app.services.solvable import SolvableDeals
@@ -67,16 +76,47 @@ SECRET_SOURCES = frozenset({"random", "solvable", "daily"})
 Body = TypeVar("Body", bound=GameState)
 
 
-@dataclass(frozen=True)
 class Answer(Generic[Body]):
-    """A game as an answer shows it, and the version it shows (for the ETag)."""
+    """A game as an answer shows it, and the version it shows (for the ETag).
 
-    body: Body
-    game_id: str
-    version: int
-    replayed: bool = False
-    # Each move played, with its own events, in order (for finish's `steps`).
-    steps: tuple[dict[str, Any], ...] = ()
+    Given `raw` (the answer as `state_json` writes it, with its events) and `model`
+    instead of `body`, the model is built only when `body` is first read: the moves
+    endpoint writes `raw` straight to JSON (`json_bytes`) and never needs it."""
+
+    def __init__(
+        self,
+        body: Body | None = None,
+        *,
+        game_id: str,
+        version: int,
+        replayed: bool = False,
+        steps: tuple[dict[str, Any], ...] = (),
+        raw: dict[str, Any] | None = None,
+        model: type[Body] | None = None,
+        game: Game | None = None,
+    ) -> None:
+        if body is None and (raw is None or model is None):
+            raise ValueError("an answer needs its body, or its raw form and model")
+        self._body = body
+        self.game_id, self.version, self.replayed = game_id, version, replayed
+        # Each move played, with its own events, in order (for finish's `steps`).
+        self.steps = steps
+        self._raw, self._model, self._game = raw, model, game
+
+    @property
+    def body(self) -> Body:
+        if self._body is None:
+            assert self._model is not None
+            self._body = self._model.model_validate(self._raw)
+        return self._body
+
+    def json_bytes(self) -> bytes | None:
+        """The JSON FastAPI would write for `body` (the response model, by alias), written
+        from `raw` without building the model; None where there is no `raw` form or it
+        is not of the shape `move_result_json` knows (the model writes it then)."""
+        if self._raw is None or self._game is None or self._model is not GameMoveResult:
+            return None
+        return move_result_json(self._game, self._raw)
 
 
 @dataclass(frozen=True)
@@ -119,11 +159,13 @@ def visible_deal(game: Game) -> int | None:
     return int(game.deal)
 
 
-def state_json(game: Game, state: State) -> dict[str, Any]:
+def state_json(game: Game, state: State, legal: list[Move] | None = None) -> dict[str, Any]:
     """The state as the API shows it: only what the player may see (the engine's public
-    view; with clicks off for the game, no card says what a click would play)."""
+    view; with clicks off for the game, no card says what a click would play). `legal`:
+    the state's legal moves, where the caller has them already (generated once)."""
     settings = {**DEFAULT_SETTINGS, **game.settings}
-    legal = state.legal_moves()
+    if legal is None:
+        legal = state.legal_moves()
     public = state.view(clicks=bool(settings["auto_play"]), legal=legal).to_json()
     return {
         "id": game.id,
@@ -169,6 +211,65 @@ def move_result(body: dict[str, Any]) -> GameMoveResult:
     return GameMoveResult.model_validate(body)
 
 
+_SETTINGS = frozenset(DEFAULT_SETTINGS)
+_CARDS_MOVED = frozenset({"move", "auto_finish"})
+_IN_MODEL_ORDER = frozenset({"turn_up", "reserve_fill"})
+_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False)
+
+
+def move_result_json(game: Game, body: dict[str, Any]) -> bytes | None:
+    """`GameMoveResult.model_validate(body).model_dump_json(by_alias=True)` (what the
+    moves endpoint answers), written without the model: the same keys in the model's
+    order (`deal` first, as `_WithDeal` declares it, `deal_str` last; a move event's
+    `from`, `to`, `cards`, `count` before its `type` and `move`), the times in RFC 3339.
+    The piles, cards, clicks and legal moves are already in the engine's JSON form,
+    which is the models' order. None for a body of another shape (settings other than
+    the two booleans, an unknown event): the model then writes it, as before."""
+    settings = body["settings"]
+    if settings.keys() != _SETTINGS or not all(type(v) is bool for v in settings.values()):
+        return None
+    events = []
+    for event in body["events"]:
+        kind = event["type"]
+        if kind in _CARDS_MOVED:
+            events.append(
+                {
+                    "from": event["from"],
+                    "to": event["to"],
+                    "cards": event["cards"],
+                    "count": event["count"],
+                    "type": kind,
+                    "move": event["move"],
+                }
+            )
+        elif kind in _IN_MODEL_ORDER:
+            events.append(event)
+        else:
+            return None
+    deal = body["deal"]
+    out = {
+        "deal": deal,
+        "id": body["id"],
+        "variant": body["variant"],
+        "source": body["source"],
+        "rules": {"foundation_return": body["rules"]["foundation_return"]},
+        "settings": {"auto_play": settings["auto_play"], "auto_finish": settings["auto_finish"]},
+        "status": body["status"],
+        "version": body["version"],
+        "move_count": body["move_count"],
+        "assisted": body["assisted"],
+        "redeals_left": body["redeals_left"],
+        "base_rank": body["base_rank"],
+        "piles": body["piles"],
+        "legal_moves": body["legal_moves"],
+        "created_at": rfc3339(game.created_at),
+        "updated_at": rfc3339(game.updated_at),
+        "events": events,
+        "deal_str": None if deal is None else str(deal),
+    }
+    return _JSON.encode(out).encode()
+
+
 def _answer(body: Body, game: Game) -> Answer[Body]:
     return Answer(body=body, game_id=game.id, version=game.version)
 
@@ -187,16 +288,23 @@ def _checked_id(game_id: str) -> str:
     raise GameNotFound()
 
 
+# Built once, with bound parameters (building a statement per request cost more than
+# running it). populate_existing: a write after a long wait (a hint's search) must see
+# the row as it is now, not the copy this session loaded before.
+_OWNED_GAME = (
+    select(Game)
+    .where(Game.id == bindparam("game_id"), Game.player_id == bindparam("player_id"))
+    .execution_options(populate_existing=True)
+)
+_OWNED_GAME_LOCKED = _OWNED_GAME.with_for_update()
+
+
 async def _load_owned(
     session: AsyncSession, player_id: str, game_id: str, *, lock: bool = False
 ) -> Game:
-    query = select(Game).where(Game.id == _checked_id(game_id), Game.player_id == player_id)
-    if lock:
-        query = query.with_for_update()
-    # populate_existing: a write after a long wait (a hint's search) must see the row as
-    # it is now, not the copy this session loaded before.
-    query = query.execution_options(populate_existing=True)
-    game = (await session.execute(query)).scalar_one_or_none()
+    query = _OWNED_GAME_LOCKED if lock else _OWNED_GAME
+    params = {"game_id": _checked_id(game_id), "player_id": player_id}
+    game = (await session.execute(query, params)).scalar_one_or_none()
     if game is None:
         raise GameNotFound()
     return game
@@ -245,22 +353,38 @@ async def writing_game(
         yield GameWrite(game=game, replay=replay)
 
 
+_GAMES = cast(Table, Game.__table__)
+_MOVES = cast(Table, MoveRow.__table__)
+# The save's UPDATE for each set of columns written (a few sets in all), built once.
+_SAVES: dict[tuple[str, ...], Any] = {}
+
+
+def _save_statement(names: tuple[str, ...]) -> Any:
+    statement = _SAVES.get(names)
+    if statement is None:
+        statement = (
+            update(_GAMES)
+            .where(_GAMES.c.id == bindparam("_id"), _GAMES.c.version == bindparam("_old"))
+            .values({name: bindparam(name) for name in names})
+        )
+        _SAVES[names] = statement
+    return statement
+
+
 async def _save(session: AsyncSession, game: Game, bump: int = 1, **values: Any) -> None:
     """Write new values and bump the version (by one per move saved), only if nobody else
-    did meanwhile."""
+    did meanwhile. One UPDATE: the loaded game takes the values as already saved, so the
+    commit's flush writes nothing more."""
     old_version = game.version
     values["version"] = old_version + bump
     values["updated_at"] = utcnow()
     result = await session.execute(
-        update(Game)
-        .where(Game.id == game.id, Game.version == old_version)
-        .values(**values)
-        .execution_options(synchronize_session=False)
+        _save_statement(tuple(values)), {**values, "_id": game.id, "_old": old_version}
     )
     if result.rowcount != 1:  # type: ignore[attr-defined]
         raise VersionConflict("the game changed meanwhile; reload it")
     for name, value in values.items():
-        setattr(game, name, value)
+        set_committed_value(game, name, value)
 
 
 # --- idempotency -------------------------------------------------------------
@@ -641,25 +765,34 @@ async def apply_moves(
                 values["assisted"] = True
             if state.is_won and not start.is_won:
                 values["won_at"] = utcnow()
+            # The legal moves of the new position, once: its status, the answer's
+            # `legal_moves` and every click are read from them.
+            legal = state.legal_moves()
             if rows:
                 await _save(
                     session,
                     game,
                     bump=len(rows),
                     state=state.to_bytes(),
-                    status=state.status,
+                    status=state.status_given(legal),
                     move_count=game.move_count + len(rows),
                     **values,
                 )
                 for row in rows:
                     row["created_at"] = game.updated_at
-                # A bulk insert of plain rows: the ORM's unit of work per object cost
-                # seconds for a finish's thousands of moves.
-                await session.execute(insert(MoveRow), rows)
-            body = state_json(game, state)
+                # A bulk insert of plain rows (Core: the ORM's unit of work per object
+                # cost seconds for a finish's thousands of moves).
+                await session.execute(insert(_MOVES), rows)
+            body = state_json(game, state, legal)
             body["events"] = events
+            # The model is built only if something reads it (a stored answer, a finish).
             answer = Answer(
-                body=move_result(body), game_id=game.id, version=game.version, steps=tuple(steps)
+                game_id=game.id,
+                version=game.version,
+                steps=tuple(steps),
+                raw=body,
+                model=GameMoveResult,
+                game=game,
             )
             await _remember(session, player_id, idempotency, answer)
         return answer

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import time
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db import unit_of_work
@@ -30,12 +31,56 @@ def player_out(player: Player) -> PlayerOut:
     return PlayerOut(id=player.id, name=player.name, created_at=player.created_at)
 
 
-async def player_for_token(session: AsyncSession, token: str) -> Player | None:
+# Built once (every authenticated request runs it).
+_BY_TOKEN_HASH = select(Player).where(Player.token_hash == bindparam("token_hash"))
+
+
+class KnownTokens:
+    """The players found by token lately, in this process's memory, so that a player's
+    requests in a row look the token up once (the lookup was a transaction of its own on
+    every request: three statements, more than a move's own work on SQLite).
+
+    Safe with several instances: a player row never changes once created and is never
+    deleted by the service, so a remembered player is the row as it is. Only found
+    tokens are kept (a wrong token is looked up, and counted by the failure limit, each
+    time); by token hash, at most `size` of them, each for `ttl_s` seconds."""
+
+    def __init__(self, ttl_s: float = 60.0, size: int = 10_000) -> None:
+        self.ttl_s, self.size = ttl_s, size
+        self._players: dict[str, tuple[float, Player]] = {}
+
+    def get(self, token_hash: str) -> Player | None:
+        entry = self._players.get(token_hash)
+        if entry is None:
+            return None
+        if time.monotonic() - entry[0] > self.ttl_s:
+            del self._players[token_hash]
+            return None
+        return entry[1]
+
+    def put(self, token_hash: str, player: Player) -> None:
+        if len(self._players) >= self.size:
+            # Full: the oldest entry goes (dicts keep insertion order).
+            del self._players[next(iter(self._players))]
+        self._players[token_hash] = (time.monotonic(), player)
+
+
+async def player_for_token(
+    session: AsyncSession, token: str, known: KnownTokens | None = None
+) -> Player | None:
     # Looking up by hash: a timing difference could only reveal a hash prefix, not a token.
+    token_hash = hash_token(token)
+    if known is not None:
+        player = known.get(token_hash)
+        if player is not None:
+            return player
     async with unit_of_work(session, write=False):
-        result = await session.execute(select(Player).where(Player.token_hash == hash_token(token)))
+        result = await session.execute(_BY_TOKEN_HASH, {"token_hash": token_hash})
         player = result.scalar_one_or_none()
     if player is not None:
-        # Detached, so that a rolled-back write later in the request cannot expire it.
+        # Detached, so that a rolled-back write later in the request cannot expire it
+        # (and shared, read-only, by the requests that find it in `known`).
         session.expunge(player)
+        if known is not None:
+            known.put(token_hash, player)
     return player

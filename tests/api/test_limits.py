@@ -124,3 +124,20 @@ async def test_wrong_tokens_are_counted_by_every_instance_together(
                 for headers in (wrong, auth):
                     answer = await instance.get(f"{API}/players/me", headers=headers)
                     assert_error(answer, 429, "too_many_auth_failures")
+
+
+async def test_an_instance_refuses_an_address_another_instance_counted(
+    client: httpx.AsyncClient, settings: Settings, auth: dict[str, str]
+) -> None:
+    """All the wrong tokens went to one instance; the other refuses the address too, a
+    right token included, once it has read who was counted (at most a second old)."""
+    wrong = {"Authorization": "Bearer not-a-token"}
+    for _ in range(settings.auth_failures_per_minute):
+        assert_error(await client.get(f"{API}/players/me", headers=wrong), 401, "unauthorized")
+    second = create_app(settings.model_copy())
+    async with LifespanManager(second):
+        transport = httpx.ASGITransport(app=second)
+        async with httpx.AsyncClient(transport=transport, base_url="http://other") as other:
+            for headers in (auth, wrong):
+                answer = await other.get(f"{API}/players/me", headers=headers)
+                assert_error(answer, 429, "too_many_auth_failures")
