@@ -207,6 +207,7 @@ class DailyDeals:
                     await claims.renew(session, claims.DAILY, subject, self.owner, self.claim_ttl())
             proof = await self.prover.prove(variant, number, DAILY)
             if proof is None:
+                log.debug("daily %s %s: candidate %d not proven", variant, day, attempt)
                 continue
             async with self.sessionmaker() as session:
                 row = await _store(session, variant, day, attempt, proof)

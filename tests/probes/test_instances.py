@@ -1,0 +1,187 @@
+"""Issue 16: two instances of the service (`python -m app.server`) on one PostgreSQL,
+started together, used through both: concurrent moves on one game from both (none
+lost or doubled, a retry answered by the other instance), a hint line followed through
+alternating instances (every hint after the first answers without a search), the daily
+deals prepared once (proofs counted in both logs), failed authentications counted
+across instances. PostgreSQL only (`TEST_DATABASE_URL`): `.ci/run` runs it there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import threading
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from sqlalchemy.engine import make_url
+
+from tests.api.concurrency_helpers import API, Tally, check_log, play
+from tests.api.daily_helpers import empty_daily_deals
+from tests.probes.conftest import MakeServer
+from tests.probes.server import Server
+
+URL = os.environ.get("TEST_DATABASE_URL", "")
+pytestmark = pytest.mark.skipif(
+    not URL or make_url(URL).get_backend_name() != "postgresql",
+    reason="several instances share a PostgreSQL (TEST_DATABASE_URL)",
+)
+
+VARIANTS = 9  # every variant has a daily deal
+# What an instance logs of each proof of a daily deal (app.services.daily).
+PROOF_LINE = re.compile(r"daily (\S+ \d{4}-\d{2}-\d{2}): (deal chosen|candidate \d+ not proven)")
+
+
+def start_together(servers: list[Server]) -> None:
+    """Started at once: both migrate (taking turns) and prepare at the same time."""
+    failures: list[BaseException] = []
+
+    def start(server: Server) -> None:
+        try:
+            server.start(timeout=120)
+        except BaseException as exc:  # reported below, in the test's thread
+            failures.append(exc)
+
+    threads = [threading.Thread(target=start, args=(s,)) for s in servers]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if failures:
+        raise failures[0]
+
+
+@pytest.fixture
+def pair(make_server: MakeServer, tmp_path: Path, probe_database_url: str) -> list[Server]:
+    asyncio.run(empty_daily_deals(probe_database_url))  # every deal proven afresh here
+    empty_seeds = tmp_path / "no-seeds"
+    empty_seeds.mkdir()
+    env = {
+        "SECRET_KEY": "two-instances-one-secret",  # every instance of a deployment
+        "SEEDS_DIR": str(empty_seeds),  # no deal is known before its first search
+        "DAILY_PREPARE_AHEAD": "true",
+        "SOLVABLE_PREPARE_AHEAD": "false",
+        "AUTH_FAILURES_PER_MINUTE": "6",
+        "LOG_LEVEL": "DEBUG",
+    }
+    servers = [make_server(**env), make_server(**env)]
+    start_together(servers)
+    return servers
+
+
+def register(server: Server) -> dict[str, str]:
+    answer = httpx.post(f"{server.base_url}{API}/players", json={"name": "two"})
+    assert answer.status_code == 201, answer.text
+    return {"Authorization": f"Bearer {answer.json()['token']}"}
+
+
+def log_lines(server: Server) -> list[dict[str, Any]]:
+    lines = []
+    for text in server.log_path.read_text().splitlines():
+        try:
+            lines.append(json.loads(text))
+        except json.JSONDecodeError:
+            continue
+    return lines
+
+
+async def test_moves_from_both_instances_on_one_game_none_lost_or_doubled(
+    pair: list[Server],
+) -> None:
+    auth = register(pair[0])
+    created = httpx.post(
+        f"{pair[1].base_url}{API}/games", json={"variant": "rank-and-file", "deal": 5}, headers=auth
+    )
+    game_id = created.json()["id"]
+
+    async def client(index: int) -> Tally:
+        server = pair[index % 2]
+        async with httpx.AsyncClient(base_url=server.base_url, timeout=30) as c:
+            return await play(c, auth, game_id, index=index, rounds=4)
+
+    total = Tally()
+    for tally in await asyncio.gather(*[client(i) for i in range(16)]):
+        total.add(tally)
+    # A retry with the same Idempotency-Key sent to the other instance plays once.
+    key = {**auth, "Idempotency-Key": "sent-to-both"}
+    first = httpx.post(
+        f"{pair[0].base_url}{API}/games/{game_id}/moves", json={"action": "draw"}, headers=key
+    )
+    again = httpx.post(
+        f"{pair[1].base_url}{API}/games/{game_id}/moves", json={"action": "draw"}, headers=key
+    )
+    assert first.status_code == again.status_code == 200
+    assert again.headers.get("Idempotent-Replayed") == "true"
+    assert again.json()["version"] == first.json()["version"]
+    items = httpx.get(f"{pair[1].base_url}{API}/games/{game_id}/moves", headers=auth).json()
+    acks = total.acks + [type(total.acks[0])(game_id, first.json()["version"], {"action": "draw"})]
+    assert check_log(items["items"], acks) == 0
+    assert items["total"] == len(acks)
+    assert total.conflicts > 0 and len(total.acks) > 16
+
+
+def test_a_hint_line_followed_through_alternating_instances_searches_once(
+    pair: list[Server],
+) -> None:
+    auth = register(pair[0])
+    body = {"variant": "rank-and-file", "deal": 1, "settings": {"auto_finish": False}}
+    game_id = httpx.post(f"{pair[0].base_url}{API}/games", json=body, headers=auth).json()["id"]
+    searched = []
+    for turn in range(40):
+        ask, move_on = pair[turn % 2], pair[(turn + 1) % 2]
+        hint = httpx.post(f"{ask.base_url}{API}/games/{game_id}/hint", headers=auth, timeout=30)
+        assert hint.status_code == 200, hint.text
+        assert hint.json()["result"] == "solved"
+        searched.append(hint.json()["positions"])
+        played = httpx.post(
+            f"{move_on.base_url}{API}/games/{game_id}/moves", json=hint.json()["move"], headers=auth
+        )
+        assert played.status_code == 200, played.text
+    assert searched[0] > 0 and searched[1:] == [0] * 39, searched
+
+
+def test_daily_deals_are_prepared_once_for_both_instances(pair: list[Server]) -> None:
+    # Both prepare today's and tomorrow's deals at start-up: wait until both are done.
+    for server in pair:
+        for _ in range(600):
+            if any("prepared in" in line.get("message", "") for line in log_lines(server)):
+                break
+            threading.Event().wait(0.5)
+        else:
+            pytest.fail(f"{server.base_url} did not finish preparing its daily deals")
+    chosen: Counter[str] = Counter()
+    proved_by: dict[str, set[int]] = {}
+    for index, server in enumerate(pair):
+        for line in log_lines(server):
+            found = PROOF_LINE.match(line.get("message", ""))
+            if found:
+                subject, what = found.group(1), found.group(2)
+                proved_by.setdefault(subject, set()).add(index)
+                if what == "deal chosen":
+                    chosen[subject] += 1
+    assert len(chosen) == 2 * VARIANTS  # today's and tomorrow's, each variant
+    assert set(chosen.values()) == {1}  # each chosen once
+    assert all(len(by) == 1 for by in proved_by.values()), proved_by  # by one instance
+    # Both instances answer the same deal, from the one proof.
+    auth = register(pair[0])
+    games = [httpx.post(f"{s.base_url}{API}/daily/rainbow/today/game", headers=auth) for s in pair]
+    assert [g.status_code for g in games] == [201, 200]
+    assert games[0].json()["id"] == games[1].json()["id"]
+
+
+def test_failed_authentications_are_counted_across_instances(pair: list[Server]) -> None:
+    auth = register(pair[0])
+    wrong = {"Authorization": "Bearer not-a-token"}
+    for i in range(6):  # AUTH_FAILURES_PER_MINUTE, half on each instance
+        answer = httpx.get(f"{pair[i % 2].base_url}{API}/players/me", headers=wrong)
+        assert answer.status_code == 401, answer.text
+    for server in pair:
+        for headers in (wrong, auth):
+            answer = httpx.get(f"{server.base_url}{API}/players/me", headers=headers)
+            assert answer.status_code == 429, answer.text
+            assert answer.json()["error"]["code"] == "too_many_auth_failures"
