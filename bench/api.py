@@ -568,7 +568,23 @@ def main() -> int:
     parser.add_argument(
         "--rounds", type=int, default=1, help="with --against-health: repeat the sequence"
     )
+    parser.add_argument(
+        "--scale",
+        action="store_true",
+        help="moves per second of many clients for 1, 2, 4 instances on the PostgreSQL of "
+        "--database-url and one process on SQLite (bench/scale.py, issue 16)",
+    )
+    parser.add_argument("--instances", type=int, nargs="+", default=[1, 2, 4])
+    parser.add_argument("--clients", type=int, default=32)
+    parser.add_argument("--seconds", type=float, default=20.0)
     args = parser.parse_args()
+    if args.scale:
+        import scale  # bench/scale.py, beside this file
+
+        urls = [u for u in args.database_url if u.startswith("postgresql")]
+        if not urls:
+            parser.error("--scale needs --database-url postgresql+asyncpg://...")
+        return scale.run(urls[0], args.instances, args.clients, args.seconds, args.write)
     if args.against_health:
         return health_main(args)
     if args.hint_load:

@@ -13,6 +13,8 @@ latency, and /health's median.
     .venv/bin/python bench/scale.py --database-url postgresql+asyncpg://user@host/db \
         [--instances 1 2 4] [--clients 32] [--seconds 20] [--write]
 
+(or `bench/api.py --scale` with the same options).
+
 The PostgreSQL database must exist (its tables are made by the first instance's
 migrations). `--write` puts the table under "### Moves per second with several
 instances (issue 16)" in docs/benchmarks.md.
@@ -205,7 +207,9 @@ def write(text: str) -> None:
     if HEADING in doc:
         start = doc.index(HEADING)
         rest = doc[start + len(HEADING) :]
-        ends = [i for i in (rest.find("\n## "), rest.find("\n### ")) if i != -1]
+        # A hand-written "#### " part under the table stays.
+        marks = ("\n## ", "\n### ", "\n#### ")
+        ends = [i for i in (rest.find(mark) for mark in marks) if i != -1]
         end = start + len(HEADING) + (min(ends) + 1 if ends else len(rest))
         doc = doc[:start] + block + doc[end:]
     else:
@@ -216,6 +220,22 @@ def write(text: str) -> None:
     DOC.write_text(doc)
 
 
+def run(database_url: str, instances: list[int], clients: int, seconds: float, out: bool) -> int:
+    args = argparse.Namespace(instances=instances, clients=clients, seconds=seconds)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        sqlite_url = f"sqlite+aiosqlite:///{tmp}/scale.sqlite3"
+        rows.append(measure("SQLite, 1 process", 1, sqlite_url, args))
+    for count in instances:
+        name = f"PostgreSQL, {count} instance{'s' if count > 1 else ''}"
+        rows.append(measure(name, count, database_url, args))
+    text = table(rows, args)
+    print(text)
+    if out:
+        write(text)
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--database-url", required=True, help="a PostgreSQL URL (asyncpg)")
@@ -224,18 +244,7 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args()
-    rows = []
-    with tempfile.TemporaryDirectory() as tmp:
-        sqlite_url = f"sqlite+aiosqlite:///{tmp}/scale.sqlite3"
-        rows.append(measure("SQLite, 1 process", 1, sqlite_url, args))
-    for count in args.instances:
-        name = f"PostgreSQL, {count} instance{'s' if count > 1 else ''}"
-        rows.append(measure(name, count, args.database_url, args))
-    text = table(rows, args)
-    print(text)
-    if args.write:
-        write(text)
-    return 0
+    return run(args.database_url, args.instances, args.clients, args.seconds, args.write)
 
 
 if __name__ == "__main__":
