@@ -85,10 +85,10 @@ class Settings(BaseSettings):
     hint_max_seconds: float = Field(default=0.4, gt=0)  # a hint always answers promptly
     finish_max_positions: int = Field(default=1_000_000, ge=1)
     finish_max_seconds: float = Field(default=20.0, gt=0)
-    # What the solver knows, in the database, shared by every instance: winning lines
-    # (with every position along them; a line has some hundreds, a row is about 60 bytes
-    # with its index) and positions proven lost. The oldest go beyond these bounds.
-    solver_knowledge_max_lines: int = Field(default=5_000, ge=1)
+    # What the solver knows, in the database, shared by every instance: positions along
+    # winning lines (a line has some hundreds; a row is about 60 bytes with its index)
+    # and positions proven lost. The oldest go beyond these bounds.
+    solver_knowledge_max_positions: int = Field(default=2_000_000, ge=1)
     solver_knowledge_max_lost: int = Field(default=100_000, ge=1)
 
     # Limits on what one client can make the server hold (issue 11).

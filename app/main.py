@@ -195,7 +195,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # What the solver knows: in the database, shared by every instance.
         app.state.knowledge = SolverKnowledge(
             database.sessionmaker,
-            max_lines=settings.solver_knowledge_max_lines,
+            max_positions=settings.solver_knowledge_max_positions,
             max_lost=settings.solver_knowledge_max_lost,
         )
         # One pool for all CPU work: players' hints and finish first, then the daily

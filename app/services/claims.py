@@ -5,22 +5,30 @@ candidate (`solvable`, `<variant>|<seq>`).
 An instance claims a piece by inserting its row (`INSERT ... ON CONFLICT DO NOTHING`:
 the first insert wins, on SQLite and PostgreSQL alike, and no lock outlives its
 statement, so a transaction-pooling proxy in front of PostgreSQL is fine). While it
-works it renews the claim's expiry; when done it marks the row `done`, and nobody does
+holds the claim (`kept`: waiting for a worker, then working) it renews the expiry; when done it marks the row `done`, and nobody does
 that piece again. A claim that expired unfinished belongs to an instance that died: the
 next to ask takes it over. Each instance names itself with an id made at start-up.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import logging
 import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import datetime, timedelta
 
 from sqlalchemy import delete, or_, select, update
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.db import unit_of_work
 from app.models import WorkClaim, utcnow
 from app.services.knowledge import insert_ignoring_conflicts
+
+log = logging.getLogger("app.claims")
 
 DAILY = "daily"
 SOLVABLE = "solvable"
@@ -60,13 +68,51 @@ async def claim(session: AsyncSession, kind: str, subject: str, owner: str, ttl:
         return bool(taken.rowcount == 1)  # type: ignore[attr-defined]
 
 
-async def renew(session: AsyncSession, kind: str, subject: str, owner: str, ttl: timedelta) -> None:
+async def renew(session: AsyncSession, kind: str, subject: str, owner: str, ttl: timedelta) -> bool:
+    """Push the claim's expiry on; False when `owner` no longer holds it."""
     async with unit_of_work(session):
-        await session.execute(
+        renewed = await session.execute(
             update(WorkClaim)
-            .where(WorkClaim.kind == kind, WorkClaim.subject == subject, WorkClaim.owner == owner)
+            .where(
+                WorkClaim.kind == kind,
+                WorkClaim.subject == subject,
+                WorkClaim.owner == owner,
+                WorkClaim.done.is_(False),
+            )
             .values(expires_at=utcnow() + ttl)
         )
+    return bool(renewed.rowcount == 1)  # type: ignore[attr-defined]
+
+
+@asynccontextmanager
+async def kept(
+    sessionmaker: async_sessionmaker[AsyncSession],
+    kind: str,
+    subject: str,
+    owner: str,
+    ttl: timedelta,
+) -> AsyncIterator[None]:
+    """Renew a claim every third of its time to live for as long as the block runs (the
+    wait for a worker included: a claim must not expire while its work is queued)."""
+
+    async def renewing() -> None:
+        while True:
+            await asyncio.sleep(ttl.total_seconds() / 3)
+            try:
+                async with sessionmaker() as session:
+                    if not await renew(session, kind, subject, owner, ttl):
+                        log.warning("claim %s %s: lost to another instance", kind, subject)
+                        return
+            except SQLAlchemyError as exc:  # the database away for a moment: try again
+                log.warning("claim %s %s: not renewed (%s)", kind, subject, exc)
+
+    task = asyncio.create_task(renewing(), name=f"claim {kind} {subject}")
+    try:
+        yield
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
 
 
 async def finish(session: AsyncSession, kind: str, subject: str, owner: str) -> None:

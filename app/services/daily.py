@@ -166,8 +166,8 @@ class DailyDeals:
         self._ahead: asyncio.Task[None] | None = None
 
     def claim_ttl(self) -> timedelta:
-        """How long a claim on a day's deal holds without renewal: several candidates'
-        budgets (it is renewed at each candidate)."""
+        """How long a claim on a day's deal holds without renewal (it is renewed every
+        third of this while held): several candidates' budgets."""
         return timedelta(seconds=max(30.0, 5 * self.settings.daily_max_seconds))
 
     async def _choose(self, variant: str, day: date) -> int:
@@ -187,7 +187,9 @@ class DailyDeals:
                 told = True
             await asyncio.sleep(CLAIM_POLL_SECONDS)
         try:
-            number = await self._prove_day(variant, day, subject)
+            ttl = self.claim_ttl()
+            async with claims.kept(self.sessionmaker, claims.DAILY, subject, self.owner, ttl):
+                number = await self._prove_day(variant, day)
         except BaseException:
             async with self.sessionmaker() as session:
                 await claims.release(session, claims.DAILY, subject, self.owner)
@@ -196,15 +198,12 @@ class DailyDeals:
             await claims.finish(session, claims.DAILY, subject, self.owner)
         return number
 
-    async def _prove_day(self, variant: str, day: date, subject: str) -> int:
+    async def _prove_day(self, variant: str, day: date) -> int:
         public = set(public_deals(self.settings.seeds_dir, variant))
         for attempt in range(self.settings.daily_max_attempts):
             number = candidate(self.secret, variant, day, attempt)
             if number in public:
                 continue
-            if attempt:
-                async with self.sessionmaker() as session:
-                    await claims.renew(session, claims.DAILY, subject, self.owner, self.claim_ttl())
             proof = await self.prover.prove(variant, number, DAILY)
             if proof is None:
                 log.debug("daily %s %s: candidate %d not proven", variant, day, attempt)

@@ -15,8 +15,11 @@ Both facts are true forever (the rules do not change under a position), so a cop
 one instance's memory is never stale: each instance keeps the lines it met last in a
 bounded cache in front of the table, and the table is what the others see.
 
-The table is bounded: beyond `solver_knowledge_max_lines` lines the oldest go (with
-their positions), beyond `solver_knowledge_max_lost` lost positions likewise. A digest
+The table is bounded: while the lines' positions are more than
+`solver_knowledge_max_positions` the oldest lines go (with their positions), beyond
+`solver_knowledge_max_lost` lost positions the oldest go; both looked at every
+`_TRIM_EVERY` facts an instance stores. Writes are best effort (the cache has the fact
+at once): a failed one costs only a later search, never a hint's answer. A digest
 collision (two positions, one key) would need about 2^64 keys to become likely.
 """
 
@@ -30,6 +33,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import delete, func, select
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.db import unit_of_work
@@ -41,7 +45,7 @@ log = logging.getLogger("app.knowledge")
 
 # Rows per INSERT statement: a finish line may have 14,000 positions.
 _CHUNK = 500
-# Look at the table's size after this many lines stored by this instance.
+# Look at the table's size after this many facts stored by this instance.
 _TRIM_EVERY = 50
 
 
@@ -74,12 +78,12 @@ class SolverKnowledge:
         self,
         sessionmaker: async_sessionmaker[AsyncSession],
         *,
-        max_lines: int,
+        max_positions: int,
         max_lost: int,
         cached_positions: int = 50_000,
     ) -> None:
         self.sessionmaker = sessionmaker
-        self.max_lines, self.max_lost = max_lines, max_lost
+        self.max_positions, self.max_lost = max_positions, max_lost
         self.cached_positions = cached_positions
         # key -> (a whole line, the position's index in it): one tuple shared by every
         # position along the line (a copy of the rest per position cost the square of
@@ -87,8 +91,8 @@ class SolverKnowledge:
         self._won: OrderedDict[bytes, tuple[tuple[Move, ...], int]] = OrderedDict()
         self._lost: OrderedDict[bytes, None] = OrderedDict()
         self._stored_since_trim = 0
-        # Proven deals whose line this instance registered already (variant, source, deal).
-        self._learned: set[tuple[str, str, str]] = set()
+        # Openings of proven deals whose line this instance registered (or found unfit).
+        self._learned: set[bytes] = set()
 
     # --- reading
 
@@ -132,33 +136,51 @@ class SolverKnowledge:
     async def remember_line(
         self, variant: str, start: State, moves: Sequence[Move], source: str
     ) -> None:
-        """Keep a winning line from `start`, for every position along it."""
+        """Keep a winning line from `start`, for every position along it. Best effort: the
+        cache has it at once; a failed write (a lock, a deadlock between two instances
+        storing overlapping lines) is logged and costs only a later search."""
         line = tuple(moves)
         keys = self._cache_line(start, line)
         if not keys:
             return
-        async with self.sessionmaker() as session:
-            async with unit_of_work(session):
-                row = SolverLine(
-                    variant=variant, source=source, moves=format_line(line), length=len(line)
-                )
-                session.add(row)
-                await session.flush()
-                statement = insert_ignoring_conflicts(session, SolverPosition)
-                values = [{"key": k, "line_id": row.id, "at": at} for at, k in keys]
-                for i in range(0, len(values), _CHUNK):
-                    await session.execute(statement, values[i : i + _CHUNK])  # type: ignore[call-overload]
-            self._stored_since_trim += 1
-            if self._stored_since_trim >= _TRIM_EVERY:
-                self._stored_since_trim = 0
-                await self.trim(session)
+        try:
+            async with self.sessionmaker() as session:
+                async with unit_of_work(session):
+                    row = SolverLine(
+                        variant=variant, source=source, moves=format_line(line), length=len(keys)
+                    )
+                    session.add(row)
+                    await session.flush()
+                    statement = insert_ignoring_conflicts(session, SolverPosition)
+                    # In key order: two instances inserting overlapping lines lock the
+                    # shared keys in the same order, so they cannot deadlock.
+                    values = [
+                        {"key": k, "line_id": row.id, "at": at}
+                        for at, k in sorted(keys, key=lambda pair: pair[1])
+                    ]
+                    for i in range(0, len(values), _CHUNK):
+                        await session.execute(statement, values[i : i + _CHUNK])  # type: ignore[call-overload]
+                await self._maybe_trim(session)
+        except SQLAlchemyError as exc:
+            log.warning("a winning line was not stored (%s); kept in this instance only", exc)
 
     async def remember_lost(self, state: State) -> None:
         key = position_key(state)
         self._cache_lost(key)
-        async with self.sessionmaker() as session, unit_of_work(session):
-            statement = insert_ignoring_conflicts(session, SolverPosition)
-            await session.execute(statement, [{"key": key, "line_id": None, "at": None}])  # type: ignore[call-overload]
+        try:
+            async with self.sessionmaker() as session:
+                async with unit_of_work(session):
+                    statement = insert_ignoring_conflicts(session, SolverPosition)
+                    await session.execute(statement, [{"key": key, "line_id": None, "at": None}])  # type: ignore[call-overload]
+                await self._maybe_trim(session)
+        except SQLAlchemyError as exc:
+            log.warning("a lost position was not stored (%s); kept in this instance only", exc)
+
+    async def _maybe_trim(self, session: AsyncSession) -> None:
+        self._stored_since_trim += 1
+        if self._stored_since_trim >= _TRIM_EVERY:
+            self._stored_since_trim = 0
+            await self.trim(session)
 
     async def learn_deal(
         self,
@@ -171,29 +193,40 @@ class SolverKnowledge:
         """Register a proven deal's line once (by this instance; the table ignores the
         positions another instance registered first). A line that does not win from
         `start` (a game under other house rules) is not kept."""
-        tag = (variant, source, number)
+        tag = position_key(start)  # the deal under the game's own rules
         if line is None or tag in self._learned:
             return
-        self._learned.add(tag)
         if not wins_from(start, line):
+            self._learned.add(tag)  # never wins from here: not worth replaying again
             return
-        if await self.lookup(start) is not None:
-            return  # registered already (by another instance, or a search from the deal)
-        await self.remember_line(variant, start, line, source)
+        if await self.lookup(start) is None:  # else registered already, here or elsewhere
+            await self.remember_line(variant, start, line, source)
+        self._learned.add(tag)
 
     async def trim(self, session: AsyncSession) -> None:
-        """Drop the oldest lines beyond `max_lines` and lost positions beyond `max_lost`."""
+        """Drop the oldest lines while their positions are more than `max_positions`, and
+        the oldest lost positions beyond `max_lost`."""
         async with unit_of_work(session):
-            lines = (await session.execute(select(func.count(SolverLine.id)))).scalar_one()
-            if lines > self.max_lines:
-                oldest = (
-                    select(SolverLine.id).order_by(SolverLine.id).limit(lines - self.max_lines)
-                ).scalar_subquery()
-                # Positions first: not every backend cascades.
-                await session.execute(
-                    delete(SolverPosition).where(SolverPosition.line_id.in_(oldest))
-                )
-                await session.execute(delete(SolverLine).where(SolverLine.id.in_(oldest)))
+            total = (
+                await session.execute(select(func.coalesce(func.sum(SolverLine.length), 0)))
+            ).scalar_one()
+            excess = int(total) - self.max_positions
+            oldest: list[int] = []
+            if excess > 0:
+                for line_id, length in await session.execute(
+                    select(SolverLine.id, SolverLine.length).order_by(SolverLine.id)
+                ):
+                    if excess <= 0:
+                        break
+                    oldest.append(line_id)
+                    excess -= length
+                for i in range(0, len(oldest), _CHUNK):
+                    chunk = oldest[i : i + _CHUNK]
+                    # Positions first: not every backend cascades.
+                    await session.execute(
+                        delete(SolverPosition).where(SolverPosition.line_id.in_(chunk))
+                    )
+                    await session.execute(delete(SolverLine).where(SolverLine.id.in_(chunk)))
             lost = (
                 await session.execute(select(func.count()).where(SolverPosition.line_id.is_(None)))
             ).scalar_one()
@@ -207,10 +240,10 @@ class SolverKnowledge:
                 await session.execute(
                     delete(SolverPosition).where(SolverPosition.key.in_(oldest_lost))
                 )
-        if lines > self.max_lines or lost > self.max_lost:
+        if oldest or lost > self.max_lost:
             log.info(
-                "solver knowledge trimmed to %d lines, %d lost positions",
-                self.max_lines,
+                "solver knowledge trimmed: %d oldest lines dropped, lost positions at most %d",
+                len(oldest),
                 self.max_lost,
             )
 

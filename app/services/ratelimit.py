@@ -6,12 +6,12 @@ count); the last `SLOTS` slots make the minute. A client whose count within it r
 `per_minute` is refused (429 with Retry-After) before its token is looked up, right or
 wrong: otherwise a guesser would still learn which guess was right.
 
-Most requests come from addresses with no wrong token at all, and they cost no
-statement here: each instance knows the addresses it counted itself, and reads the
-addresses any instance counted (one small query) at most once per `REFRESH_SECONDS`.
-Only for such a suspect is the count read. So an address whose failures were all
-counted elsewhere in the last moment gets at most one unchecked try per other instance,
-and that try is counted: the limit holds to within the number of instances.
+The check costs no statement for most requests, which come from addresses with no wrong
+token at all: each instance knows the addresses it counted itself, and reads the
+addresses any instance counted (one small query) at most once per `REFRESH_SECONDS`;
+only for such a suspect is the count read. That check is what refuses a known right
+token; a guess is never a known token, and every guess is counted before its lookup,
+so the limit holds exactly, on any number of instances and under any burst.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import time
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -47,9 +47,7 @@ class FailedAuthLimiter:
     async def _suspects(self, session: AsyncSession, now: float) -> frozenset[str]:
         if time.monotonic() - self._read_at >= REFRESH_SECONDS:
             query = (
-                select(AuthFailure.address)
-                .where(AuthFailure.slot >= _first_slot(now))
-                .distinct()
+                select(AuthFailure.address).where(AuthFailure.slot >= _first_slot(now)).distinct()
             )
             async with unit_of_work(session, write=False):
                 self._anyone = frozenset((await session.execute(query)).scalars())
@@ -75,21 +73,50 @@ class FailedAuthLimiter:
             wait = (oldest + SLOTS) * SLOT_SECONDS - now
             raise TooManyAuthFailures(headers=retry_after(max(1, math.ceil(wait))))
 
-    async def failed(self, session: AsyncSession, address: str) -> None:
-        """Count a wrong token from `address` (and drop slots out of every window)."""
+    async def attempt(self, session: AsyncSession, address: str) -> int:
+        """Count a token about to be looked up, before the lookup: guesses sent at once
+        are each counted before any is answered. 429 when this one goes over the limit
+        (it stays counted: a client that keeps trying stays refused). Returns the slot
+        counted in, for `right`."""
         now = time.time()
         first = _first_slot(now)
+        slot = first + SLOTS - 1
         dialect = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
-        upsert = dialect.insert(AuthFailure).values(
-            address=address, slot=first + SLOTS - 1, count=1
+        upsert = (
+            dialect.insert(AuthFailure)
+            .values(address=address, slot=slot, count=1)
+            .on_conflict_do_update(
+                index_elements=[AuthFailure.address, AuthFailure.slot],
+                set_={"count": AuthFailure.count + 1},
+            )
+            .returning(AuthFailure.count)
         )
-        upsert = upsert.on_conflict_do_update(
-            index_elements=[AuthFailure.address, AuthFailure.slot],
-            set_={"count": AuthFailure.count + 1},
-        )
+        earlier = select(
+            func.coalesce(func.sum(AuthFailure.count), 0), func.min(AuthFailure.slot)
+        ).where(AuthFailure.address == address, AuthFailure.slot >= first, AuthFailure.slot < slot)
         async with unit_of_work(session):
-            await session.execute(upsert)
+            # The slot's row is locked by the upsert: its count is exact under concurrency.
+            counted = (await session.execute(upsert)).scalar_one()
+            before, oldest = (await session.execute(earlier)).one()
             await session.execute(delete(AuthFailure).where(AuthFailure.slot < first))
-        self._mine[address] = now
+        if counted + before > self.per_minute:
+            self.wrong(address)
+            oldest = slot if oldest is None else oldest
+            wait = (oldest + SLOTS) * SLOT_SECONDS - now
+            raise TooManyAuthFailures(headers=retry_after(max(1, math.ceil(wait))))
+        return slot
+
+    def wrong(self, address: str) -> None:
+        """A wrong token from `address` (counted by `attempt`): a suspect from now on."""
+        self._mine[address] = time.time()
         if len(self._mine) > 10_000:  # many addresses: forget the oldest
             del self._mine[min(self._mine, key=self._mine.__getitem__)]
+
+    async def right(self, session: AsyncSession, address: str, slot: int) -> None:
+        """The token was right: it is not a failure, take its count back."""
+        async with unit_of_work(session):
+            await session.execute(
+                update(AuthFailure)
+                .where(AuthFailure.address == address, AuthFailure.slot == slot)
+                .values(count=AuthFailure.count - 1)
+            )

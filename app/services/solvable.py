@@ -201,7 +201,11 @@ class SolvableDeals:
                 ):
                     continue
             try:
-                proof = await self.prover.prove(variant, number, SOLVABLE)
+                ttl = self.claim_ttl()
+                async with claims.kept(
+                    self.sessionmaker, claims.SOLVABLE, subject, self.owner, ttl
+                ):
+                    proof = await self.prover.prove(variant, number, SOLVABLE)
             except BaseException:
                 async with self.sessionmaker() as session:
                     await claims.release(session, claims.SOLVABLE, subject, self.owner)

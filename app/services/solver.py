@@ -29,7 +29,7 @@ from app.schemas import FinishResult, Hint
 from app.services import games
 from app.services.daily import stored_deal as daily_stored_deal
 from app.services.games import Answer
-from app.services.knowledge import Known, SolverKnowledge
+from app.services.knowledge import Known, SolverKnowledge, wins_from
 from app.services.seeds import read_line, seed_line
 from app.services.work import WorkPool
 from app.solver.plan import suggest
@@ -64,7 +64,8 @@ class SolverService:
             )
         except PoolBusy as busy:
             raise SolverBusy(headers=retry_after(busy.retry_after)) from None
-        if result.result == "solved":
+        if result.result == "solved" and wins_from(state, result.moves):
+            # Checked by the engine first: every instance will answer from it.
             await self.remember(state, result.moves)
         elif result.result == "unsolvable":
             await self.knowledge.remember_lost(state)

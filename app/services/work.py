@@ -132,11 +132,14 @@ class WorkPool:
 
     async def _run(self, lane: str, function: Any, *args: Any) -> Any:
         loop = asyncio.get_running_loop()
+        executor = self._executor(lane)
         try:
-            return await loop.run_in_executor(self._executor(lane), function, *args)
+            return await loop.run_in_executor(executor, function, *args)
         except BrokenProcessPool:
-            # A worker died (killed, out of memory): start a fresh pool next time.
-            self._executors.pop(lane, None)
+            # A worker died (killed, out of memory): start a fresh pool next time (unless
+            # another failure of the same pool already did).
+            if self._executors.get(lane) is executor:
+                del self._executors[lane]
             raise
 
     # --- the work

@@ -147,3 +147,19 @@ async def test_two_instances_fill_a_solvable_pool_proving_each_candidate_once(
     finally:
         for prover in provers:
             prover.close()
+
+
+async def test_a_claim_held_is_renewed_while_its_work_waits_and_runs(
+    sessionmaker: async_sessionmaker[AsyncSession],
+) -> None:
+    ttl = timedelta(seconds=0.6)
+    async with sessionmaker() as session:
+        assert await claims.claim(session, "solvable", "x|9", "a", ttl)
+    async with claims.kept(sessionmaker, "solvable", "x|9", "a", ttl):
+        await asyncio.sleep(1.5)  # past its first expiry: renewed meanwhile
+        async with sessionmaker() as session:
+            assert not await claims.claim(session, "solvable", "x|9", "b", ttl)
+    await asyncio.sleep(0.8)  # no longer kept: it expires, and may be taken over
+    async with sessionmaker() as session:
+        assert await claims.claim(session, "solvable", "x|9", "b", ttl)
+        assert not await claims.renew(session, "solvable", "x|9", "a", ttl)  # a lost it

@@ -155,7 +155,7 @@ async def test_a_line_that_does_not_win_from_the_deal_is_not_learned(app: FastAP
 async def test_the_table_keeps_the_newest_lines_and_lost_positions_within_its_bounds(
     app: FastAPI,
 ) -> None:
-    bounded = SolverKnowledge(app.state.db.sessionmaker, max_lines=2, max_lost=1)
+    bounded = SolverKnowledge(app.state.db.sessionmaker, max_positions=1, max_lost=1)
     seeds = json.loads((ROOT / "seeds" / "rank-and-file.json").read_text())["deals"][:4]
     starts = []
     for entry in seeds:
@@ -166,8 +166,14 @@ async def test_the_table_keeps_the_newest_lines_and_lost_positions_within_its_bo
     for state in lost:
         await bounded.remember_lost(state)
     async with app.state.db.sessionmaker() as session:
+        lengths = (
+            (await session.execute(select(SolverLine.length).order_by(SolverLine.id)))
+            .scalars()
+            .all()
+        )
+        bounded.max_positions = lengths[2] + lengths[3]  # room for the newest two lines
         await bounded.trim(session)
-    fresh = SolverKnowledge(app.state.db.sessionmaker, max_lines=2, max_lost=1)  # no cache
+    fresh = SolverKnowledge(app.state.db.sessionmaker, max_positions=1, max_lost=1)  # no cache
     assert [await fresh.lookup(s) is not None for s in starts] == [False, False, True, True]
     assert [await fresh.lookup(s) is not None for s in lost] == [False, False, True]
     kept = sum(len(read_line(e["line"])) for e in seeds[2:])

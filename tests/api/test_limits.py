@@ -3,7 +3,10 @@ refusals that used to bypass the envelope (CORS preflight)."""
 
 from __future__ import annotations
 
+import asyncio
+from collections import Counter
 from collections.abc import AsyncIterator
+from typing import Any
 
 import httpx
 import pytest
@@ -141,3 +144,27 @@ async def test_an_instance_refuses_an_address_another_instance_counted(
             for headers in (auth, wrong):
                 answer = await other.get(f"{API}/players/me", headers=headers)
                 assert_error(answer, 429, "too_many_auth_failures")
+
+
+async def test_wrong_tokens_sent_at_once_are_each_counted(
+    client: httpx.AsyncClient, settings: Settings
+) -> None:
+    """A burst of guesses in flight together: no more than the limit reach the lookup."""
+    wrong = {"Authorization": "Bearer not-a-token"}
+    limit = settings.auth_failures_per_minute
+    answers = await asyncio.gather(
+        *(client.get(f"{API}/players/me", headers=wrong) for _ in range(3 * limit))
+    )
+    codes = Counter(a.json()["error"]["code"] for a in answers)
+    assert codes == {"unauthorized": limit, "too_many_auth_failures": 2 * limit}
+
+
+async def test_a_right_token_looked_up_is_not_counted_as_a_failure(
+    client: httpx.AsyncClient, app: FastAPI, settings: Settings, new_player: Any
+) -> None:
+    # Many players' first requests (each token looked up once) from one address.
+    for _ in range(settings.auth_failures_per_minute + 3):
+        headers = await new_player()
+        assert (await client.get(f"{API}/players/me", headers=headers)).status_code == 200
+    wrong = {"Authorization": "Bearer not-a-token"}
+    assert_error(await client.get(f"{API}/players/me", headers=wrong), 401, "unauthorized")
