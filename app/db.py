@@ -15,6 +15,7 @@ from typing import Any
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import Connection, event
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
@@ -121,6 +122,13 @@ async def unit_of_work(session: AsyncSession, *, write: bool = True) -> AsyncIte
         await session.rollback()
         raise
     await session.commit()
+
+
+def dialect_insert(session: AsyncSession, table: Any) -> Any:
+    """An INSERT in the session's own dialect, for its ON CONFLICT clauses (PostgreSQL's
+    and SQLite's take the same form)."""
+    module = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
+    return module.insert(table)
 
 
 def alembic_config(url: str) -> Config:

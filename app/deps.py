@@ -17,7 +17,7 @@ from app.config import Settings
 from app.db import Database
 from app.errors import Unauthorized, ValidationFailed
 from app.models import Player
-from app.services.players import KnownTokens, hash_token, player_for_token
+from app.services.players import KnownTokens, hash_token, player_for_hash
 from app.services.ratelimit import FailedAuthLimiter
 
 
@@ -66,12 +66,13 @@ async def get_current_player(
     address = client_address(request)
     await limiter.check(session, address)
     known: KnownTokens | None = getattr(request.app.state, "known_tokens", None)
-    if known is not None and (player := known.get(hash_token(credentials.credentials))):
+    token_hash = hash_token(credentials.credentials)
+    if known is not None and (player := known.get(token_hash)):
         return player
     # Looked up in the database: counted first (a burst of guesses is counted at once),
     # taken back when it was right.
     slot = await limiter.attempt(session, address)
-    player = await player_for_token(session, credentials.credentials, known)
+    player = await player_for_hash(session, token_hash, known)
     if player is None:
         limiter.wrong(address)
         raise Unauthorized()

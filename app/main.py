@@ -205,7 +205,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         secret = app.state.secret_key
         # This instance's name in its claims on background work (several instances on
         # one database prove each deal once).
-        app.state.instance_id = owner = new_owner()
+        owner = new_owner()
         app.state.daily = DailyDeals(settings, database.sessionmaker, secret, work, owner)
         app.state.solvable = SolvableDeals(settings, database.sessionmaker, secret, work, owner)
         app.state.daily.start()

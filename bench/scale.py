@@ -24,14 +24,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import os
 import platform
 import random
-import signal
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -40,6 +36,10 @@ from typing import Any
 
 import httpx
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tests.api.concurrency_helpers import pick  # noqa: E402  (the probes' own client and server)
+from tests.probes.server import Server  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "benchmarks.md"
 PARENT = "## HTTP service"
@@ -47,69 +47,20 @@ HEADING = "### Moves per second with several instances (issue 16)"
 API = "/api/v1"
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def start_instances(count: int, database_url: str, data_dir: Path) -> list[tuple[str, Any]]:
+def start_instances(count: int, database_url: str, data_dir: Path) -> list[Server]:
+    """`count` instances on one database, each as the probes start one (`python -m
+    app.server`, its own process group), started and answering `/health`."""
     env = {
-        **os.environ,
-        "DATABASE_URL": database_url,
-        "DATA_DIR": str(data_dir),
         "SECRET_KEY": "bench-scale",
-        "DAILY_PREPARE_AHEAD": "false",
         "SOLVABLE_PREPARE_AHEAD": "false",
         "LOG_LEVEL": "WARNING",
         # Enough connections for the clients an instance gets (PostgreSQL).
         "DB_POOL_SIZE": "10",
     }
-    started = []
-    for _ in range(count):
-        port = free_port()
-        process = subprocess.Popen(
-            [sys.executable, "-m", "app.server", "--host", "127.0.0.1", "--port", str(port)],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        started.append((f"http://127.0.0.1:{port}", process))
-    deadline = time.monotonic() + 120
-    for url, process in started:
-        while True:
-            if process.poll() is not None:
-                raise SystemExit(f"an instance exited ({url})")
-            try:
-                if httpx.get(f"{url}/health", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                raise SystemExit(f"an instance did not start ({url})")
-            time.sleep(0.2)
-    return started
-
-
-def stop_instances(started: list[tuple[str, Any]]) -> None:
-    for _, process in started:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGTERM)
-    for _, process in started:
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-
-
-def pick(state: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:
-    moves: list[dict[str, Any]] = state["legal_moves"]
-    if state["status"] != "playing" or not moves:
-        return None
-    draws = [m for m in moves if m["action"] == "draw"]
-    return draws[0] if draws and rng.random() < 0.5 else rng.choice(moves)
+    servers = [Server(database_url, data_dir, **env) for _ in range(count)]
+    for server in servers:
+        server.start(timeout=120)
+    return servers
 
 
 async def client(url: str, index: int, until: float, latencies: list[float]) -> int:
@@ -170,9 +121,10 @@ def measure(label: str, count: int, url: str, args: argparse.Namespace) -> dict[
     with tempfile.TemporaryDirectory() as tmp:
         started = start_instances(count, url, Path(tmp))
         try:
-            figures = asyncio.run(load([u for u, _ in started], args.clients, args.seconds))
+            figures = asyncio.run(load([s.base_url for s in started], args.clients, args.seconds))
         finally:
-            stop_instances(started)
+            for server in started:
+                server.kill()
     print(
         f"{label}: {figures['moves_per_s']:.0f} moves/s, median {figures['median_ms']:.1f} ms, "
         f"p99 {figures['p99_ms']:.1f} ms, /health {figures['health_ms']:.1f} ms",

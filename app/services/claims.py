@@ -24,9 +24,9 @@ from sqlalchemy import delete, or_, select, update
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.db import unit_of_work
+from app.config import Settings
+from app.db import dialect_insert, unit_of_work
 from app.models import WorkClaim, utcnow
-from app.services.knowledge import insert_ignoring_conflicts
 
 log = logging.getLogger("app.claims")
 
@@ -39,12 +39,20 @@ def new_owner() -> str:
     return str(uuid.uuid4())
 
 
+def proof_ttl(settings: Settings) -> timedelta:
+    """How long a claim on a proof holds without renewal (it is renewed every third of
+    this while held): several candidates' budgets."""
+    return timedelta(seconds=max(30.0, 5 * settings.daily_max_seconds))
+
+
 async def claim(session: AsyncSession, kind: str, subject: str, owner: str, ttl: timedelta) -> bool:
     """Take the piece of work, if nobody holds it and it is not done."""
     now = utcnow()
     async with unit_of_work(session):
         inserted = await session.execute(
-            insert_ignoring_conflicts(session, WorkClaim).values(  # type: ignore[attr-defined]
+            dialect_insert(session, WorkClaim)
+            .on_conflict_do_nothing()
+            .values(
                 kind=kind,
                 subject=subject,
                 owner=owner,
@@ -113,6 +121,27 @@ async def kept(
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
+
+
+@asynccontextmanager
+async def working(
+    sessionmaker: async_sessionmaker[AsyncSession],
+    kind: str,
+    subject: str,
+    owner: str,
+    ttl: timedelta,
+) -> AsyncIterator[None]:
+    """The work of a claim taken: renewed while the block runs (`kept`), marked done when
+    it ends, given back when it fails (or is cancelled) so that another may try it."""
+    try:
+        async with kept(sessionmaker, kind, subject, owner, ttl):
+            yield
+    except BaseException:
+        async with sessionmaker() as session:
+            await release(session, kind, subject, owner)
+        raise
+    async with sessionmaker() as session:
+        await finish(session, kind, subject, owner)
 
 
 async def finish(session: AsyncSession, kind: str, subject: str, owner: str) -> None:

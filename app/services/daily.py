@@ -165,38 +165,25 @@ class DailyDeals:
         self._jobs: dict[tuple[str, date], asyncio.Task[int]] = {}
         self._ahead: asyncio.Task[None] | None = None
 
-    def claim_ttl(self) -> timedelta:
-        """How long a claim on a day's deal holds without renewal (it is renewed every
-        third of this while held): several candidates' budgets."""
-        return timedelta(seconds=max(30.0, 5 * self.settings.daily_max_seconds))
-
     async def _choose(self, variant: str, day: date) -> int:
         """The day's deal: stored, or proven here under a claim, or proven by the
         instance that holds the claim (waited for; taken over if that one dies)."""
         subject = f"{variant}|{day.isoformat()}"
+        ttl = claims.proof_ttl(self.settings)
         told = False
         while True:
             async with self.sessionmaker() as session:
                 stored = await stored_deal(session, variant, day)
                 if stored is not None:
                     return int(stored.deal)
-                if await claims.claim(session, claims.DAILY, subject, self.owner, self.claim_ttl()):
+                if await claims.claim(session, claims.DAILY, subject, self.owner, ttl):
                     break
             if not told:
                 log.info("daily %s %s: another instance is preparing it; waiting", variant, day)
                 told = True
             await asyncio.sleep(CLAIM_POLL_SECONDS)
-        try:
-            ttl = self.claim_ttl()
-            async with claims.kept(self.sessionmaker, claims.DAILY, subject, self.owner, ttl):
-                number = await self._prove_day(variant, day)
-        except BaseException:
-            async with self.sessionmaker() as session:
-                await claims.release(session, claims.DAILY, subject, self.owner)
-            raise
-        async with self.sessionmaker() as session:
-            await claims.finish(session, claims.DAILY, subject, self.owner)
-        return number
+        async with claims.working(self.sessionmaker, claims.DAILY, subject, self.owner, ttl):
+            return await self._prove_day(variant, day)
 
     async def _prove_day(self, variant: str, day: date) -> int:
         public = set(public_deals(self.settings.seeds_dir, variant))

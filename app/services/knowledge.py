@@ -32,14 +32,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import delete, func, select
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.db import unit_of_work
-from app.engine import EngineError, Move, State
+from app.db import dialect_insert, unit_of_work
+from app.engine import Move, State
 from app.models import SolverLine, SolverPosition
 from app.services.seeds import format_line, read_line
+from app.solver.search import wins
 
 log = logging.getLogger("app.knowledge")
 
@@ -62,13 +62,6 @@ class Known:
     @property
     def lost(self) -> bool:
         return self.rest is None
-
-
-def insert_ignoring_conflicts(session: AsyncSession, table: type[object]) -> object:
-    """INSERT ... ON CONFLICT DO NOTHING in the session's dialect."""
-    dialect = session.get_bind().dialect.name
-    module = postgresql if dialect == "postgresql" else sqlite
-    return module.insert(table).on_conflict_do_nothing()  # type: ignore[arg-type]
 
 
 class SolverKnowledge:
@@ -151,7 +144,7 @@ class SolverKnowledge:
                     )
                     session.add(row)
                     await session.flush()
-                    statement = insert_ignoring_conflicts(session, SolverPosition)
+                    statement = dialect_insert(session, SolverPosition).on_conflict_do_nothing()
                     # In key order: two instances inserting overlapping lines lock the
                     # shared keys in the same order, so they cannot deadlock.
                     values = [
@@ -162,7 +155,8 @@ class SolverKnowledge:
                         await session.execute(statement, values[i : i + _CHUNK])  # type: ignore[call-overload]
                 await self._maybe_trim(session)
         except SQLAlchemyError as exc:
-            log.warning("a winning line was not stored (%s); kept in this instance only", exc)
+            # The class only: the statement's parameters are position keys.
+            log.warning("a winning line was not stored (%s); kept here only", type(exc).__name__)
 
     async def remember_lost(self, state: State) -> None:
         key = position_key(state)
@@ -170,11 +164,11 @@ class SolverKnowledge:
         try:
             async with self.sessionmaker() as session:
                 async with unit_of_work(session):
-                    statement = insert_ignoring_conflicts(session, SolverPosition)
+                    statement = dialect_insert(session, SolverPosition).on_conflict_do_nothing()
                     await session.execute(statement, [{"key": key, "line_id": None, "at": None}])  # type: ignore[call-overload]
                 await self._maybe_trim(session)
         except SQLAlchemyError as exc:
-            log.warning("a lost position was not stored (%s); kept in this instance only", exc)
+            log.warning("a lost position was not stored (%s); kept here only", type(exc).__name__)
 
     async def _maybe_trim(self, session: AsyncSession) -> None:
         self._stored_since_trim += 1
@@ -196,7 +190,7 @@ class SolverKnowledge:
         tag = position_key(start)  # the deal under the game's own rules
         if line is None or tag in self._learned:
             return
-        if not wins_from(start, line):
+        if not wins(start, line):
             self._learned.add(tag)  # never wins from here: not worth replaying again
             return
         if await self.lookup(start) is None:  # else registered already, here or elsewhere
@@ -271,13 +265,3 @@ class SolverKnowledge:
         self._lost.move_to_end(key)
         while len(self._lost) > self.cached_positions:
             self._lost.popitem(last=False)
-
-
-def wins_from(start: State, line: Sequence[Move]) -> bool:
-    state = start
-    try:
-        for move in line:
-            state, _ = state.apply(move, auto_finish=False)
-    except EngineError:
-        return False
-    return state.is_won

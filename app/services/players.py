@@ -74,6 +74,13 @@ async def player_for_token(
         player = known.get(token_hash)
         if player is not None:
             return player
+    return await player_for_hash(session, token_hash, known)
+
+
+async def player_for_hash(
+    session: AsyncSession, token_hash: str, known: KnownTokens | None = None
+) -> Player | None:
+    """The database's answer for a token's hash (remembered in `known` when found)."""
     async with unit_of_work(session, write=False):
         result = await session.execute(_BY_TOKEN_HASH, {"token_hash": token_hash})
         player = result.scalar_one_or_none()

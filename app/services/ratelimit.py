@@ -20,10 +20,9 @@ import math
 import time
 
 from sqlalchemy import delete, func, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.db import unit_of_work
+from app.db import dialect_insert, unit_of_work
 from app.errors import TooManyAuthFailures, retry_after
 from app.models import AuthFailure
 
@@ -35,6 +34,12 @@ REFRESH_SECONDS = 1.0
 def _first_slot(now: float) -> int:
     """The oldest slot in the window that ends now."""
     return int(now // SLOT_SECONDS) - SLOTS + 1
+
+
+def _refused(oldest: int, now: float) -> TooManyAuthFailures:
+    """429, free again once the oldest slot counted leaves the window (or sooner)."""
+    wait = (oldest + SLOTS) * SLOT_SECONDS - now
+    return TooManyAuthFailures(headers=retry_after(max(1, math.ceil(wait))))
 
 
 class FailedAuthLimiter:
@@ -69,9 +74,7 @@ class FailedAuthLimiter:
         async with unit_of_work(session, write=False):
             failures, oldest = (await session.execute(query)).one()
         if failures >= self.per_minute:
-            # Free again once the oldest slot counted leaves the window (or sooner).
-            wait = (oldest + SLOTS) * SLOT_SECONDS - now
-            raise TooManyAuthFailures(headers=retry_after(max(1, math.ceil(wait))))
+            raise _refused(oldest, now)
 
     async def attempt(self, session: AsyncSession, address: str) -> int:
         """Count a token about to be looked up, before the lookup: guesses sent at once
@@ -81,9 +84,8 @@ class FailedAuthLimiter:
         now = time.time()
         first = _first_slot(now)
         slot = first + SLOTS - 1
-        dialect = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
         upsert = (
-            dialect.insert(AuthFailure)
+            dialect_insert(session, AuthFailure)
             .values(address=address, slot=slot, count=1)
             .on_conflict_do_update(
                 index_elements=[AuthFailure.address, AuthFailure.slot],
@@ -101,9 +103,7 @@ class FailedAuthLimiter:
             await session.execute(delete(AuthFailure).where(AuthFailure.slot < first))
         if counted + before > self.per_minute:
             self.wrong(address)
-            oldest = slot if oldest is None else oldest
-            wait = (oldest + SLOTS) * SLOT_SECONDS - now
-            raise TooManyAuthFailures(headers=retry_after(max(1, math.ceil(wait))))
+            raise _refused(slot if oldest is None else oldest, now)
         return slot
 
     def wrong(self, address: str) -> None:

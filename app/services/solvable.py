@@ -23,7 +23,6 @@ import contextlib
 import logging
 import math
 import time
-from datetime import timedelta
 from typing import Any
 
 from sqlalchemy import case, func, select
@@ -39,6 +38,7 @@ from app.services import claims
 from app.services.proving import Proof, derive_deal
 from app.services.seeds import public_deals
 from app.services.work import SOLVABLE, WorkPool
+from app.solver.search import wins
 
 log = logging.getLogger("app.solvable")
 
@@ -67,13 +67,11 @@ CLAIM_SCAN = 20
 def wins_under(start: State, line: list[dict[str, Any]]) -> bool:
     """Does the stored winning `line` win from `start` (the deal under a game's own house
     rules), every move checked by the engine?"""
-    state = start
     try:
-        for move in line:
-            state, _ = state.apply(Move.from_json(move), auto_finish=False)
+        moves = [Move.from_json(move) for move in line]
     except EngineError:
         return False
-    return state.is_won
+    return wins(start, moves)
 
 
 async def claim(
@@ -137,10 +135,6 @@ class SolvableDeals:
         self._seconds_per_deal = dict.fromkeys(VARIANTS, 10.0)
         self._tasks: list[asyncio.Task[None]] = []
 
-    def claim_ttl(self) -> timedelta:
-        """A claim on one candidate outlives its proof (`daily_max_seconds`) well."""
-        return timedelta(seconds=max(30.0, 5 * self.settings.daily_max_seconds))
-
     def retry_after(self, variant: str) -> int:
         return min(300, max(1, math.ceil(self._seconds_per_deal.get(variant, 10.0))))
 
@@ -193,27 +187,15 @@ class SolvableDeals:
             number = solvable_candidate(self.secret, variant, seq)
             if number in public:
                 continue
-            # One instance proves each candidate; the others go on to the next one.
-            subject = f"{variant}|{seq}"
+            # One instance proves each candidate; the others go on to the next one. Done
+            # either way: a candidate that failed here is not tried again elsewhere.
+            subject, ttl = f"{variant}|{seq}", claims.proof_ttl(self.settings)
             async with self.sessionmaker() as session:
-                if not await claims.claim(
-                    session, claims.SOLVABLE, subject, self.owner, self.claim_ttl()
-                ):
+                if not await claims.claim(session, claims.SOLVABLE, subject, self.owner, ttl):
                     continue
-            try:
-                ttl = self.claim_ttl()
-                async with claims.kept(
-                    self.sessionmaker, claims.SOLVABLE, subject, self.owner, ttl
-                ):
-                    proof = await self.prover.prove(variant, number, SOLVABLE)
-            except BaseException:
-                async with self.sessionmaker() as session:
-                    await claims.release(session, claims.SOLVABLE, subject, self.owner)
-                raise
-            stored = proof is not None and await self._store(variant, seq, proof)
-            # Done either way: a candidate that failed here is not tried again elsewhere.
-            async with self.sessionmaker() as session:
-                await claims.finish(session, claims.SOLVABLE, subject, self.owner)
+            async with claims.working(self.sessionmaker, claims.SOLVABLE, subject, self.owner, ttl):
+                proof = await self.prover.prove(variant, number, SOLVABLE)
+                stored = proof is not None and await self._store(variant, seq, proof)
             if not stored or proof is None:
                 continue
             took = time.monotonic() - started

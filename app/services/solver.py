@@ -29,12 +29,12 @@ from app.schemas import FinishResult, Hint
 from app.services import games
 from app.services.daily import stored_deal as daily_stored_deal
 from app.services.games import Answer
-from app.services.knowledge import Known, SolverKnowledge, wins_from
+from app.services.knowledge import Known, SolverKnowledge
 from app.services.seeds import read_line, seed_line
 from app.services.work import WorkPool
 from app.solver.plan import suggest
 from app.solver.pool import SolverBusy as PoolBusy
-from app.solver.search import SolveResult
+from app.solver.search import SolveResult, wins
 
 # Searches one finish may run when the game moves on while it searches.
 _FINISH_SEARCHES = 2
@@ -64,7 +64,7 @@ class SolverService:
             )
         except PoolBusy as busy:
             raise SolverBusy(headers=retry_after(busy.retry_after)) from None
-        if result.result == "solved" and wins_from(state, result.moves):
+        if result.result == "solved" and wins(state, result.moves):
             # Checked by the engine first: every instance will answer from it.
             await self.remember(state, result.moves)
         elif result.result == "unsolvable":

@@ -130,17 +130,20 @@ class WorkPool:
                 return
         self._busy[lane] -= 1
 
-    async def _run(self, lane: str, function: Any, *args: Any) -> Any:
-        loop = asyncio.get_running_loop()
-        executor = self._executor(lane)
+    async def _run(self, priority: int, function: Any, *args: Any) -> Any:
+        """`function(*args)` on a worker, when one is free for `priority`."""
+        lane = await self._acquire(priority)
         try:
-            return await loop.run_in_executor(executor, function, *args)
+            executor = self._executor(lane)
+            return await asyncio.get_running_loop().run_in_executor(executor, function, *args)
         except BrokenProcessPool:
             # A worker died (killed, out of memory): start a fresh pool next time (unless
             # another failure of the same pool already did).
             if self._executors.get(lane) is executor:
                 del self._executors[lane]
             raise
+        finally:
+            self._release(lane)
 
     # --- the work
 
@@ -161,12 +164,8 @@ class WorkPool:
             raise SolverBusy(self.retry_after())
         self._players += 1
         try:
-            lane = await self._acquire(PLAYER)
-            try:
-                args = (state_bytes, max_positions, max_seconds, s.solver_core, s.solver_table_size)
-                result: SolveResult = await self._run(lane, solve_bytes, *args)
-            finally:
-                self._release(lane)
+            args = (state_bytes, max_positions, max_seconds, s.solver_core, s.solver_table_size)
+            result: SolveResult = await self._run(PLAYER, solve_bytes, *args)
         finally:
             self._players -= 1
         # Retry-After follows how long searches take here (a moving average).
@@ -185,12 +184,8 @@ class WorkPool:
             s.solver_core,
             s.solver_table_size,
         )
-        lane = await self._acquire(max(priority, DAILY))
-        try:
-            proof: Proof | None = await self._run(lane, prove, *args)
-            return proof
-        finally:
-            self._release(lane)
+        proof: Proof | None = await self._run(max(priority, DAILY), prove, *args)
+        return proof
 
     def close(self) -> None:
         """Waits for running proofs (a candidate's budget at most: no proof outlives the

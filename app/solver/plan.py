@@ -20,11 +20,11 @@ import random
 import time
 from typing import Literal
 
-from app.engine import EngineError, Move, State
+from app.engine import Move, State
 from app.solver import arrangements
 from app.solver import core as native_core
 from app.solver.moves import safe_move, scored_moves
-from app.solver.search import Result, SolveResult, _search, replay
+from app.solver.search import Result, SolveResult, _search, wins
 from app.solver.tables import FIRST_TRY, SearchTables
 
 DEFAULT_MAX_POSITIONS = 1_000_000
@@ -100,7 +100,7 @@ def solve(
             )
         positions += used
         if result == "solved":
-            if not _wins(state, moves):  # never claim a win the engine does not confirm
+            if not wins(state, moves):  # never claim a win the engine does not confirm
                 raise AssertionError("solver line does not replay to a win")
             break
         if narrow:
@@ -182,10 +182,3 @@ def restarts(
                 planned += share
         seed += 1
     return tries
-
-
-def _wins(state: State, moves: list[Move]) -> bool:
-    try:
-        return replay(state, moves).is_won
-    except EngineError:
-        return False

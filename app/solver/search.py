@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Literal, NamedTuple
 
-from app.engine import Move, State
+from app.engine import EngineError, Move, State
 from app.engine.moves import DRAW, RESERVE, TABLEAU
 from app.solver import arrangements
 from app.solver.moves import Child, children, expand, jittered, settle, wanted_cards
@@ -221,8 +221,16 @@ def _reversible(before: State, child: State, line: list[Move]) -> Move | None:
     return move
 
 
-def replay(state: State, moves: list[Move]) -> State:
+def replay(state: State, moves: Sequence[Move]) -> State:
     """Play ``moves`` with full validation and auto-finish off; the final position."""
     for move in moves:
         state, _ = state.apply(move, auto_finish=False, validate=True)
     return state
+
+
+def wins(state: State, moves: Sequence[Move]) -> bool:
+    """Does the line win from ``state``, every move checked by the engine?"""
+    try:
+        return replay(state, moves).is_won
+    except EngineError:
+        return False
