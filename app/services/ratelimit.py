@@ -93,17 +93,23 @@ class FailedAuthLimiter:
             )
             .returning(AuthFailure.count)
         )
-        earlier = select(
+        others = select(
             func.coalesce(func.sum(AuthFailure.count), 0), func.min(AuthFailure.slot)
-        ).where(AuthFailure.address == address, AuthFailure.slot >= first, AuthFailure.slot < slot)
+        ).where(
+            # Every other slot of the window, a newer one included: a request that began
+            # in this slot may commit after others counted in the next.
+            AuthFailure.address == address,
+            AuthFailure.slot >= first,
+            AuthFailure.slot != slot,
+        )
         async with unit_of_work(session):
             # The slot's row is locked by the upsert: its count is exact under concurrency.
             counted = (await session.execute(upsert)).scalar_one()
-            before, oldest = (await session.execute(earlier)).one()
+            before, oldest = (await session.execute(others)).one()
             await session.execute(delete(AuthFailure).where(AuthFailure.slot < first))
         if counted + before > self.per_minute:
             self.wrong(address)
-            raise _refused(slot if oldest is None else oldest, now)
+            raise _refused(slot if oldest is None else min(slot, oldest), now)
         return slot
 
     def wrong(self, address: str) -> None:
