@@ -355,6 +355,7 @@ async def writing_game(
 
 _GAMES = cast(Table, Game.__table__)
 _MOVES = cast(Table, MoveRow.__table__)
+_INSERT_MOVES = insert(_MOVES)
 # The save's UPDATE for each set of columns written (a few sets in all), built once.
 _SAVES: dict[tuple[str, ...], Any] = {}
 
@@ -781,8 +782,9 @@ async def apply_moves(
                 for row in rows:
                     row["created_at"] = game.updated_at
                 # A bulk insert of plain rows (Core: the ORM's unit of work per object
-                # cost seconds for a finish's thousands of moves).
-                await session.execute(insert(_MOVES), rows)
+                # cost seconds for a finish's thousands of moves); one row as a plain
+                # execute, not the bulk path.
+                await session.execute(_INSERT_MOVES, rows if len(rows) > 1 else rows[0])
             body = state_json(game, state, legal)
             body["events"] = events
             # The model is built only if something reads it (a stored answer, a finish).

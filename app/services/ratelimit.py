@@ -52,7 +52,10 @@ class FailedAuthLimiter:
     async def _suspects(self, session: AsyncSession, now: float) -> frozenset[str]:
         if time.monotonic() - self._read_at >= REFRESH_SECONDS:
             query = (
-                select(AuthFailure.address).where(AuthFailure.slot >= _first_slot(now)).distinct()
+                select(AuthFailure.address)
+                # A right token's count is taken back to 0 (the row stays): not a suspect.
+                .where(AuthFailure.slot >= _first_slot(now), AuthFailure.count > 0)
+                .distinct()
             )
             async with unit_of_work(session, write=False):
                 self._anyone = frozenset((await session.execute(query)).scalars())

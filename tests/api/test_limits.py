@@ -12,6 +12,7 @@ import httpx
 import pytest
 from asgi_lifespan import LifespanManager
 from fastapi import FastAPI
+from sqlalchemy import event
 
 from app.config import Settings
 from app.main import create_app
@@ -168,3 +169,28 @@ async def test_a_right_token_looked_up_is_not_counted_as_a_failure(
         assert (await client.get(f"{API}/players/me", headers=headers)).status_code == 200
     wrong = {"Authorization": "Bearer not-a-token"}
     assert_error(await client.get(f"{API}/players/me", headers=wrong), 401, "unauthorized")
+
+
+async def test_an_address_whose_tokens_were_right_is_not_a_suspect(
+    client: httpx.AsyncClient, app: FastAPI, new_player: Any
+) -> None:
+    """A right token's count is taken back: its address is not checked against the limit
+    on its next requests (a check is a transaction of its own; it once ran on every
+    request for a minute after any lookup, doubling a move's time)."""
+    headers = await new_player()
+    assert (await client.get(f"{API}/players/me", headers=headers)).status_code == 200
+    app.state.auth_limiter._read_at = float("-inf")  # read the suspects afresh
+    statements: list[str] = []
+
+    def record(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        statements.append(statement)
+
+    engine = app.state.db.engine.sync_engine
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        assert (await client.get(f"{API}/players/me", headers=headers)).status_code == 200
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
+    on_failures = [s for s in statements if "auth_failures" in s]
+    assert len(on_failures) == 1, on_failures  # the suspects' read, no count of this address
+    assert "DISTINCT" in on_failures[0]
