@@ -20,8 +20,10 @@ if TYPE_CHECKING:
     from .state import State
 
 _FACE_DOWN: dict[str, Any] = {"face_up": False}
-# Each card's public form, built once (a view writes every face-up card of the layout).
+# Each card's public form, built once (a view writes every face-up card of the layout),
+# and with no click, the form of most cards in a view. Shared: read, never changed.
 _CARD_JSON = tuple(card_json(card) for card in range(52))
+_CARD_JSON_NO_CLICK = tuple({**shown, "click": None} for shown in _CARD_JSON)
 
 
 class CardView(NamedTuple):
@@ -34,8 +36,14 @@ class CardView(NamedTuple):
     def to_json(self) -> dict[str, Any]:
         if self.card is None:
             return _FACE_DOWN
-        click = None if self.click is None else self.click.to_json()
-        return {**_CARD_JSON[self.card], "click": click}
+        if self.click is None:
+            return _CARD_JSON_NO_CLICK[self.card]
+        return {**_CARD_JSON[self.card], "click": self.click.to_json()}
+
+
+# The views of a card with no click, built once (values: shared safely).
+_FACE_DOWN_VIEW = CardView(None)
+_SHOWN = tuple(CardView(card) for card in range(52))
 
 
 class PileView(NamedTuple):
@@ -85,8 +93,9 @@ def public_view(
     )
     piles = []
     for pile, cards, down in state.piles():
-        shown = [CardView(None)] * down + [
-            CardView(c, click.get((pile, i))) for i, c in enumerate(cards[down:], down)
+        shown = [_FACE_DOWN_VIEW] * down + [
+            CardView(c, k) if (k := click.get((pile, i))) else _SHOWN[c]
+            for i, c in enumerate(cards[down:], down)
         ]
         count = 0 if won else movable(state, pile)
         top_click = click.get((pile, -1 if pile.kind == STOCK else len(cards) - 1))
