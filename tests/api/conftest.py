@@ -60,7 +60,7 @@ def database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     yield url
 
 
-async def _empty_tables(url: str) -> None:
+async def empty_tables(url: str) -> None:
     engine = create_async_engine(url)
     try:
         async with engine.begin() as conn:
@@ -84,7 +84,7 @@ def settings(database_url: str, tmp_path: Path) -> Settings:
 
 @pytest.fixture
 async def app(settings: Settings, database_url: str) -> AsyncIterator[FastAPI]:
-    await _empty_tables(database_url)
+    await empty_tables(database_url)
     application = create_app(settings)
     async with LifespanManager(application):
         yield application

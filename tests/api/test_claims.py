@@ -24,7 +24,7 @@ from app.services.daily import DailyDeals, stored_deal, utc_today
 from app.services.solvable import SolvableDeals
 from app.services.work import WorkPool
 from app.solver.plan import solve
-from tests.api.conftest import _empty_tables
+from tests.api.conftest import empty_tables
 from tests.api.daily_helpers import daily_settings, empty_daily_deals
 
 # Every call of the prover, by (variant, deal number): the tests count proofs here.
@@ -46,7 +46,7 @@ def state_deal(state: Any) -> int:
 
 @pytest.fixture
 async def sessionmaker(database_url: str) -> AsyncIterator[async_sessionmaker[AsyncSession]]:
-    await _empty_tables(database_url)
+    await empty_tables(database_url)
     await empty_daily_deals(database_url)
     engine = create_async_engine(database_url)
     try:

@@ -25,7 +25,7 @@ from app.main import create_app
 from app.models import SolverLine, SolverPosition
 from app.services.knowledge import SolverKnowledge, position_key
 from app.services.seeds import read_line
-from tests.api.conftest import API
+from tests.api.conftest import API, empty_tables
 from tests.api.daily_helpers import (  # noqa: F401  (the daily fixtures)
     daily_settings,
     settings,
@@ -99,6 +99,7 @@ async def test_a_position_proven_lost_is_lost_on_every_instance(
 async def test_a_deal_of_seeds_is_known_from_the_first_hint(
     database_url: str, tmp_path: Path
 ) -> None:
+    await empty_tables(database_url)  # another test's search lines would be counted below
     seeded = daily_settings(database_url, tmp_path, seeds_dir=ROOT / "seeds")
     entry = json.loads((ROOT / "seeds" / "rows-of-four.json").read_text())["deals"][0]
     application = create_app(seeded)

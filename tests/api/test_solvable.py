@@ -29,7 +29,7 @@ from app.services.daily import candidate
 from app.services.solvable import solvable_candidate
 from app.services.work import DAILY, SOLVABLE, WorkPool
 from app.solver.search import SolveResult
-from tests.api.conftest import API, _empty_tables, assert_error
+from tests.api.conftest import API, assert_error, empty_tables
 from tests.api.daily_helpers import SECRET, daily_settings, today
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,7 +44,7 @@ def settings(database_url: str, tmp_path: Path) -> Settings:
 @asynccontextmanager
 async def running(settings: Settings) -> AsyncIterator[tuple[FastAPI, httpx.AsyncClient]]:
     """An app on emptied tables and a client with a fresh player's token."""
-    await _empty_tables(settings.database_url)
+    await empty_tables(settings.database_url)
     app = create_app(settings)
     async with LifespanManager(app):
         transport = httpx.ASGITransport(app=app)

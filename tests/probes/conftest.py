@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.api.conftest import _empty_tables, database_url  # noqa: F401  (shared fixture)
+from tests.api.conftest import database_url, empty_tables  # noqa: F401  (shared fixture)
 from tests.probes.server import Server
 
 MakeServer = Callable[..., Server]
@@ -25,7 +25,7 @@ def probe_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if not os.environ.get("TEST_DATABASE_URL"):
         return f"sqlite+aiosqlite:///{tmp_path / 'probe.sqlite3'}"
     url: str = request.getfixturevalue("database_url")
-    asyncio.run(_empty_tables(url))
+    asyncio.run(empty_tables(url))
     return url
 
 
