@@ -42,10 +42,10 @@ from app.config import Settings  # noqa: E402
 from app.engine import VARIANTS, State, deal, get_variant  # noqa: E402
 from app.services.daily import candidate  # noqa: E402
 from app.services.proving import prove  # noqa: E402
+from app.services.work import WorkPool  # noqa: E402
 from app.solver import arrangements  # noqa: E402
 from app.solver import core as native_core  # noqa: E402
 from app.solver.plan import CoreChoice, describe_core, solve, suggest  # noqa: E402
-from app.solver.pool import SolverPool  # noqa: E402
 from app.solver.search import _search  # noqa: E402
 from app.solver.tables import SearchTables  # noqa: E402
 
@@ -270,18 +270,20 @@ def daily(core: CoreChoice, settings: Settings) -> None:
 
 async def _loop_lag(kind: str, busy: bytes, seconds: float) -> tuple[float, float]:
     lags: list[float] = []
-    async with SolverPool(workers=2, kind=kind) as pool:  # type: ignore[arg-type]
+    # The service's pool, two players' workers of this kind, no background lane to borrow.
+    settings = Settings(solver_workers=2, solver_kind=kind, daily_workers=0)  # type: ignore[arg-type]
+    work = WorkPool(settings)
+    try:
         if kind == "process":  # start the workers before measuring
-            await asyncio.gather(*(pool.solve(busy, max_positions=10) for _ in range(2)))
-        searches = [
-            asyncio.create_task(pool.solve(busy, max_positions=10**9, max_seconds=seconds))
-            for _ in range(2)
-        ]
+            await asyncio.gather(*(work.search(busy, 10, None) for _ in range(2)))
+        searches = [asyncio.create_task(work.search(busy, 10**9, seconds)) for _ in range(2)]
         while not all(t.done() for t in searches):
             before = time.perf_counter()
             await asyncio.sleep(0.005)
             lags.append((time.perf_counter() - before - 0.005) * 1000)
         await asyncio.gather(*searches)
+    finally:
+        work.close()
     return statistics.median(lags), _percentile(lags, 0.99)
 
 

@@ -33,8 +33,8 @@ from app.services.knowledge import Known, SolverKnowledge
 from app.services.seeds import read_line, seed_line
 from app.services.work import WorkPool
 from app.solver.plan import suggest
-from app.solver.pool import SolverBusy as PoolBusy
 from app.solver.search import SolveResult, wins
+from app.solver.worker import SolverBusy as PoolBusy
 
 # Searches one finish may run when the game moves on while it searches.
 _FINISH_SEARCHES = 2

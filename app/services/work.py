@@ -32,9 +32,8 @@ from typing import Any
 from app.config import Settings
 from app.services.proving import Proof, prove
 from app.solver.plan import resolve_core
-from app.solver.pool import SolverBusy, exit_with_parent
-from app.solver.pool import _solve_bytes as solve_bytes
 from app.solver.search import SolveResult
+from app.solver.worker import SolverBusy, exit_with_parent, solve_bytes
 
 # Priorities: lower first.
 PLAYER = 0

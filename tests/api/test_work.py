@@ -11,7 +11,8 @@ import pytest
 from app.config import Settings
 from app.engine import deal, get_variant
 from app.services.work import DAILY, PLAYER, SOLVABLE, WorkPool
-from app.solver.pool import SolverBusy
+from app.solver import replay
+from app.solver.worker import SolverBusy
 
 
 def pool(tmp_path: Path, **changes: object) -> WorkPool:
@@ -91,3 +92,14 @@ async def test_a_proof_runs_on_the_background_lane(tmp_path: Path) -> None:
     assert work._busy == {"player": 0, "background": 0}
     assert set(work._executors) == {"background"}
     work.close()
+
+
+async def test_a_search_in_a_worker_process_finds_a_line_that_wins(tmp_path: Path) -> None:
+    start = deal(get_variant("rank-and-file"), 1)  # won in a few hundred positions
+    work = pool(tmp_path, daily_workers=0, solver_kind="process")
+    try:
+        result = await work.search(start.to_bytes(), max_positions=100_000, max_seconds=30)
+    finally:
+        work.close()
+    assert result.result == "solved"
+    assert replay(start, result.moves).is_won

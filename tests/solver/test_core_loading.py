@@ -14,8 +14,8 @@ from pydantic import ValidationError
 from app.config import Settings
 from app.engine import VARIANTS, deal
 from app.main import create_app
+from app.services.work import WorkPool
 from app.solver import cli, core, plan
-from app.solver.pool import SolverPool
 
 
 def test_the_core_says_whether_it_is_loaded_and_why_not() -> None:
@@ -54,7 +54,7 @@ def test_insisting_on_a_missing_core_is_refused_up_front(
     unbuilt: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with pytest.raises(RuntimeError, match="not built"):
-        SolverPool(core="native")
+        WorkPool(Settings(database_url="sqlite+aiosqlite://", solver_core="native"))
     with pytest.raises(SystemExit):
         cli.main(["survey", "rank-and-file", "--count", "1", "--budget", "10", "--core", "native"])
     assert "--core native: app.solver._core is not built" in capsys.readouterr().err

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -16,7 +15,6 @@ from app.services import seeds
 from app.solver import arrangements, replay, solve
 from app.solver.moves import follow_ups
 from app.solver.plan import ARRANGED, FULL, NARROW, restart_kinds, restarts
-from app.solver.pool import SolverBusy, SolverPool
 from app.solver.tables import SearchTables
 
 SEEDS = Path(__file__).resolve().parents[2] / "seeds"
@@ -116,32 +114,6 @@ def test_every_seed_line_wins(path: Path) -> None:
         start = deal(variant, entry["deal"])
         end = replay(start, seeds.read_line(entry["line"]))
         assert end.is_won, f"{variant.name} deal {entry['deal']}: the line does not win"
-
-
-async def test_saturated_pool_raises_solver_busy() -> None:
-    busy = deal(get_variant("rank-and-file"), 9).to_bytes()
-    async with SolverPool(workers=1, queue=1, kind="thread") as pool:
-        first = asyncio.create_task(pool.solve(busy, max_seconds=0.5))
-        second = asyncio.create_task(pool.solve(busy, max_seconds=0.5))
-        await asyncio.sleep(0.05)
-        assert pool.running == 2
-        with pytest.raises(SolverBusy) as refused:
-            await pool.solve(busy, max_seconds=0.5)
-        assert refused.value.retry_after >= 1
-        results = await asyncio.gather(first, second)
-        assert [r.result for r in results] == ["unknown", "unknown"]
-        assert pool.running == 0
-        # Room again once the searches are over.
-        won = await pool.solve(State.from_text(WON).to_bytes())
-        assert won.result == "solved"
-
-
-async def test_process_pool_solves() -> None:
-    start = State.from_text(WON)
-    async with SolverPool(workers=1, kind="process") as pool:
-        result = await pool.solve(start.to_bytes())
-    assert result.result == "solved"
-    assert replay(start, result.moves).is_won
 
 
 def test_single_card_games_relocate_built_cards_in_narrow_restarts() -> None:

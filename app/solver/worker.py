@@ -1,0 +1,72 @@
+"""What a solver worker runs, for the service's one pool of CPU work
+(``app.services.work.WorkPool``): a search from a position's bytes, the refusal when
+every worker is busy, and a worker process's tie to the server that started it.
+
+Workers are processes by default: the Python search holds the GIL, so in threads it
+starves the event loop (``bench/solver.py`` measures the loop's lag both ways); the
+native search releases it, but the plan around it, the conversions and the replay of a
+line are Python. Threads stay available (tests, or a single-process deployment).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import sys
+import threading
+import time
+
+from app.engine import State
+from app.solver.plan import CoreChoice, solve
+from app.solver.search import SolveResult
+
+
+class SolverBusy(Exception):
+    """Every worker is busy and the waiting line is full: retry after ``retry_after`` s."""
+
+    def __init__(self, retry_after: int) -> None:
+        super().__init__(f"the solver is busy; retry after {retry_after} s")
+        self.retry_after = retry_after
+
+
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
+_PARENT_POLL_SECONDS = 1.0
+
+
+def exit_with_parent() -> None:
+    """Make this worker process end when the process that started it dies, however it
+    dies (`kill -9` included): a pool's initializer. Linux is told to send SIGKILL at the
+    parent's death; everywhere, a thread also watches the parent id, since the kernel's
+    signal follows the parent *thread* and a worker can be orphaned before it is asked."""
+    parent = os.getppid()
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass  # the watcher below still ends it
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(_PARENT_POLL_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
+
+
+def solve_bytes(
+    data: bytes,
+    max_positions: int,
+    max_seconds: float | None,
+    core: CoreChoice,
+    table_size: int | None,
+) -> SolveResult:
+    """Runs in the worker: bytes in (cheap to send to a process), a small result out."""
+    return solve(
+        State.from_bytes(data),
+        max_positions=max_positions,
+        max_seconds=max_seconds,
+        core=core,
+        table_size=table_size,
+    )
