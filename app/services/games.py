@@ -377,8 +377,8 @@ def _save_statement(names: tuple[str, ...]) -> Any:
 
 async def _save(session: AsyncSession, game: Game, bump: int = 1, **values: Any) -> None:
     """Write new values and bump the version (by one per move saved), only if nobody else
-    did meanwhile. One UPDATE: the loaded game takes the values as already saved, so the
-    commit's flush writes nothing more."""
+    did meanwhile. One UPDATE; the loaded game (outside the session, `_load_owned`) takes
+    the values as saved, so the answer built from it shows them."""
     old_version = game.version
     values["version"] = old_version + bump
     values["updated_at"] = utcnow()
