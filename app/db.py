@@ -45,14 +45,14 @@ def create_engine(url: str, settings: Settings) -> AsyncEngine:
         if database and database != ":memory:":
             Path(database).parent.mkdir(parents=True, exist_ok=True)
         engine = create_async_engine(url, connect_args={"timeout": 30})
-        _configure_sqlite(engine, settings.sqlite_busy_timeout_ms)
+        _configure_sqlite(engine, settings.sqlite_busy_timeout_ms, settings.sqlite_synchronous)
         return engine
     return create_async_engine(
         url, pool_size=settings.db_pool_size, max_overflow=5, pool_pre_ping=True
     )
 
 
-def _configure_sqlite(engine: AsyncEngine, busy_timeout_ms: int) -> None:
+def _configure_sqlite(engine: AsyncEngine, busy_timeout_ms: int, synchronous: str) -> None:
     @event.listens_for(engine.sync_engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         # Take BEGIN out of the driver's hands so that we can choose IMMEDIATE.
@@ -61,7 +61,7 @@ def _configure_sqlite(engine: AsyncEngine, busy_timeout_ms: int) -> None:
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
         cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute(f"PRAGMA synchronous={synchronous}")  # a Literal of the settings
         cursor.close()
 
     @event.listens_for(engine.sync_engine, "begin")

@@ -4,9 +4,14 @@ and the log holds exactly the acknowledged moves."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import httpx
+import pytest
+from sqlalchemy import text
 
+from app.config import Settings
+from app.db import Database
 from tests.api.concurrency_helpers import Tally, check_log, play
 from tests.api.conftest import API, NewGame, assert_error
 
@@ -109,3 +114,25 @@ async def test_many_clients_history_equals_acknowledged_moves(
     )
     # The run did race: some moves were refused on a stale version, some retried.
     assert total.conflicts > 0 and total.replays > 0 and len(total.acks) > CLIENTS
+
+
+@pytest.mark.parametrize(("mode", "level"), [(None, 2), ("FULL", 2), ("NORMAL", 1)])
+async def test_sqlite_commits_reach_the_disk_before_the_answer_by_default(
+    tmp_path: Path, mode: str | None, level: int
+) -> None:
+    """FULL (the default): a commit is synced before it returns, so an acknowledged move
+    survives a power loss, not only the server's crash (WAL with NORMAL does not)."""
+    values: dict[str, object] = {
+        "database_url": f"sqlite+aiosqlite:///{tmp_path}/durable.sqlite3",
+        "data_dir": tmp_path,
+    }
+    if mode is not None:
+        values["sqlite_synchronous"] = mode
+    settings = Settings(**values)  # type: ignore[arg-type]
+    database = Database(settings.database_url, settings)
+    try:
+        async with database.sessionmaker() as session:
+            assert (await session.execute(text("PRAGMA synchronous"))).scalar_one() == level
+            assert (await session.execute(text("PRAGMA journal_mode"))).scalar_one() == "wal"
+    finally:
+        await database.dispose()
