@@ -67,16 +67,20 @@ async def get_current_player(
     await limiter.check(session, address)
     known: KnownTokens | None = getattr(request.app.state, "known_tokens", None)
     token_hash = hash_token(credentials.credentials)
-    if known is not None and (player := known.get(token_hash)):
+
+    async def look_up() -> Player | None:
+        # Counted first (a burst of guesses is counted at once), taken back when right.
+        slot = await limiter.attempt(session, address)
+        player = await player_for_hash(session, token_hash, known)
+        if player is None:
+            limiter.wrong(address)
+        else:
+            await limiter.right(session, address, slot)
         return player
-    # Looked up in the database: counted first (a burst of guesses is counted at once),
-    # taken back when it was right.
-    slot = await limiter.attempt(session, address)
-    player = await player_for_hash(session, token_hash, known)
+
+    player = await (known.find(token_hash, look_up) if known is not None else look_up())
     if player is None:
-        limiter.wrong(address)
         raise Unauthorized()
-    await limiter.right(session, address, slot)
     return player
 
 

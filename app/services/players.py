@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import secrets
 import time
+from collections.abc import Awaitable, Callable
 
 from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -48,6 +50,8 @@ class KnownTokens:
     def __init__(self, ttl_s: float = 60.0, size: int = 10_000) -> None:
         self.ttl_s, self.size = ttl_s, size
         self._players: dict[str, tuple[float, Player]] = {}
+        # Lookups under way, by token hash: what they found (None: nothing, or failed).
+        self._pending: dict[str, asyncio.Future[Player | None]] = {}
 
     def get(self, token_hash: str) -> Player | None:
         entry = self._players.get(token_hash)
@@ -57,6 +61,34 @@ class KnownTokens:
             del self._players[token_hash]
             return None
         return entry[1]
+
+    async def find(
+        self, token_hash: str, look_up: Callable[[], Awaitable[Player | None]]
+    ) -> Player | None:
+        """The player of a token: remembered, or found by `look_up` once for all the
+        requests that ask at once (a client's first burst with a new token is one lookup,
+        counted once by the failure limit, however many requests it sends together). A
+        request that comes while a lookup finds nothing, or fails, looks up itself: wrong
+        tokens stay counted request by request."""
+        player = self.get(token_hash)
+        if player is not None:
+            return player
+        pending = self._pending.get(token_hash)
+        if pending is not None:
+            player = await asyncio.shield(pending)
+            if player is not None:
+                return player
+            return await look_up()
+        future: asyncio.Future[Player | None] = asyncio.get_running_loop().create_future()
+        self._pending[token_hash] = future
+        try:
+            player = await look_up()
+        finally:
+            # Those waiting get the player, or None (still None here when the lookup
+            # raised: a 429, a cancelled request); with None they look up themselves.
+            del self._pending[token_hash]
+            future.set_result(player)
+        return player
 
     def put(self, token_hash: str, player: Player) -> None:
         if len(self._players) >= self.size:

@@ -194,3 +194,31 @@ async def test_an_address_whose_tokens_were_right_is_not_a_suspect(
     on_failures = [s for s in statements if "auth_failures" in s]
     assert len(on_failures) == 1, on_failures  # the suspects' read, no count of this address
     assert "DISTINCT" in on_failures[0]
+
+
+async def test_a_burst_with_one_new_token_is_one_lookup_and_never_refused(
+    client: httpx.AsyncClient, app: FastAPI, settings: Settings, new_player: Any
+) -> None:
+    """A client's first requests with its token sent together (a page loading, a bot's
+    connections): one lookup, counted once, so more of them than the failure limit are
+    all answered (each was counted before its own lookup, and refused past the limit)."""
+    headers = await new_player()
+    statements: list[str] = []
+
+    def record(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        statements.append(statement)
+
+    engine = app.state.db.engine.sync_engine
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        answers = await asyncio.gather(
+            *(
+                client.get(f"{API}/players/me", headers=headers)
+                for _ in range(3 * settings.auth_failures_per_minute)
+            )
+        )
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
+    assert [a.status_code for a in answers] == [200] * len(answers), answers[-1].text
+    lookups = [s for s in statements if "FROM players" in s]
+    assert len(lookups) == 1, lookups
