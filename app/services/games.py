@@ -477,6 +477,32 @@ async def prune_idempotency_keys(session: AsyncSession, older_than: timedelta) -
 # --- use cases ---------------------------------------------------------------
 
 
+class _Positions:
+    """The positions last saved or loaded, by their exact bytes: a game's next move
+    finds the position its last move saved instead of decoding it again. Safe anywhere
+    (several instances included): a State is a pure function of its bytes and never
+    changes, so equal bytes are the same position whoever wrote them."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._states: dict[bytes, State] = {}
+
+    def load(self, data: bytes) -> State:
+        state = self._states.get(data)
+        if state is None:
+            state = State.from_bytes(data)
+            self.keep(data, state)
+        return state
+
+    def keep(self, data: bytes, state: State) -> None:
+        if len(self._states) >= self.size:
+            del self._states[next(iter(self._states))]  # the oldest goes
+        self._states[data] = state
+
+
+_POSITIONS = _Positions(size=1_000)
+
+
 def _deal(variant: Variant, number: int, rules: Rules) -> State:
     try:
         return deal(variant, number, rules)
@@ -683,12 +709,13 @@ def _resolve(state: State, command: Command, settings: dict[str, Any]) -> Move:
 
 
 def _play_one(
-    game: Game, state: State, move: Move, played: int
+    game: Game, state: State, before: bytes, move: Move, played: int
 ) -> tuple[State, dict[str, Any], list[dict[str, Any]]]:
-    """Apply one engine move to a locked game's position: the position after it, its
-    log row's values (the `played`-th move of this write, so its version and number
-    follow) and its events as answered. The log keeps the same events but a draw's
-    cards: a redeal may turn them face down again, and the log is read later."""
+    """Apply one engine move to a locked game's position (`before`: its bytes): the
+    position after it, its log row's values (the `played`-th move of this write, so its
+    version and number follow) and its events as answered. The log keeps the same events
+    but a draw's cards: a redeal may turn them face down again, and the log is read
+    later."""
     try:
         new_state, events = state.apply(
             move, auto_finish=bool(game.settings.get("auto_finish", True))
@@ -703,7 +730,7 @@ def _play_one(
         "text": str(move),
         "move": move.to_json(),
         "events": [_logged(e) for e in answered],
-        "state_before": state.to_bytes(),
+        "state_before": before,
     }
     return new_state, row, answered
 
@@ -748,7 +775,8 @@ async def apply_moves(
             game = opened.game
             if from_position is not None and game.state != from_position.to_bytes():
                 raise PositionChanged
-            start = state = State.from_bytes(game.state)
+            data = game.state
+            start = state = _POSITIONS.load(data)
             events: list[Any] = []
             rows: list[dict[str, Any]] = []
             steps: list[dict[str, Any]] = []
@@ -756,7 +784,8 @@ async def apply_moves(
                 if state.is_won and events:
                     break
                 move = _resolve(state, command, game.settings)
-                state, row, played = _play_one(game, state, move, len(rows))
+                state, row, played = _play_one(game, state, data, move, len(rows))
+                data = state.to_bytes()
                 rows.append(row)
                 steps.append({"move": row["move"], "events": played})
                 events += played
@@ -777,11 +806,12 @@ async def apply_moves(
                     session,
                     game,
                     bump=len(rows),
-                    state=state.to_bytes(),
+                    state=data,
                     status=state.status_given(legal),
                     move_count=game.move_count + len(rows),
                     **values,
                 )
+                _POSITIONS.keep(data, state)
                 for row in rows:
                     row["created_at"] = game.updated_at
                 # A bulk insert of plain rows (Core: the ORM's unit of work per object

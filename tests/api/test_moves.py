@@ -5,8 +5,9 @@ from typing import Any
 import httpx
 from fastapi import FastAPI
 
-from app.engine import CODE, Move, Pile, deal, get_variant
+from app.engine import CODE, Move, Pile, State, deal, get_variant
 from app.schemas import GameMoveResult, MoveLog
+from app.services.games import _POSITIONS
 from tests.api.conftest import API, NewGame, assert_error
 from tests.api.helpers import (
     cards,
@@ -349,3 +350,21 @@ async def test_apply_moves_is_all_or_nothing(
         (1, 1, "draw"),
         (2, 2, "draw"),
     ]
+
+
+async def test_positions_remembered_between_moves_are_the_stored_ones(
+    client: httpx.AsyncClient, app: FastAPI, auth: dict[str, str], new_game: NewGame
+) -> None:
+    """A move starts from the position its game's last move saved, remembered by its
+    bytes: what is remembered must decode from those bytes exactly, and stay bounded."""
+    game = await new_game(deal=7)
+    for _ in range(12):
+        state = (await client.get(f"{API}/games/{game['id']}", headers=auth)).json()
+        answer = await _move(client, auth, game["id"], state["legal_moves"][0])
+        assert answer.status_code == 200, answer.text
+        stored = await stored_state(app, game["id"])
+        assert _POSITIONS.load(stored.to_bytes()) == stored
+    remembered = dict(_POSITIONS._states)
+    assert remembered and len(remembered) <= _POSITIONS.size
+    for data, position in remembered.items():
+        assert position == State.from_bytes(data) and position.to_bytes() == data
