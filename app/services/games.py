@@ -23,6 +23,7 @@ import hashlib
 import json
 import secrets
 import uuid
+import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -38,6 +39,7 @@ from sqlalchemy.orm.attributes import set_committed_value
 from app.db import unit_of_work
 from app.engine import EngineError, Move, Pile, Rules, State, Variant, deal, resolve_click
 from app.errors import (
+    ApiError,
     AutoPlayOff,
     GameNotFound,
     GameOver,
@@ -323,10 +325,46 @@ def _check_version(game: Game, expected_version: int | None) -> None:
 @dataclass(frozen=True)
 class GameWrite:
     """A game loaded and locked for a write, or the stored answer of a retried request
-    (`replay`: answer it, change nothing)."""
+    (`replay`: answer it, change nothing). `copied`: the game is this process's copy of
+    the row as its last write left it, not read (see `_Written`)."""
 
     game: Game
     replay: Answer[Any] | None
+    copied: bool = False
+
+
+class _Written:
+    """The games this process wrote last, as each write left its row, so that a
+    game's next move need not read the row again. A copy is only a guess: every write
+    of a game bumps its version and `_save` writes only where the version is still the
+    one read, so a move played on a stale copy fails (409) and is played again from the
+    row; so is anything a copy refused (a wrong `expected_version`, an illegal move).
+    A copy is taken out while a write uses it, and put back only once that commits."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._games: dict[str, Game] = {}
+
+    def take(self, game_id: str, player_id: str) -> Game | None:
+        game = self._games.pop(game_id, None)
+        return game if game is not None and game.player_id == player_id else None
+
+    def keep(self, game: Game) -> None:
+        if len(self._games) >= self.size:
+            del self._games[next(iter(self._games))]  # the oldest goes
+        self._games[game.id] = game
+
+
+# One per database engine (per app: two apps in one process are two instances).
+_WRITTEN_BY_ENGINE: weakref.WeakKeyDictionary[Any, _Written] = weakref.WeakKeyDictionary()
+
+
+def _written(session: AsyncSession) -> _Written:
+    engine = session.get_bind()
+    written = _WRITTEN_BY_ENGINE.get(engine)
+    if written is None:
+        written = _WRITTEN_BY_ENGINE[engine] = _Written(size=1_000)
+    return written
 
 
 @asynccontextmanager
@@ -339,15 +377,21 @@ async def writing_game(
     idempotency: Idempotency | None = None,
     refuse_won: bool = False,
     replay_as: type[GameMoveResult] | type[UndoResult] = GameMoveResult,
+    copy: bool = False,
 ) -> AsyncIterator[GameWrite]:
     """The opening of every write of a game (moves, undo, settings, assisted marking):
     one unit of work, the player's game loaded and locked, a retried request's stored
     answer found (before anything else is checked: a retry repeats the first request's
     `expected_version`), then `expected_version` checked and, with `refuse_won`, a won
     game refused (409 game_over). Committed when the block ends, rolled back on error.
-    `replay_as`: the answer's model, to read a stored answer back as it was sent."""
+    `replay_as`: the answer's model, to read a stored answer back as it was sent.
+    `copy`: start from this process's copy of the game where it has one, unread (the
+    caller plays again from the row whatever fails: `_Written`)."""
     async with unit_of_work(session):
-        game = await _load_owned(session, player_id, game_id, lock=True)
+        game = _written(session).take(game_id, player_id) if copy else None
+        copied = game is not None
+        if game is None:
+            game = await _load_owned(session, player_id, game_id, lock=True)
         replay = None
         if idempotency is not None:
             replay = await _replay(session, player_id, idempotency, replay_as)
@@ -355,7 +399,8 @@ async def writing_game(
             _check_version(game, expected_version)
             if refuse_won and game.status == "won":
                 raise GameOver()
-        yield GameWrite(game=game, replay=replay)
+        yield GameWrite(game=game, replay=replay, copied=copied)
+    _written(session).keep(game)  # committed: the row is as the write left it
 
 
 _INSERT_MOVES = insert(_MOVES)
@@ -760,8 +805,10 @@ async def apply_moves(
     move. With `from_position`, the moves are played only if the game is still at that
     position (else `PositionChanged`, nothing written)."""
     player_id = player.id  # read once: a rollback expires the ORM object
+    copied = False
 
-    async def write() -> Answer[GameMoveResult]:
+    async def write(copy: bool = False) -> Answer[GameMoveResult]:
+        nonlocal copied
         async with writing_game(
             session,
             player_id,
@@ -769,7 +816,9 @@ async def apply_moves(
             expected_version=expected_version,
             idempotency=idempotency,
             refuse_won=bool(commands),
+            copy=copy,
         ) as opened:
+            copied = opened.copied
             if opened.replay is not None:
                 return opened.replay
             game = opened.game
@@ -832,6 +881,15 @@ async def apply_moves(
             await _remember(session, player_id, idempotency, answer)
         return answer
 
+    try:
+        # A copy only where a move's UPDATE will check it (no commands: nothing checks it).
+        return await _idempotent(
+            session, player_id, idempotency, lambda: write(copy=bool(commands))
+        )
+    except (ApiError, PositionChanged):
+        if not copied:
+            raise
+    # Decided on this process's copy of the game (rolled back): decide on the row.
     return await _idempotent(session, player_id, idempotency, write)
 
 

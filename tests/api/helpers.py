@@ -50,12 +50,14 @@ def _rank_and_file(
 
 
 async def put_state(app: FastAPI, game_id: str, state: State) -> None:
-    """Replace a game's position in place (a test-only shortcut to a chosen position)."""
+    """Replace a game's position in place (a test-only shortcut to a chosen position).
+    The version goes up, as with every write of a game: the service counts on it (a
+    process's copy of a game is only used where the version is unchanged)."""
     async with app.state.db.sessionmaker() as session:
         await session.execute(
             update(Game)
             .where(Game.id == game_id)
-            .values(state=state.to_bytes(), status=state.status)
+            .values(state=state.to_bytes(), status=state.status, version=Game.version + 1)
         )
         await session.commit()
 

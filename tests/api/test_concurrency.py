@@ -8,10 +8,12 @@ from pathlib import Path
 
 import httpx
 import pytest
+from asgi_lifespan import LifespanManager
 from sqlalchemy import text
 
 from app.config import Settings
 from app.db import Database
+from app.main import create_app
 from tests.api.concurrency_helpers import Tally, check_log, play
 from tests.api.conftest import API, NewGame, assert_error
 
@@ -136,3 +138,39 @@ async def test_sqlite_commits_reach_the_disk_before_the_answer_by_default(
             assert (await session.execute(text("PRAGMA journal_mode"))).scalar_one() == "wal"
     finally:
         await database.dispose()
+
+
+async def test_a_move_after_another_process_moved_is_played_on_the_row_as_it_is(
+    client: httpx.AsyncClient, settings: Settings, auth: dict[str, str], new_game: NewGame
+) -> None:
+    """Each process keeps a copy of the games it wrote; another process (a second
+    instance, a second worker on one SQLite file) moving meanwhile makes that copy stale.
+    The next move here must be played on the row as the other left it, and a version
+    refused or accepted as the row says, not as the copy does."""
+    game = await new_game(deal=3)
+    url = f"{API}/games/{game['id']}"
+    second = create_app(settings.model_copy())
+    async with LifespanManager(second):
+        transport = httpx.ASGITransport(app=second)
+        async with httpx.AsyncClient(transport=transport, base_url="http://other") as other:
+            for turn in range(6):
+                here = (await client.get(url, headers=auth)).json()
+                mover = client if turn % 2 else other  # this process, then the other
+                played = await mover.post(f"{url}/moves", json={"action": "draw"}, headers=auth)
+                assert played.status_code == 200, played.text
+                assert played.json()["version"] == here["version"] + 1
+                # The draw was played on the row: one card fewer in the stock each time.
+                stock = played.json()["piles"][0]["cards"]
+                assert len(stock) == len(here["piles"][0]["cards"]) - 1
+            # A version the row has, but not this process's copy: accepted.
+            now = (await other.get(url, headers=auth)).json()["version"]
+            body = {"action": "draw", "expected_version": now}
+            assert (await client.post(f"{url}/moves", json=body, headers=auth)).status_code == 200
+            # A version the copy has, but the row no longer: refused.
+            await other.post(f"{url}/moves", json={"action": "draw"}, headers=auth)
+            stale = {"action": "draw", "expected_version": now + 1}
+            assert_error(
+                await client.post(f"{url}/moves", json=stale, headers=auth), 409, "version_conflict"
+            )
+    log = (await client.get(f"{url}/moves", headers=auth)).json()
+    assert [m["seq"] for m in log["items"]] == list(range(1, 9))
