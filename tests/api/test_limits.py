@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import httpx
@@ -171,6 +172,22 @@ async def test_a_right_token_looked_up_is_not_counted_as_a_failure(
     assert_error(await client.get(f"{API}/players/me", headers=wrong), 401, "unauthorized")
 
 
+@contextmanager
+def recorded_statements(app: FastAPI) -> Iterator[list[str]]:
+    """The SQL statements the app's database runs inside the block."""
+    statements: list[str] = []
+
+    def record(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        statements.append(statement)
+
+    engine = app.state.db.engine.sync_engine
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        yield statements
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
+
+
 async def test_an_address_whose_tokens_were_right_is_not_a_suspect(
     client: httpx.AsyncClient, app: FastAPI, new_player: Any
 ) -> None:
@@ -180,17 +197,8 @@ async def test_an_address_whose_tokens_were_right_is_not_a_suspect(
     headers = await new_player()
     assert (await client.get(f"{API}/players/me", headers=headers)).status_code == 200
     app.state.auth_limiter._read_at = float("-inf")  # read the suspects afresh
-    statements: list[str] = []
-
-    def record(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
-        statements.append(statement)
-
-    engine = app.state.db.engine.sync_engine
-    event.listen(engine, "before_cursor_execute", record)
-    try:
+    with recorded_statements(app) as statements:
         assert (await client.get(f"{API}/players/me", headers=headers)).status_code == 200
-    finally:
-        event.remove(engine, "before_cursor_execute", record)
     on_failures = [s for s in statements if "auth_failures" in s]
     assert len(on_failures) == 1, on_failures  # the suspects' read, no count of this address
     assert "DISTINCT" in on_failures[0]
@@ -203,22 +211,13 @@ async def test_a_burst_with_one_new_token_is_one_lookup_and_never_refused(
     connections): one lookup, counted once, so more of them than the failure limit are
     all answered (each was counted before its own lookup, and refused past the limit)."""
     headers = await new_player()
-    statements: list[str] = []
-
-    def record(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
-        statements.append(statement)
-
-    engine = app.state.db.engine.sync_engine
-    event.listen(engine, "before_cursor_execute", record)
-    try:
+    with recorded_statements(app) as statements:
         answers = await asyncio.gather(
             *(
                 client.get(f"{API}/players/me", headers=headers)
                 for _ in range(3 * settings.auth_failures_per_minute)
             )
         )
-    finally:
-        event.remove(engine, "before_cursor_execute", record)
     assert [a.status_code for a in answers] == [200] * len(answers), answers[-1].text
     lookups = [s for s in statements if "FROM players" in s]
     assert len(lookups) == 1, lookups
