@@ -293,6 +293,7 @@ def _checked_id(game_id: str) -> str:
 
 
 _GAMES = cast(Table, Game.__table__)
+_COLUMNS = tuple(_GAMES.c.keys())
 _MOVES = cast(Table, MoveRow.__table__)
 
 # Built once, with bound parameters (building a statement per request cost more than
@@ -352,7 +353,8 @@ class _Written:
     def keep(self, game: Game) -> None:
         if len(self._games) >= self.size:
             del self._games[next(iter(self._games))]  # the oldest goes
-        self._games[game.id] = game
+        # A copy of its own: the request that wrote `game` still reads it for its answer.
+        self._games[game.id] = Game(**{name: getattr(game, name) for name in _COLUMNS})
 
 
 # One per database engine (per app: two apps in one process are two instances).
