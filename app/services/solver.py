@@ -33,7 +33,7 @@ from app.services.knowledge import Known, SolverKnowledge
 from app.services.seeds import read_line, seed_line
 from app.services.work import WorkPool
 from app.solver.plan import suggest
-from app.solver.search import SolveResult, wins
+from app.solver.search import SolveResult
 from app.solver.worker import SolverBusy as PoolBusy
 
 # Searches one finish may run when the game moves on while it searches.
@@ -64,8 +64,9 @@ class SolverService:
             )
         except PoolBusy as busy:
             raise SolverBusy(headers=retry_after(busy.retry_after)) from None
-        if result.result == "solved" and wins(state, result.moves):
-            # Checked by the engine first: every instance will answer from it.
+        if result.result == "solved":
+            # Already replayed by the engine in the worker (`plan.solve` raises on a
+            # line that does not win): every instance will answer from it.
             await self.remember(state, result.moves)
         elif result.result == "unsolvable":
             await self.knowledge.remember_lost(state)
