@@ -63,6 +63,7 @@ from app.schemas import (
     rfc3339,
 )
 from app.services import solvable
+from app.services.bounded import BoundedMap
 from app.services.proving import SERVER_DEAL_MAX
 from app.services.solvable import SolvableDeals
 from app.services.variants import find_variant
@@ -343,18 +344,19 @@ class _Written:
     A copy is taken out while a write uses it, and put back only once that commits."""
 
     def __init__(self, size: int) -> None:
-        self.size = size
-        self._games: dict[str, Game] = {}
+        self._games: BoundedMap[str, Game] = BoundedMap(size)  # the oldest goes
+
+    @property
+    def size(self) -> int:
+        return self._games.size
 
     def take(self, game_id: str, player_id: str) -> Game | None:
-        game = self._games.pop(game_id, None)
+        game = self._games.pop(game_id)
         return game if game is not None and game.player_id == player_id else None
 
     def keep(self, game: Game) -> None:
-        if len(self._games) >= self.size:
-            del self._games[next(iter(self._games))]  # the oldest goes
         # A copy of its own: the request that wrote `game` still reads it for its answer.
-        self._games[game.id] = Game(**{name: getattr(game, name) for name in _COLUMNS})
+        self._games.put(game.id, Game(**{name: getattr(game, name) for name in _COLUMNS}))
 
 
 # One per database engine (per app: two apps in one process are two instances).
@@ -531,8 +533,11 @@ class _Positions:
     changes, so equal bytes are the same position whoever wrote them."""
 
     def __init__(self, size: int) -> None:
-        self.size = size
-        self._states: dict[bytes, State] = {}
+        self._states: BoundedMap[bytes, State] = BoundedMap(size)  # the oldest goes
+
+    @property
+    def size(self) -> int:
+        return self._states.size
 
     def load(self, data: bytes) -> State:
         state = self._states.get(data)
@@ -542,9 +547,7 @@ class _Positions:
         return state
 
     def keep(self, data: bytes, state: State) -> None:
-        if len(self._states) >= self.size:
-            del self._states[next(iter(self._states))]  # the oldest goes
-        self._states[data] = state
+        self._states.put(data, state)
 
 
 _POSITIONS = _Positions(size=1_000)

@@ -14,6 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.db import unit_of_work
 from app.models import Player
 from app.schemas import PlayerCreated, PlayerOut
+from app.services.bounded import BoundedMap
 
 
 def hash_token(token: str) -> str:
@@ -49,7 +50,7 @@ class KnownTokens:
 
     def __init__(self, ttl_s: float = 60.0, size: int = 10_000) -> None:
         self.ttl_s, self.size = ttl_s, size
-        self._players: dict[str, tuple[float, Player]] = {}
+        self._players: BoundedMap[str, tuple[float, Player]] = BoundedMap(size)
         # Lookups under way, by token hash: what they found (None: nothing, or failed).
         self._pending: dict[str, asyncio.Future[Player | None]] = {}
 
@@ -58,7 +59,7 @@ class KnownTokens:
         if entry is None:
             return None
         if time.monotonic() - entry[0] > self.ttl_s:
-            del self._players[token_hash]
+            self._players.pop(token_hash)
             return None
         return entry[1]
 
@@ -91,10 +92,9 @@ class KnownTokens:
         return player
 
     def put(self, token_hash: str, player: Player) -> None:
-        if len(self._players) >= self.size:
-            # Full: the oldest entry goes (dicts keep insertion order).
-            del self._players[next(iter(self._players))]
-        self._players[token_hash] = (time.monotonic(), player)
+        # Full: the oldest entry goes; a token held already is renewed (its time, and
+        # made the newest), and nothing else goes.
+        self._players.put(token_hash, (time.monotonic(), player))
 
 
 async def player_for_token(
