@@ -97,22 +97,11 @@ class KnownTokens:
         self._players.put(token_hash, (time.monotonic(), player))
 
 
-async def player_for_token(
-    session: AsyncSession, token: str, known: KnownTokens | None = None
-) -> Player | None:
-    # Looking up by hash: a timing difference could only reveal a hash prefix, not a token.
-    token_hash = hash_token(token)
-    if known is not None:
-        player = known.get(token_hash)
-        if player is not None:
-            return player
-    return await player_for_hash(session, token_hash, known)
-
-
 async def player_for_hash(
     session: AsyncSession, token_hash: str, known: KnownTokens | None = None
 ) -> Player | None:
-    """The database's answer for a token's hash (remembered in `known` when found)."""
+    """The database's answer for a token's hash (remembered in `known` when found).
+    Looked up by hash: a timing difference could only reveal a hash prefix, not a token."""
     async with unit_of_work(session, write=False):
         result = await session.execute(_BY_TOKEN_HASH, {"token_hash": token_hash})
         player = result.scalar_one_or_none()

@@ -116,11 +116,11 @@ async def stored_deal_number(app: FastAPI, variant: str, when: str) -> int:
 
 
 async def player_of(app: FastAPI, headers: dict[str, str]) -> Player:
-    from app.services.players import player_for_token
+    from app.services.players import hash_token, player_for_hash
 
     token = headers["Authorization"].removeprefix("Bearer ")
     async with app.state.db.sessionmaker() as session:
-        player = await player_for_token(session, token)
+        player = await player_for_hash(session, hash_token(token))
     assert player is not None
     return player
 
