@@ -36,6 +36,30 @@ static inline uint64_t section(uint64_t h, int tag, const uint8_t *bytes, int le
     return h;
 }
 
+/* section() over a pile's cards, where the array holds whole words (MAX_CARDS, 104, is a
+ * multiple of 8): each word is one load, and the bytes past `len` in the last are masked
+ * off, so the hash is section()'s exactly, without a variable-length copy per word (a
+ * library call: a fifth of the key's time). */
+static inline uint64_t cards_section(uint64_t h, int tag, const uint8_t *cards, int len)
+{
+    h = mix64(h ^ ((uint64_t)tag << 32 | (uint64_t)len));
+    for (int i = 0; i < len; i += 8) {
+        uint64_t word;
+        memcpy(&word, cards + i, 8);
+        if (len - i < 8) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            word &= ~0ull >> (64 - 8 * (len - i));  /* the first bytes are the low ones */
+#else
+            word = 0;
+            for (int k = 0; k < len - i; k++)
+                word |= (uint64_t)cards[i + k] << (8 * k);
+#endif
+        }
+        h = mix64(h ^ word);
+    }
+    return h;
+}
+
 /* Insertion sorts: a handful of values each. */
 static inline void sort_words(uint64_t *words, int n)
 {

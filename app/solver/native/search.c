@@ -13,36 +13,82 @@
 
 /* ------------------------------------------------------------------------- keys */
 
+/* cards_section reads the card arrays a word at a time. */
+typedef char cards_are_whole_words[MAX_CARDS % 8 == 0 ? 1 : -1];
+
+/* The key's parts, each as plain_key keeps it in the position. */
+static uint64_t pile_key(const TableauPile *pile)
+{
+    return cards_section(SEED, pile->hidden, pile->cards, pile->len);
+}
+
+static uint64_t stacks_key(const Tables *t, const Position *p)
+{
+    /* With one pass, the stock is always a prefix of the dealt stock: its length. */
+    uint64_t h = t->single_pass ? section(SEED, 2, &p->stock.len, 1)
+                                : cards_section(SEED, 3, p->stock.cards, p->stock.len);
+    return cards_section(h, 4, p->waste.cards, p->waste.len);
+}
+
+static uint64_t tops_key(const Tables *t, const Position *p)
+{
+    /* sorted(f[-1] if f else -1), a multiset too: the tops (0 for an empty foundation)
+     * hashed each and summed. */
+    uint64_t tops = 0;
+    for (int f = 0; f < t->foundation_count; f++) {
+        const FoundationPile *pile = &p->foundations[f];
+        tops += mix64(SEED + (pile->len ? (uint64_t)pile->cards[pile->len - 1] + 1 : 0));
+    }
+    return tops;
+}
+
+static uint64_t wanted_set(const Tables *t, const Position *p);
+
+#ifdef SOLVER_CHECKS
+#include <stdio.h>
+/* Built with -DSOLVER_CHECKS: every part the position says is fresh is what it would be
+ * worked out again (apply marks what it changes stale, undo puts the parts back). */
+static void check_fresh(const Tables *t, const Position *p)
+{
+    uint64_t sum = 0;
+    bool fresh = true;
+    for (int i = 0; i < t->tableau_piles; i++) {
+        sum += p->pile_hash[i];
+        fresh = fresh && ((p->stale & (1u << i)) || p->pile_hash[i] == pile_key(&p->tableau[i]));
+    }
+    fresh = fresh && sum == p->piles_hash
+         && ((p->stale & STALE_STACKS) || p->stacks_hash == stacks_key(t, p))
+         && ((p->stale & STALE_TOPS) || p->tops_hash == tops_key(t, p))
+         && ((p->stale & STALE_WANTED) || p->wanted_cards == wanted_set(t, p));
+    if (!fresh) {
+        fprintf(stderr, "SOLVER_CHECKS: a key part kept fresh is not the position's\n");
+        abort();
+    }
+}
+#endif
+
 uint64_t plain_key(const Tables *t, Position *p)
 {
+#ifdef SOLVER_CHECKS
+    check_fresh(t, p);
+#endif
     /* Refresh the parts a move changed since (Position.stale). The piles are a multiset
      * (sorted(zip(hidden, tableau))): their hashes are summed, which needs no sort and
      * follows a changed pile by two additions. Each pile's hash is a strong 64-bit one,
      * so two different multisets share a sum only by chance. */
     for (int i = 0; p->stale & ((1u << t->tableau_piles) - 1); i++)
         if (p->stale & (1u << i)) {
-            const TableauPile *pile = &p->tableau[i];
-            uint64_t fresh = section(SEED, pile->hidden, pile->cards, pile->len);
+            uint64_t fresh = pile_key(&p->tableau[i]);
             p->piles_hash += fresh - p->pile_hash[i];
             p->pile_hash[i] = fresh;
             p->stale &= ~(1u << i);
         }
     if (p->stale & STALE_STACKS) {
-        /* With one pass, the stock is always a prefix of the dealt stock: its length. */
-        uint64_t h = t->single_pass ? section(SEED, 2, &p->stock.len, 1)
-                                    : section(SEED, 3, p->stock.cards, p->stock.len);
-        p->stacks_hash = section(h, 4, p->waste.cards, p->waste.len);
+        p->stacks_hash = stacks_key(t, p);
         p->stale &= ~STALE_STACKS;
     }
     if (p->stale & STALE_TOPS) {
-        /* sorted(f[-1] if f else -1), a multiset too: the tops (0 for an empty
-         * foundation) hashed each and summed. */
-        uint64_t tops = 0;
-        for (int f = 0; f < t->foundation_count; f++) {
-            const FoundationPile *pile = &p->foundations[f];
-            tops += mix64(SEED + (pile->len ? (uint64_t)pile->cards[pile->len - 1] + 1 : 0));
-        }
-        p->tops_hash = tops;
+        p->tops_hash = tops_key(t, p);
         p->stale &= ~STALE_TOPS;
     }
     uint64_t h = mix64(SEED ^ p->piles_hash);
@@ -157,21 +203,26 @@ static bool safe_move_by(const Tables *t, Position *p, SafeRule rule, Move *out)
 
 /* wanted(...)[card] >= 0: some foundation takes `card` next. The set is kept in the
  * position while the foundations stay as they are (the search asks it for every child). */
+static uint64_t wanted_set(const Tables *t, const Position *p)
+{
+    uint64_t cards = 0;
+    bool empty = false;
+    for (int f = 0; f < t->foundation_count; f++) {
+        const FoundationPile *pile = &p->foundations[f];
+        if (!pile->len)
+            empty = true;
+        else if (pile->len < FOUNDATION_CAP && t->found_next[pile->cards[pile->len - 1]] != NO_CARD)
+            cards |= 1ull << t->found_next[pile->cards[pile->len - 1]];
+    }
+    for (int suit = 0; empty && suit < 4; suit++)
+        cards |= 1ull << (suit * 13 + first_rank(p) - 1);
+    return cards;
+}
+
 static bool is_wanted(const Tables *t, Position *p, int card)
 {
     if (p->stale & STALE_WANTED) {
-        uint64_t cards = 0;
-        bool empty = false;
-        for (int f = 0; f < t->foundation_count; f++) {
-            const FoundationPile *pile = &p->foundations[f];
-            if (!pile->len)
-                empty = true;
-            else if (pile->len < FOUNDATION_CAP && t->found_next[pile->cards[pile->len - 1]] != NO_CARD)
-                cards |= 1ull << t->found_next[pile->cards[pile->len - 1]];
-        }
-        for (int suit = 0; empty && suit < 4; suit++)
-            cards |= 1ull << (suit * 13 + first_rank(p) - 1);
-        p->wanted_cards = cards;
+        p->wanted_cards = wanted_set(t, p);
         p->stale &= ~STALE_WANTED;
     }
     return p->wanted_cards >> card & 1;

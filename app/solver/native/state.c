@@ -347,9 +347,44 @@ void apply_move(const Tables *t, Position *p, const Move *move)
     apply_undoable(t, p, move, &undo);
 }
 
+/* What undo_move puts back of the key's kept parts (Undo.stale and the hashes). */
+static void save_kept(const Position *p, const Move *move, Undo *undo)
+{
+    undo->stale = p->stale;
+    undo->stacks_hash = p->stacks_hash;
+    undo->tops_hash = p->tops_hash;
+    undo->wanted_cards = p->wanted_cards;
+    if (move->action == MOVE) {
+        if (move->src_kind == TABLEAU)
+            undo->src_hash = p->pile_hash[move->src];
+        if (move->dst_kind == TABLEAU)
+            undo->dst_hash = p->pile_hash[move->dst];
+    }
+}
+
+static void restore_kept(Position *p, const Undo *undo)
+{
+    const Move *move = &undo->move;
+    if (move->action == MOVE) {
+        if (move->src_kind == TABLEAU) {
+            p->piles_hash += undo->src_hash - p->pile_hash[move->src];
+            p->pile_hash[move->src] = undo->src_hash;
+        }
+        if (move->dst_kind == TABLEAU) {
+            p->piles_hash += undo->dst_hash - p->pile_hash[move->dst];
+            p->pile_hash[move->dst] = undo->dst_hash;
+        }
+    }
+    p->stacks_hash = undo->stacks_hash;
+    p->tops_hash = undo->tops_hash;
+    p->wanted_cards = undo->wanted_cards;
+    p->stale = undo->stale;
+}
+
 void apply_undoable(const Tables *t, Position *p, const Move *move, Undo *undo)
 {
     undo->move = *move;
+    save_kept(p, move, undo);
     touch(p, move);
     if (move->action == DRAW) {
         int k = t->draw < p->stock.len ? t->draw : p->stock.len;
@@ -430,7 +465,7 @@ void undo_move(const Tables *t, Position *p, const Undo *undo)
 {
     (void)t;
     const Move *move = &undo->move;
-    touch(p, move);
+    restore_kept(p, undo);
     if (move->action == DRAW) {
         for (int i = 0; i < undo->drawn; i++)
             p->stock.cards[p->stock.len++] = pop(&p->waste);

@@ -125,6 +125,13 @@ typedef struct {
     bool refilled;          /* from the tableau: the reserve refilled the emptied pile */
     uint8_t src_run, dst_run;  /* tableau piles: TableauPile.run before */
     int16_t redeals_left;   /* REDEAL: before it */
+    /* The key's kept parts before the move (Position.stale, and the hashes the move can
+     * make stale), put back by undo_move: the position is then exactly as it was, so what
+     * was fresh is fresh again. Marking them stale instead had the search hash every pile
+     * a child touched twice, once for the child and again for its next sibling. */
+    uint32_t stale;
+    uint64_t src_hash, dst_hash;  /* tableau piles: Position.pile_hash */
+    uint64_t stacks_hash, tops_hash, wanted_cards;
 } Undo;
 
 /* apply_move, recording in `undo` how to take it back. */
