@@ -584,35 +584,44 @@ static int runs_onto(const Tables *t, const Position *p, int index, const Move *
                      bool narrow, Child *out)
 {
     const TableauPile *pile = &p->tableau[index];
-    int parent = pile->len ? pile->cards[pile->len - 1] : -1;
-    bool empty_takes = !(t->reserve_fills_empty && p->reserve.len);
-    int back_pile = last->dst_kind == TABLEAU ? last->dst : -1, n = 0;
-    if (parent < 0 && !empty_takes)
-        return 0;
+    int back_pile = last->dst_kind == TABLEAU ? last->dst : -1, back_count = last->count, n = 0;
+    if (!pile->len) {
+        if (t->reserve_fills_empty && p->reserve.len)
+            return 0;  /* the reserve fills it */
+        for (int j = 0; j < t->tableau_piles; j++) {
+            const TableauPile *other = &p->tableau[j];
+            int size = other->len, low = other->hidden;
+            if (j == index || !size)
+                continue;
+            int longest = t->runs_any ? size - run_start(t, other) : 1;  /* run_length(j) */
+            if (narrow && longest != size - low)
+                continue;  /* the run does not reach down to the face-down cards */
+            for (int count = narrow ? longest : 1; count <= longest; count++)
+                if (!(count == size && low == 0)  /* a whole pile into an empty one */
+                    && !(j == back_pile && count == back_count))
+                    put_pair(&out[n++], TABLEAU, j, TABLEAU, index, count);
+        }
+        return n;
+    }
+    /* Onto a card: where the tables build down, only every 13th count from the first that
+     * could fit (Tables.first_fit) needs a look; else every count (first_fit is 1). A
+     * count past the run (longest) is past the face-up cards too. */
+    int parent = pile->cards[pile->len - 1], step = t->builds_down ? 13 : 1;
+    const uint8_t *first_fit = &t->first_fit[parent * DECK];
+    const bool *fits = &t->stack_ok[parent * DECK];
     for (int j = 0; j < t->tableau_piles; j++) {
         const TableauPile *other = &p->tableau[j];
-        if (j == index || !other->len)
+        int size = other->len;
+        if (j == index || !size)
             continue;
-        int size = other->len, low = other->hidden;
-        /* Where the tables build down, only every 13th count from the first that could
-         * fit (Tables.first_fit) needs a look. */
-        int count = parent >= 0 ? t->first_fit[parent * DECK + other->cards[size - 1]] : 1;
-        int step = parent >= 0 && t->builds_down ? 13 : 1;
-        if (count > size - low)
-            continue;
+        int count = first_fit[other->cards[size - 1]];
         int longest = t->runs_any ? size - run_start(t, other) : 1;  /* run_length(j) */
-        if (narrow && longest != size - low)
-            continue;  /* the run does not reach down to the face-down cards */
-        for (; count <= longest; count += step) {
-            if (narrow && count != longest)
-                continue;
-            if (count == size && parent < 0 && low == 0)
-                continue;  /* a whole pile into an empty one */
-            if (j == back_pile && count == last->count)
-                continue;
-            if (parent < 0 || stack_ok(t, parent, other->cards[size - count]))
+        if (count > longest || (narrow && longest != size - other->hidden))
+            continue;
+        for (; count <= longest; count += step)
+            if ((!narrow || count == longest) && !(j == back_pile && count == back_count)
+                && fits[other->cards[size - count]])
                 put_pair(&out[n++], TABLEAU, j, TABLEAU, index, count);
-        }
     }
     return n;
 }
@@ -668,6 +677,44 @@ static int settle_undoable(const Tables *t, Position *p, SafeRule rule, Undo *li
     return n;
 }
 
+/* The top frame's child at `at` replaced by expand's `n` pairs (s->pairs), in place. */
+static bool replace_child(Search *s, Frame *frame, size_t at, int n)
+{
+    if (!reserve_room((void **)&s->kids, &s->kids_cap, s->kids_len + (size_t)n, sizeof(Child)))
+        return false;
+    memmove(&s->kids[at + (size_t)n], &s->kids[at + 1], (s->kids_len - at - 1) * sizeof(Child));
+    memcpy(&s->kids[at], s->pairs, (size_t)n * sizeof(Child));
+    s->kids_len = s->kids_len + (size_t)n - 1;
+    frame->count = frame->count + (size_t)n - 1;
+    return true;
+}
+
+#ifdef SOLVER_CHECKS
+/* Built with -DSOLVER_CHECKS: an expansion read from a peek gives the pairs that playing
+ * the move in full, settling and undoing gives. */
+static void check_expansion(Search *s, const Move *move, int must_use, int n)
+{
+    Child peeked[MAX_MOVES];
+    memcpy(peeked, s->pairs, (size_t)n * sizeof(Child));
+    Undo mid[1 + MAX_CARDS];
+    apply_undoable(s->t, &s->at, move, &mid[0]);
+    int played = 1 + settle_undoable(s->t, &s->at, s->rule, mid + 1);
+    int played_n = follow_ups(s->t, &s->at, must_use, move, s->narrow, s->pairs);
+    for (int i = played; i-- > 0;)
+        undo_move(s->t, &s->at, &mid[i]);
+    bool same = played == 1 && played_n == n;
+    for (int i = 0; same && i < n; i++)
+        same = s->pairs[i].score == peeked[i].score && s->pairs[i].kind == peeked[i].kind
+            && move_equal(&s->pairs[i].move, &peeked[i].move)
+            && s->pairs[i].move.count == peeked[i].move.count;
+    if (!same) {
+        fprintf(stderr, "SOLVER_CHECKS: a peeked expansion differs from the played one\n");
+        abort();
+    }
+    memcpy(s->pairs, peeked, (size_t)n * sizeof(Child));
+}
+#endif
+
 static bool expand(Search *s, Frame *frame)
 {
     const Tables *t = s->t;
@@ -679,6 +726,28 @@ static bool expand(Search *s, Frame *frame)
     if (!reserve_room((void **)&s->prefixes, &s->prefixes_cap, s->prefixes_len + 1 + MAX_CARDS,
                       sizeof(Move)))
         return false;
+    int n;
+    if (!s->arranged && peeks(t, &s->at, &move)) {
+        /* Most obligated moves turn nothing up, refill nothing, and leave no safe move
+         * (could_settle's look, for such a move: the new top of the pile it left): their
+         * follow-ups are read from the piles moved for a look (peek_move), the position
+         * is not played and undone in full. */
+        Peek peek;
+        peek_move(t, &s->at, &move, &peek);
+        bool settles = safe_tableau_top(t, &s->at, move.src, s->rule);
+        if (!settles)
+            n = follow_ups(t, &s->at, must_use, &move, s->narrow, s->pairs);
+        peek_back(&s->at, &move, &peek);
+        if (!settles) {
+            s->prefixes[frame->prefix] = move;
+            frame->prefix_len = 1;
+            s->prefixes_len += 1;
+#ifdef SOLVER_CHECKS
+            check_expansion(s, &move, must_use, n);
+#endif
+            return replace_child(s, frame, at, n);
+        }
+    }
     /* The pairs are built at `mid`, the frame's position after the move and settle:
      * played on `at` and undone after (a copy per expansion cost 3% of the search). */
     Undo mid[1 + MAX_CARDS];
@@ -691,7 +760,6 @@ static bool expand(Search *s, Frame *frame)
         s->prefixes[frame->prefix + (size_t)i] = mid[i].move;
     frame->prefix_len = (size_t)played;
     s->prefixes_len += frame->prefix_len;
-    int n;
     /* mid.tableau[must_use] != state.tableau[must_use][:-count]: the move took the top
      * cards off must_use, and safe moves only take cards off piles, so the pile is as
      * the move left it unless it is shorter. */
@@ -703,13 +771,7 @@ static bool expand(Search *s, Frame *frame)
     }
     for (int i = played; i-- > 0;)
         undo_move(t, &s->at, &mid[i]);
-    if (!reserve_room((void **)&s->kids, &s->kids_cap, s->kids_len + (size_t)n, sizeof(Child)))
-        return false;
-    memmove(&s->kids[at + (size_t)n], &s->kids[at + 1], (s->kids_len - at - 1) * sizeof(Child));
-    memcpy(&s->kids[at], s->pairs, (size_t)n * sizeof(Child));
-    s->kids_len = s->kids_len + (size_t)n - 1;
-    frame->count = frame->count + (size_t)n - 1;
-    return true;
+    return replace_child(s, frame, at, n);
 }
 
 static double now_seconds(void)

@@ -341,6 +341,56 @@ static void check_kept(const Tables *t, const Position *p)
 }
 #endif
 
+/* The run start of a tableau pile that cards left, nothing turned up and nothing
+ * refilled (TableauPile.run): it stays until the whole run has gone. */
+static inline void run_after_taking(const Tables *t, TableauPile *pile)
+{
+    if (!pile->len)
+        pile->run = 0;
+    else if (pile->len <= pile->run)
+        pile->run = (uint8_t)find_run_start(t, pile);  /* the whole run left */
+}
+
+/* The run start of a tableau pile that cards came onto, `under` of them there before: a
+ * run onto a card it builds on lengthens the run there; else walk it. */
+static inline void run_after_putting(const Tables *t, TableauPile *pile, int under,
+                                     bool moving_run)
+{
+    if (!(under && moving_run && stack_ok(t, pile->cards[under - 1], pile->cards[under])))
+        pile->run = (uint8_t)find_run_start(t, pile);
+}
+
+bool peeks(const Tables *t, const Position *p, const Move *move)
+{
+    if (move->action != MOVE || move->src_kind != TABLEAU || move->dst_kind != TABLEAU)
+        return false;
+    const TableauPile *pile = &p->tableau[move->src];
+    int left = pile->len - move->count;
+    return left ? left > pile->hidden : !(t->reserve_fills_empty && p->reserve.len);
+}
+
+void peek_move(const Tables *t, Position *p, const Move *move, Peek *peek)
+{
+    TableauPile *from = &p->tableau[move->src], *to = &p->tableau[move->dst];
+    int count = move->count, under = to->len;
+    *peek = (Peek){from->len, from->run, to->len, to->run};
+    bool moving_run = from->len - count >= from->run;
+    from->len = (uint8_t)(from->len - count);
+    memcpy(to->cards + under, from->cards + from->len, (size_t)count);
+    to->len = (uint8_t)(under + count);
+    run_after_taking(t, from);
+    run_after_putting(t, to, under, moving_run);
+}
+
+void peek_back(Position *p, const Move *move, const Peek *peek)
+{
+    TableauPile *from = &p->tableau[move->src], *to = &p->tableau[move->dst];
+    from->len = peek->src_len;  /* its cards are still there, above the length */
+    from->run = peek->src_run;
+    to->len = peek->dst_len;
+    to->run = peek->dst_run;
+}
+
 void apply_move(const Tables *t, Position *p, const Move *move)
 {
     Undo undo;
@@ -425,10 +475,8 @@ void apply_undoable(const Tables *t, Position *p, const Move *move, Undo *undo)
             pile->len = 1;
             pile->run = 0;
             undo->refilled = true;
-        } else if (!pile->len) {
-            pile->run = 0;
-        } else if (pile->len <= pile->run) {
-            pile->run = (uint8_t)find_run_start(t, pile);  /* the whole run left */
+        } else {
+            run_after_taking(t, pile);
         }
     } else if (move->src_kind == WASTE) {
         moving[0] = pop(&p->waste);
@@ -448,9 +496,7 @@ void apply_undoable(const Tables *t, Position *p, const Move *move, Undo *undo)
         else
             memcpy(pile->cards + pile->len, moving, (size_t)count);
         pile->len = (uint8_t)(pile->len + count);
-        /* A run onto a card it builds on lengthens the run there; else walk it. */
-        if (!(under && moving_run && stack_ok(t, pile->cards[under - 1], moving[0])))
-            pile->run = (uint8_t)find_run_start(t, pile);
+        run_after_putting(t, pile, under, moving_run);
     } else {
         FoundationPile *pile = &p->foundations[move->dst];
         pile->cards[pile->len++] = moving[0];

@@ -139,6 +139,19 @@ void apply_undoable(const Tables *t, Position *p, const Move *move, Undo *undo);
 /* Take back the last move applied (the one `undo` recorded): `p` is as it was before. */
 void undo_move(const Tables *t, Position *p, const Undo *undo);
 
+/* A look at the piles after a tableau-to-tableau move that turns nothing up and refills
+ * nothing (peeks() says which): peek_move moves the cards and keeps the two piles' run
+ * starts, and nothing else (no undo record, nothing marked stale: the key's parts, the
+ * foundations and the stacks are untouched, and the piles' hashes are not read before
+ * peek_back). The search's expansions look at the follow-ups of an obligated move this
+ * way, where playing and undoing it in full was a third of their cost. */
+typedef struct {
+    uint8_t src_len, src_run, dst_len, dst_run;
+} Peek;
+bool peeks(const Tables *t, const Position *p, const Move *move);
+void peek_move(const Tables *t, Position *p, const Move *move, Peek *peek);
+void peek_back(Position *p, const Move *move, const Peek *peek);
+
 /* str(Move) and Move.parse (false: not a move text). */
 void move_text(const Move *move, char out[MOVE_TEXT_SIZE]);
 bool move_parse(const char *text, Move *out);
