@@ -376,7 +376,7 @@ void peek_move(const Tables *t, Position *p, const Move *move, Peek *peek)
     *peek = (Peek){from->len, from->run, to->len, to->run};
     bool moving_run = from->len - count >= from->run;
     from->len = (uint8_t)(from->len - count);
-    memcpy(to->cards + under, from->cards + from->len, (size_t)count);
+    copy_run(to->cards + under, from->cards + from->len, count);
     to->len = (uint8_t)(under + count);
     run_after_taking(t, from);
     run_after_putting(t, to, under, moving_run);
@@ -453,7 +453,7 @@ void apply_undoable(const Tables *t, Position *p, const Move *move, Undo *undo)
             p->redeals_left--;
         return;
     }
-    uint8_t moving[MAX_CARDS];
+    uint8_t moving[PILE_ROOM];
     int count = move->count;
     bool moving_run = true;  /* the moving cards build on each other */
     if (move->src_kind == TABLEAU) {
@@ -463,10 +463,7 @@ void apply_undoable(const Tables *t, Position *p, const Move *move, Undo *undo)
         undo->src_run = pile->run;
         moving_run = pile->len - count >= pile->run;
         pile->len = (uint8_t)(pile->len - count);
-        if (count == 1)
-            moving[0] = pile->cards[pile->len];
-        else
-            memcpy(moving, pile->cards + pile->len, (size_t)count);
+        copy_run(moving, pile->cards + pile->len, count);
         if (pile->len && pile->hidden >= pile->len) {
             pile->hidden = (uint8_t)(pile->len - 1);  /* the card under turns up */
             pile->run = pile->hidden;
@@ -491,10 +488,7 @@ void apply_undoable(const Tables *t, Position *p, const Move *move, Undo *undo)
         TableauPile *pile = &p->tableau[move->dst];
         undo->dst_run = pile->run;
         int under = pile->len;
-        if (count == 1)
-            pile->cards[under] = moving[0];
-        else
-            memcpy(pile->cards + pile->len, moving, (size_t)count);
+        copy_run(pile->cards + under, moving, count);
         pile->len = (uint8_t)(pile->len + count);
         run_after_putting(t, pile, under, moving_run);
     } else {
@@ -525,13 +519,13 @@ void undo_move(const Tables *t, Position *p, const Undo *undo)
         p->redeals_left = undo->redeals_left;
         return;
     }
-    uint8_t moving[MAX_CARDS];
+    uint8_t moving[PILE_ROOM];
     int count = move->count;
     if (move->dst_kind == TABLEAU) {
         TableauPile *pile = &p->tableau[move->dst];
         pile->len = (uint8_t)(pile->len - count);
         pile->run = undo->dst_run;
-        memcpy(moving, pile->cards + pile->len, (size_t)count);
+        copy_run(moving, pile->cards + pile->len, count);
     } else {
         FoundationPile *pile = &p->foundations[move->dst];
         moving[0] = pile->cards[--pile->len];
@@ -543,7 +537,7 @@ void undo_move(const Tables *t, Position *p, const Undo *undo)
             p->reserve.cards[p->reserve.len++] = pile->cards[0];
             pile->len = 0;
         }
-        memcpy(pile->cards + pile->len, moving, (size_t)count);
+        copy_run(pile->cards + pile->len, moving, count);
         pile->len = (uint8_t)(pile->len + count);
         pile->hidden = undo->hidden;
         pile->run = undo->src_run;

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "variants.h"
 
@@ -18,6 +19,11 @@ enum {
     MAX_MOVES = MAX_CARDS * MAX_PILES + MAX_PILES * MAX_PILES + 4 * MAX_PILES
               + MAX_PILES * MAX_PILES + 1,
     MOVE_TEXT_SIZE = 16,  /* "t15>t15x104" and its NUL fit */
+    /* Room past the cards of a tableau pile (and of a run being moved), so that a run is
+     * copied sixteen bytes at a time (copy_run) without reading or writing past the
+     * array: what lies above a pile's length is never read as cards. */
+    RUN_CHUNK = 16,
+    PILE_ROOM = MAX_CARDS + RUN_CHUNK,
 };
 
 /* Pile kinds and move actions, as the engine names them. */
@@ -37,7 +43,7 @@ typedef struct {
     /* run_start's answer (0 for an empty pile), kept by apply and undo: the search asks
      * for runs on every pile at every expansion, and walking them was a tenth of it. */
     uint8_t run;
-    uint8_t cards[MAX_CARDS];  /* bottom first */
+    uint8_t cards[PILE_ROOM];  /* bottom first; MAX_CARDS at most, the rest is room */
 } TableauPile;
 
 typedef struct {
@@ -79,6 +85,20 @@ enum {
     STALE_FOUNDATIONS = STALE_TOPS | STALE_WANTED,
     STALE_ALL = (1u << (MAX_PILES + 3)) - 1,
 };
+
+/* Copy a run of `count` cards between arrays of PILE_ROOM (from offsets that leave
+ * `count` cards within MAX_CARDS) in whole chunks: a fixed-size copy is a pair of
+ * loads and stores, a variable-length one a library call, and runs are moved in every
+ * search step. Writes up to RUN_CHUNK - 1 bytes past the run, into the room. */
+static inline void copy_run(uint8_t *to, const uint8_t *from, int count)
+{
+    if (count == 1) {
+        *to = *from;  /* most moves are of one card */
+        return;
+    }
+    for (int k = 0; k < count; k += RUN_CHUNK)
+        memcpy(to + k, from + k, RUN_CHUNK);
+}
 
 /* State.from_bytes: 0 on success, else why the bytes are refused (nothing is read
  * past `size`). The variant name is skipped: the Tables say which game it is. */
