@@ -44,48 +44,31 @@ static int parent_top(const Tables *t, const int8_t top_of[DECK], int card)
 
 /* ------------------------------------------------------------------------- key */
 
-uint64_t arranged_key(const Tables *t, const Position *p)
+uint64_t arranged_key(const Tables *t, Position *p)
 {
-    uint64_t under[MAX_PILES];    /* (pile[:k + 1], hidden) of each pile with a base, hashed */
-    uint8_t roots[MAX_PILES];
-    uint8_t copies[DECK] = {0};   /* the attached cards, counted by card: sorted for free */
-    int n_under = 0, n_roots = 0, n_attached = 0;
+    /* The three multisets of the tableau (what lies under each pile's base, hashed with
+     * its face-down count; the roots; the attached cards), summed rather than sorted:
+     * a strong hash of each under-part and a random weight for each root and each
+     * attached card (root_weight, attached_weight), so that two positions whose
+     * multisets differ share the sum only by chance, about 2^-64. */
+    uint64_t piles = 0;
     for (int j = 0; j < t->tableau_piles; j++) {
         const TableauPile *pile = &p->tableau[j];
         if (!pile->len)
             continue;
         int k = run_start(t, pile);
         if (k)
-            under[n_under++] = section(SEED, pile->hidden, pile->cards, k + 1);
+            piles += cards_section(SEED, pile->hidden, pile->cards, k + 1);
         else
-            roots[n_roots++] = pile->cards[0];
-        for (int i = k + 1; i < pile->len; i++, n_attached++)
-            copies[pile->cards[i]]++;
+            piles += root_weight[pile->cards[0]];
+        for (int i = k + 1; i < pile->len; i++)
+            piles += attached_weight[pile->cards[i]];
     }
-    /* Sorted, as Python sorts the three lists: interchangeable piles hash alike. */
-    sort_words(under, n_under);
-    sort_bytes(roots, n_roots);
-    uint8_t attached[MAX_CARDS];
-    for (int card = 0, a = 0; card < DECK; card++)
-        for (int c = 0; c < copies[card]; c++)
-            attached[a++] = (uint8_t)card;
-    uint64_t h = section(SEED, 10, (const uint8_t *)under, n_under * (int)sizeof under[0]);
-    h = section(h, 11, roots, n_roots);
-    h = section(h, 12, attached, n_attached);
-    /* sorted(f[-1] if f else -1): the tops shifted up by one, 0 for an empty foundation. */
-    uint8_t tops[MAX_PILES];
-    for (int f = 0; f < t->foundation_count; f++) {
-        const FoundationPile *pile = &p->foundations[f];
-        tops[f] = pile->len ? (uint8_t)(pile->cards[pile->len - 1] + 1) : 0;
-    }
-    sort_bytes(tops, t->foundation_count);
-    h = section(h, 13, tops, t->foundation_count);
-    if (t->single_pass)
-        h = section(h, 14, &p->stock.len, 1);  /* the length alone */
-    else
-        h = section(h, 15, p->stock.cards, p->stock.len);
-    h = section(h, 16, p->waste.cards, p->waste.len);
-    h = section(h, 17, p->reserve.cards, p->reserve.len);  /* the cards, not only how many */
+    /* The foundation tops, the stock and the waste as the plain key has them (kept in
+     * the position), then the reserve's cards (the plain key has only their number) and
+     * redeals left. */
+    uint64_t h = mix64(mix64(SEED ^ piles) ^ shared_key_parts(t, p));
+    h = section(h, 17, p->reserve.cards, p->reserve.len);
     uint8_t redeals[2] = {(uint8_t)(p->redeals_left & 0xff),
                           (uint8_t)((p->redeals_left >> 8) & 0xff)};
     return section(h, 18, redeals, 2);
@@ -100,34 +83,44 @@ static Move tableau_move(int src_kind, int src, int dst_kind, int dst, int count
     return move;
 }
 
+/* The first pile (lowest index) whose top card is of class `klass`. */
+static int first_top_of(const Tables *t, const Position *p, int klass)
+{
+    for (int j = 0;; j++)
+        if (p->tableau[j].len && t->klass[p->tableau[j].cards[p->tableau[j].len - 1]] == klass)
+            return j;
+}
+
 int normalize(const Tables *t, Position *p, Undo *line)
 {
     /* The cap is never what stops it (MAX_NORMALIZE, arrangements.h): it only bounds the
      * line by construction. */
     int n = 0;
     while (n < MAX_NORMALIZE) {
-        /* The roots: piles that are one run from their bottom card up, nothing face down.
-         * Most positions have none, and need no class tables. */
+        /* The roots (piles that are one run from their bottom card up, nothing face
+         * down) and the classes the tops are of, as bit sets: tops_by_class's table
+         * is needed only for the root that moves (first_top_of). */
         uint16_t roots = 0;
+        uint64_t top_classes = 0;
         for (int j = 0; j < t->tableau_piles; j++) {
             const TableauPile *pile = &p->tableau[j];
-            if (pile->len && !pile->hidden && run_start(t, pile) == 0)
+            if (!pile->len)
+                continue;
+            top_classes |= 1ull << t->klass[pile->cards[pile->len - 1]];
+            if (!pile->hidden && run_start(t, pile) == 0)
                 roots |= (uint16_t)(1u << j);
         }
-        if (!roots)
-            break;
-        int8_t top_of[DECK];
-        tops_by_class(t, p, top_of);
         int moved = -1;
-        for (int j = 0; j < t->tableau_piles && moved < 0; j++) {
+        for (int j = 0; roots && j < t->tableau_piles && moved < 0; j++) {
             if (!(roots >> j & 1))
                 continue;
             const TableauPile *pile = &p->tableau[j];
             /* Never j itself: without a wrap a run's top is not of its bottom's parent
              * class. */
-            int target = parent_top(t, top_of, pile->cards[0]);
-            if (target >= 0) {
-                Move move = tableau_move(TABLEAU, j, TABLEAU, target, pile->len);
+            int parent = t->parent_class[pile->cards[0]];
+            if (parent >= 0 && (top_classes >> parent & 1)) {
+                Move move = tableau_move(TABLEAU, j, TABLEAU, first_top_of(t, p, parent),
+                                         pile->len);
                 apply_undoable(t, p, &move, &line[n++]);
                 moved = j;
             }

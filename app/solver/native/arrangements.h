@@ -35,7 +35,7 @@ typedef struct {
 
 /* arrangements.key(state, single_pass): equal exactly when the Python key tuples (before
  * hash) are equal, barring a 64-bit collision. */
-uint64_t arranged_key(const Tables *t, const Position *p);
+uint64_t arranged_key(const Tables *t, Position *p);  /* refreshes p's kept parts */
 
 /* arrangements.normalize: every root whose parent class has a top goes onto it, in
  * place; the moves, with their undo records, go to `line` (room for MAX_NORMALIZE).

@@ -566,6 +566,7 @@ static struct PyModuleDef core_module = {
 
 PyMODINIT_FUNC PyInit__core(void)
 {
+    keys_init();
     if (PyType_Ready(&TablesType) < 0 || PyType_Ready(&PositionType) < 0)
         return NULL;
     PyObject *module = PyModule_Create(&core_module);

@@ -16,6 +16,23 @@
 /* cards_section reads the card arrays a word at a time. */
 typedef char cards_are_whole_words[MAX_CARDS % 8 == 0 ? 1 : -1];
 
+/* A foundation top's part of the key (0: an empty foundation, else the card + 1),
+ * mix64(SEED + top) worked out once (keys_init), not for every foundation of every key. */
+static uint64_t top_hash[DECK + 1];
+
+uint64_t root_weight[DECK], attached_weight[DECK];
+
+void keys_init(void)
+{
+    for (int top = 0; top <= DECK; top++)
+        top_hash[top] = mix64(SEED + (uint64_t)top);
+    uint64_t x = 0x2545f4914f6cdd1dULL;  /* splitmix64: add the golden gamma, mix */
+    for (int card = 0; card < DECK; card++) {
+        root_weight[card] = mix64(x += SEED);
+        attached_weight[card] = mix64(x += SEED);
+    }
+}
+
 /* The key's parts, each as plain_key keeps it in the position. */
 static uint64_t pile_key(const TableauPile *pile)
 {
@@ -37,7 +54,7 @@ static uint64_t tops_key(const Tables *t, const Position *p)
     uint64_t tops = 0;
     for (int f = 0; f < t->foundation_count; f++) {
         const FoundationPile *pile = &p->foundations[f];
-        tops += mix64(SEED + (pile->len ? (uint64_t)pile->cards[pile->len - 1] + 1 : 0));
+        tops += top_hash[pile->len ? pile->cards[pile->len - 1] + 1 : 0];
     }
     return tops;
 }
@@ -67,6 +84,22 @@ static void check_fresh(const Tables *t, const Position *p)
 }
 #endif
 
+uint64_t shared_key_parts(const Tables *t, Position *p)
+{
+#ifdef SOLVER_CHECKS
+    check_fresh(t, p);
+#endif
+    if (p->stale & STALE_STACKS) {
+        p->stacks_hash = stacks_key(t, p);
+        p->stale &= ~STALE_STACKS;
+    }
+    if (p->stale & STALE_TOPS) {
+        p->tops_hash = tops_key(t, p);
+        p->stale &= ~STALE_TOPS;
+    }
+    return mix64(p->tops_hash ^ mix64(p->stacks_hash));
+}
+
 uint64_t plain_key(const Tables *t, Position *p)
 {
 #ifdef SOLVER_CHECKS
@@ -83,17 +116,7 @@ uint64_t plain_key(const Tables *t, Position *p)
             p->pile_hash[i] = fresh;
             p->stale &= ~(1u << i);
         }
-    if (p->stale & STALE_STACKS) {
-        p->stacks_hash = stacks_key(t, p);
-        p->stale &= ~STALE_STACKS;
-    }
-    if (p->stale & STALE_TOPS) {
-        p->tops_hash = tops_key(t, p);
-        p->stale &= ~STALE_TOPS;
-    }
-    uint64_t h = mix64(SEED ^ p->piles_hash);
-    h = mix64(h ^ p->tops_hash);
-    h = mix64(h ^ p->stacks_hash);
+    uint64_t h = mix64(mix64(SEED ^ p->piles_hash) ^ shared_key_parts(t, p));
     uint8_t counters[3] = {p->reserve.len, (uint8_t)(p->redeals_left & 0xff),
                            (uint8_t)((p->redeals_left >> 8) & 0xff)};
     return section(h, 5, counters, 3);
@@ -168,22 +191,37 @@ bool safe_move(const Tables *t, Position *p, bool eager, Move *out)
     return safe_move_by(t, p, safe_rule(t, eager), out);
 }
 
+/* wanted(...)[card] for a card some foundation takes: the first foundation taking it (a
+ * base-rank card only an empty one takes, any other only one it builds on). */
+static int first_taking(const Tables *t, const Position *p, int card)
+{
+    int f = 0;
+    while (!foundation_takes(t, p, f, card))
+        f++;
+    return f;
+}
+
 static bool safe_move_by(const Tables *t, Position *p, SafeRule rule, Move *out)
 {
-    int8_t want[DECK];
-    wanted(t, p, want);
+    /* The wanted set the position keeps (refreshed when a foundation changed), rather
+     * than wanted()'s table built anew on every call: settle asks after every move. */
+    if (p->stale & STALE_WANTED) {
+        p->wanted_cards = wanted_set(t, p);
+        p->stale &= ~STALE_WANTED;
+    }
+    uint64_t want = p->wanted_cards;
     for (int i = 0; i < t->tableau_piles; i++) {
         const TableauPile *pile = &p->tableau[i];
         if (!pile->len || pile->hidden >= pile->len)
             continue;
         int top = pile->cards[pile->len - 1];
-        if (want[top] < 0)
+        if (!(want >> top & 1))
             continue;
         /* Emptying a pile refills it from the reserve: not provably harmless, so skip. */
         if (t->reserve_fills_empty && pile->len == 1 && p->reserve.len)
             continue;
         if (safe_to_foundation(t, p, rule, top)) {
-            to_foundation(out, TABLEAU, i, want[top]);
+            to_foundation(out, TABLEAU, i, first_taking(t, p, top));
             return true;
         }
     }
@@ -193,8 +231,8 @@ static bool safe_move_by(const Tables *t, Position *p, SafeRule rule, Move *out)
         if (!stacks[s]->len)
             continue;
         int top = stacks[s]->cards[stacks[s]->len - 1];
-        if (want[top] >= 0 && safe_to_foundation(t, p, rule, top)) {
-            to_foundation(out, kinds[s], 0, want[top]);
+        if ((want >> top & 1) && safe_to_foundation(t, p, rule, top)) {
+            to_foundation(out, kinds[s], 0, first_taking(t, p, top));
             return true;
         }
     }

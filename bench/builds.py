@@ -1,0 +1,181 @@
+"""Builds of the native core side by side: the same full searches in each, one run.
+
+Each ``--build LABEL=PATH`` is a compiled ``app.solver._core`` (the ``.so`` file; build
+one from another commit with ``git worktree add`` and ``setup.py build_ext --inplace``
+there). The builds take turns, each round running every build once in a subprocess of
+its own (one extension module per process), so the machine's load falls on all of them
+alike; the searches are ``core.search_full`` from deals 1 to ``--deals`` of each game at
+``--positions`` each, as ``bench/core.py --search`` runs them. Every build must give the
+same verdict, positions count and line length on every deal (the core's changes are
+meant to change speed, never the search), else the run fails.
+
+``--arranged`` runs the search up to run arrangement instead (``core.search(...,
+arranged=True)``, the full search ``solve()`` ends with in Rank and File and Number Ten;
+default games those two).
+
+``--callgrind`` counts instructions instead (valgrind's callgrind, the search alone:
+``--toggle-collect=search_run``): exact and the same on a loaded machine, where wall time
+swings by a fifth from run to run. Run::
+
+    .venv/bin/python bench/builds.py --build before=/tmp/a/_core.so --build after=app/solver/_core.cpython-311-x86_64-linux-gnu.so
+    .venv/bin/python bench/builds.py --build ... --callgrind --positions 20000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+GAMES = ("rank-and-file", "rows-of-four", "rainbow")
+ARRANGED = ("rank-and-file", "number-ten")  # the games with run arrangement
+
+# Run in the subprocess: load the build as app.solver._core, then search.
+_CHILD = """
+import importlib.machinery, importlib.util, json, sys, time
+sys.path.insert(0, {root!r})
+loader = importlib.machinery.ExtensionFileLoader("app.solver._core", {path!r})
+spec = importlib.util.spec_from_file_location("app.solver._core", {path!r}, loader=loader)
+module = importlib.util.module_from_spec(spec)
+loader.exec_module(module)
+sys.modules["app.solver._core"] = module
+from app.engine import VARIANTS, deal
+from app.solver import core
+rows = {{}}
+for name in {games!r}:
+    states = [deal(VARIANTS[name], number) for number in range(1, {deals} + 1)]
+    answers, positions = [], 0
+    started = time.perf_counter()
+    for state in states:
+        found = core.search(state, {positions}, arranged={arranged})
+        answers.append([found.result, found.positions, len(found.moves)])
+        positions += found.positions
+    rows[name] = {{"seconds": time.perf_counter() - started, "positions": positions,
+                   "answers": answers}}
+print(json.dumps(rows))
+"""
+
+
+def run_build(
+    path: Path, games: tuple[str, ...], deals: int, positions: int, callgrind: bool, arranged: bool
+) -> dict[str, dict]:
+    code = _CHILD.format(
+        root=str(ROOT),
+        path=str(path),
+        games=games,
+        deals=deals,
+        positions=positions,
+        arranged=arranged,
+    )
+    if not callgrind:
+        done = subprocess.run(
+            [sys.executable, "-c", code], check=True, capture_output=True, text=True
+        )
+        return json.loads(done.stdout)
+    rows: dict[str, dict] = {}
+    for game in games:  # one game per run, so that each count is its own
+        with tempfile.TemporaryDirectory() as work:
+            out = Path(work) / "callgrind.out"
+            code_one = _CHILD.format(
+                root=str(ROOT),
+                path=str(path),
+                games=(game,),
+                deals=deals,
+                positions=positions,
+                arranged=arranged,
+            )
+            done = subprocess.run(
+                [
+                    "valgrind",
+                    "--tool=callgrind",
+                    "--toggle-collect=search_run",
+                    f"--callgrind-out-file={out}",
+                    sys.executable,
+                    "-c",
+                    code_one,
+                ],
+                check=True,
+                capture_output=True,
+                text=True,
+            )
+            row = json.loads(done.stdout)[game]
+            summary = out.read_text().split("summary:")[1].split()[0]
+            row["instructions"] = int(re.sub(r"\D", "", summary))
+            rows[game] = row
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--build", action="append", required=True, metavar="LABEL=PATH")
+    parser.add_argument("--variants", nargs="*")
+    parser.add_argument("--arranged", action="store_true", help="the search up to run arrangement")
+    parser.add_argument("--deals", type=int, default=5)
+    parser.add_argument("--positions", type=int, default=200_000)
+    parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--callgrind", action="store_true", help="instruction counts")
+    args = parser.parse_args()
+    builds = [
+        (label, Path(path).resolve()) for label, _, path in (b.partition("=") for b in args.build)
+    ]
+    games = tuple(args.variants or (ARRANGED if args.arranged else GAMES))
+    if args.callgrind and not shutil.which("valgrind"):
+        sys.exit("--callgrind needs valgrind")
+    rounds = 1 if args.callgrind else args.rounds
+    results: dict[str, list[dict[str, dict]]] = {label: [] for label, _ in builds}
+    for _ in range(rounds):
+        for label, path in builds:
+            results[label].append(
+                run_build(path, games, args.deals, args.positions, args.callgrind, args.arranged)
+            )
+    reference = results[builds[0][0]][0]
+    for label, runs in results.items():
+        for run in runs:
+            for game in games:
+                if run[game]["answers"] != reference[game]["answers"]:
+                    sys.exit(
+                        f"{label} searched {game} otherwise: {run[game]['answers']} "
+                        f"against {reference[game]['answers']}"
+                    )
+    kind = "search up to run arrangement" if args.arranged else "full search"
+    print(
+        f"{kind}, deals 1-{args.deals} at {args.positions:,} positions; "
+        + (
+            "callgrind instructions"
+            if args.callgrind
+            else f"{rounds} rounds, positions per second (median, then each round)"
+        )
+    )
+    for game in games:
+        print(f"{game} ({reference[game]['positions']:,} positions)")
+        first = None
+        for label, runs in results.items():
+            if args.callgrind:
+                count = runs[0][game]["instructions"]
+                per = count / runs[0][game]["positions"]
+                first = first or count
+                print(
+                    f"  {label:>12}: {count:>15,} ({per:,.0f} a position, "
+                    f"{count / first:.3f} of the first)"
+                )
+            else:
+                rates = [r[game]["positions"] / r[game]["seconds"] for r in runs]
+                median = statistics.median(rates)
+                first = first or median
+                print(
+                    f"  {label:>12}: {median:>11,.0f}/s ({median / first:.2f}x the first)  "
+                    + " ".join(f"{rate:,.0f}" for rate in rates)
+                )
+
+
+if __name__ == "__main__":
+    main()
