@@ -16,15 +16,11 @@
 /* cards_section reads the card arrays a word at a time. */
 typedef char cards_are_whole_words[MAX_CARDS % 8 == 0 ? 1 : -1];
 
-/* A foundation top's part of the key (0: an empty foundation, else the card + 1),
- * mix64(SEED + top) worked out once (keys_init), not for every foundation of every key. */
-static uint64_t top_hash[DECK + 1];
-
 uint64_t root_weight[DECK], attached_weight[DECK];
 
 void keys_init(void)
 {
-    for (int top = 0; top <= DECK; top++)
+    for (int top = 0; top <= DECK; top++)  /* state.h top_hash */
         top_hash[top] = mix64(SEED + (uint64_t)top);
     uint64_t x = 0x2545f4914f6cdd1dULL;  /* splitmix64: add the golden gamma, mix */
     for (int card = 0; card < DECK; card++) {
@@ -47,6 +43,7 @@ static uint64_t stacks_key(const Tables *t, const Position *p)
     return cards_section(h, 4, p->waste.cards, p->waste.len);
 }
 
+#ifdef SOLVER_CHECKS
 static uint64_t tops_key(const Tables *t, const Position *p)
 {
     /* sorted(f[-1] if f else -1), a multiset too: the tops (0 for an empty foundation)
@@ -58,10 +55,11 @@ static uint64_t tops_key(const Tables *t, const Position *p)
     }
     return tops;
 }
-
-static uint64_t wanted_set(const Tables *t, const Position *p);
+#endif
 
 #ifdef SOLVER_CHECKS
+static uint64_t wanted_set(const Tables *t, const Position *p);
+
 #include <stdio.h>
 /* Built with -DSOLVER_CHECKS: every part the position says is fresh is what it would be
  * worked out again (apply marks what it changes stale, undo puts the parts back). */
@@ -75,8 +73,7 @@ static void check_fresh(const Tables *t, const Position *p)
     }
     fresh = fresh && sum == p->piles_hash
          && ((p->stale & STALE_STACKS) || p->stacks_hash == stacks_key(t, p))
-         && ((p->stale & STALE_TOPS) || p->tops_hash == tops_key(t, p))
-         && ((p->stale & STALE_WANTED) || p->wanted_cards == wanted_set(t, p));
+         && p->tops_hash == tops_key(t, p) && p->wanted_cards == wanted_set(t, p);
     if (!fresh) {
         fprintf(stderr, "SOLVER_CHECKS: a key part kept fresh is not the position's\n");
         abort();
@@ -92,10 +89,6 @@ uint64_t shared_key_parts(const Tables *t, Position *p)
     if (p->stale & STALE_STACKS) {
         p->stacks_hash = stacks_key(t, p);
         p->stale &= ~STALE_STACKS;
-    }
-    if (p->stale & STALE_TOPS) {
-        p->tops_hash = tops_key(t, p);
-        p->stale &= ~STALE_TOPS;
     }
     return mix64(p->tops_hash ^ mix64(p->stacks_hash));
 }
@@ -205,10 +198,6 @@ static bool safe_move_by(const Tables *t, Position *p, SafeRule rule, Move *out)
 {
     /* The wanted set the position keeps (refreshed when a foundation changed), rather
      * than wanted()'s table built anew on every call: settle asks after every move. */
-    if (p->stale & STALE_WANTED) {
-        p->wanted_cards = wanted_set(t, p);
-        p->stale &= ~STALE_WANTED;
-    }
     uint64_t want = p->wanted_cards;
     for (int i = 0; i < t->tableau_piles; i++) {
         const TableauPile *pile = &p->tableau[i];
@@ -239,8 +228,9 @@ static bool safe_move_by(const Tables *t, Position *p, SafeRule rule, Move *out)
     return false;
 }
 
-/* wanted(...)[card] >= 0: some foundation takes `card` next. The set is kept in the
- * position while the foundations stay as they are (the search asks it for every child). */
+#ifdef SOLVER_CHECKS
+/* The cards some foundation takes next (wanted(...)[card] >= 0), worked out from the
+ * foundations: what Position.wanted_cards, kept by apply and undo, must be. */
 static uint64_t wanted_set(const Tables *t, const Position *p)
 {
     uint64_t cards = 0;
@@ -256,13 +246,13 @@ static uint64_t wanted_set(const Tables *t, const Position *p)
         cards |= 1ull << (suit * 13 + first_rank(p) - 1);
     return cards;
 }
+#endif
 
+/* wanted(...)[card] >= 0: some foundation takes `card` next (the set the position
+ * keeps: the search asks it for every child). */
 static bool is_wanted(const Tables *t, Position *p, int card)
 {
-    if (p->stale & STALE_WANTED) {
-        p->wanted_cards = wanted_set(t, p);
-        p->stale &= ~STALE_WANTED;
-    }
+    (void)t;
     return p->wanted_cards >> card & 1;
 }
 

@@ -48,6 +48,8 @@ static int read_cards(Reader *r, uint8_t *cards, int cap)
     return len;
 }
 
+static void foundation_share(const Tables *t, Position *p, int f, int sign);
+
 const char *position_read(const Tables *t, const uint8_t *data, size_t size, Position *out)
 {
     Reader r = {data, size, 0, 0};
@@ -102,6 +104,8 @@ const char *position_read(const Tables *t, const uint8_t *data, size_t size, Pos
     /* Every move keeps the number of cards, so no pile can outgrow its array. */
     if (total > MAX_CARDS)
         return "more cards than two decks";
+    for (int f = 0; f < t->foundation_count; f++)
+        foundation_share(t, out, f, 1);
     return 0;
 }
 
@@ -311,9 +315,8 @@ static void touch(Position *p, const Move *move)
         p->stale |= 1u << move->src;
     else if (move->src_kind == WASTE)
         p->stale |= STALE_STACKS;
-    else if (move->src_kind == FOUNDATION)
-        p->stale |= STALE_FOUNDATIONS;
-    p->stale |= move->dst_kind == TABLEAU ? 1u << move->dst : STALE_FOUNDATIONS;
+    if (move->dst_kind == TABLEAU)
+        p->stale |= 1u << move->dst;
 }
 
 #ifdef SOLVER_CHECKS
@@ -397,13 +400,57 @@ void apply_move(const Tables *t, Position *p, const Move *move)
     apply_undoable(t, p, move, &undo);
 }
 
+uint64_t top_hash[DECK + 1];
+
+/* One more (sign 1) or one less (-1) foundation taking `card` next. */
+static inline void wanting(Position *p, int card, int sign)
+{
+    p->wants[card] = (uint8_t)(p->wants[card] + sign);
+    if (p->wants[card])
+        p->wanted_cards |= 1ull << card;
+    else
+        p->wanted_cards &= ~(1ull << card);
+}
+
+/* Foundation f's share of Position.tops_hash, wants and wanted_cards, added (sign 1) or
+ * taken away (-1): taken before the foundation changes and added after, so that what
+ * the position keeps is always what the foundations are. An empty foundation takes the
+ * first rank of every suit; a started one, the card after its top (none once full). */
+static void foundation_share(const Tables *t, Position *p, int f, int sign)
+{
+    const FoundationPile *pile = &p->foundations[f];
+    if (!pile->len) {
+        for (int suit = 0; suit < 4; suit++)
+            wanting(p, suit * 13 + first_rank(p) - 1, sign);
+    } else if (pile->len < FOUNDATION_CAP && t->found_next[pile->cards[pile->len - 1]] != NO_CARD) {
+        wanting(p, t->found_next[pile->cards[pile->len - 1]], sign);
+    }
+    uint64_t top = top_hash[pile->len ? pile->cards[pile->len - 1] + 1 : 0];
+    p->tops_hash = sign > 0 ? p->tops_hash + top : p->tops_hash - top;
+}
+
+static void foundation_push(const Tables *t, Position *p, int f, int card)
+{
+    foundation_share(t, p, f, -1);
+    p->foundations[f].cards[p->foundations[f].len++] = (uint8_t)card;
+    p->copies_up[card]++;
+    foundation_share(t, p, f, 1);
+}
+
+static int foundation_pop(const Tables *t, Position *p, int f)
+{
+    foundation_share(t, p, f, -1);
+    int card = p->foundations[f].cards[--p->foundations[f].len];
+    p->copies_up[card]--;
+    foundation_share(t, p, f, 1);
+    return card;
+}
+
 /* What undo_move puts back of the key's kept parts (Undo.stale and the hashes). */
 static void save_kept(const Position *p, const Move *move, Undo *undo)
 {
     undo->stale = p->stale;
     undo->stacks_hash = p->stacks_hash;
-    undo->tops_hash = p->tops_hash;
-    undo->wanted_cards = p->wanted_cards;
     if (move->action == MOVE) {
         if (move->src_kind == TABLEAU)
             undo->src_hash = p->pile_hash[move->src];
@@ -426,8 +473,6 @@ static void restore_kept(Position *p, const Undo *undo)
         }
     }
     p->stacks_hash = undo->stacks_hash;
-    p->tops_hash = undo->tops_hash;
-    p->wanted_cards = undo->wanted_cards;
     p->stale = undo->stale;
 }
 
@@ -480,9 +525,7 @@ void apply_undoable(const Tables *t, Position *p, const Move *move, Undo *undo)
     } else if (move->src_kind == RESERVE) {
         moving[0] = pop(&p->reserve);
     } else {
-        FoundationPile *pile = &p->foundations[move->src];
-        moving[0] = pile->cards[--pile->len];
-        p->copies_up[moving[0]]--;
+        moving[0] = (uint8_t)foundation_pop(t, p, move->src);
     }
     if (move->dst_kind == TABLEAU) {
         TableauPile *pile = &p->tableau[move->dst];
@@ -492,9 +535,7 @@ void apply_undoable(const Tables *t, Position *p, const Move *move, Undo *undo)
         pile->len = (uint8_t)(pile->len + count);
         run_after_putting(t, pile, under, moving_run);
     } else {
-        FoundationPile *pile = &p->foundations[move->dst];
-        pile->cards[pile->len++] = moving[0];
-        p->copies_up[moving[0]]++;
+        foundation_push(t, p, move->dst, moving[0]);
     }
 #ifdef SOLVER_CHECKS
     check_kept(t, p);
@@ -503,7 +544,6 @@ void apply_undoable(const Tables *t, Position *p, const Move *move, Undo *undo)
 
 void undo_move(const Tables *t, Position *p, const Undo *undo)
 {
-    (void)t;
     const Move *move = &undo->move;
     restore_kept(p, undo);
     if (move->action == DRAW) {
@@ -527,9 +567,7 @@ void undo_move(const Tables *t, Position *p, const Undo *undo)
         pile->run = undo->dst_run;
         copy_run(moving, pile->cards + pile->len, count);
     } else {
-        FoundationPile *pile = &p->foundations[move->dst];
-        moving[0] = pile->cards[--pile->len];
-        p->copies_up[moving[0]]--;
+        moving[0] = (uint8_t)foundation_pop(t, p, move->dst);
     }
     if (move->src_kind == TABLEAU) {
         TableauPile *pile = &p->tableau[move->src];
@@ -546,9 +584,7 @@ void undo_move(const Tables *t, Position *p, const Undo *undo)
     } else if (move->src_kind == RESERVE) {
         p->reserve.cards[p->reserve.len++] = moving[0];
     } else {
-        FoundationPile *pile = &p->foundations[move->src];
-        pile->cards[pile->len++] = moving[0];
-        p->copies_up[moving[0]]++;
+        foundation_push(t, p, move->src, moving[0]);
     }
 #ifdef SOLVER_CHECKS
     check_kept(t, p);

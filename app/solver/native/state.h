@@ -69,21 +69,23 @@ typedef struct {
     uint64_t pile_hash[MAX_PILES];
     uint64_t piles_hash;       /* the pile hashes' sum: the same for the piles in any order */
     uint64_t stacks_hash;      /* the stock and the waste */
-    uint64_t tops_hash;        /* the foundations' top cards */
-    uint64_t wanted_cards;     /* bit c: a foundation takes card c next (search.c) */
+    /* What the foundations are, kept by apply and undo on every foundation move (the
+     * foundations change rarely next to the piles, and settle and the key ask for these
+     * on every child): the tops' part of the key (a multiset: the sum of each top's
+     * top_hash) and the cards the foundations take next, as how many foundations take
+     * each (`wants`) and as a set (`wanted_cards`, bit c: some foundation takes c). */
+    uint64_t tops_hash;
+    uint64_t wanted_cards;
+    uint8_t wants[DECK];
     /* How many copies of each card the foundations hold, kept by apply and undo (the
      * safe-move test asks it for every child). */
     uint8_t copies_up[DECK];
-    uint32_t stale;            /* bit i: tableau pile i; STALE_STACKS: stock and waste;
-                                * STALE_TOPS, STALE_WANTED: the foundations */
+    uint32_t stale;            /* bit i: tableau pile i; STALE_STACKS: stock and waste */
 } Position;
 
 enum {
     STALE_STACKS = 1u << MAX_PILES,
-    STALE_TOPS = 1u << (MAX_PILES + 1),
-    STALE_WANTED = 1u << (MAX_PILES + 2),
-    STALE_FOUNDATIONS = STALE_TOPS | STALE_WANTED,
-    STALE_ALL = (1u << (MAX_PILES + 3)) - 1,
+    STALE_ALL = (1u << (MAX_PILES + 1)) - 1,
 };
 
 /* Copy a run of `count` cards between arrays of PILE_ROOM (from offsets that leave
@@ -99,6 +101,10 @@ static inline void copy_run(uint8_t *to, const uint8_t *from, int count)
     for (int k = 0; k < count; k += RUN_CHUNK)
         memcpy(to + k, from + k, RUN_CHUNK);
 }
+
+/* A foundation top's part of the key (0: an empty foundation, else the card + 1): random
+ * words, filled by keys_init (search.c) before any position is read. */
+extern uint64_t top_hash[DECK + 1];
 
 /* State.from_bytes: 0 on success, else why the bytes are refused (nothing is read
  * past `size`). The variant name is skipped: the Tables say which game it is. */
@@ -151,7 +157,7 @@ typedef struct {
      * a child touched twice, once for the child and again for its next sibling. */
     uint32_t stale;
     uint64_t src_hash, dst_hash;  /* tableau piles: Position.pile_hash */
-    uint64_t stacks_hash, tops_hash, wanted_cards;
+    uint64_t stacks_hash;
 } Undo;
 
 /* apply_move, recording in `undo` how to take it back. */
