@@ -9,10 +9,13 @@ Both sides must end every playout on the same position (bytes), else the run fai
 ``--search``: ``search._search(narrow=False)`` against ``core.search_full`` from deals
 1 to ``--deals`` of each game at ``--positions`` each; with both cores the run fails
 unless they give the same verdicts, positions and lines; the native search's work per
-new position (children played, obligated moves expanded) is printed beside. Run:
+new position (children played, obligated moves expanded) is printed beside. Each core's
+searches are repeated for at least a second (the native ones take milliseconds), and with
+``--rounds`` each core's rate is its median over the rounds, the cores taking turns. Run:
 
     .venv/bin/python bench/core.py [--core python|native|both] [--games 20] [--steps 500]
     .venv/bin/python bench/core.py --search [--core both] [--deals 5] [--positions 20000]
+        [--rounds 1] [--clock wall|cpu]
     .venv/bin/python bench/core.py --memory [--table-size 8388608] [--searches 1000]
 
 ``--memory``: the transposition table's bound and leaks. One native full search with a
@@ -28,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -38,6 +42,7 @@ from app.engine import VARIANTS, State, deal  # noqa: E402
 from app.solver import core, search, tables  # noqa: E402
 
 SEARCHED = ("rank-and-file", "rows-of-four", "rainbow")
+MIN_SECONDS = 1.0  # --search: each core's searches are repeated within a round for as long
 Answer = tuple[str, int, list[str]]
 
 
@@ -97,8 +102,15 @@ def native_work(states: list[State], budget: int) -> tuple[float, float]:
     return children / positions, expansions / positions
 
 
-def search_rates(names: list[str], cores: tuple[str, ...], deals: int, budget: int) -> None:
-    """The full search from deals 1..deals of each game, in each core, side by side."""
+def search_rates(
+    names: list[str], cores: tuple[str, ...], deals: int, budget: int, rounds: int, clock: str
+) -> None:
+    """The full search from deals 1..deals of each game, in each core, side by side: each
+    round runs every core once, and each core's rate is its median over the rounds (the
+    cores take turns, so a burst of load on the shared machine falls on one round of one
+    core, not on its median). ``clock``: ``wall`` (time.perf_counter) or ``cpu`` (the
+    process's CPU time, time.process_time: what other processes take is not counted)."""
+    timer = time.process_time if clock == "cpu" else time.perf_counter
     header = f"{'variant':<15}{'decided':>8}{'positions':>11}"
     header += "".join(f"{which + ' pos/s':>16}" for which in cores)
     header += f"{'ratio':>8}" if len(cores) == 2 else ""
@@ -107,12 +119,20 @@ def search_rates(names: list[str], cores: tuple[str, ...], deals: int, budget: i
         states = [deal(VARIANTS[name], number) for number in range(1, deals + 1)]
         rates: dict[str, float] = {}
         answers: dict[str, list[Answer]] = {}
-        for which in cores:
-            run = python_search if which == "python" else native_search
-            started = time.perf_counter()
-            answers[which] = [run(state, budget) for state in states]
-            seconds = time.perf_counter() - started
-            rates[which] = sum(used for _r, used, _m in answers[which]) / seconds
+        measured: dict[str, list[float]] = {which: [] for which in cores}
+        for _ in range(rounds):
+            for which in cores:
+                run = python_search if which == "python" else native_search
+                # The same searches again until they have run for MIN_SECONDS: the native
+                # ones take milliseconds, where a moment's load elsewhere weighs too much.
+                positions, seconds = 0, 0.0
+                while seconds < MIN_SECONDS:
+                    started = timer()
+                    answers[which] = [run(state, budget) for state in states]
+                    seconds += timer() - started
+                    positions += sum(used for _r, used, _m in answers[which])
+                measured[which].append(positions / seconds)
+        rates = {which: statistics.median(measured[which]) for which in cores}
         if len(answers) == 2 and answers["python"] != answers["native"]:
             raise SystemExit(f"{name}: the cores' searches differ")
         first = answers[cores[0]]
@@ -187,6 +207,8 @@ def main() -> None:
     parser.add_argument("--memory", action="store_true", help="table bound and leaks")
     parser.add_argument("--table-size", type=int, default=core.DEFAULT_TABLE_SIZE)
     parser.add_argument("--searches", type=int, default=1_000)
+    parser.add_argument("--rounds", type=int, default=1, help="--search: median of rounds")
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall", help="--search")
     args = parser.parse_args()
     cores = ("python", "native") if args.core == "both" else (args.core,)
     if "native" in cores and not core.available():
@@ -195,7 +217,7 @@ def main() -> None:
         memory(args.table_size, args.searches)
         return
     if args.search:
-        search_rates(args.variants, cores, args.deals, args.positions)
+        search_rates(args.variants, cores, args.deals, args.positions, args.rounds, args.clock)
         return
     results: dict[str, dict[str, float]] = {}
     for name in VARIANTS:
