@@ -83,12 +83,15 @@ static Move tableau_move(int src_kind, int src, int dst_kind, int dst, int count
     return move;
 }
 
-/* The first pile (lowest index) whose top card is of class `klass`. */
+/* The first pile (lowest index) whose top card is of class `klass` (the caller knows
+ * one is). */
 static int first_top_of(const Tables *t, const Position *p, int klass)
 {
-    for (int j = 0;; j++)
+    int j = 0;
+    for (; j + 1 < t->tableau_piles; j++)
         if (p->tableau[j].len && t->klass[p->tableau[j].cards[p->tableau[j].len - 1]] == klass)
-            return j;
+            break;
+    return j;
 }
 
 int normalize(const Tables *t, Position *p, Undo *line)

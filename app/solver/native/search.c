@@ -189,15 +189,15 @@ bool safe_move(const Tables *t, Position *p, bool eager, Move *out)
 static int first_taking(const Tables *t, const Position *p, int card)
 {
     int f = 0;
-    while (!foundation_takes(t, p, f, card))
+    while (f + 1 < t->foundation_count && !foundation_takes(t, p, f, card))
         f++;
     return f;
 }
 
 static bool safe_move_by(const Tables *t, Position *p, SafeRule rule, Move *out)
 {
-    /* The wanted set the position keeps (refreshed when a foundation changed), rather
-     * than wanted()'s table built anew on every call: settle asks after every move. */
+    /* The wanted set the position keeps (apply and undo keep it), rather than wanted()'s
+     * table built anew on every call: settle asks after every move. */
     uint64_t want = p->wanted_cards;
     for (int i = 0; i < t->tableau_piles; i++) {
         const TableauPile *pile = &p->tableau[i];
