@@ -89,6 +89,11 @@ class Settings(BaseSettings):
     hint_max_seconds: float = Field(default=0.4, gt=0)  # a hint always answers promptly
     finish_max_positions: int = Field(default=1_000_000, ge=1)
     finish_max_seconds: float = Field(default=20.0, gt=0)
+    # The longest winning line a finish plays (every move validated, logged and answered
+    # as a step: a 13,907-move line took 2.1 s, a 76,350-move one 18.5 s). A longer line is
+    # a depth-first search's wandering (foundation cards going back and forth), not a
+    # finish a player would watch: 409 no_win_found, and hints still follow it.
+    finish_max_moves: int = Field(default=10_000, ge=1)
     # What the solver knows, in the database, shared by every instance: positions along
     # winning lines (a line has some hundreds; a row is about 60 bytes with its index)
     # and positions proven lost. The oldest go beyond these bounds.

@@ -163,7 +163,8 @@ async def hint(app: FastAPI, session: Any, player: Player, game_id: str) -> Hint
 
 
 async def finish(app: FastAPI, session: Any, player: Player, game_id: str) -> Answer[FinishResult]:
-    """Play a winning line to the end through the one move path; 409 ``no_win_found``.
+    """Play a winning line to the end through the one move path; 409 ``no_win_found``
+    (also when the line is longer than ``FINISH_MAX_MOVES``).
 
     The game is read afresh after the search: a change made meanwhile (another client's
     move) is seen, and the line is played only from the position it was found for; from a
@@ -182,6 +183,14 @@ async def finish(app: FastAPI, session: Any, player: Player, game_id: str) -> An
             raise NoWinFound(
                 f"no winning line was found from this position (result: {info['result']}, "
                 f"{info['positions']} positions searched)",
+            )
+        if len(line) > _settings(app).finish_max_moves:
+            # A win is known: the player learns that much, as from a hint saying so.
+            if not already_assisted:
+                await games.mark_assisted(session, player, game_id)
+            raise NoWinFound(
+                f"the winning line found is {len(line)} moves long, more than a finish plays "
+                f"({_settings(app).finish_max_moves}, FINISH_MAX_MOVES); hints follow it",
             )
         try:
             # Marked in the same transaction as the line's first move: not ranked.

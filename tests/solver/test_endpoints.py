@@ -55,6 +55,29 @@ async def test_finish_on_a_proven_deal_wins(
     assert log.json()  # every move of the line was logged as usual
 
 
+async def test_a_line_longer_than_a_finish_plays_is_409_and_changes_no_move(
+    client: httpx.AsyncClient,
+    auth: dict[str, str],
+    new_game: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    app: FastAPI,
+) -> None:
+    monkeypatch.setattr(app.state.settings, "finish_max_moves", 3)
+    game = await new_game(deal=2)  # won by a line of more than three moves
+    url = f"{API}/games/{game['id']}"
+    answer = await client.post(f"{url}/finish", headers=auth)
+    error = assert_error(answer, 409, "no_win_found")
+    assert "moves long" in error["message"] and "FINISH_MAX_MOVES" in error["message"]
+    state = (await client.get(url, headers=auth)).json()
+    assert state["move_count"] == 0 and state["piles"] == game["piles"]  # no move played
+    assert state["assisted"] is True  # the player learnt that a win exists
+    hint = (await client.post(f"{url}/hint", headers=auth)).json()
+    assert hint["result"] == "solved" and hint["move"] is not None  # hints follow the line
+    monkeypatch.setattr(app.state.settings, "finish_max_moves", 10_000)
+    finished = await client.post(f"{url}/finish", headers=auth)
+    assert finished.status_code == 200 and finished.json()["status"] == "won"
+
+
 async def test_finish_without_a_win_is_409(
     client: httpx.AsyncClient,
     auth: dict[str, str],
