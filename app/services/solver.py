@@ -184,13 +184,14 @@ async def finish(app: FastAPI, session: Any, player: Player, game_id: str) -> An
                 f"no winning line was found from this position (result: {info['result']}, "
                 f"{info['positions']} positions searched)",
             )
-        if len(line) > _settings(app).finish_max_moves:
+        most = _settings(app).finish_max_moves
+        if len(line) > most:
             # A win is known: the player learns that much, as from a hint saying so.
             if not already_assisted:
                 await games.mark_assisted(session, player, game_id)
             raise NoWinFound(
                 f"the winning line found is {len(line)} moves long, more than a finish plays "
-                f"({_settings(app).finish_max_moves}, FINISH_MAX_MOVES); hints follow it",
+                f"({most}, FINISH_MAX_MOVES); hints follow it",
             )
         try:
             # Marked in the same transaction as the line's first move: not ranked.

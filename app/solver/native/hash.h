@@ -1,7 +1,7 @@
 /* The hashing both position keys are built from (search.c's plain_key, arrangements.c's
- * arranged_key): sections of bytes chained through splitmix64's finaliser, and the
- * small sorts that make interchangeable parts hash alike. Static inline, so each file
- * gets its own copy and the hot key loops can inline them. */
+ * arranged_key): sections of bytes chained through splitmix64's finaliser (interchangeable parts are
+ * summed, not sorted). Static inline, so each file gets its own copy and the hot key
+ * loops can inline them. */
 #ifndef SOLVER_NATIVE_HASH_H
 #define SOLVER_NATIVE_HASH_H
 
@@ -58,29 +58,6 @@ static inline uint64_t cards_section(uint64_t h, int tag, const uint8_t *cards, 
         h = mix64(h ^ word);
     }
     return h;
-}
-
-/* Insertion sorts: a handful of values each. */
-static inline void sort_words(uint64_t *words, int n)
-{
-    for (int i = 1; i < n; i++) {
-        uint64_t word = words[i];
-        int j = i;
-        for (; j > 0 && words[j - 1] > word; j--)
-            words[j] = words[j - 1];
-        words[j] = word;
-    }
-}
-
-static inline void sort_bytes(uint8_t *bytes, int n)
-{
-    for (int i = 1; i < n; i++) {
-        uint8_t byte = bytes[i];
-        int j = i;
-        for (; j > 0 && bytes[j - 1] > byte; j--)
-            bytes[j] = bytes[j - 1];
-        bytes[j] = byte;
-    }
 }
 
 #endif

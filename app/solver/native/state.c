@@ -304,7 +304,7 @@ int legal_moves(const Tables *t, const Position *p, Move *out)
 
 static uint8_t pop(CardStack *stack) { return stack->cards[--stack->len]; }
 
-/* Mark the key parts `move` changes stale (the same ones whether applied or undone). */
+/* Mark the key parts `move` changes stale (undo_move puts back what was kept before). */
 static void touch(Position *p, const Move *move)
 {
     if (move->action != MOVE) {
