@@ -64,6 +64,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             help="the native transposition table's bound in keys (default 2^23); a search "
             "that fills it answers unknown",
         )
+        command.add_argument(
+            "--max-depth",
+            type=int,
+            default=None,
+            help="the native search's stack bound in frames (default 2^20, about 500 bytes "
+            "each); a search that fills it answers unknown. Past 2^20 positions a deep "
+            "search can reach it: give the budget to spend all of it",
+        )
     args = parser.parse_args(argv)
     try:
         print(f"solver core: {describe_core(args.core)}", file=sys.stderr)
@@ -71,7 +79,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"--core {args.core}: {exc}")
     if args.command == "prove":
         return run_prove(
-            args.variant, args.count, args.budget, args.out, args.core, args.table_size
+            args.variant,
+            args.count,
+            args.budget,
+            args.out,
+            args.core,
+            args.table_size,
+            args.max_depth,
         )
     return run_survey(
         args.variant,
@@ -84,6 +98,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         jobs=args.jobs,
         core=args.core,
         table_size=args.table_size,
+        max_depth=args.max_depth,
     )
 
 
@@ -107,6 +122,7 @@ def run_prove(
     out: Path | None,
     core: CoreChoice = "auto",
     table_size: int | None = None,
+    max_depth: int | None = None,
 ) -> int:
     variant = get_variant(name)
     path = out or SEEDS_DIR / f"{variant.name}.json"
@@ -120,7 +136,9 @@ def run_prove(
     last_save = time.monotonic()
     while len(deals) < count:
         start = deal(variant, number)
-        result = solve(start, max_positions=budget, core=core, table_size=table_size)
+        result = solve(
+            start, max_positions=budget, core=core, table_size=table_size, max_depth=max_depth
+        )
         if result.result == "solved" and replay(start, result.moves).is_won:
             deals.append(
                 {
@@ -149,20 +167,29 @@ def _survey_one(
     seconds: float | None,
     core: CoreChoice = "auto",
     table_size: int | None = None,
+    max_depth: int | None = None,
 ) -> dict[str, Any]:
     variant = get_variant(name)
     start = deal(variant, number)
     result = solve(
-        start, max_positions=budget, max_seconds=seconds, core=core, table_size=table_size
+        start,
+        max_positions=budget,
+        max_seconds=seconds,
+        core=core,
+        table_size=table_size,
+        max_depth=max_depth,
     )
     if result.result == "solved" and not replay(start, result.moves).is_won:
         raise SystemExit(f"deal {number}: the winning line does not replay (a solver bug)")
-    return {
+    row: dict[str, Any] = {
         "deal": number,
         "result": result.result,
         "positions": result.positions,
         "elapsed_ms": result.elapsed_ms,
     }
+    if result.stopped:
+        row["stopped"] = result.stopped  # which limit left it undecided
+    return row
 
 
 def _done(out: Path | None) -> dict[int, dict[str, Any]]:
@@ -190,6 +217,7 @@ def run_survey(
     jobs: int = 1,
     core: CoreChoice = "auto",
     table_size: int | None = None,
+    max_depth: int | None = None,
 ) -> int:
     variant = get_variant(name)
     done = _done(out)
@@ -211,7 +239,10 @@ def run_survey(
     with ProcessPoolExecutor(jobs) if jobs > 1 else nullcontext() as pool:
         # In deal order either way, so the output reads the same with any --jobs.
         if pool is None:
-            found = (_survey_one(variant.name, n, budget, seconds, core, table_size) for n in todo)
+            found = (
+                _survey_one(variant.name, n, budget, seconds, core, table_size, max_depth)
+                for n in todo
+            )
         else:
             found = pool.map(
                 _survey_one,
@@ -221,6 +252,7 @@ def run_survey(
                 repeat(seconds),
                 repeat(core),
                 repeat(table_size),
+                repeat(max_depth),
             )
         for row in found:
             rows[row["deal"]] = row

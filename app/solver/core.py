@@ -133,19 +133,22 @@ def search(
     arranged: bool = False,
     table_size: int = DEFAULT_TABLE_SIZE,
     defer_draws: bool = True,
+    max_depth: int | None = None,
 ) -> search_module.SolveResult:
     """``search._search(state, rules, max_positions, deadline, narrow, random.Random(seed)
     or None, arranged, defer_draws)`` run natively, with the GIL released: the same
     children in the same order, so the same verdict, positions and line. ``draw_score`` is the rules' (of
     ``SearchTables.restart(seed)`` in a restart; default the variant's), ``eager`` is
     ``narrow and rules.eager_foundations``. ``unknown`` also when the transposition table
-    (``table_size`` keys) is full. As ``_search``, the line is not replayed here
-    (``plan.solve`` replays)."""
+    (``table_size`` keys) is full, or its stack (``max_depth`` frames, default
+    ``DEFAULT_MAX_DEPTH``): the result says which in ``stopped``. As ``_search``, the line
+    is not replayed here (``plan.solve`` replays)."""
     _require()
     if draw_score is None:
         draw_score = SearchTables.of(state.variant).draw_score
     started = time.perf_counter()
-    result, texts, positions, _stop, _work = _core.search(
+    depth = _core.DEFAULT_MAX_DEPTH if max_depth is None else max_depth
+    result, texts, positions, stop, _work = _core.search(
         position(state),
         max_positions,
         max_seconds,
@@ -156,10 +159,11 @@ def search(
         seed=seed,
         arranged=arranged,
         defer_draws=defer_draws,
+        max_depth=depth,
     )
     moves = [Move.parse(text) for text in texts]
     elapsed = int((time.perf_counter() - started) * 1000)
-    return search_module.SolveResult(_RESULTS[result], moves, positions, elapsed)
+    return search_module.SolveResult(_RESULTS[result], moves, positions, elapsed, stop)
 
 
 def search_full(

@@ -64,14 +64,17 @@ def solve(
     max_seconds: float | None = None,
     core: CoreChoice = "auto",
     table_size: int | None = None,
+    max_depth: int | None = None,
 ) -> SolveResult:
     """Search for a winning line from ``state`` within the budgets, on ``core``.
 
     Both cores try the same positions in the same order, so they answer alike at the
     same position budget; the native one is far faster. ``table_size`` bounds the
-    native transposition table (keys; default :data:`core.DEFAULT_TABLE_SIZE`): a full
-    table ends that search with ``unknown``. A ``solved`` line is replayed by the engine
-    before it is returned, whichever core found it.
+    native transposition table (keys; default :data:`core.DEFAULT_TABLE_SIZE`) and
+    ``max_depth`` its stack (frames; default ``DEFAULT_MAX_DEPTH``, 2^20, which no search
+    of at most that many positions can reach): either full ends that search with
+    ``unknown``, and ``stopped`` says which limit ended the last search. A ``solved`` line
+    is replayed by the engine before it is returned, whichever core found it.
     """
     start = time.perf_counter()
     deadline = None if max_seconds is None else start + max_seconds
@@ -80,6 +83,7 @@ def solve(
     positions = 0
     result: Result = "unknown"
     moves: list[Move] = []
+    stopped = "positions"
     arranged = arrangements.supports(state.variant)
     tries = restarts(rules, max_positions, restart_kinds(rules, arranged))
     for kind, seed, share in [*tries, (FULL, 0, max_positions)]:
@@ -90,14 +94,15 @@ def solve(
         tables = rules.restart(seed) if kind != FULL else rules
         keyed = arranged and not narrow
         if native:
-            result, moves, used = _native_search(
-                state, tables, budget, deadline, narrow, seed, keyed, table_size
+            result, moves, used, stopped = _native_search(
+                state, tables, budget, deadline, narrow, seed, keyed, table_size, max_depth
             )
         else:
             jitter = random.Random(seed) if seed else None
             result, moves, used = _search(
                 state, tables, budget, deadline, narrow, jitter, arranged=keyed
             )
+            stopped = "positions" if used >= budget else "deadline"
         positions += used
         if result == "solved":
             if not wins(state, moves):  # never claim a win the engine does not confirm
@@ -108,9 +113,10 @@ def solve(
         elif result == "unsolvable":
             break
         if deadline is not None and time.perf_counter() > deadline:
+            stopped = "deadline"
             break
     elapsed = int((time.perf_counter() - start) * 1000)
-    return SolveResult(result, moves, positions, elapsed)
+    return SolveResult(result, moves, positions, elapsed, "" if result != "unknown" else stopped)
 
 
 def suggest(state: State) -> Move | None:
@@ -133,8 +139,10 @@ def _native_search(
     seed: int,
     arranged: bool,
     table_size: int | None,
-) -> tuple[Result, list[Move], int]:
-    """:func:`~app.solver.search._search` with the same arguments, run by the core."""
+    max_depth: int | None,
+) -> tuple[Result, list[Move], int, str]:
+    """:func:`~app.solver.search._search` with the same arguments, run by the core (and
+    why it stopped, when it did not decide)."""
     seconds = None if deadline is None else max(0.0, deadline - time.perf_counter())
     found = native_core.search(
         state,
@@ -146,8 +154,9 @@ def _native_search(
         seed=seed,
         arranged=arranged,
         table_size=native_core.DEFAULT_TABLE_SIZE if table_size is None else table_size,
+        max_depth=max_depth,
     )
-    return found.result, found.moves, found.positions
+    return found.result, found.moves, found.positions, found.stopped
 
 
 def restart_kinds(rules: SearchTables, arranged: bool) -> tuple[str, ...]:

@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Literal, NamedTuple
 
 from app.engine import EngineError, Move, State
-from app.engine.moves import DRAW, RESERVE, TABLEAU
+from app.engine.moves import DRAW, FOUNDATION, RESERVE, TABLEAU
 from app.solver import arrangements
 from app.solver.moves import Child, children, expand, jittered, settle, wanted_cards
 from app.solver.tables import SearchTables
@@ -41,6 +41,9 @@ class SolveResult(NamedTuple):
     moves: list[Move]
     positions: int
     elapsed_ms: int
+    # Why an unknown search stopped: "positions" (its budget), "deadline", "table" (the
+    # native table was full) or "depth" (its stack was); "" when it decided.
+    stopped: str = ""
 
 
 def _key_fn(rules: SearchTables) -> Callable[[State], int]:
@@ -71,31 +74,40 @@ def _finish_line(state: State) -> list[Move] | None:
     return [e.move for e in events if e.move is not None]
 
 
+# _Frame.drawn when the position was not reached by a bare draw; else the draw covered
+# the waste top it names (a card), or NOTHING_COVERED when the waste was empty.
+NOT_DRAWN, NOTHING_COVERED = -2, -1
+
+
 class _Frame:
     __slots__ = ("state", "children", "next", "line", "drawn")
 
     def __init__(
-        self, state: State, children: list[Child], line: list[Move], drawn: bool = False
+        self, state: State, children: list[Child], line: list[Move], drawn: int = NOT_DRAWN
     ) -> None:
         self.state = state
         self.children = children
         self.next = 0
         self.line = line  # the moves that led here from the parent (chosen + safe ones)
-        self.drawn = drawn  # reached by a bare draw (see _tableau_only)
+        self.drawn = drawn  # reached by a bare draw, covering this card (see _deferred)
 
 
-def _tableau_only(line: list[Move]) -> bool:
-    """Does the child's line move cards only onto tableau piles, from tableau piles or
-    the reserve (touching neither the stock, the waste nor a foundation)? After a bare
-    draw such a child is skipped: the same moves played before the draw reach the same
-    position (docs/solver.md, "Deferred draws")."""
-    return all(
-        move.dst is not None
-        and move.dst.kind == TABLEAU
-        and move.src is not None
-        and move.src.kind in (TABLEAU, RESERVE)
-        for move in line
-    )
+def _deferred(line: list[Move], child: State, covered: int, rules: SearchTables) -> bool:
+    """Is this child of a position reached by a bare draw one the search skips, because
+    the same moves played before the draw reach the same position (docs/solver.md,
+    "Deferred draws")? So it is when the child's line (its safe moves included) moves
+    cards only from tableau piles or the reserve, onto tableau piles or foundations, and,
+    where it puts a card up, the card the draw ``covered`` is not safe in the child:
+    before the draw that card was the waste top, and settling would have played it."""
+    up = False
+    for move in line:
+        if move.src is None or move.src.kind not in (TABLEAU, RESERVE) or move.dst is None:
+            return False
+        if move.dst.kind == FOUNDATION:
+            up = True
+        elif move.dst.kind != TABLEAU:
+            return False
+    return not (up and covered >= 0 and rules.safe_to_foundation(child, covered))
 
 
 def _search(
@@ -112,8 +124,8 @@ def _search(
     moves of :mod:`app.solver.arrangements` (where it :func:`~arrangements.supports` the
     variant); else the engine's moves with the pruning and obligations above.
     ``defer_draws`` (never in a narrow search): after a bare draw, skip the children that
-    only move cards within the tableau (:func:`_tableau_only`); such a position is keyed
-    apart from the same position reached otherwise, whose children are all tried."""
+    could have been played before it (:func:`_deferred`); such a position is keyed apart
+    from the same position reached otherwise, whose children are all tried."""
     if narrow:
         # A narrow search proves nothing, it finds wins: its safe moves need not be a
         # proof (tables.py), nor its straight-back skip (below), and it keeps every
@@ -168,12 +180,14 @@ def _search(
         child = settle(child, rules, child_line, eager)
         if arranged:
             child = arrangements.normalize(child, child_line, bases)
-        if frame.drawn and _tableau_only(child_line):
+        if frame.drawn != NOT_DRAWN and _deferred(child_line, child, frame.drawn, rules):
             continue
-        drawn = defer_draws and len(child_line) == 1 and move.action == DRAW
+        drawn = NOT_DRAWN
+        if defer_draws and len(child_line) == 1 and move.action == DRAW:
+            drawn = before.waste[-1] if before.waste else NOTHING_COVERED
         h: Any = key(child)
-        if drawn:
-            h = (h, "drawn")
+        if drawn != NOT_DRAWN:
+            h = (h, "drawn", drawn)  # what it skips reads the card covered too
         if h in seen:
             continue
         seen.add(h)

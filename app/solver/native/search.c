@@ -397,8 +397,12 @@ typedef struct {
     size_t first, count, next;
     size_t line, line_len;
     size_t prefix, prefix_len;
-    bool drawn;  /* reached by a bare draw (see tableau_only) */
+    int8_t drawn;  /* NOT_DRAWN, or reached by a bare draw covering this card (deferred) */
 } Frame;
+
+/* Frame.drawn when not reached by a bare draw; NOTHING_COVERED: the waste was empty
+ * (search.NOT_DRAWN, search.NOTHING_COVERED). */
+enum { NOT_DRAWN = -2, NOTHING_COVERED = -1 };
 
 typedef struct {
     const Tables *t;
@@ -811,7 +815,7 @@ static double now_seconds(void)
 
 /* A new top frame at `at`, reached by `line` (the moves just applied, with their undo
  * records). */
-static bool push_frame(Search *s, const Undo *line, int line_len, const Move *last, bool drawn)
+static bool push_frame(Search *s, const Undo *line, int line_len, const Move *last, int drawn)
 {
     if (!reserve_room((void **)&s->frames, &s->frames_cap, s->depth + 1, sizeof(Frame))
         || !reserve_room((void **)&s->undos, &s->undos_cap, s->undos_len + (size_t)line_len,
@@ -830,7 +834,7 @@ static bool push_frame(Search *s, const Undo *line, int line_len, const Move *la
     frame->next = 0;
     frame->prefix = s->prefixes_len;
     frame->prefix_len = 0;
-    frame->drawn = drawn;
+    frame->drawn = (int8_t)drawn;
     s->kids_len += frame->count;
     s->depth++;
     return true;
@@ -910,18 +914,32 @@ static bool reversible(const Search *s, const Undo *line, int len)
              && (line[0].refilled || s->at.tableau[move->src].hidden != line[0].hidden));
 }
 
-/* search._tableau_only: does the child's line move cards only onto tableau piles, from
- * tableau piles or the reserve? After a bare draw such a child is skipped (the same moves
- * played before the draw reach the same position: docs/solver.md, "Deferred draws"). */
-static bool tableau_only(const Undo *line, int len)
+/* search._deferred: after a bare draw that covered `covered`, is this child skipped? So
+ * it is when its line moves cards only from tableau piles or the reserve onto tableau
+ * piles or foundations and, where it puts a card up, `covered` is not safe at `at` (the
+ * same moves played before the draw reach the same position: docs/solver.md, "Deferred
+ * draws"). */
+static bool deferred(Search *s, const Undo *line, int len, int covered)
 {
+    bool up = false;
     for (int i = 0; i < len; i++) {
         const Move *move = &line[i].move;
-        if (move->action != MOVE || move->dst_kind != TABLEAU
-            || (move->src_kind != TABLEAU && move->src_kind != RESERVE))
+        if (move->action != MOVE || (move->src_kind != TABLEAU && move->src_kind != RESERVE))
+            return false;
+        if (move->dst_kind == FOUNDATION)
+            up = true;
+        else if (move->dst_kind != TABLEAU)
             return false;
     }
-    return true;
+    return !(up && covered >= 0
+             && safe_to_foundation(s->t, &s->at, s->rule, covered));
+}
+
+/* The card a bare draw covered, as search._search takes it (the waste top before it). */
+static int covered_by(const Position *p, const Undo *draw)
+{
+    int under = (int)p->waste.len - (int)draw->drawn - 1;
+    return under >= 0 ? p->waste.cards[under] : NOTHING_COVERED;
 }
 
 /* Keys of positions reached by a bare draw, apart from the same positions reached
@@ -949,14 +967,20 @@ static void run(Search *s, const Limits *limits, double deadline, Outcome *out)
             continue;
         }
         int len = play_child(s, frame, line);
-        if (frame->drawn && tableau_only(line, len)) {
+        if (frame->drawn != NOT_DRAWN && deferred(s, line, len, frame->drawn)) {
             undo_line(s, line, len);
             continue;
         }
         out->children++;
         const Position *pos = &s->at;
-        bool drawn = s->defer_draws && len == 1 && line[0].move.action == DRAW;
-        TableAdd added = table_add(&s->seen, drawn ? mix64(key_of(s) ^ DRAWN_MARK) : key_of(s));
+        int drawn = NOT_DRAWN;
+        if (s->defer_draws && len == 1 && line[0].move.action == DRAW)
+            drawn = covered_by(pos, &line[0]);
+        /* what a drawn position skips reads the card covered: keyed with it */
+        TableAdd added = table_add(&s->seen, drawn != NOT_DRAWN
+                                                 ? mix64(key_of(s) ^ DRAWN_MARK
+                                                         ^ (uint64_t)(drawn + 2) << 56)
+                                                 : key_of(s));
         if (added == TABLE_SEEN) {
             undo_line(s, line, len);
             continue;
@@ -1043,7 +1067,7 @@ void search_run(const Tables *t, const Position *start, const Limits *limits, Ou
         won(s, line, len, finish, finish_len, out);
     else if (table_add(&s->seen, key_of(s)) == TABLE_FULL)
         out->stop = STOP_TABLE;
-    else if (!push_frame(s, line, len, NULL, false))
+    else if (!push_frame(s, line, len, NULL, NOT_DRAWN))
         out->verdict = NO_MEMORY;
     else
         run(s, limits, deadline, out);
