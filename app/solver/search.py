@@ -96,18 +96,26 @@ def _deferred(line: list[Move], child: State, covered: int, rules: SearchTables)
     """Is this child of a position reached by a bare draw one the search skips, because
     the same moves played before the draw reach the same position (docs/solver.md,
     "Deferred draws")? So it is when the child's line (its safe moves included) moves
-    cards only from tableau piles or the reserve, onto tableau piles or foundations, and,
-    where it puts a card up, the card the draw ``covered`` is not safe in the child:
-    before the draw that card was the waste top, and settling would have played it."""
+    cards only from tableau piles, the reserve or foundations (returns), onto tableau
+    piles or foundations, and, where it puts a card up, the card the draw ``covered`` was
+    not safe at any point of the line: before the draw that card was the waste top, and
+    settling would have played it. Each copy was up at most as often as it is in the
+    child plus the line's returns, so that bound is checked."""
     up = False
+    returned = 0
     for move in line:
-        if move.src is None or move.src.kind not in (TABLEAU, RESERVE) or move.dst is None:
+        src, dst = move.src, move.dst
+        if src is None or dst is None:
             return False
-        if move.dst.kind == FOUNDATION:
+        if src.kind == FOUNDATION and dst.kind == TABLEAU:
+            returned += 1
+        elif src.kind not in (TABLEAU, RESERVE):
+            return False
+        elif dst.kind == FOUNDATION:
             up = True
-        elif move.dst.kind != TABLEAU:
+        elif dst.kind != TABLEAU:
             return False
-    return not (up and covered >= 0 and rules.safe_to_foundation(child, covered))
+    return not (up and covered >= 0 and rules.safe_to_foundation(child, covered, returned))
 
 
 def _search(

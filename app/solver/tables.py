@@ -124,6 +124,9 @@ class SearchTables:
         position = (RANK[card] - first) % 13
         return sum(1 for f in state.foundations if f and SUIT[f[0]] == suit and len(f) > position)
 
-    def safe_to_foundation(self, state: State, card: int) -> bool:
+    def safe_to_foundation(self, state: State, card: int, returned: int = 0) -> bool:
+        """Is ``card`` safe to put up: every card in ``children[card]`` up? With
+        ``returned``, would it be with that many more copies of each up (an upper bound
+        on how many were up before as many cards came back: search._deferred)?"""
         decks = self.decks
-        return all(self.on_foundations(state, m) == decks for m in self.children[card])
+        return all(self.on_foundations(state, m) + returned >= decks for m in self.children[card])

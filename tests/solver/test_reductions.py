@@ -23,8 +23,8 @@ from unittest import mock
 
 import pytest
 
-from app.engine import VARIANTS, Move, State
-from app.engine.moves import DRAW, RESERVE, TABLEAU
+from app.engine import VARIANTS, Move, State, deal
+from app.engine.moves import DRAW, FOUNDATION, RESERVE, TABLEAU
 from app.solver import arrangements, core, search
 from tests.solver.test_native_core import CONFIGS, start, walk
 from tests.solver.test_native_search import python_full, seed_line
@@ -178,17 +178,20 @@ def tableau_only(line: list[Move], *_: object) -> bool:
 
 
 def test_deferred_foundation_moves_keep_every_verdict() -> None:
-    """Deferring, after a bare draw, the children that also put cards up: on the corpus it
-    skips such children (so the comparison means something), and the full search gives
-    the plain search's verdict with it and with only tableau moves deferred, each deciding
-    what the other does."""
-    skipped_up = 0
+    """Deferring, after a bare draw, the children that also put cards up or bring them
+    back: on the corpus it skips such children (so the comparison means something), and
+    the full search gives the plain search's verdict with it and with only tableau moves
+    deferred, each deciding what the other does."""
+    skipped_up = skipped_returns = 0
     deferred = search._deferred
 
     def counting(line: list[Move], *rest: Any) -> bool:
-        nonlocal skipped_up
+        nonlocal skipped_up, skipped_returns
         skip = deferred(line, *rest)
-        skipped_up += skip and not tableau_only(line)
+        if skip and not tableau_only(line):
+            returns = any(move.src is not None and move.src.kind == FOUNDATION for move in line)
+            skipped_returns += returns
+            skipped_up += not returns
         return skip
 
     with_it, without = [], []
@@ -202,8 +205,59 @@ def test_deferred_foundation_moves_keep_every_verdict() -> None:
         with_it.append((verdict, on))
         without.append((verdict, off))
         assert "unknown" in (on, off) or on == off, state.to_text()
-    assert skipped_up >= 1_000  # 9,655 when written
+    assert skipped_up >= 1_000  # 9,655 when written; returns: the next test
     assert all(got in (expected, "unknown") for expected, got in with_it + without)
+
+
+def early_positions(name: str, number: int, stock: range) -> list[State]:
+    """The first position with each count of ``stock`` cards left that the full search of
+    the deal meets (small ones, near the end of the stock, that it exhausts)."""
+    met: dict[int, State] = {}
+    key = search._key_fn
+
+    def recording(rules: Any) -> Any:
+        inner = key(rules)
+
+        def recorded(state: State) -> int:
+            met.setdefault(len(state.stock), state)
+            return inner(state)
+
+        return recorded
+
+    with mock.patch.object(search, "_key_fn", recording):
+        python_full(deal(VARIANTS[name], number), 2_000)
+    return [met[n] for n in stock if n in met]
+
+
+def test_deferred_returns_keep_every_verdict() -> None:
+    """Where foundation cards come back, the children that return one are deferred too:
+    positions near the end of Emperor deals' stocks (the corpus above has no such skip)
+    get the same verdict as with only tableau moves deferred and with nothing deferred."""
+    skipped_returns = 0
+    deferred = search._deferred
+
+    def counting(line: list[Move], *rest: Any) -> bool:
+        nonlocal skipped_returns
+        skip = deferred(line, *rest)
+        skipped_returns += skip and any(
+            move.src is not None and move.src.kind == FOUNDATION for move in line
+        )
+        return skip
+
+    decided_positions = 0
+    for number in (1, 5):
+        for state in early_positions("emperor", number, range(1, 5)):
+            with mock.patch.object(search, "_deferred", counting):
+                verdict = python_full(state, 20_000).result
+            with mock.patch.object(search, "_deferred", tableau_only):
+                tableau = python_full(state, 20_000).result
+            none = python_full(state, 20_000, defer_draws=False).result
+            # Never two verdicts; the rule decides each (the others may run out of budget).
+            verdicts = {verdict, tableau, none} - {"unknown"}
+            assert len(verdicts) == 1 and verdict != "unknown", (verdict, tableau, none)
+            decided_positions += 1
+    assert decided_positions >= 6
+    assert skipped_returns >= 5_000  # 35,433 when written
 
 
 def test_the_corpus_catches_a_reduction_that_loses_wins() -> None:

@@ -154,16 +154,22 @@ typedef const Accepted *SafeRule;
 
 static SafeRule safe_rule(const Tables *t, bool eager) { return eager ? NULL : t->children_of; }
 
-/* SearchTables.safe_to_foundation: every card that could want `card` as a parent is up. */
-static bool safe_to_foundation(const Tables *t, Position *p, SafeRule rule, int card)
+/* SearchTables.safe_to_foundation: every card that could want `card` as a parent is up
+ * (with `returned`: would be, with that many more copies of each up; see deferred). */
+static bool safe_with(const Tables *t, Position *p, SafeRule rule, int card, int returned)
 {
     if (!rule)
         return true;
     const Accepted *wanting = &rule[card];
     for (int i = 0; i < wanting->count; i++)
-        if (on_foundations(t, p, wanting->cards[i]) != t->decks)
+        if (on_foundations(t, p, wanting->cards[i]) + returned < t->decks)
             return false;
     return true;
+}
+
+static bool safe_to_foundation(const Tables *t, Position *p, SafeRule rule, int card)
+{
+    return safe_with(t, p, rule, card, 0);
 }
 
 static void to_foundation(Move *out, int src_kind, int src, int f)
@@ -915,24 +921,29 @@ static bool reversible(const Search *s, const Undo *line, int len)
 }
 
 /* search._deferred: after a bare draw that covered `covered`, is this child skipped? So
- * it is when its line moves cards only from tableau piles or the reserve onto tableau
- * piles or foundations and, where it puts a card up, `covered` is not safe at `at` (the
- * same moves played before the draw reach the same position: docs/solver.md, "Deferred
- * draws"). */
+ * it is when its line moves cards only from tableau piles, the reserve or foundations
+ * (returns) onto tableau piles or foundations and, where it puts a card up, `covered` was
+ * not safe at any point of the line: bounded by its safety at `at` with each card up as
+ * many more times as the line returned cards (the same moves played before the draw
+ * reach the same position: docs/solver.md, "Deferred draws"). */
 static bool deferred(Search *s, const Undo *line, int len, int covered)
 {
     bool up = false;
+    int returned = 0;
     for (int i = 0; i < len; i++) {
         const Move *move = &line[i].move;
-        if (move->action != MOVE || (move->src_kind != TABLEAU && move->src_kind != RESERVE))
+        if (move->action != MOVE)
             return false;
-        if (move->dst_kind == FOUNDATION)
+        if (move->src_kind == FOUNDATION && move->dst_kind == TABLEAU)
+            returned++;
+        else if (move->src_kind != TABLEAU && move->src_kind != RESERVE)
+            return false;
+        else if (move->dst_kind == FOUNDATION)
             up = true;
         else if (move->dst_kind != TABLEAU)
             return false;
     }
-    return !(up && covered >= 0
-             && safe_to_foundation(s->t, &s->at, s->rule, covered));
+    return !(up && covered >= 0 && safe_with(s->t, &s->at, s->rule, covered, returned));
 }
 
 /* The card a bare draw covered, as search._search takes it (the waste top before it). */
