@@ -102,7 +102,9 @@ def solve(
             result, moves, used = _search(
                 state, tables, budget, deadline, narrow, jitter, arranged=keyed
             )
-            stopped = "positions" if used >= budget else "deadline"
+            # As the native core: a search that ran out of positions to try did not stop.
+            cut = "positions" if used >= budget else "deadline"
+            stopped = cut if result == "unknown" else ""
         positions += used
         if result == "solved":
             if not wins(state, moves):  # never claim a win the engine does not confirm
