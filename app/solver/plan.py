@@ -1,17 +1,20 @@
-"""The search plan and what the app calls: :func:`solve` runs the restarts and then the
-full search, each on the chosen core (the Python search of :mod:`app.solver.search`, or
-the native one of :mod:`app.solver.core`, which mirrors it move for move); :func:`suggest`
-is the heuristic move when no winning line is known.
+"""The search plan and what the app calls: :func:`solve` runs the restarts, the beam
+passes and then the full search, each on the chosen core (the Python search of
+:mod:`app.solver.search`, or the native one of :mod:`app.solver.core`, which mirrors it
+move for move); :func:`suggest` is the heuristic move when no winning line is known.
 
 First narrow searches (no chains of run splits, which mostly rotate runs among equal
 parents; every foundation move played at once where cards may come back and the stock
-comes round again) with half the budget, split over a few restarts whose move order is
-shuffled a little (a depth-first search stuck below an early mistake rarely gets back
-out; at most 2,000 positions long where single cards move); they find most wins fast but
-prove nothing. Where whole runs move (:mod:`app.solver.arrangements`), each is paired
-with a restart of the search up to run arrangement; where runs move otherwise (Rainbow,
-Canfield), with a restart of the plain full search. Then the full search, which keeps
-only the sound reductions, with what is left: its exhaustion is a proof.
+comes round again) with a quarter of the budget, split over a few restarts whose move
+order is shuffled a little (a depth-first search stuck below an early mistake rarely
+gets back out; at most 2,000 positions long where single cards move); they find most
+wins fast but prove nothing. Where whole runs move (:mod:`app.solver.arrangements`), each
+is paired with a restart of the search up to run arrangement; where runs move otherwise
+(Rainbow, Canfield), with a restart of the plain full search. Between them, from
+100,000 positions on and where the stock comes out in one pass, beam passes of growing width (:mod:`app.solver.beam`) with another
+quarter: they find the wins that lie beyond an early mistake (below that budget the
+restarts have half). Then the full search, which keeps only the sound reductions, with
+what is left: its exhaustion is a proof.
 """
 
 from __future__ import annotations
@@ -21,14 +24,30 @@ import time
 from typing import Literal
 
 from app.engine import Move, State
-from app.solver import arrangements
+from app.solver import arrangements, beam
 from app.solver import core as native_core
 from app.solver.moves import safe_move, scored_moves
 from app.solver.search import Result, SolveResult, _search, wins
 from app.solver.tables import FIRST_TRY, SearchTables
 
 DEFAULT_MAX_POSITIONS = 1_000_000
-NARROW, ARRANGED, FULL = "narrow", "arranged", "full"  # the kinds of search in solve()
+# The searches of solve(): restarts, beam passes (closures depth or best first), full.
+NARROW, ARRANGED, FULL = "narrow", "arranged", "full"
+BEAM, BEST_BEAM = "beam", "best-first beam"
+BEAMS = (BEAM, BEST_BEAM)
+# Shares of solve()'s budget: from BEAM_FROM positions, a quarter for the restarts, a
+# quarter for the beam passes and the rest (at least half) for the full search, whose
+# exhaustion is the proof; below it, half for the restarts (a hint's 25,000 positions:
+# the beam cost wins there, deals 1-60 of the nine games, docs/benchmarks.md).
+BEAM_FROM = 100_000
+RESTARTS_SHARE = BEAM_SHARE = 4  # 1/4 each (below BEAM_FROM, restarts 1/2)
+FIRST_BEAM_WIDTH, BEAM_GROWTH = 16, 4
+# Positions a beam pass meets per unit of width, about, at most (docs/benchmarks.md, "The
+# beam search"): a wider pass is planned only where the ones before it fit well inside.
+BEAM_COST = 1_000
+# A beam pass of width w comes after the restarts have planned w * BEAM_AFTER positions:
+# the cheap restarts win most deals first (Rows of Four's in 7,700 positions on average).
+BEAM_AFTER = 100
 
 CoreChoice = Literal["auto", "native", "python"]
 CORES: tuple[CoreChoice, ...] = ("auto", "native", "python")
@@ -85,34 +104,44 @@ def solve(
     moves: list[Move] = []
     stopped = "positions"
     arranged = arrangements.supports(state.variant)
-    tries = restarts(rules, max_positions, restart_kinds(rules, arranged))
-    for kind, seed, share in [*tries, (FULL, 0, max_positions)]:
+    beam_left = max_positions // BEAM_SHARE  # what plan() gives the beam passes, if any
+    for kind, seed, share in plan(rules, max_positions, arranged):
         budget = min(share, max_positions - positions)
+        if kind in BEAMS:
+            budget = min(budget, beam_left)
+            if budget <= 0:
+                continue  # the beam's share is spent: on to the restarts
         if budget <= 0:
             break
-        narrow = kind == NARROW
-        tables = rules.restart(seed) if kind != FULL else rules
-        keyed = arranged and not narrow
-        if native:
-            result, moves, used, stopped = _native_search(
-                state, tables, budget, deadline, narrow, seed, keyed, table_size, max_depth
+        if kind in BEAMS:
+            result, moves, used, stopped = _beam(
+                state, seed, kind == BEST_BEAM, budget, deadline, native
             )
+            beam_left -= used
         else:
-            jitter = random.Random(seed) if seed else None
-            result, moves, used = _search(
-                state, tables, budget, deadline, narrow, jitter, arranged=keyed
-            )
-            # As the native core: a search that ran out of positions to try did not stop.
-            cut = "positions" if used >= budget else "deadline"
-            stopped = cut if result == "unknown" else ""
+            narrow = kind == NARROW
+            tables = rules.restart(seed) if kind != FULL else rules
+            keyed = arranged and not narrow
+            if native:
+                result, moves, used, stopped = _native_search(
+                    state, tables, budget, deadline, narrow, seed, keyed, table_size, max_depth
+                )
+            else:
+                jitter = random.Random(seed) if seed else None
+                result, moves, used = _search(
+                    state, tables, budget, deadline, narrow, jitter, arranged=keyed
+                )
+                # As the native core: a search that ran out of positions to try did not stop.
+                cut = "positions" if used >= budget else "deadline"
+                stopped = cut if result == "unknown" else ""
+            if narrow:
+                result = "unknown" if result == "unsolvable" else result  # proves nothing
         positions += used
         if result == "solved":
             if not wins(state, moves):  # never claim a win the engine does not confirm
                 raise AssertionError("solver line does not replay to a win")
             break
-        if narrow:
-            result = "unknown"  # an exhausted narrow search proves nothing
-        elif result == "unsolvable":
+        if result == "unsolvable":
             break
         if deadline is not None and time.perf_counter() > deadline:
             stopped = "deadline"
@@ -161,6 +190,52 @@ def _native_search(
     return found.result, found.moves, found.positions, found.stopped
 
 
+def _beam(
+    state: State, width: int, best: bool, budget: int, deadline: float | None, native: bool
+) -> tuple[Result, list[Move], int, str]:
+    """A beam pass (:func:`app.solver.beam.beam`) on the chosen core; it never answers
+    ``unsolvable``."""
+    start = native_core.position(state) if native else beam.EnginePosition(state)
+    found = beam.beam(start, width, budget, best=best, deadline=deadline)
+    if found.moves is None:
+        return "unknown", [], found.positions, found.stopped
+    return "solved", [Move.parse(text) for text in found.moves], found.positions, ""
+
+
+def plan(rules: SearchTables, max_positions: int, arranged: bool) -> list[tuple[str, int, int]]:
+    """The searches of :func:`solve`, in order, as (kind, seed or beam width, positions at
+    most): the restarts, each pair of beam passes (depth first, best first) after the
+    restarts have planned :data:`BEAM_AFTER` times its width, then the full search with
+    what is left. The beam passes share one budget: each has what those before it left.
+    Only where the stock comes out in one pass: with redeals its levels mean little
+    (Rows of Four deals 1-60 at 1,000,000: all 60 won either way, in 40 times the time)."""
+    kinds = restart_kinds(rules, arranged)
+    if max_positions < BEAM_FROM or not rules.single_pass:
+        return [*restarts(rules, max_positions // 2, kinds), (FULL, 0, max_positions)]
+    share = max_positions // BEAM_SHARE
+    pending = [(width, (BEAM, BEST_BEAM)) for width in beam_widths(share)]
+    tries: list[tuple[str, int, int]] = []
+    planned = 0
+    for restart in restarts(rules, max_positions // RESTARTS_SHARE, kinds):
+        tries.append(restart)
+        planned += restart[2]
+        while pending and planned >= pending[0][0] * BEAM_AFTER:
+            width, orders = pending.pop(0)
+            tries.extend((order, width, share) for order in orders)
+    tries.extend((order, width, share) for width, orders in pending for order in orders)
+    return [*tries, (FULL, 0, max_positions)]
+
+
+def beam_widths(budget: int) -> list[int]:
+    """The widths of the beam passes within ``budget`` positions: 16, 64, 256, ..., the
+    next one planned while the last two (one of each order) are expected to fit
+    (:data:`BEAM_COST`)."""
+    widths = [FIRST_BEAM_WIDTH]
+    while 2 * widths[-1] * BEAM_COST < budget:
+        widths.append(widths[-1] * BEAM_GROWTH)
+    return widths
+
+
 def restart_kinds(rules: SearchTables, arranged: bool) -> tuple[str, ...]:
     """The searches of one restart. Where runs move, the narrow one is paired with a
     complete one (the narrow limits are about runs): up to run arrangement where that
@@ -176,18 +251,17 @@ def restarts(
     rules: SearchTables, max_positions: int, kinds: tuple[str, ...]
 ) -> list[tuple[str, int, int]]:
     """The restarts before the full search, as (kind, seed, positions): budgets of 500,
-    500, 1000, 1000, 2000, ... (up to the variant's largest restart) within half of
+    500, 1000, 1000, 2000, ... (up to the variant's largest restart) within
     ``max_positions``; each narrow restart followed by one of each further kind (a
     complete search in another order: its exhaustion is a proof too)."""
     tries: list[tuple[str, int, int]] = []
-    half = max_positions // 2
     planned, seed = 0, 0
-    while planned < half:
+    while planned < max_positions:
         grown = FIRST_TRY << (seed // 2)
         if rules.largest_restart is not None:
             grown = min(grown, rules.largest_restart)
         for kind in kinds:
-            share = min(grown, half - planned)
+            share = min(grown, max_positions - planned)
             if share > 0:
                 tries.append((kind, seed, share))
                 planned += share

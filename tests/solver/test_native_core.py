@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.engine import VARIANTS, CorruptState, Move, Rules, State, UnknownVariant, deal
-from app.solver import core, search, tables
+from app.solver import beam, core, search, tables
 from app.solver import moves as solver_moves
 
 pytestmark = pytest.mark.skipif(not core.available(), reason=core.missing_reason())
@@ -107,6 +107,7 @@ def check_position(state: State) -> Any:
     native = core.position(state)
     assert native.to_bytes() == state.to_bytes()
     assert native.is_won == state.is_won
+    assert native.features() == beam.features(state)
     legal = state.legal_moves()
     assert native.legal_moves() == [str(m) for m in legal]
     for move in legal:

@@ -373,16 +373,16 @@ def test_the_depth_bound_answers_unknown_never_a_verdict() -> None:
 
 
 def test_an_undecided_solve_says_which_limit_stopped_it() -> None:
-    """Rank and File deal 9 is undecided at 10,000,000 positions (bench/surveys), so any
+    """Rank and File deal 31 is undecided at 10,000,000 positions (bench/surveys), so any
     small budget leaves it unknown: the result names the limit that ended the search, and
     a survey row keeps it; a decided result names none."""
-    state = deal(VARIANTS["rank-and-file"], 9)
+    state = deal(VARIANTS["rank-and-file"], 31)
     assert plan.solve(state, 3_000, core="native").stopped == "positions"
     assert plan.solve(state, 3_000, core="python").stopped == "positions"
     assert plan.solve(state, 3_000, core="native", max_depth=40).stopped == "depth"
     assert plan.solve(state, 3_000, core="native", table_size=200).stopped == "table"
     assert plan.solve(state, 10**9, max_seconds=0.05, core="native").stopped == "deadline"
-    row = cli._survey_one("rank-and-file", 9, 3_000, None, "native", None, 40)
+    row = cli._survey_one("rank-and-file", 31, 3_000, None, "native", None, 40)
     assert (row["result"], row["stopped"]) == ("unknown", "depth")
     won = plan.solve(deal(VARIANTS["rank-and-file"], 1), 3_000, core="native")
     assert (won.result, won.stopped) == ("solved", "")

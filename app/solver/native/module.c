@@ -289,6 +289,23 @@ static PyObject *position_key(PositionObject *self, PyObject *unused)
     return PyLong_FromUnsignedLongLong(plain_key(&self->owner->tables, &self->pos));
 }
 
+static PyObject *position_features(PositionObject *self, PyObject *unused)
+{
+    (void)unused;
+    int found[FEATURE_COUNT];
+    beam_features(&self->owner->tables, &self->pos, found);
+    PyObject *out = PyTuple_New(FEATURE_COUNT);
+    for (int i = 0; out && i < FEATURE_COUNT; i++) {
+        PyObject *value = PyLong_FromLong(found[i]);
+        if (!value) {
+            Py_CLEAR(out);
+            break;
+        }
+        PyTuple_SET_ITEM(out, i, value);
+    }
+    return out;
+}
+
 static int parse_eager(PyObject *args, PyObject *kwargs, int *eager)
 {
     static char *names[] = {"eager", NULL};
@@ -428,6 +445,8 @@ static PyMethodDef position_methods[] = {
      "The position after a legal move (its text), as State.apply(move, auto_finish=False)."},
     {"key", (PyCFunction)position_key, METH_NOARGS,
      "The solver's plain key (search._key_fn) as a 64-bit hash."},
+    {"features", (PyCFunction)position_features, METH_NOARGS,
+     "beam.EnginePosition.features(): what the beam's score reads, as a tuple."},
     {"safe_move", (PyCFunction)(void (*)(void))position_safe_move, METH_VARARGS | METH_KEYWORDS,
      "moves.safe_move(state, rules, eager): a move text or None."},
     {"settle", (PyCFunction)(void (*)(void))position_settle, METH_VARARGS | METH_KEYWORDS,

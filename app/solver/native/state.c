@@ -165,6 +165,22 @@ bool is_won(const Tables *t, const Position *p)
     return true;
 }
 
+void beam_features(const Tables *t, const Position *p, int out[FEATURE_COUNT])
+{
+    memset(out, 0, FEATURE_COUNT * sizeof *out);
+    for (int f = 0; f < t->foundation_count; f++)
+        out[FEATURE_ON_FOUNDATIONS] += p->foundations[f].len;
+    out[FEATURE_IN_WASTE] = p->waste.len;
+    out[FEATURE_IN_RESERVE] = p->reserve.len;
+    for (int i = 0; i < t->tableau_piles; i++) {
+        const TableauPile *pile = &p->tableau[i];
+        out[FEATURE_FACE_DOWN] += pile->hidden;
+        out[FEATURE_EMPTY_PILES] += pile->len == 0;
+        for (int k = pile->hidden > 0 ? pile->hidden : 1; k < pile->len; k++)
+            out[FEATURE_OUT_OF_SEQUENCE] += !stack_ok(t, pile->cards[k - 1], pile->cards[k]);
+    }
+}
+
 bool foundation_takes(const Tables *t, const Position *p, int index, int card)
 {
     const FoundationPile *pile = &p->foundations[index];

@@ -115,6 +115,13 @@ size_t position_write(const Tables *t, const char *name, size_t name_len, const 
 
 static inline int first_rank(const Position *p) { return p->base_rank ? p->base_rank : 1; }
 bool is_won(const Tables *t, const Position *p);
+/* What beam.py's score reads of a position (beam.EnginePosition.features), in the order
+ * of beam.Features. */
+enum {
+    FEATURE_ON_FOUNDATIONS, FEATURE_FACE_DOWN, FEATURE_IN_WASTE, FEATURE_IN_RESERVE,
+    FEATURE_EMPTY_PILES, FEATURE_OUT_OF_SEQUENCE, FEATURE_COUNT,
+};
+void beam_features(const Tables *t, const Position *p, int out[FEATURE_COUNT]);
 bool foundation_takes(const Tables *t, const Position *p, int index, int card);
 /* engine run_start: the index of the lowest card of a non-empty pile's top run (going
  * down while each card builds on the one under it, never into the face-down cards). The

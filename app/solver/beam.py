@@ -1,0 +1,218 @@
+"""A beam search by stock level: finds wins the depth-first search stays away from.
+
+The depth-first search commits to its first choices: a mistake made with 60 stock cards
+left sits under a subtree far larger than any budget, and no restart of a few thousand
+positions gets past it. Where the stock comes out one pass, a position's level is how
+many cards have been drawn, and every level is a natural checkpoint: this search keeps,
+at each level, the ``width`` most promising positions met, explores from each of them
+the moves that do not draw (up to ``closure`` new positions from each), and draws from
+the best of all those positions into the next level.
+
+It proves nothing: an exhausted beam says nothing about the positions it dropped, so
+it only ever answers a line or nothing, and :func:`app.solver.plan.solve` replays any line
+through the engine before it trusts it. It plays no foundation card back to the tableau
+(where the rules allow it, returns mostly shuffle cards up and down and fill the
+closure), and it runs on either core through the same few calls: the native
+``Position`` (:mod:`app.solver.core`) or :class:`EnginePosition` over the engine's
+``State``, which answer those calls alike (``tests/solver/test_native_core.py``), so both
+cores meet the same positions.
+
+Measured on the deals the depth-first search left undecided at 10,000,000 positions
+(``docs/benchmarks.md``, "The beam search"). The score is hand-weighted from what loses
+these games: cards still face down, cards buried in the waste or the reserve, and
+piles out of sequence.
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import NamedTuple, Protocol, Self
+
+from app.engine import Move, State
+from app.solver.moves import settle
+from app.solver.search import _key_parts
+from app.solver.tables import SearchTables
+
+LEVEL_MOVES = frozenset({"draw", "redeal"})  # the moves that end a level
+ENDGAME = 20  # times the closure, from a position with nothing left to draw
+
+# How the score weighs each of a position's :class:`Features`, in their order.
+WEIGHTS = (10, -6, -3, -4, 4, -2)
+
+
+class BeamPosition(Protocol):
+    """What the beam needs of a position (the native ``Position`` has exactly this)."""
+
+    def legal_moves(self) -> list[str]: ...
+    def apply(self, move: str) -> Self: ...
+    def settle(self, eager: bool = False) -> tuple[list[str], Self]: ...
+    def key(self) -> int: ...
+    def features(self) -> tuple[int, ...]: ...
+    @property
+    def is_won(self) -> bool: ...
+
+
+class EnginePosition:
+    """A :class:`BeamPosition` over the engine's ``State`` and the Python solver's safe
+    moves and key: the reference for the native ``Position``."""
+
+    __slots__ = ("state", "rules")
+
+    def __init__(self, state: State, rules: SearchTables | None = None) -> None:
+        self.state = state
+        self.rules = SearchTables.of(state.variant) if rules is None else rules
+
+    def legal_moves(self) -> list[str]:
+        return [str(move) for move in self.state.legal_moves()]
+
+    def apply(self, move: str) -> EnginePosition:
+        after, _ = self.state.apply(Move.parse(move), auto_finish=False, validate=False)
+        return EnginePosition(after, self.rules)
+
+    def settle(self, eager: bool = False) -> tuple[list[str], EnginePosition]:
+        line: list[Move] = []
+        after = settle(self.state, self.rules, line, eager)
+        return [str(move) for move in line], EnginePosition(after, self.rules)
+
+    def key(self) -> int:
+        return hash(_key_parts(self.state, self.rules.single_pass))
+
+    def features(self) -> Features:
+        return features(self.state)
+
+    @property
+    def is_won(self) -> bool:
+        return self.state.is_won
+
+
+class Features(NamedTuple):
+    """What the score reads of a position (the native ``Position.features()`` gives the
+    same tuple)."""
+
+    on_foundations: int
+    face_down: int
+    in_waste: int
+    in_reserve: int
+    empty_piles: int
+    out_of_sequence: int  # face-up cards on a card that does not take them
+
+
+def features(state: State) -> Features:
+    """What the score reads of ``state``."""
+    stack_ok = state.variant.stack_ok
+    out_of_sequence = 0
+    for hidden, pile in zip(state.hidden, state.tableau, strict=True):
+        for below, card in zip(pile[max(hidden - 1, 0) :], pile[max(hidden, 1) :], strict=False):
+            out_of_sequence += not stack_ok[below * 52 + card]
+    return Features(
+        sum(len(pile) for pile in state.foundations),
+        sum(state.hidden),
+        len(state.waste),
+        len(state.reserve),
+        sum(not pile for pile in state.tableau),
+        out_of_sequence,
+    )
+
+
+def score(found: tuple[int, ...]) -> int:
+    """How promising a position looks, from its :class:`Features` (higher is better)."""
+    return sum(weight * value for weight, value in zip(WEIGHTS, found, strict=True))
+
+
+# A line as a chain of steps, shared between the positions that extend it.
+Line = tuple["Line", list[str]] | None
+
+
+def _moves(line: Line) -> list[str]:
+    steps: list[list[str]] = []
+    while line is not None:
+        line, step = line
+        steps.append(step)
+    return [move for step in reversed(steps) for move in step]
+
+
+@dataclass(slots=True)
+class BeamResult:
+    moves: list[str] | None  # a line that wins, or None
+    positions: int  # positions met (each counted once)
+    stopped: str  # "positions" or "deadline" when cut short; "" when the beam ran out
+
+
+def beam(
+    start: BeamPosition,
+    width: int,
+    max_positions: int,
+    *,
+    best: bool = False,
+    closure: int = 200,
+    deadline: float | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+) -> BeamResult:
+    """Search from ``start`` (settled first) for a winning line, ``width`` positions
+    kept per level, at most ``closure`` new positions explored from each: depth first
+    in the engine's move order, or ``best`` first by the score (each wins deals the
+    other does not: depth first more of Rank and File's, where runs move, best first
+    more of Deauville's, where single cards do)."""
+    moves, first = start.settle()
+    if first.is_won:
+        return BeamResult(moves, 1, "")
+    seen = {first.key()}
+    level: list[tuple[BeamPosition, Line]] = [(first, (None, moves))]
+    positions = 1
+    while level:
+        candidates: list[tuple[int, BeamPosition, Line]] = []
+        for root, root_line in level:
+            root_score = score(root.features())
+            candidates.append((root_score, root, root_line))
+            frontier = [(-root_score, 0, root, root_line)]
+            found = 0
+            # Where nothing is left to draw, the closure is the rest of the game: looked
+            # at further (best first finds a won endgame well before this cap).
+            last = not any(move in LEVEL_MOVES for move in root.legal_moves())
+            cap = closure * ENDGAME if last else closure
+            while frontier and found < cap:
+                _, _, position, line = heapq.heappop(frontier) if best else frontier.pop()
+                for move in position.legal_moves():
+                    if move in LEVEL_MOVES or move[0] == "f":  # no returns
+                        continue
+                    safe, child = position.apply(move).settle()
+                    key = child.key()
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                    positions += 1
+                    found += 1
+                    child_line: Line = (line, [move, *safe])
+                    if child.is_won:
+                        return BeamResult(_moves(child_line), positions, "")
+                    child_score = score(child.features())
+                    candidates.append((child_score, child, child_line))
+                    if best:
+                        heapq.heappush(frontier, (-child_score, found, child, child_line))
+                    else:
+                        frontier.append((-child_score, found, child, child_line))
+                    if positions >= max_positions:
+                        return BeamResult(None, positions, "positions")
+            if deadline is not None and clock() > deadline:
+                return BeamResult(None, positions, "deadline")
+        level = []
+        for _, position, line in heapq.nlargest(width, candidates, key=lambda c: c[0]):
+            level_move = next((m for m in position.legal_moves() if m in LEVEL_MOVES), None)
+            if level_move is None:
+                continue
+            safe, child = position.apply(level_move).settle()
+            key = child.key()
+            if key in seen:
+                continue
+            seen.add(key)
+            positions += 1
+            child_line = (line, [level_move, *safe])
+            if child.is_won:
+                return BeamResult(_moves(child_line), positions, "")
+            level.append((child, child_line))
+            if positions >= max_positions:
+                return BeamResult(None, positions, "positions")
+    return BeamResult(None, positions, "")

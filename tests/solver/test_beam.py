@@ -1,0 +1,132 @@
+"""The beam search by stock level (app/solver/beam.py): what it finds, what it keeps to,
+and that both cores run it alike."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.engine import VARIANTS, Move, State, deal
+from app.solver import beam, core, plan, search
+from app.solver.tables import SearchTables
+from tests.solver.test_native_core import CONFIGS, start
+from tests.solver.test_native_search import seed_line
+
+
+def replays(state: State, moves: list[str]) -> bool:
+    return search.wins(state, [Move.parse(text) for text in moves])
+
+
+def test_the_beam_wins_deals_the_depth_first_search_leaves_undecided() -> None:
+    """These deals were undecided after 10,000,000 positions of the depth-first search
+    (bench/surveys/*-10m-*.jsonl); a beam of width 64 wins each within 200,000, and the
+    lines replay. The full search at the same budget still finds nothing. Deauville 28
+    only with its closures best first, Rank and File 9 only depth first."""
+    for name, number, best in (
+        ("deauville", 6, False),
+        ("rank-and-file", 9, False),
+        ("emperor", 6, False),
+        ("deauville", 28, True),
+    ):
+        state = deal(VARIANTS[name], number)
+        found = beam.beam(core.position(state), 64, 200_000, best=best)
+        assert found.moves is not None, (name, number)
+        assert found.positions <= 200_000 and found.stopped == ""
+        assert replays(state, found.moves)
+        assert core.search_full(state, found.positions).result == "unknown"
+
+
+def test_the_beam_plays_no_foundation_card_back() -> None:
+    state = deal(VARIANTS["emperor"], 6)  # foundation cards return in Emperor
+    found = beam.beam(core.position(state), 64, 200_000)
+    assert found.moves is not None
+    assert not [text for text in found.moves if text.startswith("f")]
+
+
+def test_the_beam_keeps_to_its_budget_and_deadline() -> None:
+    state = deal(VARIANTS["rank-and-file"], 31)  # undecided at 10,000,000 and by the beam
+    cut = beam.beam(core.position(state), 64, 5_000)
+    assert (cut.moves, cut.positions, cut.stopped) == (None, 5_000, "positions")
+    late = beam.beam(core.position(state), 64, 10**9, deadline=0.0)
+    assert (late.moves, late.stopped) == (None, "deadline")
+    assert late.positions < 10**9
+
+
+def test_a_narrow_beam_runs_out_without_a_verdict() -> None:
+    """A beam of width 1 that meets no win ends by itself, and says nothing: no line, no
+    cut (plan.solve counts it as unknown, never as unsolvable)."""
+    state = deal(VARIANTS["deauville"], 6)
+    found = beam.beam(core.position(state), 1, 10**6)
+    assert (found.moves, found.stopped) == (None, "")
+    assert found.positions < 10**6
+
+
+def test_the_score_prefers_progress() -> None:
+    """One more card up outweighs anything a single move can cost elsewhere, and every
+    weight has the sign its name says."""
+    on_foundations, face_down, in_waste, in_reserve, empty, out_of_sequence = beam.WEIGHTS
+    assert on_foundations > 0 and empty > 0
+    assert face_down < 0 and in_waste < 0 and in_reserve < 0 and out_of_sequence < 0
+    # A card from the waste to a foundation: one more up, one fewer in the waste.
+    assert on_foundations - in_waste > 0
+    before = beam.Features(0, 30, 5, 0, 0, 0)
+    assert beam.score(before._replace(on_foundations=1, in_waste=4)) > beam.score(before)
+
+
+def compare_beams(state: State, width: int, budget: int, best: bool) -> beam.BeamResult:
+    rules = SearchTables.of(state.variant)
+    python = beam.beam(beam.EnginePosition(state, rules), width, budget, best=best)
+    native = beam.beam(core.position(state), width, budget, best=best)
+    where = (state.variant.name, state.variant.foundation_return, width, best)
+    assert (native.moves, native.positions, native.stopped) == (
+        python.moves,
+        python.positions,
+        python.stopped,
+    ), where
+    if native.moves is not None:
+        assert replays(state, native.moves), where
+    return native
+
+
+@pytest.mark.parametrize(("name", "flip"), CONFIGS)
+def test_both_cores_run_the_same_beam_from_deals(name: str, flip: bool) -> None:
+    """From deals (cut by the budget, or run out): the same positions met on either core."""
+    for width, best in ((2, False), (8, True)):
+        compare_beams(start(name, flip, 3), width, 1_500, best)
+
+
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+def test_both_cores_run_the_same_beam_to_a_win(name: str) -> None:
+    """From positions along a proven deal's winning line (seeds/): the same positions,
+    the same winning line, on either core, in both orders."""
+    state, line = seed_line(name, 0)
+    won = [
+        compare_beams(search.replay(state, line[: int(len(line) * share)]), 4, 3_000, best)
+        for share in (0.8, 0.9, 0.96)
+        for best in (False, True)
+    ]
+    assert any(found.moves is not None for found in won), "no position near a win was won"
+
+
+def test_solve_runs_beam_passes_between_the_restarts() -> None:
+    rules = SearchTables.of(VARIANTS["deauville"])
+    tries = plan.plan(rules, 1_000_000, arranged=False)
+    beams = [(kind, width) for kind, width, _share in tries if kind in plan.BEAMS]
+    assert beams == [(kind, w) for w in (16, 64, 256) for kind in (plan.BEAM, plan.BEST_BEAM)]
+    for at, (kind, width, share) in enumerate(tries):
+        if kind in plan.BEAMS:  # after restarts planned a hundred times its width
+            before = sum(s for k, _w, s in tries[:at] if k == plan.NARROW)
+            assert before >= width * plan.BEAM_AFTER
+            assert share == 250_000  # a quarter, shared by the passes
+    assert sum(share for kind, _s, share in tries if kind == plan.NARROW) == 250_000
+    assert tries[-1] == (plan.FULL, 0, 1_000_000)
+    # Below 100,000 positions (a hint) no beam: half the budget for the restarts.
+    small = plan.plan(rules, 25_000, arranged=False)
+    assert not [kind for kind, _w, _s in small if kind in plan.BEAMS]
+    assert sum(share for kind, _s, share in small if kind == plan.NARROW) == 12_500
+    # Where the stock comes round again, no beam either.
+    for name in ("rows-of-four", "canfield"):
+        redeals = plan.plan(SearchTables.of(VARIANTS[name]), 1_000_000, arranged=False)
+        assert not [kind for kind, _w, _s in redeals if kind in plan.BEAMS]
+    state = deal(VARIANTS["rank-and-file"], 9)
+    found = plan.solve(state, 1_000_000, core="native")
+    assert found.result == "solved" and found.positions < 1_000_000
