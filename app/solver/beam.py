@@ -134,6 +134,31 @@ def _moves(line: Line) -> list[str]:
     return [move for step in reversed(steps) for move in step]
 
 
+class _Best:
+    """The ``width`` highest-scored positions added, ties to the first added (as
+    ``heapq.nlargest``), keeping no more than those: a level meets up to ``width`` times
+    the closure positions, and a native position is about 2.5 KB."""
+
+    def __init__(self, width: int) -> None:
+        self.width = width
+        self.heap: list[tuple[int, int, BeamPosition, Line]] = []  # (score, -order, ...)
+        self.added = 0
+
+    def add(self, value: int, position: BeamPosition, line: Line) -> None:
+        self.added += 1
+        entry = (value, -self.added, position, line)
+        if len(self.heap) < self.width:
+            heapq.heappush(self.heap, entry)
+        elif entry[:2] > self.heap[0][:2]:
+            heapq.heapreplace(self.heap, entry)
+
+    def ranked(self) -> list[tuple[BeamPosition, Line]]:
+        """Best first; equal scores in the order they were added."""
+        return [
+            (entry[2], entry[3]) for entry in sorted(self.heap, key=lambda e: e[:2], reverse=True)
+        ]
+
+
 @dataclass(slots=True)
 class BeamResult:
     moves: list[str] | None  # a line that wins, or None
@@ -163,10 +188,10 @@ def beam(
     level: list[tuple[BeamPosition, Line]] = [(first, (None, moves))]
     positions = 1
     while level:
-        candidates: list[tuple[int, BeamPosition, Line]] = []
+        candidates = _Best(width)
         for root, root_line in level:
             root_score = score(root.features())
-            candidates.append((root_score, root, root_line))
+            candidates.add(root_score, root, root_line)
             frontier = [(-root_score, 0, root, root_line)]
             found = 0
             # Where nothing is left to draw, the closure is the rest of the game: looked
@@ -189,7 +214,7 @@ def beam(
                     if child.is_won:
                         return BeamResult(_moves(child_line), positions, "")
                     child_score = score(child.features())
-                    candidates.append((child_score, child, child_line))
+                    candidates.add(child_score, child, child_line)
                     if best:
                         heapq.heappush(frontier, (-child_score, found, child, child_line))
                     else:
@@ -199,7 +224,7 @@ def beam(
             if deadline is not None and clock() > deadline:
                 return BeamResult(None, positions, "deadline")
         level = []
-        for _, position, line in heapq.nlargest(width, candidates, key=lambda c: c[0]):
+        for position, line in candidates.ranked():
             level_move = next((m for m in position.legal_moves() if m in LEVEL_MOVES), None)
             if level_move is None:
                 continue
