@@ -51,6 +51,7 @@ class BeamPosition(Protocol):
     def settle(self, eager: bool = False) -> tuple[list[str], Self]: ...
     def key(self) -> int: ...
     def features(self) -> tuple[int, ...]: ...
+    def children(self) -> list[tuple[str, list[str], Self]]: ...
     @property
     def is_won(self) -> bool: ...
 
@@ -82,6 +83,10 @@ class EnginePosition:
 
     def features(self) -> Features:
         return features(self.state)
+
+    def children(self) -> list[tuple[str, list[str], EnginePosition]]:
+        """One per legal move: (the move, the safe moves after it, the position after)."""
+        return [(move, *self.apply(move).settle()) for move in self.legal_moves()]
 
     @property
     def is_won(self) -> bool:
@@ -119,7 +124,16 @@ def features(state: State) -> Features:
 
 def score(found: tuple[int, ...]) -> int:
     """How promising a position looks, from its :class:`Features` (higher is better)."""
-    return sum(weight * value for weight, value in zip(WEIGHTS, found, strict=True))
+    up, down, waste, reserve, empty, out = found
+    w_up, w_down, w_waste, w_reserve, w_empty, w_out = WEIGHTS
+    return (
+        w_up * up
+        + w_down * down
+        + w_waste * waste
+        + w_reserve * reserve
+        + w_empty * empty
+        + w_out * out
+    )
 
 
 # A line as a chain of steps, shared between the positions that extend it.
@@ -200,10 +214,9 @@ def beam(
             cap = closure * ENDGAME if last else closure
             while frontier and found < cap:
                 _, _, position, line = heapq.heappop(frontier) if best else frontier.pop()
-                for move in position.legal_moves():
+                for move, safe, child in position.children():
                     if move in LEVEL_MOVES or move[0] == "f":  # no returns
                         continue
-                    safe, child = position.apply(move).settle()
                     key = child.key()
                     if key in seen:
                         continue

@@ -108,6 +108,10 @@ def check_position(state: State) -> Any:
     assert native.to_bytes() == state.to_bytes()
     assert native.is_won == state.is_won
     assert native.features() == beam.features(state)
+    reference = beam.EnginePosition(state).children()
+    assert [(move, safe, child.to_bytes()) for move, safe, child in native.children()] == [
+        (move, safe, child.state.to_bytes()) for move, safe, child in reference
+    ]
     legal = state.legal_moves()
     assert native.legal_moves() == [str(m) for m in legal]
     for move in legal:

@@ -283,6 +283,41 @@ static PyObject *position_apply(PositionObject *self, PyObject *arg)
     return (PyObject *)child;
 }
 
+/* One child per legal move, in the engine's order: (its text, the safe moves played
+ * after it, the position after both), as [(m, *p.apply(m).settle()) for m in
+ * p.legal_moves()] without checking each move again (the beam's closures). */
+static PyObject *position_children(PositionObject *self, PyObject *unused)
+{
+    (void)unused;
+    const Tables *t = &self->owner->tables;
+    Move *moves = PyMem_Malloc(sizeof(Move) * MAX_MOVES);
+    if (!moves)
+        return PyErr_NoMemory();
+    int n = legal_moves(t, &self->pos, moves);
+    PyObject *out = PyList_New(n);
+    for (int i = 0; out && i < n; i++) {
+        PositionObject *child = position_copy(self);
+        PyObject *text = move_str(&moves[i]);
+        PyObject *safe = NULL;
+        if (child && text) {
+            Move line[MAX_CARDS];
+            apply_move(t, &child->pos, &moves[i]);
+            safe = move_list(line, settle(t, &child->pos, false, line));
+        }
+        if (!safe) {
+            Py_XDECREF(child);
+            Py_XDECREF(text);
+            Py_CLEAR(out);
+            break;
+        }
+        PyList_SET_ITEM(out, i, Py_BuildValue("(NNN)", text, safe, (PyObject *)child));
+        if (!PyList_GET_ITEM(out, i))
+            Py_CLEAR(out);
+    }
+    PyMem_Free(moves);
+    return out;
+}
+
 static PyObject *position_key(PositionObject *self, PyObject *unused)
 {
     (void)unused;
@@ -445,6 +480,8 @@ static PyMethodDef position_methods[] = {
      "The position after a legal move (its text), as State.apply(move, auto_finish=False)."},
     {"key", (PyCFunction)position_key, METH_NOARGS,
      "The solver's plain key (search._key_fn) as a 64-bit hash."},
+    {"children", (PyCFunction)position_children, METH_NOARGS,
+     "[(move, *position.apply(move).settle()) for move in position.legal_moves()]."},
     {"features", (PyCFunction)position_features, METH_NOARGS,
      "beam.EnginePosition.features(): what the beam's score reads, as a tuple."},
     {"safe_move", (PyCFunction)(void (*)(void))position_safe_move, METH_VARARGS | METH_KEYWORDS,
