@@ -3,6 +3,8 @@ and that both cores run it alike."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from app.engine import VARIANTS, Move, State, deal
@@ -130,3 +132,35 @@ def test_solve_runs_beam_passes_between_the_restarts() -> None:
     state = deal(VARIANTS["rank-and-file"], 9)
     found = plan.solve(state, 1_000_000, core="native")
     assert found.result == "solved" and found.positions < 1_000_000
+
+
+@pytest.mark.parametrize(
+    ("name", "numbers"), [("rank-and-file", (9, 31)), ("deauville", (1, 3)), ("rainbow", (1, 3))]
+)
+def test_solve_with_beam_passes_answers_alike_on_both_cores(
+    name: str, numbers: tuple[int, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The whole plan with its beam passes (from 2,000 positions here, so that the Python
+    core runs it in seconds): the same verdict, positions and line on either core."""
+    monkeypatch.setattr(plan, "BEAM_FROM", 2_000)
+    monkeypatch.setattr(plan, "BEAM_AFTER", 10)
+    passes: list[tuple[int, bool, int]] = []
+    run_beam = plan._beam
+
+    def counted(*args: Any) -> Any:
+        found = run_beam(*args)
+        passes.append((args[1], args[2], found[2]))
+        return found
+
+    monkeypatch.setattr(plan, "_beam", counted)
+    for number in numbers:
+        state = deal(VARIANTS[name], number)
+        python = plan.solve(state, 6_000, core="python")
+        native = plan.solve(state, 6_000, core="native")
+        assert (native.result, native.positions, native.stopped) == (
+            python.result,
+            python.positions,
+            python.stopped,
+        )
+        assert [str(m) for m in native.moves] == [str(m) for m in python.moves]
+    assert passes, "no beam pass ran"
