@@ -11,10 +11,10 @@ gets back out; at most 2,000 positions long where single cards move); they find 
 wins fast but prove nothing. Where whole runs move (:mod:`app.solver.arrangements`), each
 is paired with a restart of the search up to run arrangement; where runs move otherwise
 (Rainbow, Canfield), with a restart of the plain full search. Between them, from
-100,000 positions on and where the stock comes out in one pass, beam passes of growing width (:mod:`app.solver.beam`) with another
-quarter: they find the wins that lie beyond an early mistake (below that budget the
-restarts have half). Then the full search, which keeps only the sound reductions, with
-what is left: its exhaustion is a proof.
+100,000 positions on and where the stock comes out in one pass, beam passes of growing
+width (:mod:`app.solver.beam`) with another quarter: they find the wins that lie beyond
+an early mistake (below that budget the restarts have half). Then the full search, which
+keeps only the sound reductions, with what is left: its exhaustion is a proof.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ BEAMS = (BEAM, BEST_BEAM)
 # Shares of solve()'s budget: from BEAM_FROM positions, a quarter for the restarts, a
 # quarter for the beam passes and the rest (at least half) for the full search, whose
 # exhaustion is the proof; below it, half for the restarts (a hint's 25,000 positions:
-# the beam cost wins there, deals 1-60 of the nine games, docs/benchmarks.md).
+# the beam costs wins there, deals 1-60 of the nine games, docs/benchmarks.md).
 BEAM_FROM = 100_000
 RESTARTS_SHARE = BEAM_SHARE = 4  # 1/4 each (below BEAM_FROM, restarts 1/2)
 FIRST_BEAM_WIDTH, BEAM_GROWTH = 16, 4
@@ -104,11 +104,11 @@ def solve(
     moves: list[Move] = []
     stopped = "positions"
     arranged = arrangements.supports(state.variant)
-    beam_left = max_positions // BEAM_SHARE  # what plan() gives the beam passes, if any
+    beam_spent = 0  # by the beam passes, which share one budget (each entry's share)
     for kind, seed, share in plan(rules, max_positions, arranged):
         budget = min(share, max_positions - positions)
         if kind in BEAMS:
-            budget = min(budget, beam_left)
+            budget = min(budget, share - beam_spent)
             if budget <= 0:
                 continue  # the beam's share is spent: on to the restarts
         if budget <= 0:
@@ -117,7 +117,7 @@ def solve(
             result, moves, used, stopped = _beam(
                 state, seed, kind == BEST_BEAM, budget, deadline, native
             )
-            beam_left -= used
+            beam_spent += used
         else:
             narrow = kind == NARROW
             tables = rules.restart(seed) if kind != FULL else rules

@@ -45,7 +45,7 @@ def test_the_beam_plays_no_foundation_card_back() -> None:
 
 
 def test_the_beam_keeps_to_its_budget_and_deadline() -> None:
-    state = deal(VARIANTS["rank-and-file"], 31)  # undecided at 10,000,000 and by the beam
+    state = deal(VARIANTS["rank-and-file"], 31)  # won, but not within 100,000 positions
     cut = beam.beam(core.position(state), 64, 5_000)
     assert (cut.moves, cut.positions, cut.stopped) == (None, 5_000, "positions")
     late = beam.beam(core.position(state), 64, 10**9, deadline=0.0)

@@ -373,7 +373,7 @@ def test_the_depth_bound_answers_unknown_never_a_verdict() -> None:
 
 
 def test_an_undecided_solve_says_which_limit_stopped_it() -> None:
-    """Rank and File deal 31 is undecided at 10,000,000 positions (bench/surveys), so any
+    """Rank and File deal 31 takes 101,591 positions to win (bench/surveys), so any
     small budget leaves it unknown: the result names the limit that ended the search, and
     a survey row keeps it; a decided result names none."""
     state = deal(VARIANTS["rank-and-file"], 31)
