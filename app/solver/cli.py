@@ -50,6 +50,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         "(a long survey resumes where a stopped one ended)",
     )
     survey.add_argument("--jobs", type=int, default=1, help="deals searched at once (processes)")
+    survey.add_argument(
+        "--undecided-in",
+        type=Path,
+        action="append",
+        default=None,
+        help="search only the deals of the range that this earlier survey's rows leave "
+        "undecided (repeatable: undecided in all of them)",
+    )
     for command in (prove, survey):
         command.add_argument(
             "--core",
@@ -99,6 +107,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         core=args.core,
         table_size=args.table_size,
         max_depth=args.max_depth,
+        undecided_in=args.undecided_in,
     )
 
 
@@ -218,10 +227,14 @@ def run_survey(
     core: CoreChoice = "auto",
     table_size: int | None = None,
     max_depth: int | None = None,
+    undecided_in: Sequence[Path] | None = None,
 ) -> int:
     variant = get_variant(name)
     done = _done(out)
-    numbers = range(first, first + count)
+    numbers: Sequence[int] = range(first, first + count)
+    for earlier in undecided_in or ():
+        decided = {n for n, row in _done(earlier).items() if row["result"] != "unknown"}
+        numbers = [n for n in numbers if n not in decided]
     todo = [n for n in numbers if n not in done]
     rows: dict[int, dict[str, Any]] = {n: done[n] for n in numbers if n in done}
     progress = tqdm(
@@ -271,11 +284,15 @@ def run_survey(
             SolveResult(r["result"], [], r["positions"], r["elapsed_ms"])
             for _n, r in sorted(rows.items())
         ]
-        print(summary(variant.name, first, results, budget))
+        searched = f"deals {first}-{first + count - 1}" + (" left undecided" if undecided_in else "")
+        print(summary(variant.name, first, results, budget, searched))
     return 0
 
 
-def summary(name: str, first: int, results: list[SolveResult], budget: int) -> str:
+def summary(
+    name: str, first: int, results: list[SolveResult], budget: int, searched: str = ""
+) -> str:
+    """One line of figures; ``searched`` names the deals (default: ``first`` on, in a row)."""
     n = len(results)
     if not n:
         return f"{name}: no deals"
@@ -288,7 +305,7 @@ def summary(name: str, first: int, results: list[SolveResult], budget: int) -> s
     share = ", ".join(f"{k} {v} ({100 * v / n:.1f}%)" for k, v in counts.items())
     decided = counts["solved"] + counts["unsolvable"]
     return (
-        f"{name} deals {first}-{first + n - 1}, budget {budget:,} positions: {share}; "
+        f"{name} {searched or f'deals {first}-{first + n - 1}'}, budget {budget:,} positions: {share}; "
         f"decided {100 * decided / n:.1f}%; {rate:,.0f} positions/s; "
         f"time per deal median {statistics.median(times) / 1000:.2f} s, "
         f"worst {max(times) / 1000:.2f} s"

@@ -60,6 +60,28 @@ def test_survey_out_resumes_without_searching_again(
     assert sorted(int(r["deal"]) for r in kept) == [1, 2, 3, 4]
 
 
+def test_survey_undecided_in_searches_only_what_earlier_surveys_left_undecided(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    earlier, later = tmp_path / "earlier.jsonl", tmp_path / "later.jsonl"
+    earlier.write_text(
+        '{"deal": 1, "result": "solved", "positions": 9, "elapsed_ms": 1}\n'
+        '{"deal": 2, "result": "unknown", "positions": 9, "elapsed_ms": 1}\n'
+        '{"deal": 4, "result": "unsolvable", "positions": 9, "elapsed_ms": 1}\n'
+    )
+    later.write_text('{"deal": 3, "result": "solved", "positions": 9, "elapsed_ms": 1}\n')
+    args = ["survey", "rank-and-file", "--from", "1", "--count", "5", "--budget", BUDGET]
+    main([*args, "--json", "--undecided-in", str(earlier)])
+    assert [r["deal"] for r in _rows(capsys.readouterr().out)] == [2, 3, 5]  # 3: not in it
+    both = ["--undecided-in", str(earlier), "--undecided-in", str(later)]
+    main([*args, "--json", *both])
+    assert [r["deal"] for r in _rows(capsys.readouterr().out)] == [2, 5]
+    main([*args, *both])
+    assert capsys.readouterr().out.startswith(
+        "rank-and-file deals 1-5 left undecided, budget 3,000 positions: "
+    )
+
+
 def test_survey_jobs_give_the_same_rows(capsys: pytest.CaptureFixture[str]) -> None:
     args = ["survey", "rank-and-file", "--from", "1", "--count", "4", "--budget", BUDGET, "--json"]
     main(args)
