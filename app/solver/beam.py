@@ -37,6 +37,7 @@ from app.solver.search import _key_parts
 from app.solver.tables import SearchTables
 
 LEVEL_MOVES = frozenset({"draw", "redeal"})  # the moves that end a level
+RUN_MARK = "x"  # in a move's text only where it moves a run: "t3>t5x2"
 ENDGAME = 20  # times the closure, from a position with nothing left to draw
 
 # How the score weighs each of a position's :class:`Features`, in their order.
@@ -186,6 +187,7 @@ def beam(
     max_positions: int,
     *,
     best: bool = False,
+    single: bool = False,
     closure: int = 200,
     deadline: float | None = None,
     clock: Callable[[], float] = time.perf_counter,
@@ -194,7 +196,9 @@ def beam(
     kept per level, at most ``closure`` new positions explored from each: depth first
     in the engine's move order, or ``best`` first by the score (each wins deals the
     other does not: depth first more of Rank and File's, where runs move, best first
-    more of Deauville's, where single cards do)."""
+    more of Deauville's, where single cards do). ``single`` moves no run of two cards or
+    more: where runs move, the game of single cards is a smaller one inside it, with
+    wins that the beam over every move leaves behind (Rank and File deals 58 and 96)."""
     moves, first = start.settle()
     if first.is_won:
         return BeamResult(moves, 1, "")
@@ -216,6 +220,8 @@ def beam(
                 _, _, position, line = heapq.heappop(frontier) if best else frontier.pop()
                 for move, safe, child in position.children():
                     if move in LEVEL_MOVES or move[0] == "f":  # no returns
+                        continue
+                    if single and RUN_MARK in move:
                         continue
                     key = child.key()
                     if key in seen:

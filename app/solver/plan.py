@@ -13,7 +13,8 @@ is paired with a restart of the search up to run arrangement; where runs move ot
 (Rainbow, Canfield), with a restart of the plain full search. Between them, from
 100,000 positions on and where the stock comes out in one pass, beam passes of growing
 width (:mod:`app.solver.beam`) with another quarter: they find the wins that lie beyond
-an early mistake (below that budget the restarts have half). Then the full search, which
+an early mistake (below that budget the restarts have half; from 4,000,000 on the
+restarts stop at 1,000,000 and the beam passes have the rest of the first half). Then the full search, which
 keeps only the sound reductions, with what is left: its exhaustion is a proof.
 """
 
@@ -24,6 +25,7 @@ import time
 from typing import Literal
 
 from app.engine import Move, State
+from app.engine import Rules as HouseRules
 from app.solver import arrangements, beam
 from app.solver import core as native_core
 from app.solver.moves import safe_move, scored_moves
@@ -34,13 +36,19 @@ DEFAULT_MAX_POSITIONS = 1_000_000
 # The searches of solve(): restarts, beam passes (closures depth or best first), full.
 NARROW, ARRANGED, FULL = "narrow", "arranged", "full"
 BEAM, BEST_BEAM = "beam", "best-first beam"
-BEAMS = (BEAM, BEST_BEAM)
+SINGLE_BEAM, SINGLE_BEST_BEAM = "single-card beam", "single-card best-first beam"
+BEAMS = (BEAM, BEST_BEAM, SINGLE_BEAM, SINGLE_BEST_BEAM)
+BEST_FIRST = (BEST_BEAM, SINGLE_BEST_BEAM)
+SINGLE_CARDS = (SINGLE_BEAM, SINGLE_BEST_BEAM)
 # Shares of solve()'s budget: from BEAM_FROM positions, a quarter for the restarts, a
 # quarter for the beam passes and the rest (at least half) for the full search, whose
 # exhaustion is the proof; below it, half for the restarts (a hint's 25,000 positions:
 # the beam costs wins there, deals 1-60 of the nine games, docs/benchmarks.md).
 BEAM_FROM = 100_000
 RESTARTS_SHARE = BEAM_SHARE = 4  # 1/4 each (below BEAM_FROM, restarts 1/2)
+# The restarts' share stops growing here, and the beam passes have the rest of the first
+# half: past it the restarts seldom win, and wider beams do (docs/benchmarks.md).
+RESTARTS_MOST = 1_000_000
 FIRST_BEAM_WIDTH, BEAM_GROWTH = 16, 4
 # Positions a beam pass meets per unit of width, about, at most (docs/benchmarks.md, "The
 # beam search"): a wider pass is planned only where the ones before it fit well inside.
@@ -115,7 +123,7 @@ def solve(
             break
         if kind in BEAMS:
             result, moves, used, stopped = _beam(
-                state, seed, kind == BEST_BEAM, budget, deadline, native
+                state, seed, kind in BEST_FIRST, budget, deadline, native, kind in SINGLE_CARDS
             )
             beam_spent += used
         else:
@@ -191,12 +199,23 @@ def _native_search(
 
 
 def _beam(
-    state: State, width: int, best: bool, budget: int, deadline: float | None, native: bool
+    state: State,
+    width: int,
+    best: bool,
+    budget: int,
+    deadline: float | None,
+    native: bool,
+    single: bool = False,
 ) -> tuple[Result, list[Move], int, str]:
     """A beam pass (:func:`app.solver.beam.beam`) on the chosen core; it never answers
-    ``unsolvable``."""
+    ``unsolvable``. It plays the game without foundation returns (it plays none): the
+    same moves less those, and that game's safe-move rule, which puts cards up sooner
+    where cards could come back (Emperor plays as Deauville). Its line is legal in the
+    game itself, and :func:`solve` replays it there."""
+    if state.variant.foundation_return:
+        state = state._replace(variant=state.variant.with_rules(HouseRules(False)))
     start = native_core.position(state) if native else beam.EnginePosition(state)
-    found = beam.beam(start, width, budget, best=best, deadline=deadline)
+    found = beam.beam(start, width, budget, best=best, single=single, deadline=deadline)
     if found.moves is None:
         return "unknown", [], found.positions, found.stopped
     return "solved", [Move.parse(text) for text in found.moves], found.positions, ""
@@ -206,17 +225,20 @@ def plan(rules: SearchTables, max_positions: int, arranged: bool) -> list[tuple[
     """The searches of :func:`solve`, in order, as (kind, seed or beam width, positions at
     most): the restarts, each pair of beam passes (depth first, best first) after the
     restarts have planned :data:`BEAM_AFTER` times its width, then the full search with
-    what is left. The beam passes share one budget: each has what those before it left.
+    what is left. The beam passes share one budget: each has what those before it left;
+    a quarter, or what the restarts (at most :data:`RESTARTS_MOST`) leave of the first half.
     Only where the stock comes out in one pass: with redeals its levels mean little
     (Rows of Four deals 1-60 at 1,000,000: all 60 won either way, in 40 times the time)."""
     kinds = restart_kinds(rules, arranged)
     if max_positions < BEAM_FROM or not rules.single_pass:
         return [*restarts(rules, max_positions // 2, kinds), (FULL, 0, max_positions)]
-    share = max_positions // BEAM_SHARE
-    pending = [(width, (BEAM, BEST_BEAM)) for width in beam_widths(share)]
+    restarts_share = min(max_positions // RESTARTS_SHARE, RESTARTS_MOST)
+    share = max(max_positions // BEAM_SHARE, max_positions // 2 - restarts_share)
+    orders = beam_orders(rules)
+    pending = [(width, orders) for width in beam_widths(share)]
     tries: list[tuple[str, int, int]] = []
     planned = 0
-    for restart in restarts(rules, max_positions // RESTARTS_SHARE, kinds):
+    for restart in restarts(rules, restarts_share, kinds):
         tries.append(restart)
         planned += restart[2]
         while pending and planned >= pending[0][0] * BEAM_AFTER:
@@ -224,6 +246,16 @@ def plan(rules: SearchTables, max_positions: int, arranged: bool) -> list[tuple[
             tries.extend((order, width, share) for order in orders)
     tries.extend((order, width, share) for width, orders in pending for order in orders)
     return [*tries, (FULL, 0, max_positions)]
+
+
+def beam_orders(rules: SearchTables) -> tuple[str, ...]:
+    """The beam passes of each width, in order."""
+    if rules.runs_any:
+        return RUN_GAME_BEAMS
+    return (BEAM, BEST_BEAM)
+
+
+RUN_GAME_BEAMS: tuple[str, ...] = (BEAM, BEST_BEAM)
 
 
 def beam_widths(budget: int) -> list[int]:

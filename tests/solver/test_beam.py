@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from app.engine import VARIANTS, Move, State, deal
+from app.engine import VARIANTS, Move, Rules, State, deal
 from app.solver import beam, core, plan, search
 from app.solver.tables import SearchTables
 from tests.solver.test_native_core import CONFIGS, start
@@ -44,6 +44,37 @@ def test_the_beam_plays_no_foundation_card_back() -> None:
     assert not [text for text in found.moves if text.startswith("f")]
 
 
+@pytest.mark.parametrize("native", [True, False])
+def test_where_cards_return_the_beam_plays_the_game_without_returns(native: bool) -> None:
+    # Emperor is Deauville with returns, and a house rule adds them to Rank and File: the
+    # beam meets the same positions as without them (the safe-move rule of the game
+    # without returns), and its line wins the game with them.
+    cases = [(VARIANTS["emperor"], VARIANTS["deauville"], n, 20_000) for n in (14, 23)]
+    if native:  # Rank and File's beam needs more positions than the Python core runs fast
+        ruled = VARIANTS["rank-and-file"].with_rules(Rules(foundation_return=True))
+        cases.append((ruled, VARIANTS["rank-and-file"], 14, 100_000))
+    for returns, plain, number, budget in cases:
+        state = deal(returns, number)
+        found = plan._beam(state, 16, False, budget, None, native)
+        alike = plan._beam(deal(plain, number), 16, False, budget, None, native)
+        assert found == alike
+        assert found[0] == "solved" and search.wins(state, found[1])
+
+
+def test_a_single_card_beam_plays_rank_and_file_as_deauville() -> None:
+    # Deauville is Rank and File where only single cards move: the single-card beam over
+    # Rank and File meets Deauville's positions and line, and wins deal 58, which
+    # 10,000,000 positions of Rank and File's search over every move left undecided.
+    raf, deauville = (deal(VARIANTS[name], 58) for name in ("rank-and-file", "deauville"))
+    single = beam.beam(core.position(raf), 256, 200_000, single=True)
+    assert single.moves is not None and replays(raf, single.moves)
+    assert not [text for text in single.moves if beam.RUN_MARK in text]
+    alike = beam.beam(core.position(deauville), 256, 200_000)
+    assert (single.moves, single.positions) == (alike.moves, alike.positions)
+    every = beam.beam(core.position(raf), 256, 200_000)
+    assert every.moves is None
+
+
 def test_the_beam_keeps_to_its_budget_and_deadline() -> None:
     state = deal(VARIANTS["rank-and-file"], 31)  # won, but not within 100,000 positions
     cut = beam.beam(core.position(state), 64, 5_000)
@@ -74,11 +105,13 @@ def test_the_score_prefers_progress() -> None:
     assert beam.score(before._replace(on_foundations=1, in_waste=4)) > beam.score(before)
 
 
-def compare_beams(state: State, width: int, budget: int, best: bool) -> beam.BeamResult:
+def compare_beams(
+    state: State, width: int, budget: int, best: bool, single: bool = False
+) -> beam.BeamResult:
     rules = SearchTables.of(state.variant)
-    python = beam.beam(beam.EnginePosition(state, rules), width, budget, best=best)
-    native = beam.beam(core.position(state), width, budget, best=best)
-    where = (state.variant.name, state.variant.foundation_return, width, best)
+    python = beam.beam(beam.EnginePosition(state, rules), width, budget, best=best, single=single)
+    native = beam.beam(core.position(state), width, budget, best=best, single=single)
+    where = (state.variant.name, state.variant.foundation_return, width, best, single)
     assert (native.moves, native.positions, native.stopped) == (
         python.moves,
         python.positions,
@@ -92,8 +125,8 @@ def compare_beams(state: State, width: int, budget: int, best: bool) -> beam.Bea
 @pytest.mark.parametrize(("name", "flip"), CONFIGS)
 def test_both_cores_run_the_same_beam_from_deals(name: str, flip: bool) -> None:
     """From deals (cut by the budget, or run out): the same positions met on either core."""
-    for width, best in ((2, False), (8, True)):
-        compare_beams(start(name, flip, 3), width, 1_500, best)
+    for width, best, single in ((2, False, False), (8, True, False), (4, False, True)):
+        compare_beams(start(name, flip, 3), width, 1_500, best, single)
 
 
 @pytest.mark.parametrize("name", sorted(VARIANTS))
@@ -121,6 +154,13 @@ def test_solve_runs_beam_passes_between_the_restarts() -> None:
             assert share == 250_000  # a quarter, shared by the passes
     assert sum(share for kind, _s, share in tries if kind == plan.NARROW) == 250_000
     assert tries[-1] == (plan.FULL, 0, 1_000_000)
+    # From 4,000,000 positions the restarts stay at 1,000,000 and the beam passes have
+    # the rest of the first half (wider passes), the full search still at least half.
+    large = plan.plan(rules, 10_000_000, arranged=False)
+    assert sum(share for kind, _s, share in large if kind == plan.NARROW) == 1_000_000
+    assert {share for kind, _w, share in large if kind in plan.BEAMS} == {4_000_000}
+    assert max(width for kind, width, _s in large if kind in plan.BEAMS) == 4096
+    assert large[-1] == (plan.FULL, 0, 10_000_000)
     # Below 100,000 positions (a hint) no beam: half the budget for the restarts.
     small = plan.plan(rules, 25_000, arranged=False)
     assert not [kind for kind, _w, _s in small if kind in plan.BEAMS]
