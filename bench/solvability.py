@@ -1,8 +1,10 @@
 """The solvability table of docs/solvability.md, from the survey rows in bench/surveys/.
 
 For each game, the rows of ``<game>-<budget>-native.jsonl`` (one JSON object per deal,
-as ``python -m app.solver survey --out`` writes them) for deals 1 to ``--deals``: the
-share proven winnable, proven lost and undecided, each with its 95% Wilson score
+as ``python -m app.solver survey --out`` writes them) for deals 1 to ``--deals``, and
+where a later search at the same budget decided a deal they leave undecided
+(``<game>-<budget>-<name>.jsonl``, for example ``--undecided-in`` reruns), its verdict:
+the share proven winnable, proven lost and undecided, each with its 95% Wilson score
 interval. The run fails when a deal is missing, or when two survey files disagree about
 a deal (one says solved, another unsolvable; a file of several games, such as
 ``unsolvable-reproved.jsonl``, names the game in each row). Run:
@@ -77,10 +79,16 @@ def table(budget: str, deals: int) -> list[str]:
     ]
     for game in VARIANTS:
         path = SURVEYS / f"{game}-{budget}-native.jsonl"
+        if not path.exists():
+            continue  # not surveyed at this budget (10M: four games)
         found = rows(path)
         missing = [deal for deal in range(1, deals + 1) if deal not in found]
         if missing:
             raise SystemExit(f"{path.name}: {len(missing)} deals missing (first {missing[0]})")
+        for later in sorted(SURVEYS.glob(f"{game}-{budget}-*.jsonl")):
+            for deal, verdict in rows(later).items():
+                if verdict != "unknown" and found.get(deal) == "unknown":
+                    found[deal] = verdict  # no contradiction: checked before the table
         counts = {verdict: 0 for verdict in ("solved", "unsolvable", "unknown")}
         for deal in range(1, deals + 1):
             counts[found[deal]] += 1

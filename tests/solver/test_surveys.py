@@ -43,6 +43,29 @@ def test_a_contradiction_between_two_files_is_found(tmp_path: Path) -> None:
     assert clashes == ["deauville 7", "emperor 7"]
 
 
+def test_the_table_takes_later_verdicts_for_the_deals_a_survey_left_undecided(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    module = solvability()
+    monkeypatch.setattr(module, "SURVEYS", tmp_path)
+
+    def write(name: str, *verdicts: tuple[int, str]) -> None:
+        lines = [
+            json.dumps({"deal": deal, "result": result, "positions": 1, "elapsed_ms": 1})
+            for deal, result in verdicts
+        ]
+        (tmp_path / name).write_text("\n".join(lines) + "\n")
+
+    write("deauville-1m-native.jsonl", (1, "solved"), (2, "unknown"), (3, "unknown"))
+    write("deauville-1m-beam.jsonl", (2, "solved"), (3, "unknown"))
+    write("deauville-10m-native.jsonl", (3, "solved"))  # another budget: not read
+    write("deauville-1m.jsonl", (3, "solved"))  # not a rerun of the native survey
+    table = module.table("1m", 3)
+    assert len(table) == 3  # the one game surveyed at this budget
+    assert table[2].startswith("| deauville | 3 | 2 (66.7%; ")
+    assert "| 0 (0.0%; " in table[2] and table[2].endswith(" | 1 (33.3%; 6.1-79.2%) |")
+
+
 def test_the_wilson_interval() -> None:
     wilson = solvability().wilson
     low, high = wilson(0, 1000)
