@@ -36,10 +36,8 @@ DEFAULT_MAX_POSITIONS = 1_000_000
 # The searches of solve(): restarts, beam passes (closures depth or best first), full.
 NARROW, ARRANGED, FULL = "narrow", "arranged", "full"
 BEAM, BEST_BEAM = "beam", "best-first beam"
-SINGLE_BEAM, SINGLE_BEST_BEAM = "single-card beam", "single-card best-first beam"
-BEAMS = (BEAM, BEST_BEAM, SINGLE_BEAM, SINGLE_BEST_BEAM)
-BEST_FIRST = (BEST_BEAM, SINGLE_BEST_BEAM)
-SINGLE_CARDS = (SINGLE_BEAM, SINGLE_BEST_BEAM)
+SINGLE_BEAM = "single-card beam"  # depth first, no run of two cards or more moved
+BEAMS = (BEAM, BEST_BEAM, SINGLE_BEAM)
 # Shares of solve()'s budget: from BEAM_FROM positions, a quarter for the restarts, a
 # quarter for the beam passes and the rest (at least half) for the full search, whose
 # exhaustion is the proof; below it, half for the restarts (a hint's 25,000 positions:
@@ -123,7 +121,7 @@ def solve(
             break
         if kind in BEAMS:
             result, moves, used, stopped = _beam(
-                state, seed, kind in BEST_FIRST, budget, deadline, native, kind in SINGLE_CARDS
+                state, seed, kind == BEST_BEAM, budget, deadline, native, kind == SINGLE_BEAM
             )
             beam_spent += used
         else:
@@ -249,13 +247,14 @@ def plan(rules: SearchTables, max_positions: int, arranged: bool) -> list[tuple[
 
 
 def beam_orders(rules: SearchTables) -> tuple[str, ...]:
-    """The beam passes of each width, in order."""
+    """The beam passes of each width, in order. Where runs move, a pass of single cards
+    comes first: the game of single cards is a smaller one inside (Rank and File's is
+    Deauville), whose passes cost a fraction of those over every move and win deals
+    they do not (Rank and File deals 58, 77 and 96 at 10,000,000 positions; deals 1-60
+    at 1,000,000: the same 57 won, docs/benchmarks.md)."""
     if rules.runs_any:
-        return RUN_GAME_BEAMS
+        return (SINGLE_BEAM, BEAM, BEST_BEAM)
     return (BEAM, BEST_BEAM)
-
-
-RUN_GAME_BEAMS: tuple[str, ...] = (BEAM, BEST_BEAM)
 
 
 def beam_widths(budget: int) -> list[int]:

@@ -161,6 +161,11 @@ def test_solve_runs_beam_passes_between_the_restarts() -> None:
     assert {share for kind, _w, share in large if kind in plan.BEAMS} == {4_000_000}
     assert max(width for kind, width, _s in large if kind in plan.BEAMS) == 4096
     assert large[-1] == (plan.FULL, 0, 10_000_000)
+    # Where runs move, each width starts with a pass of single cards.
+    runs = plan.plan(SearchTables.of(VARIANTS["rank-and-file"]), 1_000_000, arranged=True)
+    beams = [(kind, width) for kind, width, _share in runs if kind in plan.BEAMS]
+    orders = (plan.SINGLE_BEAM, plan.BEAM, plan.BEST_BEAM)
+    assert beams == [(kind, w) for w in (16, 64, 256) for kind in orders]
     # Below 100,000 positions (a hint) no beam: half the budget for the restarts.
     small = plan.plan(rules, 25_000, arranged=False)
     assert not [kind for kind, _w, _s in small if kind in plan.BEAMS]
