@@ -284,7 +284,9 @@ def run_survey(
             SolveResult(r["result"], [], r["positions"], r["elapsed_ms"])
             for _n, r in sorted(rows.items())
         ]
-        searched = f"deals {first}-{first + count - 1}" + (" left undecided" if undecided_in else "")
+        searched = f"deals {first}-{first + count - 1}"
+        if undecided_in:
+            searched += " left undecided"
         print(summary(variant.name, first, results, budget, searched))
     return 0
 
@@ -305,7 +307,8 @@ def summary(
     share = ", ".join(f"{k} {v} ({100 * v / n:.1f}%)" for k, v in counts.items())
     decided = counts["solved"] + counts["unsolvable"]
     return (
-        f"{name} {searched or f'deals {first}-{first + n - 1}'}, budget {budget:,} positions: {share}; "
+        f"{name} {searched or f'deals {first}-{first + n - 1}'}, "
+        f"budget {budget:,} positions: {share}; "
         f"decided {100 * decided / n:.1f}%; {rate:,.0f} positions/s; "
         f"time per deal median {statistics.median(times) / 1000:.2f} s, "
         f"worst {max(times) / 1000:.2f} s"

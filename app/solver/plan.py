@@ -14,8 +14,9 @@ is paired with a restart of the search up to run arrangement; where runs move ot
 100,000 positions on and where the stock comes out in one pass, beam passes of growing
 width (:mod:`app.solver.beam`) with another quarter: they find the wins that lie beyond
 an early mistake (below that budget the restarts have half; from 4,000,000 on the
-restarts stop at 1,000,000 and the beam passes have the rest of the first half). Then the full search, which
-keeps only the sound reductions, with what is left: its exhaustion is a proof.
+restarts stop at 1,000,000 and the beam passes have the rest of the first half). Then
+the full search, which keeps only the sound reductions, with what is left: its
+exhaustion is a proof.
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ from app.solver.search import Result, SolveResult, _search, wins
 from app.solver.tables import FIRST_TRY, SearchTables
 
 DEFAULT_MAX_POSITIONS = 1_000_000
-# The searches of solve(): restarts, beam passes (closures depth or best first), full.
+# The searches of solve(): restarts, beam passes (closures depth or best first, or
+# depth first over single cards), full.
 NARROW, ARRANGED, FULL = "narrow", "arranged", "full"
 BEAM, BEST_BEAM = "beam", "best-first beam"
 SINGLE_BEAM = "single-card beam"  # depth first, no run of two cards or more moved
@@ -221,7 +223,7 @@ def _beam(
 
 def plan(rules: SearchTables, max_positions: int, arranged: bool) -> list[tuple[str, int, int]]:
     """The searches of :func:`solve`, in order, as (kind, seed or beam width, positions at
-    most): the restarts, each pair of beam passes (depth first, best first) after the
+    most): the restarts, the beam passes of each width (:func:`beam_orders`) after the
     restarts have planned :data:`BEAM_AFTER` times its width, then the full search with
     what is left. The beam passes share one budget: each has what those before it left;
     a quarter, or what the restarts (at most :data:`RESTARTS_MOST`) leave of the first half.
@@ -259,8 +261,8 @@ def beam_orders(rules: SearchTables) -> tuple[str, ...]:
 
 def beam_widths(budget: int) -> list[int]:
     """The widths of the beam passes within ``budget`` positions: 16, 64, 256, ..., the
-    next one planned while the last two (one of each order) are expected to fit
-    (:data:`BEAM_COST`)."""
+    next one planned while two passes of the last are expected to fit (:data:`BEAM_COST`;
+    a pass of single cards costs far less)."""
     widths = [FIRST_BEAM_WIDTH]
     while 2 * widths[-1] * BEAM_COST < budget:
         widths.append(widths[-1] * BEAM_GROWTH)
