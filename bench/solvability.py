@@ -86,6 +86,8 @@ def table(budget: str, deals: int) -> list[str]:
         if missing:
             raise SystemExit(f"{path.name}: {len(missing)} deals missing (first {missing[0]})")
         for later in sorted(SURVEYS.glob(f"{game}-{budget}-*.jsonl")):
+            if later == path:
+                continue  # read above
             for deal, verdict in rows(later).items():
                 if verdict != "unknown" and found.get(deal) == "unknown":
                     found[deal] = verdict  # no contradiction: checked before the table
