@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import NamedTuple, Protocol, Self
 
 from app.engine import Move, State
-from app.solver.moves import settle
+from app.solver.moves import settle, wanted_cards
 from app.solver.search import _key_parts
 from app.solver.tables import SearchTables
 
@@ -41,7 +41,7 @@ RUN_MARK = "x"  # in a move's text only where it moves a run: "t3>t5x2"
 ENDGAME = 20  # times the closure, from a position with nothing left to draw
 
 # How the score weighs each of a position's :class:`Features`, in their order.
-WEIGHTS = (10, -6, -3, -4, 4, -2)
+WEIGHTS = (10, -6, -3, -4, 4, -2, -1)
 
 
 class BeamPosition(Protocol):
@@ -104,6 +104,10 @@ class Features(NamedTuple):
     in_reserve: int
     empty_piles: int
     out_of_sequence: int  # face-up cards on a card that does not take them
+    # For each card the foundations take next, the cards above its copy nearest the top
+    # of the waste, the reserve or a tableau pile (none where every copy is in the stock
+    # or on a foundation): what must move before the foundations can grow.
+    buried: int
 
 
 def features(state: State) -> Features:
@@ -120,13 +124,26 @@ def features(state: State) -> Features:
         len(state.reserve),
         sum(not pile for pile in state.tableau),
         out_of_sequence,
+        sum(_depth(state, card) for card in wanted_cards(state)),
     )
+
+
+def _depth(state: State, card: int) -> int:
+    """The cards above the copy of ``card`` nearest the top of the waste, the reserve
+    or a tableau pile (each top last); 0 where none lies there."""
+    depths = [
+        len(cards) - 1 - index
+        for cards in (state.waste, state.reserve, *state.tableau)
+        for index, held in enumerate(cards)
+        if held == card
+    ]
+    return min(depths, default=0)
 
 
 def score(found: tuple[int, ...]) -> int:
     """How promising a position looks, from its :class:`Features` (higher is better)."""
-    up, down, waste, reserve, empty, out = found
-    w_up, w_down, w_waste, w_reserve, w_empty, w_out = WEIGHTS
+    up, down, waste, reserve, empty, out, buried = found
+    w_up, w_down, w_waste, w_reserve, w_empty, w_out, w_buried = WEIGHTS
     return (
         w_up * up
         + w_down * down
@@ -134,6 +151,7 @@ def score(found: tuple[int, ...]) -> int:
         + w_reserve * reserve
         + w_empty * empty
         + w_out * out
+        + w_buried * buried
     )
 
 

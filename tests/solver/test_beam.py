@@ -21,13 +21,14 @@ def replays(state: State, moves: list[str]) -> bool:
 def test_the_beam_wins_deals_the_depth_first_search_leaves_undecided() -> None:
     """These deals were undecided after 10,000,000 positions of the depth-first search
     (bench/surveys/*-10m-*.jsonl); a beam of width 64 wins each within 200,000, and the
-    lines replay. The full search at the same budget still finds nothing. Deauville 28
-    only with its closures best first, Rank and File 9 only depth first."""
+    lines replay. The full search at the same budget still finds nothing. Deauville 4
+    only with its closures best first, Deauville 147 (undecided by every search before
+    the score counted buried cards) only depth first."""
     for name, number, best in (
-        ("deauville", 6, False),
-        ("rank-and-file", 9, False),
-        ("emperor", 6, False),
-        ("deauville", 28, True),
+        ("deauville", 147, False),
+        ("rank-and-file", 175, False),
+        ("emperor", 9, False),
+        ("deauville", 4, True),
     ):
         state = deal(VARIANTS[name], number)
         found = beam.beam(core.position(state), 64, 200_000, best=best)
@@ -38,7 +39,7 @@ def test_the_beam_wins_deals_the_depth_first_search_leaves_undecided() -> None:
 
 
 def test_the_beam_plays_no_foundation_card_back() -> None:
-    state = deal(VARIANTS["emperor"], 6)  # foundation cards return in Emperor
+    state = deal(VARIANTS["emperor"], 9)  # foundation cards return in Emperor
     found = beam.beam(core.position(state), 64, 200_000)
     assert found.moves is not None
     assert not [text for text in found.moves if text.startswith("f")]
@@ -96,13 +97,55 @@ def test_a_narrow_beam_runs_out_without_a_verdict() -> None:
 def test_the_score_prefers_progress() -> None:
     """One more card up outweighs anything a single move can cost elsewhere, and every
     weight has the sign its name says."""
-    on_foundations, face_down, in_waste, in_reserve, empty, out_of_sequence = beam.WEIGHTS
-    assert on_foundations > 0 and empty > 0
-    assert face_down < 0 and in_waste < 0 and in_reserve < 0 and out_of_sequence < 0
+    weights = beam.Features(*beam.WEIGHTS)
+    assert weights.on_foundations > 0 and weights.empty_piles > 0
+    assert all(
+        weight < 0
+        for weight in (
+            weights.face_down,
+            weights.in_waste,
+            weights.in_reserve,
+            weights.out_of_sequence,
+            weights.buried,
+        )
+    )
     # A card from the waste to a foundation: one more up, one fewer in the waste.
-    assert on_foundations - in_waste > 0
-    before = beam.Features(0, 30, 5, 0, 0, 0)
+    assert weights.on_foundations - weights.in_waste > 0
+    before = beam.Features(0, 30, 5, 0, 0, 0, 3)
     assert beam.score(before._replace(on_foundations=1, in_waste=4)) > beam.score(before)
+    assert beam.score(before._replace(buried=1)) > beam.score(before)
+
+
+ACE_CLUBS, ACE_SPADES, ACE_HEARTS, TWO_CLUBS = 0, 13, 26, 1  # suit * 13 + rank - 1
+
+
+def test_buried_counts_the_cards_above_each_card_the_foundations_take_next() -> None:
+    """For each card the foundations take next, the cards above its copy nearest a top,
+    in the waste, the reserve or a tableau pile, face down or up; a copy in the stock
+    or none counts nothing. The same on both cores."""
+    dealt = deal(VARIANTS["deauville"], 1)
+    empty: tuple[tuple[int, ...], ...] = ((),) * 10
+    state = dealt._replace(
+        tableau=((40, ACE_HEARTS, 41, 42), *empty[1:]),  # the Ace under two cards
+        hidden=(2, *(0,) * 9),
+        foundations=((),) * 8,  # every Ace is wanted
+        stock=(ACE_SPADES,),  # a copy in the stock: nothing
+        waste=(ACE_CLUBS, 44, 45),  # under two cards
+        reserve=(),
+    )
+    assert beam.features(state).buried == 2 + 2
+    assert core.position(state).features() == beam.features(state)
+    # The copy nearest a top counts: a second Ace of clubs with one card on it.
+    nearer = state._replace(tableau=(state.tableau[0], (ACE_CLUBS, 46), *empty[2:]))
+    assert beam.features(nearer).buried == 1 + 2
+    assert core.position(nearer).features() == beam.features(nearer)
+    # An Ace of clubs up: its foundation takes the Two (at the waste's top: nothing),
+    # and the empty ones still take the other Ace of clubs (under three cards now).
+    up = state._replace(
+        foundations=((ACE_CLUBS,), *((),) * 7), waste=(ACE_CLUBS, 44, 45, TWO_CLUBS)
+    )
+    assert beam.features(up).buried == 3 + 2
+    assert core.position(up).features() == beam.features(up)
 
 
 def compare_beams(

@@ -165,6 +165,16 @@ bool is_won(const Tables *t, const Position *p)
     return true;
 }
 
+/* The cards lying above the copy of `card` nearest the top of `cards` (top last), or -1
+ * where no copy lies there. */
+static int depth_of(const uint8_t *cards, int len, int card, int best)
+{
+    for (int k = len - 1; k >= 0 && (best < 0 || len - 1 - k < best); k--)
+        if (cards[k] == card)
+            return len - 1 - k;
+    return best;
+}
+
 void beam_features(const Tables *t, const Position *p, int out[FEATURE_COUNT])
 {
     memset(out, 0, FEATURE_COUNT * sizeof *out);
@@ -178,6 +188,17 @@ void beam_features(const Tables *t, const Position *p, int out[FEATURE_COUNT])
         out[FEATURE_EMPTY_PILES] += pile->len == 0;
         for (int k = pile->hidden > 0 ? pile->hidden : 1; k < pile->len; k++)
             out[FEATURE_OUT_OF_SEQUENCE] += !stack_ok(t, pile->cards[k - 1], pile->cards[k]);
+    }
+    /* Each card the foundations take next: the cards above its copy nearest a top. */
+    for (int card = 0; card < DECK; card++) {
+        if (!(p->wanted_cards >> card & 1))
+            continue;
+        int best = depth_of(p->waste.cards, p->waste.len, card, -1);
+        best = depth_of(p->reserve.cards, p->reserve.len, card, best);
+        for (int i = 0; i < t->tableau_piles && best != 0; i++)
+            best = depth_of(p->tableau[i].cards, p->tableau[i].len, card, best);
+        if (best > 0)
+            out[FEATURE_BURIED] += best;
     }
 }
 

@@ -119,7 +119,7 @@ bool is_won(const Tables *t, const Position *p);
  * of beam.Features. */
 enum {
     FEATURE_ON_FOUNDATIONS, FEATURE_FACE_DOWN, FEATURE_IN_WASTE, FEATURE_IN_RESERVE,
-    FEATURE_EMPTY_PILES, FEATURE_OUT_OF_SEQUENCE, FEATURE_COUNT,
+    FEATURE_EMPTY_PILES, FEATURE_OUT_OF_SEQUENCE, FEATURE_BURIED, FEATURE_COUNT,
 };
 void beam_features(const Tables *t, const Position *p, int out[FEATURE_COUNT]);
 bool foundation_takes(const Tables *t, const Position *p, int index, int card);
