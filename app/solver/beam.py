@@ -41,7 +41,7 @@ RUN_MARK = "x"  # in a move's text only where it moves a run: "t3>t5x2"
 ENDGAME = 20  # times the closure, from a position with nothing left to draw
 
 # How the score weighs each of a position's :class:`Features`, in their order.
-WEIGHTS = (10, -6, -3, -4, 4, -2, -1)
+WEIGHTS = (10, -6, -3, -4, 4, -2, -8)
 
 
 class BeamPosition(Protocol):
