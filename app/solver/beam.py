@@ -19,8 +19,8 @@ cores meet the same positions.
 
 Measured on the deals the depth-first search left undecided at 10,000,000 positions
 (``docs/benchmarks.md``, "The beam search"). The score is hand-weighted from what loses
-these games: cards still face down, cards buried in the waste or the reserve, and
-piles out of sequence.
+these games: cards still face down, cards in the waste or the reserve, piles out of
+sequence, and cards lying above those the foundations take next.
 """
 
 from __future__ import annotations
@@ -40,7 +40,8 @@ LEVEL_MOVES = frozenset({"draw", "redeal"})  # the moves that end a level
 RUN_MARK = "x"  # in a move's text only where it moves a run: "t3>t5x2"
 ENDGAME = 20  # times the closure, from a position with nothing left to draw
 
-# How the score weighs each of a position's :class:`Features`, in their order.
+# How the score weighs each of a position's :class:`Features`, in their order (buried
+# cards: the best of -1 to -20 on the deals the surveys left undecided, docs/benchmarks.md).
 WEIGHTS = (10, -6, -3, -4, 4, -2, -8)
 
 
