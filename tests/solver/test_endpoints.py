@@ -99,11 +99,12 @@ async def test_saturated_pool_answers_429(
     app: FastAPI,
 ) -> None:
     monkeypatch.setattr(app.state.settings, "solver_queue", 0)
-    # Deal 9 is decided by no budget yet: the search runs until its deadline, whatever the
-    # core's speed (25,000 positions took 52 ms, over before the second request came).
+    # Deal 129 is decided by no budget yet (10,000,000 positions): the search runs until
+    # its deadline, whatever the core's speed (25,000 positions took 52 ms, over before
+    # the second request came). Deal 9 served here until the beam won it in time.
     monkeypatch.setattr(app.state.settings, "hint_max_positions", 5_000_000)
     monkeypatch.setattr(app.state.settings, "hint_max_seconds", 0.5)
-    game = await new_game(deal=9)
+    game = await new_game(deal=129)
     url = f"{API}/games/{game['id']}/hint"
     answers = await asyncio.gather(client.post(url, headers=auth), client.post(url, headers=auth))
     statuses = sorted(a.status_code for a in answers)
