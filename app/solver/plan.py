@@ -13,10 +13,10 @@ is paired with a restart of the search up to run arrangement; where runs move ot
 (Rainbow, Canfield), with a restart of the plain full search. Between them, from
 100,000 positions on and where the stock comes out in one pass, beam passes of growing
 width (:mod:`app.solver.beam`) with another quarter: they find the wins that lie beyond
-an early mistake (below that budget the restarts have half; from 4,000,000 on the
-restarts stop at 1,000,000 and the beam passes have the rest of the first half). Then
-the full search, which keeps only the sound reductions, with what is left: its
-exhaustion is a proof.
+an early mistake (below that budget the restarts have half; past 1,000,000 the beam
+passes have all that the restarts, at most 1,000,000, and the full search's 500,000
+leave). Then the full search, which keeps only the sound reductions, with what is left
+(at least half, at most 500,000 of it planned): its exhaustion is a proof.
 """
 
 from __future__ import annotations
@@ -41,14 +41,18 @@ BEAM, BEST_BEAM = "beam", "best-first beam"
 SINGLE_BEAM = "single-card beam"  # depth first, no run of two cards or more moved
 BEAMS = (BEAM, BEST_BEAM, SINGLE_BEAM)
 # Shares of solve()'s budget: from BEAM_FROM positions, a quarter for the restarts, a
-# quarter for the beam passes and the rest (at least half) for the full search, whose
-# exhaustion is the proof; below it, half for the restarts (a hint's 25,000 positions:
-# the beam costs wins there, deals 1-60 of the nine games, docs/benchmarks.md).
+# quarter for the beam passes and the rest (half) for the full search, whose exhaustion
+# is the proof; below it, half for the restarts (a hint's 25,000 positions: the beam
+# costs wins there, deals 1-60 of the nine games, docs/benchmarks.md).
 BEAM_FROM = 100_000
-RESTARTS_SHARE = BEAM_SHARE = 4  # 1/4 each (below BEAM_FROM, restarts 1/2)
-# The restarts' share stops growing here, and the beam passes have the rest of the first
-# half: past it the restarts seldom win, and wider beams do (docs/benchmarks.md).
+RESTARTS_SHARE = 4  # 1/4 (below BEAM_FROM, 1/2)
+# The restarts' share stops growing here: past it they seldom win, and wider beams do.
 RESTARTS_MOST = 1_000_000
+# The full search keeps half, up to this; the beam passes have the rest. Every deal the
+# surveys proved lost was proved within 1,000,000 positions in all (the full search had
+# at most this of them), none later at 10,000,000, while the widest passes went short
+# there (docs/benchmarks.md, "The beam's share at large budgets").
+FULL_LEAST = 500_000
 FIRST_BEAM_WIDTH, BEAM_GROWTH = 16, 4
 # Positions a beam pass meets per unit of width, about, at most (docs/benchmarks.md, "The
 # beam search"): a wider pass is planned only where the ones before it fit well inside.
@@ -226,14 +230,17 @@ def plan(rules: SearchTables, max_positions: int, arranged: bool) -> list[tuple[
     most): the restarts, the beam passes of each width (:func:`beam_orders`) after the
     restarts have planned :data:`BEAM_AFTER` times its width, then the full search with
     what is left. The beam passes share one budget: each has what those before it left;
-    a quarter, or what the restarts (at most :data:`RESTARTS_MOST`) leave of the first half.
+    what the restarts (a quarter, at most :data:`RESTARTS_MOST`) and the full search (half,
+    at most :data:`FULL_LEAST`) leave: a quarter up to 1,000,000 positions, 8,500,000 of
+    10,000,000.
     Only where the stock comes out in one pass: with redeals its levels mean little
     (Rows of Four deals 1-60 at 1,000,000: all 60 won either way, in 40 times the time)."""
     kinds = restart_kinds(rules, arranged)
     if max_positions < BEAM_FROM or not rules.single_pass:
         return [*restarts(rules, max_positions // 2, kinds), (FULL, 0, max_positions)]
     restarts_share = min(max_positions // RESTARTS_SHARE, RESTARTS_MOST)
-    share = max(max_positions // BEAM_SHARE, max_positions // 2 - restarts_share)
+    full_share = min(max_positions // 2, FULL_LEAST)
+    share = max_positions - restarts_share - full_share  # at least a quarter
     orders = beam_orders(rules)
     pending = [(width, orders) for width in beam_widths(share)]
     tries: list[tuple[str, int, int]] = []

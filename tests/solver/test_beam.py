@@ -196,12 +196,14 @@ def test_solve_runs_beam_passes_between_the_restarts() -> None:
             assert share == 250_000  # a quarter, shared by the passes
     assert sum(share for kind, _s, share in tries if kind == plan.NARROW) == 250_000
     assert tries[-1] == (plan.FULL, 0, 1_000_000)
-    # From 4,000,000 positions the restarts stay at 1,000,000 and the beam passes have
-    # the rest of the first half (wider passes), the full search still at least half.
+    # Past 1,000,000 positions the full search keeps 500,000 and the restarts stay at
+    # 1,000,000 from 4,000,000: the beam passes have the rest (wider passes).
+    middle = plan.plan(rules, 2_000_000, arranged=False)
+    assert {share for kind, _w, share in middle if kind in plan.BEAMS} == {1_000_000}
     large = plan.plan(rules, 10_000_000, arranged=False)
     assert sum(share for kind, _s, share in large if kind == plan.NARROW) == 1_000_000
-    assert {share for kind, _w, share in large if kind in plan.BEAMS} == {4_000_000}
-    assert max(width for kind, width, _s in large if kind in plan.BEAMS) == 4096
+    assert {share for kind, _w, share in large if kind in plan.BEAMS} == {8_500_000}
+    assert max(width for kind, width, _s in large if kind in plan.BEAMS) == 16384
     assert large[-1] == (plan.FULL, 0, 10_000_000)
     # Where runs move, each width starts with a pass of single cards.
     runs = plan.plan(SearchTables.of(VARIANTS["rank-and-file"]), 1_000_000, arranged=True)
