@@ -34,7 +34,8 @@ test-api: $(VENV)/.installed-test
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check app tests scripts bench migrations
-	$(BIN)/mypy app scripts bench
+	$(BIN)/ruff format --check app tests scripts bench migrations
+	$(BIN)/mypy app scripts bench tests
 
 openapi: $(VENV)/.installed-run
 	$(BIN)/python scripts/export_openapi.py

@@ -47,14 +47,16 @@ async def test_an_optional_body_is_an_object_or_nothing_never_null(
 ) -> None:
     """The document says "the model, or no body" for optional bodies: a JSON null is a
     body not of the schema (422), and changes nothing."""
-    null = {"content": b"null", "headers": {"Content-Type": "application/json"}}
-    assert_error(await client.post(f"{API}/players", **null), 422, "validation_error")
+    json_type = {"Content-Type": "application/json"}
+    assert_error(
+        await client.post(f"{API}/players", content=b"null", headers=json_type),
+        422,
+        "validation_error",
+    )
     game = await new_game(deal=5)
     url = f"{API}/games/{game['id']}"
     assert (await client.post(f"{url}/moves", json={"action": "draw"}, headers=auth)).is_success
-    refused = await client.post(
-        f"{url}/undo", content=b" null ", headers={**auth, **null["headers"]}
-    )
+    refused = await client.post(f"{url}/undo", content=b" null ", headers={**auth, **json_type})
     assert_error(refused, 422, "validation_error")
     assert (await client.get(url, headers=auth)).json()["move_count"] == 1
     assert (await client.post(f"{url}/undo", headers=auth)).status_code == 200

@@ -113,6 +113,7 @@ def test_every_move_is_a_no_op_or_a_generated_successor(name: str) -> None:
             state, wanted_cards(state), rules.draw_score
         ):
             after = replay(state, [*prefix, move])  # validated: legal
+            assert before is not None  # arranged children are never placeholders
             assert replay(before, [move]) == after
             generated.add(_key(after))
         here = _key(state)

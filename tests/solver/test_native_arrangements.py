@@ -182,6 +182,7 @@ def successors(state: State) -> Iterator[State]:
     for _score, prefix, before, move, _use in arrangements.children(
         state, moves.wanted_cards(state), 15
     ):
+        assert before is not None  # arranged children are never placeholders
         after = before.apply(move, auto_finish=False, validate=False)[0]
         yield after
         if prefix:
@@ -220,13 +221,13 @@ def twinned_copies(state: State) -> list[State]:
     if state.waste:
         firsts[3] = ("waste", 0, len(state.waste) - 1)
     copies = []
-    for kind, pile, at in firsts.values():
-        card = piles[kind][pile][at]
+    for kind, index, at in firsts.values():
+        card = piles[kind][index][at]
         for other_kind, other_pile, other_at in places:
             other = piles[other_kind][other_pile][other_at]
             if other != card and klass[other] == klass[card]:
                 swapped = {name: [list(p) for p in lists] for name, lists in piles.items()}
-                swapped[kind][pile][at] = other
+                swapped[kind][index][at] = other
                 swapped[other_kind][other_pile][other_at] = card
                 copies.append(
                     state._replace(

@@ -333,7 +333,7 @@ def test_moves_that_are_not_legal_raise() -> None:
             with pytest.raises(ValueError, match="not a legal move"):
                 native.apply(text)
     with pytest.raises(TypeError):
-        native.apply(Move.parse("draw"))
+        native.apply(Move.parse("draw"))  # type: ignore[arg-type]  # the wrong type, on purpose
     assert native.apply("t0>t1x1" if "t0>t1" in legal else "draw").to_bytes()
 
 
