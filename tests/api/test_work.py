@@ -69,7 +69,7 @@ async def test_without_background_processes_a_search_keeps_to_its_own_lane(
 
 async def test_searches_beyond_workers_and_queue_are_refused_at_once(tmp_path: Path) -> None:
     work = pool(tmp_path, daily_workers=0, solver_queue=1)
-    opening = deal(get_variant("rank-and-file"), 129).to_bytes()  # undecided at 10M
+    opening = deal(get_variant("rank-and-file"), 129).to_bytes()  # won after 8.5M positions
     running = [
         asyncio.create_task(work.search(opening, max_positions=10**9, max_seconds=1.0))
         for _ in range(2)

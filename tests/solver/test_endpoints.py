@@ -99,9 +99,10 @@ async def test_saturated_pool_answers_429(
     app: FastAPI,
 ) -> None:
     monkeypatch.setattr(app.state.settings, "solver_queue", 0)
-    # Deal 129 is decided by no budget yet (10,000,000 positions): the search runs until
-    # its deadline, whatever the core's speed (25,000 positions took 52 ms, over before
-    # the second request came). Deal 9 served here until the beam won it in time.
+    # Deal 129 is won only after 8,487,405 positions (at a budget of 10,000,000): the
+    # search runs until its deadline, whatever the core's speed (25,000 positions took
+    # 52 ms, over before the second request came). Deal 9 served here until the beam won
+    # it in time.
     monkeypatch.setattr(app.state.settings, "hint_max_positions", 5_000_000)
     monkeypatch.setattr(app.state.settings, "hint_max_seconds", 0.5)
     game = await new_game(deal=129)
