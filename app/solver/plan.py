@@ -16,7 +16,8 @@ width (:mod:`app.solver.beam`) with another quarter: they find the wins that lie
 an early mistake (below that budget the restarts have half; past 1,000,000 the beam
 passes have all that the restarts, at most 1,000,000, and the full search's 500,000
 leave). Then the full search, which keeps only the sound reductions, with what is left
-(at least half, at most 500,000 of it planned): its exhaustion is a proof.
+(at least half of a budget up to 1,000,000, at least 500,000 past it): its exhaustion
+is a proof.
 """
 
 from __future__ import annotations
@@ -49,9 +50,10 @@ RESTARTS_SHARE = 4  # 1/4 (below BEAM_FROM, 1/2)
 # The restarts' share stops growing here: past it they seldom win, and wider beams do.
 RESTARTS_MOST = 1_000_000
 # The full search keeps half, up to this; the beam passes have the rest. Every deal the
-# surveys proved lost was proved within 1,000,000 positions in all (the full search had
-# at most this of them), none later at 10,000,000, while the widest passes went short
-# there (docs/benchmarks.md, "The beam's share at large budgets").
+# surveys proved lost was proved within 1,000,000 positions in all, none later at
+# 10,000,000, while the widest passes went short there, and with this share deals 1-200
+# at 10,000,000 decide more, none fewer (docs/benchmarks.md, "The beam's share at large
+# budgets").
 FULL_LEAST = 500_000
 FIRST_BEAM_WIDTH, BEAM_GROWTH = 16, 4
 # Positions a beam pass meets per unit of width, about, at most (docs/benchmarks.md, "The
