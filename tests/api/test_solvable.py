@@ -86,7 +86,10 @@ async def test_an_empty_pool_answers_503_at_once(settings: Settings) -> None:
         listed = (await client.get(f"{API}/games")).json()["items"]
     assert_error(response, 503, "no_solvable_deals")
     assert int(response.headers["Retry-After"]) >= 1
-    assert took < 1.0
+    # At once: not after the pool's first proofs, which come after the daily deals' (2 to
+    # 28 s), and a claim would then answer 201. The bound is loose because a loaded
+    # machine took 1.16 s here (the request itself is one claim query).
+    assert took < 5.0
     assert listed == []
 
 
