@@ -28,7 +28,7 @@ from pathlib import Path
 
 from app.engine import deal
 from app.engine.variants import VARIANTS
-from app.solver import plan
+from app.solver import arrangements, plan
 from app.solver.tables import SearchTables
 
 Pass = tuple[str, int]  # (kind, width)
@@ -36,19 +36,13 @@ Outcome = tuple[bool, int, bool]  # won, positions, cut at the cap
 
 
 def _deals(texts: list[str]) -> list[tuple[str, int]]:
-    out = []
-    for text in texts:
-        game, _, number = text.partition(":")
-        out.append((game, int(number)))
-    return out
+    return [(game, int(number)) for game, _, number in (t.partition(":") for t in texts)]
 
 
-def _beams(game: str, budget: int) -> list[Pass]:
-    rules = SearchTables.of(VARIANTS[game])
-    arranged = plan.arrangements.supports(VARIANTS[game])
-    return [
-        (kind, width) for kind, width, _ in plan.plan(rules, budget, arranged) if kind in plan.BEAMS
-    ]
+def _plan(game: str, budget: int) -> list[tuple[str, int, int]]:
+    """``solve``'s plan for a deal of ``game`` (its kind of full search, as solve picks)."""
+    variant = VARIANTS[game]
+    return plan.plan(SearchTables.of(variant), budget, arrangements.supports(variant))
 
 
 def run(deals: list[tuple[str, int]], budget: int, cap: int, widest: int | None, out: Path) -> None:
@@ -60,8 +54,10 @@ def run(deals: list[tuple[str, int]], budget: int, cap: int, widest: int | None,
     with out.open("a") as sink:
         for game, number in deals:
             state = deal(VARIANTS[game], number)
-            for kind, width in _beams(game, budget):
-                if (game, number, kind, width) in done or (widest and width > widest):
+            for kind, width, _ in _plan(game, budget):
+                if kind not in plan.BEAMS or (game, number, kind, width) in done:
+                    continue
+                if widest and width > widest:
                     continue
                 started = time.perf_counter()
                 best, single = kind == plan.BEST_BEAM, kind == plan.SINGLE_BEAM
@@ -85,10 +81,8 @@ def spent_before_win(game: str, passes: dict[Pass, Outcome], budget: int) -> int
     """The positions ``solve`` at ``budget`` spends up to the win of a pass, or None
     when no pass wins within its part of the budget. KeyError: a pass the plan reaches
     that the rows do not have; ValueError: one cut at a cap below what the plan gives it."""
-    rules = SearchTables.of(VARIANTS[game])
-    arranged = plan.arrangements.supports(VARIANTS[game])
     positions = beam_spent = 0
-    for kind, width, share in plan.plan(rules, budget, arranged):
+    for kind, width, share in _plan(game, budget):
         allowed = min(share, budget - positions)
         if kind not in plan.BEAMS:
             positions += max(allowed, 0)  # a restart, or the full search: no win
