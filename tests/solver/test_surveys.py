@@ -66,6 +66,34 @@ def test_the_table_takes_later_verdicts_for_the_deals_a_survey_left_undecided(
     assert "| 0 (0.0%; " in table[2] and table[2].endswith(" | 1 (33.3%; 6.1-79.2%) |")
 
 
+def test_a_larger_budget_counts_the_smaller_ones_proofs_and_lists_deals_it_never_searched(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    module = solvability()
+    monkeypatch.setattr(module, "SURVEYS", tmp_path)
+
+    def write(name: str, *verdicts: tuple[int, str]) -> None:
+        lines = [
+            json.dumps({"deal": deal, "result": result, "positions": 1, "elapsed_ms": 1})
+            for deal, result in verdicts
+        ]
+        (tmp_path / name).write_text("\n".join(lines) + "\n")
+
+    write("deauville-1m-native.jsonl", (1, "solved"), (2, "unknown"), (3, "unknown"))
+    write("deauville-10m-later.jsonl", (2, "unsolvable"), (3, "unknown"))
+    write("emperor-1m-native.jsonl", (1, "solved"), (2, "unknown"), (3, "unknown"))
+    write("emperor-10m-later.jsonl", (2, "solved"))  # 3: undecided at 1m, never at 10m
+    table = module.table("10m", 3)
+    assert table[2].startswith("| deauville | 3 | 1 (33.3%; ")
+    assert " | 1 (33.3%; " in table[2] and table[2].count("1 (33.3%") == 3
+    assert not any(line.startswith("| emperor") for line in table)
+    assert (
+        table[-1] == "Not yet surveyed at 10m (deals undecided below it): emperor (1, the first 3)"
+    )
+    # At 1m the 10m rows are not read: deal 2 stays undecided there.
+    assert module.table("1m", 3)[2].endswith(" | 2 (66.7%; 20.8-93.9%) |")
+
+
 def test_the_wilson_interval() -> None:
     wilson = solvability().wilson
     low, high = wilson(0, 1000)
