@@ -14,6 +14,11 @@ preparation, and what a search does to the event loop.
 3b. hints in lost positions (``lost``): of the same positions, those a full search of
    ``--lost-proof`` positions proves lost, and how many of them the hint, at its budget,
    answers ``unsolvable`` ("this game can no longer be won"), and how fast;
+3c. what the hint leaves undecided (``--fate-budget N``, off by default: minutes): of the
+   same positions, those the hint's budget leaves ``unknown``, searched again by ``solve``
+   at N positions: how many it wins, proves lost or leaves undecided, and how many deals
+   the last come from (positions are taken along each deal's greedy play, so a deal
+   the search cannot decide from its first move gives all of its positions);
 4. daily preparation: the 18 daily deals (nine games, two days) proven one after another
    as the server does (candidate deals from a throw-away secret, the daily budgets);
 5. event-loop lag while two searches run in a thread pool and in a process pool (why
@@ -230,6 +235,45 @@ def lost_hints(
     print(f"| all nine | {every_count} | {every_lost} | {every_said} | {_timing(every_time)} |")
 
 
+def hint_fate(
+    deals: range, moves: int, every: int, core: CoreChoice, settings: Settings, budget: int
+) -> None:
+    """What becomes of the hints the hint's budget leaves undecided, at ``budget``."""
+    print(
+        f"## Undecided hints at {budget:,} positions on {describe_core(core)}: positions "
+        f"along greedy play of deals {deals.start}-{deals.stop - 1} (every {every}th of the "
+        f"first {moves} moves) that the hint's budget ({settings.hint_max_positions:,} "
+        f"positions or {settings.hint_max_seconds} s) leaves undecided"
+    )
+    print("| game | positions | hint undecided | then won | then lost | still undecided | deals |")
+    print("|---|---|---|---|---|---|---|")
+    totals = [0] * 6
+    for name in VARIANTS:
+        counts = [0] * 6
+        left: set[int] = set()
+        for number in deals:
+            for state in greedy_positions(name, range(number, number + 1), moves, every):
+                counts[0] += 1
+                hint = solve(
+                    state,
+                    settings.hint_max_positions,
+                    settings.hint_max_seconds,
+                    core,
+                )
+                if hint.result != "unknown":
+                    continue
+                counts[1] += 1
+                again = solve(state, budget, None, core).result
+                slot = {"solved": 2, "unsolvable": 3}.get(again, 4)
+                counts[slot] += 1
+                if slot == 4:
+                    left.add(number)
+        counts[5] = len(left)
+        totals = [a + b for a, b in zip(totals, counts, strict=True)]
+        print(f"| {name} | " + " | ".join(str(n) for n in counts) + " |")
+    print("| all nine | " + " | ".join(str(n) for n in totals) + " |")
+
+
 def _timing(times: list[float]) -> str:
     """Median and p99 cells of a table row ("-" without searches)."""
     if not times:
@@ -356,6 +400,12 @@ def main() -> None:
         choices=["speed", "hints", "finish", "lost", "daily", "lag", "proofs"],
     )
     parser.add_argument(
+        "--fate-budget",
+        type=int,
+        default=0,
+        help="fate: search the hints left undecided again at this many positions (0: skip)",
+    )
+    parser.add_argument(
         "--lost-proof",
         type=int,
         default=2_000_000,
@@ -373,6 +423,8 @@ def main() -> None:
         hints_and_finish(*positions, "finish" not in args.skip, args.hint_budgets)
     if "lost" not in args.skip:
         lost_hints(*positions, args.lost_proof)
+    if args.fate_budget:
+        hint_fate(*positions, args.fate_budget)
     if "daily" not in args.skip:
         daily(args.hint_core, settings)
     if "lag" not in args.skip:
