@@ -1,0 +1,56 @@
+"""bench/peer.py hands our deals to a peer solver: the deal file must be the deal, card
+for card, in the peer's orientation (the peer itself is not part of the project)."""
+
+from __future__ import annotations
+
+import importlib.util
+from collections import Counter
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from app.engine import CODE, deal, get_variant
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+
+
+def peer() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("peer", BENCH / "peer.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("game", ["canfield", "rainbow", "forty-thieves"])
+def test_the_deal_file_holds_every_card_where_the_deal_put_it(game: str) -> None:
+    module = peer()
+    state = deal(get_variant(game), 7)
+    out = module.deal_json(state)
+    cards = [
+        *(card for pile in out["tableau piles"] for card in pile),
+        *out["stock"],
+        *out.get("reserve", []),
+        *out.get("foundations", []),
+    ]
+    deck = Counter(text for text in cards)
+    assert sum(deck.values()) == 52 * state.variant.decks
+    assert set(deck.values()) == {state.variant.decks}  # each card once per deck
+    assert all(len(text) in (2, 3) and not text.startswith("T") for text in deck)  # "10H"
+    # The peer deals the stock's last card first and plays the reserve's last: as ours.
+    assert out["stock"][-1] == module.card_text(state.stock[-1])
+    assert out["tableau piles"][0][-1] == module.card_text(state.tableau[0][-1])
+    if state.reserve:
+        assert out["reserve"][-1] == module.card_text(state.reserve[-1])
+        assert out["foundations"] == [module.card_text(f[0]) for f in state.foundations if f]
+    assert module.card_text(next(c for c in range(52) if CODE[c] == "TD")) == "10D"
+
+
+def test_which_verdicts_contradict() -> None:
+    contradicts = peer().contradicts
+    assert contradicts("unsolvable", "solved", "inside")  # their line is legal in ours
+    assert not contradicts("solved", "unsolvable", "inside")  # their game is smaller
+    assert contradicts("solved", "unsolvable", "same")
+    assert not contradicts("unknown", "solved", "same")
+    assert not contradicts("unsolvable", "timed-out", "same")
