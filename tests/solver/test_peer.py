@@ -3,24 +3,17 @@ for card, in the peer's orientation (the peer itself is not part of the project)
 
 from __future__ import annotations
 
-import importlib.util
 from collections import Counter
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 
 from app.engine import CODE, deal, get_variant
-
-BENCH = Path(__file__).resolve().parents[2] / "bench"
+from tests.solver.bench_scripts import load
 
 
 def peer() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("peer", BENCH / "peer.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load("peer")
 
 
 @pytest.mark.parametrize("game", ["canfield", "rainbow", "forty-thieves"])

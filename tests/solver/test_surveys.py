@@ -3,22 +3,26 @@ table's interval is the Wilson score interval (bench/solvability.py)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[2] / "bench"
+from tests.solver.bench_scripts import BENCH, load
 
 
 def solvability() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("solvability", BENCH / "solvability.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load("solvability")
+
+
+def write_rows(directory: Path, name: str, *verdicts: tuple[int, str]) -> None:
+    """A survey file of one row per (deal, verdict)."""
+    lines = [
+        json.dumps({"deal": deal, "result": result, "positions": 1, "elapsed_ms": 1})
+        for deal, result in verdicts
+    ]
+    (directory / name).write_text("\n".join(lines) + "\n")
 
 
 def test_no_survey_row_contradicts_another() -> None:
@@ -49,17 +53,10 @@ def test_the_table_takes_later_verdicts_for_the_deals_a_survey_left_undecided(
     module = solvability()
     monkeypatch.setattr(module, "SURVEYS", tmp_path)
 
-    def write(name: str, *verdicts: tuple[int, str]) -> None:
-        lines = [
-            json.dumps({"deal": deal, "result": result, "positions": 1, "elapsed_ms": 1})
-            for deal, result in verdicts
-        ]
-        (tmp_path / name).write_text("\n".join(lines) + "\n")
-
-    write("deauville-1m-native.jsonl", (1, "solved"), (2, "unknown"), (3, "unknown"))
-    write("deauville-1m-beam.jsonl", (2, "solved"), (3, "unknown"))
-    write("deauville-10m-native.jsonl", (3, "solved"))  # another budget: not read
-    write("deauville-1m.jsonl", (3, "solved"))  # not a rerun of the native survey
+    write_rows(tmp_path, "deauville-1m-native.jsonl", (1, "solved"), (2, "unknown"), (3, "unknown"))
+    write_rows(tmp_path, "deauville-1m-beam.jsonl", (2, "solved"), (3, "unknown"))
+    write_rows(tmp_path, "deauville-10m-native.jsonl", (3, "solved"))  # another budget: not read
+    write_rows(tmp_path, "deauville-1m.jsonl", (3, "solved"))  # not a rerun of the native survey
     table = module.table("1m", 3)
     assert len(table) == 3  # the one game surveyed at this budget
     assert table[2].startswith("| deauville | 3 | 2 (66.7%; ")
@@ -72,17 +69,12 @@ def test_a_larger_budget_counts_the_smaller_ones_proofs_and_lists_deals_it_never
     module = solvability()
     monkeypatch.setattr(module, "SURVEYS", tmp_path)
 
-    def write(name: str, *verdicts: tuple[int, str]) -> None:
-        lines = [
-            json.dumps({"deal": deal, "result": result, "positions": 1, "elapsed_ms": 1})
-            for deal, result in verdicts
-        ]
-        (tmp_path / name).write_text("\n".join(lines) + "\n")
-
-    write("deauville-1m-native.jsonl", (1, "solved"), (2, "unknown"), (3, "unknown"))
-    write("deauville-10m-later.jsonl", (2, "unsolvable"), (3, "unknown"))
-    write("emperor-1m-native.jsonl", (1, "solved"), (2, "unknown"), (3, "unknown"))
-    write("emperor-10m-later.jsonl", (2, "solved"))  # 3: undecided at 1m, never at 10m
+    write_rows(tmp_path, "deauville-1m-native.jsonl", (1, "solved"), (2, "unknown"), (3, "unknown"))
+    write_rows(tmp_path, "deauville-10m-later.jsonl", (2, "unsolvable"), (3, "unknown"))
+    write_rows(tmp_path, "emperor-1m-native.jsonl", (1, "solved"), (2, "unknown"), (3, "unknown"))
+    write_rows(
+        tmp_path, "emperor-10m-later.jsonl", (2, "solved")
+    )  # 3: undecided at 1m, never at 10m
     table = module.table("10m", 3)
     assert table[2].startswith("| deauville | 3 | 1 (33.3%; ")
     assert " | 1 (33.3%; " in table[2] and table[2].count("1 (33.3%") == 3
