@@ -1,0 +1,64 @@
+"""Wins of one game carried to a larger one: a winning line of ``--source`` on a deal,
+replayed with validation in ``--target`` on the same deal number.
+
+Where two games deal the same layout and one has every move of the other, a line that
+wins the smaller one wins the larger: Deauville (single cards, no returns) inside Emperor
+(the same, with foundation returns) and inside Rank and File (runs move). The engine
+replays the line in the target game with every move validated, so a row is written only
+for a line that wins there; the search may still have missed it in the target's own
+larger space. Rows go to ``--out`` in the survey format with ``"via"`` naming the source
+game (``positions`` are the source search's)::
+
+    .venv/bin/python bench/transfer.py --source deauville --target emperor \\
+        --budget 10000000 --out bench/surveys/emperor-10m-via-deauville.jsonl 268 338
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from app.engine import deal, get_variant  # noqa: E402
+from app.solver.plan import solve  # noqa: E402
+from app.solver.search import wins  # noqa: E402
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--source", required=True, help="the smaller game, searched")
+    parser.add_argument("--target", required=True, help="the larger game, replayed in")
+    parser.add_argument("--budget", type=int, default=10_000_000)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("deals", type=int, nargs="+")
+    args = parser.parse_args()
+    source, target = get_variant(args.source), get_variant(args.target)
+    with args.out.open("a") as sink:
+        for number in args.deals:
+            started = time.perf_counter()
+            found = solve(
+                deal(source, number),
+                max_positions=args.budget,
+                core="native",
+                table_size=1 << 24,
+                max_depth=1 << 24,
+            )
+            won = found.result == "solved" and wins(deal(target, number), found.moves)
+            row = {
+                "deal": number,
+                "result": "solved" if won else "unknown",
+                "positions": found.positions,
+                "elapsed_ms": int((time.perf_counter() - started) * 1000),
+                "via": args.source,
+            }
+            print(json.dumps(row), file=sink, flush=True)
+            print(json.dumps(row), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
