@@ -31,6 +31,7 @@ program_options; its googletest download is only for its own tests)::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import subprocess
 import sys
@@ -70,7 +71,7 @@ def card_text(card: int) -> str:
 
 def deal_json(state: State) -> dict[str, Any]:
     """A deal in Solvitaire's format: piles bottom to top, the stock's last card the next
-        one dealt (as ours), the reserve's last card its top; the foundations' cards in one
+    one dealt (as ours), the reserve's last card its top; the foundations' cards in one
     list, which it puts each on the foundation of its suit."""
     assert not state.waste and not any(state.hidden), "a fresh deal, every card face up"
     out: dict[str, Any] = {
@@ -123,8 +124,9 @@ def main() -> int:
     args = parser.parse_args()
     bad = 0
     counts: dict[tuple[str, str, str], int] = {}
-    sink = args.out.open("a") if args.out else None
-    with tempfile.TemporaryDirectory() as work:
+    with contextlib.ExitStack() as stack:
+        sink = stack.enter_context(args.out.open("a")) if args.out else None
+        work = stack.enter_context(tempfile.TemporaryDirectory())
         for rows in args.rows:
             game = next(name for name in PEERS if rows.name.startswith(name + "-"))
             relation = PEERS[game][1]

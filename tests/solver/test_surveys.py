@@ -72,9 +72,8 @@ def test_a_larger_budget_counts_the_smaller_ones_proofs_and_lists_deals_it_never
     write_rows(tmp_path, "deauville-1m-native.jsonl", (1, "solved"), (2, "unknown"), (3, "unknown"))
     write_rows(tmp_path, "deauville-10m-later.jsonl", (2, "unsolvable"), (3, "unknown"))
     write_rows(tmp_path, "emperor-1m-native.jsonl", (1, "solved"), (2, "unknown"), (3, "unknown"))
-    write_rows(
-        tmp_path, "emperor-10m-later.jsonl", (2, "solved")
-    )  # 3: undecided at 1m, never at 10m
+    # Deal 3: undecided at 1m, never searched at 10m.
+    write_rows(tmp_path, "emperor-10m-later.jsonl", (2, "solved"))
     table = module.table("10m", 3)
     assert table[2].startswith("| deauville | 3 | 1 (33.3%; ")
     assert " | 1 (33.3%; " in table[2] and table[2].count("1 (33.3%") == 3
