@@ -88,18 +88,19 @@ def native_search(state: State, positions: int) -> Answer:
     return found.result, found.positions, [str(m) for m in found.moves]
 
 
-def native_work(states: list[State], budget: int) -> tuple[float, float]:
+def native_work(states: list[State], budget: int) -> tuple[float, float, float]:
     """The native full search's work per new position on these deals: children played
-    (and keyed), obligated moves expanded."""
+    (and keyed), obligated moves expanded, children after a bare draw skipped unplayed."""
     native = core.native()
-    children = expansions = positions = 0
+    children = expansions = skipped = positions = 0
     for state in states:
         draw_score = tables.SearchTables.of(state.variant).draw_score
         found = native.search(core.position(state), budget, None, budget, draw_score)
         positions += found[2]
         children += found[4][0]
         expansions += found[4][1]
-    return children / positions, expansions / positions
+        skipped += found[4][2]
+    return children / positions, expansions / positions, skipped / positions
 
 
 def search_rates(
@@ -114,7 +115,8 @@ def search_rates(
     header = f"{'variant':<15}{'decided':>8}{'positions':>11}"
     header += "".join(f"{which + ' pos/s':>16}" for which in cores)
     header += f"{'ratio':>8}" if len(cores) == 2 else ""
-    print(header + (f"{'children/pos':>14}{'expanded/pos':>14}" if "native" in cores else ""))
+    work = f"{'children/pos':>14}{'expanded/pos':>14}{'skipped/pos':>13}"
+    print(header + (work if "native" in cores else ""))
     for name in names:
         states = [deal(VARIANTS[name], number) for number in range(1, deals + 1)]
         rates: dict[str, float] = {}
@@ -142,8 +144,8 @@ def search_rates(
         if len(cores) == 2:
             line += f"{rates['native'] / rates['python']:>8.1f}"
         if "native" in cores:
-            children, expansions = native_work(states, budget)
-            line += f"{children:>14.2f}{expansions:>14.2f}"
+            children, expansions, skipped = native_work(states, budget)
+            line += f"{children:>14.2f}{expansions:>14.2f}{skipped:>13.2f}"
         print(line)
 
 
@@ -240,7 +242,7 @@ def main() -> None:
     header = f"{'variant':<15}{'positions':>10}"
     header += "".join(f"{which + ' pos/s':>16}" for which in cores)
     header += f"{'ratio':>8}" if len(cores) == 2 else ""
-    print(header + (f"{'children/pos':>14}{'expanded/pos':>14}" if "native" in cores else ""))
+    print(header)
     for name, row in results.items():
         line = f"{name:<15}{row[cores[0] + '_positions']:>10}"
         line += "".join(f"{row[which + '_per_second']:>16,.0f}" for which in cores)

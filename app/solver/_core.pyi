@@ -61,4 +61,6 @@ def search(
     max_depth: int = ...,
     arranged: bool = False,
     defer_draws: bool = True,
-) -> tuple[str, list[str], int, str, tuple[int, int]]: ...  # ..., (children, expansions)
+) -> tuple[
+    str, list[str], int, str, tuple[int, int, int]
+]: ...  # ..., (children, expansions, skipped)

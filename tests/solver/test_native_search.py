@@ -136,6 +136,61 @@ def test_hand_built_lost_positions_are_proven_lost_alike() -> None:
     assert compare(blocked, 100) == "unsolvable"
 
 
+def drawing_walk(state: State, rng: random.Random, steps: int) -> list[State]:
+    """Random play that draws about a third of the time it can: the stock runs low while
+    the tableau is still busy."""
+    line = [state]
+    for _ in range(steps):
+        moves = state.legal_moves()
+        if not moves:
+            break
+        draws = [move for move in moves if move.src is None]
+        move = draws[0] if draws and rng.random() < 0.3 else rng.choice(moves)
+        state, _ = state.apply(move, auto_finish=False, validate=False)
+        line.append(state)
+    return line
+
+
+def test_children_passed_over_after_a_bare_draw_change_nothing() -> None:
+    """After a bare draw the native search passes over, unplayed, the children `deferred`
+    would skip once played: the tableau moves that leave nothing for settle, the pairs of
+    an obligated move made from the piles that could (`exposing_piles`), the obligated
+    moves that leave no pair (`leaves_no_pairs`). Searches that do much of that, from
+    every third position of play that leaves a short stock, count the same positions and
+    find the same lines as the Python search, which plays every child; among them lost
+    positions where a tableau move after the draw lets settle play the card the draw
+    covered (the child then stays)."""
+    passed_over = 0
+    for n, (name, flip) in enumerate(CONFIGS):
+        line = drawing_walk(start(name, flip, 1), random.Random(f"drawing-{n}"), 300)
+        for state in [s for s in line if 0 < len(s.stock) <= 24][::3]:
+            compare(state, 400)
+            rules = tables.SearchTables.of(state.variant)
+            found = core.native().search(core.position(state), 400, None, 400, rules.draw_score)
+            passed_over += found[4][2]
+    # The corpus does pass over children, else it would test nothing.
+    assert passed_over >= 1000
+
+
+# Positions (game, house rule flipped, deal, walk seed, index along drawing_walk) where a
+# part of passing over children after a bare draw decides the search: found by breaking
+# each part on purpose and comparing many searches (docs/native-core.md).
+PASSED_OVER_CASES = [
+    ("deauville", False, 1, "hunt-6-1", 81),  # the pair's one-move prefix (skipped_unplayed)
+    ("deauville", False, 1, "hunt-6-1", 87),
+    ("canfield", False, 1, "hunt-16-1", 87),  # the card under, wanted (leaves_no_pairs)
+    ("rows-of-four", False, 10, "hunt-2-10", 128),  # the exposing piles (exposing_piles)
+]
+
+
+@pytest.mark.parametrize(("name", "flip", "number", "seed", "index"), PASSED_OVER_CASES)
+def test_where_passing_over_decides_the_search_it_changes_nothing(
+    name: str, flip: bool, number: int, seed: str, index: int
+) -> None:
+    state = drawing_walk(start(name, flip, number), random.Random(seed), index)[index]
+    compare(state, 6000)
+
+
 def test_the_position_budget_cuts_at_the_same_count() -> None:
     state = deal(VARIANTS["rank-and-file"], 1)
     for budget in (2, 50, 513):
@@ -366,8 +421,8 @@ def test_the_depth_bound_answers_unknown_never_a_verdict() -> None:
     deep = native.search(position, 5_000, None, 5_000, 90, max_depth=2**20)
     assert deep[0] == python_full(state, 5_000).result
     # The work behind the positions: every position but the start was a child played.
-    children, expansions = deep[4]
-    assert children >= deep[2] - 1 and expansions >= 0
+    children, expansions, skipped = deep[4]
+    assert children >= deep[2] - 1 and expansions >= 0 and skipped >= 0
     with pytest.raises(ValueError, match="max_depth"):
         native.search(position, 10, None, 10, 90, max_depth=0)
 

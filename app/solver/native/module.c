@@ -594,8 +594,8 @@ static PyObject *core_search(PyObject *module, PyObject *args, PyObject *kwargs)
     free(out.line);
     if (!moves)
         return NULL;
-    return Py_BuildValue("(sNls(ll))", VERDICTS[out.verdict], moves, out.positions,
-                         STOPS[out.stop], out.children, out.expansions);
+    return Py_BuildValue("(sNls(lll))", VERDICTS[out.verdict], moves, out.positions,
+                         STOPS[out.stop], out.children, out.expansions, out.skipped);
 }
 
 static PyMethodDef core_methods[] = {
@@ -603,11 +603,12 @@ static PyMethodDef core_methods[] = {
      "search(position, max_positions, max_seconds, table_size, draw_score, *, narrow=False, "
      "eager=False, seed=0, max_depth=2**20, arranged=False, defer_draws=True) -> (result, "
      "move texts, "
-     "positions, stop, (children, expansions)): "
+     "positions, stop, (children, expansions, skipped)): "
      "search._search run natively (seed: the restart's jitter, random.Random(seed); 0 none; "
      "max_depth: the most frames); stop says "
      "why an unknown stopped ('positions', 'deadline', 'table', 'depth'; '' otherwise); "
-     "children: the children played and keyed, expansions: the obligated moves expanded "
+     "children: the children played and keyed, expansions: the obligated moves expanded, "
+     "skipped: the children after a bare draw skipped without playing them "
      "(the work behind the positions, for the benchmarks)."},
     {"playout", core_playout, METH_VARARGS,
      "playout(position, seed, steps) -> (positions, keys xor, final position): a random "

@@ -404,6 +404,8 @@ typedef struct {
     size_t line, line_len;
     size_t prefix, prefix_len;
     int8_t drawn;  /* NOT_DRAWN, or reached by a bare draw covering this card (deferred) */
+    bool exposing_known;  /* drawn frames: `exposing` worked out (exposing_piles) */
+    uint32_t exposing;
 } Frame;
 
 /* Frame.drawn when not reached by a bare draw; NOTHING_COVERED: the waste was empty
@@ -427,6 +429,7 @@ typedef struct {
     Move *prefixes;
     size_t prefixes_len, prefixes_cap;
     Table seen;
+    long skipped;                /* Outcome.skipped */
     Move moves[MAX_MOVES];       /* scratch: the legal moves of the node being scored */
     int found_marks[MAX_MOVES];  /* scratch: scored_moves' seen_found and seen_empty */
     int empty_marks[MAX_MOVES];
@@ -615,21 +618,24 @@ static void put_pair(Child *out, int src_kind, int src, int dst_kind, int dst, i
     put_child(out, PAIRED, &move, NO_USE, CHILD_PAIR);
 }
 
-/* follow_ups' moves onto pile `index` from the other tableau piles (a run, or any
- * part of one, not straight back where `last` put it; narrow: only a whole face-up run,
- * no chains of splits). */
+/* follow_ups' moves onto pile `index` from the other tableau piles in `from` (a run, or
+ * any part of one, not straight back where `last` put it; narrow: only a whole face-up
+ * run, no chains of splits). */
 static int runs_onto(const Tables *t, const Position *p, int index, const Move *last,
-                     bool narrow, Child *out)
+                     bool narrow, uint32_t from, Child *out)
 {
     const TableauPile *pile = &p->tableau[index];
     int back_pile = last->dst_kind == TABLEAU ? last->dst : -1, back_count = last->count, n = 0;
+    /* the piles to look at, lowest first (a drawn frame's expansions look at few) */
+    from &= ((1u << t->tableau_piles) - 1) & ~(1u << index);
     if (!pile->len) {
         if (t->reserve_fills_empty && p->reserve.len)
             return 0;  /* the reserve fills it */
-        for (int j = 0; j < t->tableau_piles; j++) {
+        for (; from; from &= from - 1) {
+            int j = __builtin_ctz(from);
             const TableauPile *other = &p->tableau[j];
             int size = other->len, low = other->hidden;
-            if (j == index || !size)
+            if (!size)
                 continue;
             int longest = t->runs_any ? size - run_start(t, other) : 1;  /* run_length(j) */
             if (narrow && longest != size - low)
@@ -647,10 +653,11 @@ static int runs_onto(const Tables *t, const Position *p, int index, const Move *
     int parent = pile->cards[pile->len - 1], step = t->builds_down ? 13 : 1;
     const uint8_t *first_fit = &t->first_fit[parent * DECK];
     const bool *fits = &t->stack_ok[parent * DECK];
-    for (int j = 0; j < t->tableau_piles; j++) {
+    for (; from; from &= from - 1) {
+        int j = __builtin_ctz(from);
         const TableauPile *other = &p->tableau[j];
         int size = other->len;
-        if (j == index || !size)
+        if (!size)
             continue;
         int count = first_fit[other->cards[size - 1]];
         int longest = t->runs_any ? size - run_start(t, other) : 1;  /* run_length(j) */
@@ -664,11 +671,15 @@ static int runs_onto(const Tables *t, const Position *p, int index, const Move *
     return n;
 }
 
+/* Every tableau pile, for follow_ups' `from`. */
+static const uint32_t ALL_PILES = ~0u;
+
 /* follow_ups: the moves that use tableau pile `index` right after `last` uncovered it:
  * its top to a foundation (or, where single cards move, anywhere), or something onto it.
- * `narrow` counts only where runs move (single cards relocate card by card). */
+ * `narrow` counts only where runs move (single cards relocate card by card). Runs come
+ * onto it from the piles in `from` only (ALL_PILES: follow_ups in full). */
 static int follow_ups(const Tables *t, Position *p, int index, const Move *last,
-                      bool narrow, Child *out)
+                      bool narrow, uint32_t from, Child *out)
 {
     narrow = narrow && t->runs_any;
     const TableauPile *pile = &p->tableau[index];
@@ -688,7 +699,7 @@ static int follow_ups(const Tables *t, Position *p, int index, const Move *last,
                 put_pair(&out[n++], TABLEAU, index, TABLEAU, j, 1);
         }
     }
-    n += runs_onto(t, p, index, last, narrow, out + n);
+    n += runs_onto(t, p, index, last, narrow, from, out + n);
     const CardStack *stacks[2] = {&p->waste, &p->reserve};
     const int kinds[2] = {WASTE, RESERVE};
     for (int s = 0; s < 2; s++)
@@ -702,9 +713,6 @@ static int follow_ups(const Tables *t, Position *p, int index, const Move *last,
     return n;
 }
 
-/* expand: the top frame's next child, an obligated move, replaced in place by that move
- * paired with each of its follow-ups (the frame keeps the move and the safe moves after
- * it as its prefix). False: out of memory. */
 /* settle, recording each move's undo. */
 static int settle_undoable(const Tables *t, Position *p, SafeRule rule, Undo *line)
 {
@@ -727,17 +735,235 @@ static bool replace_child(Search *s, Frame *frame, size_t at, int n)
     return true;
 }
 
+/* Would could_settle look further after tableau move `move`, played after `before`
+ * (the frame's one-move prefix, or NULL)? Its answer for a move between tableau piles,
+ * read off the piles as the two moves would leave them, without playing them: true
+ * when the reserve would refill the pile `move` leaves, else when that pile's new top
+ * is one settle takes (safe_tableau_top). Where `before` emptied a pile the reserve
+ * refills, it answers true: not worked out here, the child is played. */
+static bool top_left_could_settle(Search *s, const Move *before, const Move *move)
+{
+    const Tables *t = s->t;
+    Position *p = &s->at;
+    const TableauPile *pile = &p->tableau[move->src];
+    int len = pile->len;
+    const TableauPile *from = NULL;  /* `before`'s source, when it put cards on this pile */
+    if (before) {
+        const TableauPile *left = &p->tableau[before->src];
+        if (before->action != MOVE || before->src_kind != TABLEAU || before->dst_kind != TABLEAU
+            || (before->count == left->len && t->reserve_fills_empty && p->reserve.len))
+            return true;
+        if (before->src == move->src) {
+            len -= before->count;  /* the cards left under are the pile's own */
+        } else if (before->dst == move->src) {
+            from = left;
+            len += before->count;
+        }
+    }
+    int rest = len - move->count;
+    if (!rest)
+        return t->reserve_fills_empty && p->reserve.len;
+    if (t->reserve_fills_empty && rest == 1 && p->reserve.len)
+        return false;
+    int at = rest - 1;  /* the new top (turned up if it was face down) */
+    int top = at < pile->len ? pile->cards[at]
+                             : from->cards[from->len - before->count + (at - pile->len)];
+    return is_wanted(t, p, top) && safe_to_foundation(t, p, s->rule, top);
+}
+
+/* Is the top frame's next child one `deferred` skips whatever it plays, known without
+ * playing it? In a frame reached by a bare draw, so is a child whose line moves cards
+ * only between tableau piles: its move and the frame's one-move prefix (a pair's), with
+ * nothing for settle to play after them (could_settle's look, worked out by
+ * top_left_could_settle). Exact: the children it answers true for are the ones play_child
+ * and deferred skip, so the search is the same, only cheaper (most of a drawn frame's
+ * children are of this kind). */
+static bool skipped_unplayed(Search *s, const Frame *frame, const Child *child)
+{
+    const Move *move = &child->move;
+    if (frame->drawn == NOT_DRAWN || s->arranged || child->kind == CHILD_CLEARED
+        || move->action != MOVE || move->src_kind != TABLEAU || move->dst_kind != TABLEAU)
+        return false;
+    const Move *before = NULL;
+    if (child->kind == CHILD_PAIR) {
+        if (frame->prefix_len != 1)
+            return false;  /* settle played after the obligated move: cards went up */
+        before = &s->prefixes[frame->prefix];
+    }
+    return !top_left_could_settle(s, before, move);
+}
+
+/* The card a bare draw covered, as search._search takes it (the waste top before it). */
+static int covered_by(const Position *p, const Undo *draw)
+{
+    int under = (int)p->waste.len - (int)draw->drawn - 1;
+    return under >= 0 ? p->waste.cards[under] : NOTHING_COVERED;
+}
+
+/* The piles whose top run, lifted in part or in whole, would leave a top that settle
+ * takes, or an empty pile the reserve refills (a superset: every card the lifted runs
+ * can uncover is looked at). In a frame reached by a bare draw, the runs from the other
+ * piles onto a pile an obligated move uncovered give pairs that are all skipped
+ * unplayed (skipped_unplayed); expand does not make them. Worked out once per frame,
+ * at its position, where its expansions are made. */
+static uint32_t exposing_piles(Search *s)
+{
+    const Tables *t = s->t;
+    Position *p = &s->at;
+    uint64_t takeable = 0;  /* cards settle would play from a tableau top */
+    for (uint64_t want = p->wanted_cards; want; want &= want - 1) {
+        int card = __builtin_ctzll(want);
+        if (safe_to_foundation(t, p, s->rule, card))
+            takeable |= 1ull << card;
+    }
+    bool refills = t->reserve_fills_empty && p->reserve.len;
+    uint32_t piles = 0;
+    for (int j = 0; j < t->tableau_piles; j++) {
+        const TableauPile *pile = &p->tableau[j];
+        int run = run_start(t, pile);
+        bool exposes = pile->len && run == 0 && refills;
+        for (int k = run > 0 ? run - 1 : 0; !exposes && k + 1 < pile->len; k++)
+            exposes = takeable >> pile->cards[k] & 1;
+        if (exposes)
+            piles |= 1u << j;
+    }
+    return piles;
+}
+
+static uint32_t frame_exposing(Search *s, Frame *frame)
+{
+    if (!frame->exposing_known) {
+        frame->exposing = exposing_piles(s);
+        frame->exposing_known = true;
+    }
+    return frame->exposing;
+}
+
 #ifdef SOLVER_CHECKS
+static bool deferred(Search *s, const Undo *line, int len, int covered);
+/* Built with -DSOLVER_CHECKS: a pair played_pairs drops, played after its prefix as
+ * play_child plays it, is one `deferred` skips. */
+static void check_dropped(Search *s, const Frame *frame, const Move *before, const Move *move)
+{
+    Undo line[LINE_CAP];
+    apply_undoable(s->t, &s->at, before, &line[0]);
+    apply_undoable(s->t, &s->at, move, &line[1]);
+    int len = 2;
+    if (could_settle(s->t, &s->at, line + 1, 1, s->rule))
+        len += settle_undoable(s->t, &s->at, s->rule, line + len);
+    bool skipped = deferred(s, line, len, frame->drawn);
+    for (int i = len; i-- > 0;)
+        undo_move(s->t, &s->at, &line[i]);
+    if (!skipped) {
+        fprintf(stderr, "SOLVER_CHECKS: a pair dropped unplayed is not one deferred skips\n");
+        abort();
+    }
+}
+#endif
+
+/* A drawn frame's pairs after the obligated move `before` (the frame's one-move prefix),
+ * s->pairs[0 .. n), less those skipped_unplayed would skip: how many are left, in their
+ * order. */
+static int played_pairs(Search *s, const Frame *frame, const Move *before, int n)
+{
+    (void)frame;
+    int kept = 0;
+    for (int i = 0; i < n; i++) {
+        const Move *move = &s->pairs[i].move;
+        if (move->action == MOVE && move->src_kind == TABLEAU && move->dst_kind == TABLEAU
+            && !top_left_could_settle(s, before, move)) {
+#ifdef SOLVER_CHECKS
+            check_dropped(s, frame, before, move);
+#endif
+            s->skipped++;
+        } else {
+            s->pairs[kept++] = s->pairs[i];
+        }
+    }
+    return kept;
+}
+
+/* In a frame reached by a bare draw: does obligated move `move` (peeks() holds: it
+ * turns nothing up, refills nothing) certainly leave no pair for the search to play,
+ * known without a look at the piles it moves? So it does where runs move and the pile
+ * keeps a card, `under`, and nothing could use it: no foundation takes it (nor settles
+ * it), neither the waste's nor the reserve's top nor a foundation's (returns) goes on
+ * it, no exposing pile but the two the move touches could give a run, and no part of
+ * the pile the run went onto but the run itself would go back onto it. Then the pairs
+ * expand would make are only ones skipped unplayed. Any doubt answers false and the
+ * move is expanded, its pairs filtered (played_pairs). */
+static bool leaves_no_pairs(Search *s, Frame *frame, const Move *move)
+{
+    const Tables *t = s->t;
+    Position *p = &s->at;
+    const TableauPile *from = &p->tableau[move->src], *onto = &p->tableau[move->dst];
+    int left = from->len - move->count;
+    if (!t->runs_any || left <= 0)
+        return false;  /* where single cards move, `under` itself goes anywhere */
+    int under = from->cards[left - 1];
+    if (is_wanted(t, p, under))
+        return false;
+    const bool *fits = &t->stack_ok[under * DECK];
+    if ((p->waste.len && fits[p->waste.cards[p->waste.len - 1]])
+        || (p->reserve.len && fits[p->reserve.cards[p->reserve.len - 1]]))
+        return false;
+    for (int f = 0; t->foundation_return && f < t->foundation_count; f++) {
+        const FoundationPile *cards = &p->foundations[f];
+        if (cards->len && fits[cards->cards[cards->len - 1]])
+            return false;
+    }
+    uint32_t others = ~(1u << move->src | 1u << move->dst);
+    if (frame_exposing(s, frame) & others)
+        return false;
+    /* The pile the run went onto, as the move leaves it: any count of its face-up cards
+     * (more than its run) but the run's own that runs_onto would try onto `under`. */
+    int size = onto->len + move->count, step = t->builds_down ? 13 : 1;
+    int moved_from = left - onto->len;  /* `from` index of a moved card, less its index there */
+    for (int count = t->first_fit[under * DECK + from->cards[from->len - 1]];
+         count <= size - onto->hidden; count += step) {
+        int at = size - count;
+        int card = at < onto->len ? onto->cards[at] : from->cards[moved_from + at];
+        if (count != move->count && fits[card])
+            return false;
+    }
+    return true;
+}
+
+#ifdef SOLVER_CHECKS
+/* Built with -DSOLVER_CHECKS: a drawn frame's pairs, made from the exposing piles only
+ * and less those skipped unplayed, are the full expansion's less those. */
+static void check_drawn_pairs(Search *s, const Frame *frame, const Move *move, int must_use, int n)
+{
+    Child made[MAX_MOVES];
+    memcpy(made, s->pairs, (size_t)n * sizeof(Child));
+    long skipped = s->skipped;
+    Peek peek;
+    peek_move(s->t, &s->at, move, &peek);
+    int full = follow_ups(s->t, &s->at, must_use, move, s->narrow, ALL_PILES, s->pairs);
+    peek_back(&s->at, move, &peek);
+    full = played_pairs(s, frame, move, full);
+    s->skipped = skipped;
+    bool same = full == n;
+    for (int i = 0; same && i < n; i++)
+        same = s->pairs[i].kind == made[i].kind && move_equal(&s->pairs[i].move, &made[i].move)
+            && s->pairs[i].move.count == made[i].move.count;
+    if (!same) {
+        fprintf(stderr, "SOLVER_CHECKS: a drawn frame's pairs differ from the full expansion's\n");
+        abort();
+    }
+    memcpy(s->pairs, made, (size_t)n * sizeof(Child));
+}
+
 /* Built with -DSOLVER_CHECKS: an expansion read from a peek gives the pairs that playing
  * the move in full, settling and undoing gives. */
-static void check_expansion(Search *s, const Move *move, int must_use, int n)
+static void check_expansion(Search *s, const Move *move, int must_use, uint32_t from, int n)
 {
     Child peeked[MAX_MOVES];
     memcpy(peeked, s->pairs, (size_t)n * sizeof(Child));
     Undo mid[1 + MAX_CARDS];
     apply_undoable(s->t, &s->at, move, &mid[0]);
     int played = 1 + settle_undoable(s->t, &s->at, s->rule, mid + 1);
-    int played_n = follow_ups(s->t, &s->at, must_use, move, s->narrow, s->pairs);
+    int played_n = follow_ups(s->t, &s->at, must_use, move, s->narrow, from, s->pairs);
     for (int i = played; i-- > 0;)
         undo_move(s->t, &s->at, &mid[i]);
     bool same = played == 1 && played_n == n;
@@ -753,6 +979,30 @@ static void check_expansion(Search *s, const Move *move, int must_use, int n)
 }
 #endif
 
+#ifdef SOLVER_CHECKS
+/* Built with -DSOLVER_CHECKS: an obligated move that leaves_no_pairs says leaves no pair,
+ * expanded in full and its pairs filtered, leaves none. */
+static void check_no_pairs(Search *s, const Frame *frame, const Move *move, int must_use)
+{
+    long skipped = s->skipped;
+    Peek peek;
+    peek_move(s->t, &s->at, move, &peek);
+    bool settles = safe_tableau_top(s->t, &s->at, move->src, s->rule);
+    int n = follow_ups(s->t, &s->at, must_use, move, s->narrow, ALL_PILES, s->pairs);
+    peek_back(&s->at, move, &peek);
+    n = played_pairs(s, frame, move, n);
+    s->skipped = skipped;
+    if (settles || n) {
+        fprintf(stderr, "SOLVER_CHECKS: an obligated move said to leave no pair leaves some\n");
+        abort();
+    }
+}
+
+#endif
+
+/* expand: the top frame's next child, an obligated move, replaced in place by that move
+ * paired with each of its follow-ups (the frame keeps the move and the safe moves after
+ * it as its prefix). False: out of memory. */
 static bool expand(Search *s, Frame *frame)
 {
     const Tables *t = s->t;
@@ -765,24 +1015,43 @@ static bool expand(Search *s, Frame *frame)
                       sizeof(Move)))
         return false;
     int n;
+    if (!s->arranged && frame->drawn != NOT_DRAWN && peeks(t, &s->at, &move)
+        && leaves_no_pairs(s, frame, &move)) {
+#ifdef SOLVER_CHECKS
+        check_no_pairs(s, frame, &move, must_use);
+#endif
+        s->skipped++;
+        frame->next++;  /* the obligated move goes, with nothing in its place */
+        return true;
+    }
     if (!s->arranged && peeks(t, &s->at, &move)) {
         /* Most obligated moves turn nothing up, refill nothing, and leave no safe move
          * (could_settle's look, for such a move: the new top of the pile it left): their
          * follow-ups are read from the piles moved for a look (peek_move), the position
          * is not played and undone in full. */
+        /* After a bare draw, runs onto the pile only from the piles that could leave a
+         * top settle takes: the others' pairs would all be skipped unplayed. */
+        bool drawn = frame->drawn != NOT_DRAWN;
+        uint32_t from = drawn ? frame_exposing(s, frame) | 1u << move.dst : ALL_PILES;
         Peek peek;
         peek_move(t, &s->at, &move, &peek);
         bool settles = safe_tableau_top(t, &s->at, move.src, s->rule);
         if (!settles)
-            n = follow_ups(t, &s->at, must_use, &move, s->narrow, s->pairs);
+            n = follow_ups(t, &s->at, must_use, &move, s->narrow, from, s->pairs);
         peek_back(&s->at, &move, &peek);
         if (!settles) {
             s->prefixes[frame->prefix] = move;
             frame->prefix_len = 1;
             s->prefixes_len += 1;
 #ifdef SOLVER_CHECKS
-            check_expansion(s, &move, must_use, n);
+            check_expansion(s, &move, must_use, from, n);
 #endif
+            if (drawn) {
+                n = played_pairs(s, frame, &move, n);
+#ifdef SOLVER_CHECKS
+                check_drawn_pairs(s, frame, &move, must_use, n);
+#endif
+            }
             return replace_child(s, frame, at, n);
         }
     }
@@ -805,7 +1074,7 @@ static bool expand(Search *s, Frame *frame)
         put_child(s->pairs, PAIRED, &move, NO_USE, CHILD_PLAIN);  /* the uncovered card went up */
         n = 1;
     } else {
-        n = follow_ups(t, &s->at, must_use, &move, s->narrow, s->pairs);
+        n = follow_ups(t, &s->at, must_use, &move, s->narrow, ALL_PILES, s->pairs);
     }
     for (int i = played; i-- > 0;)
         undo_move(t, &s->at, &mid[i]);
@@ -841,6 +1110,7 @@ static bool push_frame(Search *s, const Undo *line, int line_len, const Move *la
     frame->prefix = s->prefixes_len;
     frame->prefix_len = 0;
     frame->drawn = (int8_t)drawn;
+    frame->exposing_known = false;
     s->kids_len += frame->count;
     s->depth++;
     return true;
@@ -946,12 +1216,22 @@ static bool deferred(Search *s, const Undo *line, int len, int covered)
     return !(up && covered >= 0 && safe_with(s->t, &s->at, s->rule, covered, returned));
 }
 
-/* The card a bare draw covered, as search._search takes it (the waste top before it). */
-static int covered_by(const Position *p, const Undo *draw)
+#ifdef SOLVER_CHECKS
+/* Built with -DSOLVER_CHECKS: a child skipped unplayed is one that playing it, then
+ * deferred, skips too (the frame's `next` is left as it was). */
+static void check_skipped(Search *s, Frame *frame, Undo *line)
 {
-    int under = (int)p->waste.len - (int)draw->drawn - 1;
-    return under >= 0 ? p->waste.cards[under] : NOTHING_COVERED;
+    size_t next = frame->next;
+    int len = play_child(s, frame, line);
+    bool same = deferred(s, line, len, frame->drawn);
+    undo_line(s, line, len);
+    frame->next = next;
+    if (!same) {
+        fprintf(stderr, "SOLVER_CHECKS: a child skipped unplayed is not one deferred skips\n");
+        abort();
+    }
 }
+#endif
 
 /* Keys of positions reached by a bare draw, apart from the same positions reached
  * otherwise (their children are fewer). */
@@ -975,6 +1255,14 @@ static void run(Search *s, const Limits *limits, double deadline, Outcome *out)
                 out->verdict = NO_MEMORY;
                 return;
             }
+            continue;
+        }
+        if (skipped_unplayed(s, frame, &s->kids[frame->first + frame->next])) {
+#ifdef SOLVER_CHECKS
+            check_skipped(s, frame, line);
+#endif
+            s->skipped++;
+            frame->next++;
             continue;
         }
         int len = play_child(s, frame, line);
@@ -1082,6 +1370,7 @@ void search_run(const Tables *t, const Position *start, const Limits *limits, Ou
         out->verdict = NO_MEMORY;
     else
         run(s, limits, deadline, out);
+    out->skipped = s->skipped;
     search_free(s);
 }
 
