@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 ROOT="$(pwd)"
 PYTHON="${PYTHON:-$ROOT/.venv/bin/python}"
 SAMPLE="${NATIVE_SANITIZED_TESTS:-}"
-SEARCH_SAMPLE="${NATIVE_SANITIZED_SEARCH:-late_positions or near_the_end or won_or or hand_built or budget or table or deadline or bad_limits or rank-and-file-True}"
+SEARCH_SAMPLE="${NATIVE_SANITIZED_SEARCH:-late_positions or near_the_end or won_or or hand_built or budget or table or deadline or bad_limits or rank-and-file-True or passed_over or decides_the_search}"
 ARRANGED_SAMPLE="${NATIVE_SANITIZED_ARRANGED:-}"
 WORK="$(mktemp -d /tmp/native-sanitized.XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
