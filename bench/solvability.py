@@ -103,8 +103,8 @@ def table(budget: str, deals: int) -> list[str]:
     ]
     partial = []
     for game in VARIANTS:
-        if not any(SURVEYS.glob(f"{game}-{budget}-*.jsonl")):
-            continue  # not surveyed at this budget
+        if not any(SURVEYS.glob(f"{game}-*.jsonl")):
+            continue  # never surveyed
         found, missing = verdicts(game, budget, deals)
         if missing:
             partial.append(f"{game} ({len(missing)}, the first {missing[0]})")
@@ -113,7 +113,7 @@ def table(budget: str, deals: int) -> list[str]:
         for deal in range(1, deals + 1):
             counts[found[deal]] += 1
         cells = [
-            f"{counts[v]} ({100 * counts[v] / deals:.1f}%; {percent(*wilson(counts[v], deals))})"
+            f"{counts[v]:,} ({100 * counts[v] / deals:.1f}%; {percent(*wilson(counts[v], deals))})"
             for v in ("solved", "unsolvable", "unknown")
         ]
         out.append(f"| {game} | {deals:,} | " + " | ".join(cells) + " |")

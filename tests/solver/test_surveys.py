@@ -74,15 +74,23 @@ def test_a_larger_budget_counts_the_smaller_ones_proofs_and_lists_deals_it_never
     write_rows(tmp_path, "emperor-1m-native.jsonl", (1, "solved"), (2, "unknown"), (3, "unknown"))
     # Deal 3: undecided at 1m, never searched at 10m.
     write_rows(tmp_path, "emperor-10m-later.jsonl", (2, "solved"))
+    # No row at 10m at all: decided at 1m, it is in the table; else it is listed.
+    write_rows(
+        tmp_path, "rows-of-four-1m-native.jsonl", (1, "solved"), (2, "solved"), (3, "solved")
+    )
+    write_rows(tmp_path, "rainbow-1m-native.jsonl", (1, "solved"), (2, "unknown"), (3, "solved"))
     table = module.table("10m", 3)
-    assert table[2].startswith("| deauville | 3 | 1 (33.3%; ")
-    assert " | 1 (33.3%; " in table[2] and table[2].count("1 (33.3%") == 3
-    assert not any(line.startswith("| emperor") for line in table)
-    assert (
-        table[-1] == "Not yet surveyed at 10m (deals undecided below it): emperor (1, the first 3)"
+    assert table[2].startswith("| rows-of-four | 3 | 3 (100.0%; ")
+    assert table[3].startswith("| deauville | 3 | 1 (33.3%; ")
+    assert " | 1 (33.3%; " in table[3] and table[3].count("1 (33.3%") == 3
+    assert not any(line.startswith(("| emperor", "| rainbow")) for line in table)
+    assert table[-1] == (
+        "Not yet surveyed at 10m (deals undecided below it): rainbow (1, the first 2), "
+        "emperor (1, the first 3)"
     )
     # At 1m the 10m rows are not read: deal 2 stays undecided there.
-    assert module.table("1m", 3)[2].endswith(" | 2 (66.7%; 20.8-93.9%) |")
+    assert module.table("1m", 3)[4].startswith("| deauville")
+    assert module.table("1m", 3)[4].endswith(" | 2 (66.7%; 20.8-93.9%) |")
 
 
 def test_the_wilson_interval() -> None:
