@@ -598,17 +598,30 @@ static int arranged_kids(Search *s, const Position *p, Child *out)
     return n;
 }
 
+static bool passed_over(Search *s, Frame *frame, const Child *child);
+
 /* children (or, up to run arrangement, arranged_kids): best first; in a restart
  * (jittered) each score plus a draw of up to JITTER_SPREAD, drawn in the order the
- * moves came. */
-static int children(Search *s, const Position *p, const Move *last, Child *out)
+ * moves came. In a frame reached by a bare draw, less the children passed over
+ * (passed_over): dropped after the draws, so a restart draws the same numbers, and
+ * before the sort, which is stable, so the others keep their order. */
+static int children(Search *s, Frame *frame, const Move *last, Child *out)
 {
-    int n = s->arranged ? arranged_kids(s, p, out) : scored_moves(s, p, last, out);
-    for (int i = 0; i < n; i++)
-        s->noisy[i] = s->jitter ? out[i].score + random_random(&s->random) * JITTER_SPREAD
-                                : out[i].score;
-    sort_children(out, s->noisy, n);
-    return n;
+    const Position *p = &s->at;
+    int n = s->arranged ? arranged_kids(s, p, out) : scored_moves(s, p, last, out), kept = 0;
+    bool drawn = frame->drawn != NOT_DRAWN && !s->arranged;
+    for (int i = 0; i < n; i++) {
+        double noisy = s->jitter ? out[i].score + random_random(&s->random) * JITTER_SPREAD
+                                 : out[i].score;
+        if (drawn && passed_over(s, frame, &out[i])) {
+            s->skipped++;
+            continue;
+        }
+        out[kept] = out[i];
+        s->noisy[kept++] = noisy;
+    }
+    sort_children(out, s->noisy, kept);
+    return kept;
 }
 
 static void put_pair(Child *out, int src_kind, int src, int dst_kind, int dst, int count)
@@ -771,28 +784,6 @@ static bool top_left_could_settle(Search *s, const Move *before, const Move *mov
     return is_wanted(t, p, top) && safe_to_foundation(t, p, s->rule, top);
 }
 
-/* Is the top frame's next child one `deferred` skips whatever it plays, known without
- * playing it? In a frame reached by a bare draw, so is a child whose line moves cards
- * only between tableau piles: its move and the frame's one-move prefix (a pair's), with
- * nothing for settle to play after them (could_settle's look, worked out by
- * top_left_could_settle). Exact: the children it answers true for are the ones play_child
- * and deferred skip, so the search is the same, only cheaper (most of a drawn frame's
- * children are of this kind). */
-static bool skipped_unplayed(Search *s, const Frame *frame, const Child *child)
-{
-    const Move *move = &child->move;
-    if (frame->drawn == NOT_DRAWN || s->arranged || child->kind == CHILD_CLEARED
-        || move->action != MOVE || move->src_kind != TABLEAU || move->dst_kind != TABLEAU)
-        return false;
-    const Move *before = NULL;
-    if (child->kind == CHILD_PAIR) {
-        if (frame->prefix_len != 1)
-            return false;  /* settle played after the obligated move: cards went up */
-        before = &s->prefixes[frame->prefix];
-    }
-    return !top_left_could_settle(s, before, move);
-}
-
 /* The card a bare draw covered, as search._search takes it (the waste top before it). */
 static int covered_by(const Position *p, const Undo *draw)
 {
@@ -803,9 +794,9 @@ static int covered_by(const Position *p, const Undo *draw)
 /* The piles whose top run, lifted in part or in whole, would leave a top that settle
  * takes, or an empty pile the reserve refills (a superset: every card the lifted runs
  * can uncover is looked at). In a frame reached by a bare draw, the runs from the other
- * piles onto a pile an obligated move uncovered give pairs that are all skipped
- * unplayed (skipped_unplayed); expand does not make them. Worked out once per frame,
- * at its position, where its expansions are made. */
+ * piles onto a pile an obligated move uncovered give pairs that played_pairs would all
+ * drop; expand does not make them. Worked out once per frame, at its position, where
+ * its children are made and its obligated moves expanded. */
 static uint32_t exposing_piles(Search *s)
 {
     const Tables *t = s->t;
@@ -841,15 +832,18 @@ static uint32_t frame_exposing(Search *s, Frame *frame)
 
 #ifdef SOLVER_CHECKS
 static bool deferred(Search *s, const Undo *line, int len, int covered);
-/* Built with -DSOLVER_CHECKS: a pair played_pairs drops, played after its prefix as
- * play_child plays it, is one `deferred` skips. */
+/* Built with -DSOLVER_CHECKS: a child passed over unplayed (a pair after its one-move
+ * prefix `before`, or a plain move: `before` NULL), played as play_child plays it, is
+ * one `deferred` skips. */
 static void check_dropped(Search *s, const Frame *frame, const Move *before, const Move *move)
 {
     Undo line[LINE_CAP];
-    apply_undoable(s->t, &s->at, before, &line[0]);
-    apply_undoable(s->t, &s->at, move, &line[1]);
-    int len = 2;
-    if (could_settle(s->t, &s->at, line + 1, 1, s->rule))
+    int len = 0;
+    if (before)
+        apply_undoable(s->t, &s->at, before, &line[len++]);
+    int settled = len;
+    apply_undoable(s->t, &s->at, move, &line[len++]);
+    if (could_settle(s->t, &s->at, line + settled, 1, s->rule))
         len += settle_undoable(s->t, &s->at, s->rule, line + len);
     bool skipped = deferred(s, line, len, frame->drawn);
     for (int i = len; i-- > 0;)
@@ -861,9 +855,11 @@ static void check_dropped(Search *s, const Frame *frame, const Move *before, con
 }
 #endif
 
-/* A drawn frame's pairs after the obligated move `before` (the frame's one-move prefix),
- * s->pairs[0 .. n), less those skipped_unplayed would skip: how many are left, in their
- * order. */
+/* A drawn frame's children s->pairs[0 .. n), played after `before` (the frame's one-move
+ * prefix; NULL: none), less those whose line would move cards only between tableau piles
+ * with nothing for settle to play after them (could_settle's look, worked out by
+ * top_left_could_settle): `deferred` skips each of them, whatever it plays. How many
+ * are left, in their order. */
 static int played_pairs(Search *s, const Frame *frame, const Move *before, int n)
 {
     (void)frame;
@@ -1000,6 +996,33 @@ static void check_no_pairs(Search *s, const Frame *frame, const Move *move, int 
 
 #endif
 
+/* In a frame reached by a bare draw: is `child` one `deferred` skips whatever it plays,
+ * known without playing it? So is a plain move between tableau piles with nothing for
+ * settle to play after it (top_left_could_settle), and an obligated move that leaves no
+ * pair (leaves_no_pairs). Exact: the search is the same, only cheaper (most of a drawn
+ * frame's children are of these kinds); children() drops them before they are sorted. */
+static bool passed_over(Search *s, Frame *frame, const Child *child)
+{
+    const Move *move = &child->move;
+    if (move->action != MOVE || move->src_kind != TABLEAU || move->dst_kind != TABLEAU)
+        return false;
+    if (child->kind == CHILD_PLAIN) {
+        if (top_left_could_settle(s, NULL, move))
+            return false;
+#ifdef SOLVER_CHECKS
+        check_dropped(s, frame, NULL, move);
+#endif
+        return true;
+    }
+    if (child->kind != CHILD_OBLIGED || !peeks(s->t, &s->at, move)
+        || !leaves_no_pairs(s, frame, move))
+        return false;
+#ifdef SOLVER_CHECKS
+    check_no_pairs(s, frame, move, child->must_use);
+#endif
+    return true;
+}
+
 /* expand: the top frame's next child, an obligated move, replaced in place by that move
  * paired with each of its follow-ups (the frame keeps the move and the safe moves after
  * it as its prefix). False: out of memory. */
@@ -1015,15 +1038,7 @@ static bool expand(Search *s, Frame *frame)
                       sizeof(Move)))
         return false;
     int n;
-    if (!s->arranged && frame->drawn != NOT_DRAWN && peeks(t, &s->at, &move)
-        && leaves_no_pairs(s, frame, &move)) {
-#ifdef SOLVER_CHECKS
-        check_no_pairs(s, frame, &move, must_use);
-#endif
-        s->skipped++;
-        frame->next++;  /* the obligated move goes, with nothing in its place */
-        return true;
-    }
+    bool drawn = frame->drawn != NOT_DRAWN && !s->arranged;
     if (!s->arranged && peeks(t, &s->at, &move)) {
         /* Most obligated moves turn nothing up, refill nothing, and leave no safe move
          * (could_settle's look, for such a move: the new top of the pile it left): their
@@ -1031,7 +1046,6 @@ static bool expand(Search *s, Frame *frame)
          * is not played and undone in full. */
         /* After a bare draw, runs onto the pile only from the piles that could leave a
          * top settle takes: the others' pairs would all be skipped unplayed. */
-        bool drawn = frame->drawn != NOT_DRAWN;
         uint32_t from = drawn ? frame_exposing(s, frame) | 1u << move.dst : ALL_PILES;
         Peek peek;
         peek_move(t, &s->at, &move, &peek);
@@ -1078,6 +1092,10 @@ static bool expand(Search *s, Frame *frame)
     }
     for (int i = played; i-- > 0;)
         undo_move(t, &s->at, &mid[i]);
+    if (drawn && played == 1)
+        n = played_pairs(s, frame, &move, n);
+    else if (drawn && n == 1 && s->pairs[0].kind == CHILD_PLAIN)
+        n = played_pairs(s, frame, NULL, n);  /* the move alone, played as a plain child */
     return replace_child(s, frame, at, n);
 }
 
@@ -1105,12 +1123,12 @@ static bool push_frame(Search *s, const Undo *line, int line_len, const Move *la
     frame->line_len = (size_t)line_len;
     s->undos_len += (size_t)line_len;
     frame->first = s->kids_len;
-    frame->count = (size_t)children(s, &s->at, last, &s->kids[s->kids_len]);
     frame->next = 0;
     frame->prefix = s->prefixes_len;
     frame->prefix_len = 0;
     frame->drawn = (int8_t)drawn;
     frame->exposing_known = false;
+    frame->count = (size_t)children(s, frame, last, &s->kids[s->kids_len]);
     s->kids_len += frame->count;
     s->depth++;
     return true;
@@ -1216,23 +1234,6 @@ static bool deferred(Search *s, const Undo *line, int len, int covered)
     return !(up && covered >= 0 && safe_with(s->t, &s->at, s->rule, covered, returned));
 }
 
-#ifdef SOLVER_CHECKS
-/* Built with -DSOLVER_CHECKS: a child skipped unplayed is one that playing it, then
- * deferred, skips too (the frame's `next` is left as it was). */
-static void check_skipped(Search *s, Frame *frame, Undo *line)
-{
-    size_t next = frame->next;
-    int len = play_child(s, frame, line);
-    bool same = deferred(s, line, len, frame->drawn);
-    undo_line(s, line, len);
-    frame->next = next;
-    if (!same) {
-        fprintf(stderr, "SOLVER_CHECKS: a child skipped unplayed is not one deferred skips\n");
-        abort();
-    }
-}
-#endif
-
 /* Keys of positions reached by a bare draw, apart from the same positions reached
  * otherwise (their children are fewer). */
 static const uint64_t DRAWN_MARK = 0x5851f42d4c957f2dULL;
@@ -1255,14 +1256,6 @@ static void run(Search *s, const Limits *limits, double deadline, Outcome *out)
                 out->verdict = NO_MEMORY;
                 return;
             }
-            continue;
-        }
-        if (skipped_unplayed(s, frame, &s->kids[frame->first + frame->next])) {
-#ifdef SOLVER_CHECKS
-            check_skipped(s, frame, line);
-#endif
-            s->skipped++;
-            frame->next++;
             continue;
         }
         int len = play_child(s, frame, line);

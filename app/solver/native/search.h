@@ -100,7 +100,7 @@ typedef struct {
     long positions;       /* as _search counts them: distinct keys met */
     long children;        /* children played and keyed (new positions or met already) */
     long expansions;      /* obligated moves expanded into their follow-ups */
-    long skipped;         /* children of drawn frames skipped unplayed (skipped_unplayed) */
+    long skipped;         /* children of drawn frames passed over unplayed (when made) */
     Move *line;           /* SOLVED: the winning line (free() it); else NULL */
     size_t line_len;
 } Outcome;

@@ -249,9 +249,11 @@ static void add(Gen *g, int src_kind, int src, int dst_kind, int dst, int count)
 static void add_each(Gen *g, int src_kind, int src, int dst_kind, uint16_t piles, int skip,
                      int count)
 {
-    for (int j = 0; piles; j++, piles >>= 1)
-        if ((piles & 1) && j != skip)
+    for (; piles; piles &= (uint16_t)(piles - 1)) {
+        int j = __builtin_ctz(piles);
+        if (j != skip)
             add(g, src_kind, src, dst_kind, j, count);
+    }
 }
 
 /* The engine's `single`: one card to the foundations, the tableau, the empty piles. */
