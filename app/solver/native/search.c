@@ -926,19 +926,32 @@ static bool leaves_no_pairs(Search *s, Frame *frame, const Move *move)
 }
 
 #ifdef SOLVER_CHECKS
+/* For the checks below: obligated move `move` (peeks() holds) expanded in full, from
+ * every pile, and filtered by played_pairs, into s->pairs; how many are left (the
+ * search's `skipped` count is left as it was). `settles`: the peek leaves a top settle
+ * takes (expand would then play the move rather than peek). */
+static int filtered_expansion(Search *s, const Frame *frame, const Move *move, int must_use,
+                              bool *settles)
+{
+    long skipped = s->skipped;
+    Peek peek;
+    peek_move(s->t, &s->at, move, &peek);
+    *settles = safe_tableau_top(s->t, &s->at, move->src, s->rule);
+    int n = follow_ups(s->t, &s->at, must_use, move, s->narrow, ALL_PILES, s->pairs);
+    peek_back(&s->at, move, &peek);
+    n = played_pairs(s, frame, move, n);
+    s->skipped = skipped;
+    return n;
+}
+
 /* Built with -DSOLVER_CHECKS: a drawn frame's pairs, made from the exposing piles only
- * and less those skipped unplayed, are the full expansion's less those. */
+ * and less those passed over, are the full expansion's less those. */
 static void check_drawn_pairs(Search *s, const Frame *frame, const Move *move, int must_use, int n)
 {
     Child made[MAX_MOVES];
     memcpy(made, s->pairs, (size_t)n * sizeof(Child));
-    long skipped = s->skipped;
-    Peek peek;
-    peek_move(s->t, &s->at, move, &peek);
-    int full = follow_ups(s->t, &s->at, must_use, move, s->narrow, ALL_PILES, s->pairs);
-    peek_back(&s->at, move, &peek);
-    full = played_pairs(s, frame, move, full);
-    s->skipped = skipped;
+    bool settles;
+    int full = filtered_expansion(s, frame, move, must_use, &settles);
     bool same = full == n;
     for (int i = 0; same && i < n; i++)
         same = s->pairs[i].kind == made[i].kind && move_equal(&s->pairs[i].move, &made[i].move)
@@ -980,20 +993,13 @@ static void check_expansion(Search *s, const Move *move, int must_use, uint32_t 
  * expanded in full and its pairs filtered, leaves none. */
 static void check_no_pairs(Search *s, const Frame *frame, const Move *move, int must_use)
 {
-    long skipped = s->skipped;
-    Peek peek;
-    peek_move(s->t, &s->at, move, &peek);
-    bool settles = safe_tableau_top(s->t, &s->at, move->src, s->rule);
-    int n = follow_ups(s->t, &s->at, must_use, move, s->narrow, ALL_PILES, s->pairs);
-    peek_back(&s->at, move, &peek);
-    n = played_pairs(s, frame, move, n);
-    s->skipped = skipped;
+    bool settles;
+    int n = filtered_expansion(s, frame, move, must_use, &settles);
     if (settles || n) {
         fprintf(stderr, "SOLVER_CHECKS: an obligated move said to leave no pair leaves some\n");
         abort();
     }
 }
-
 #endif
 
 /* In a frame reached by a bare draw: is `child` one `deferred` skips whatever it plays,
