@@ -15,13 +15,15 @@ setup(
             sources=[
                 f"{NATIVE}/{name}.c"
                 for name in (
-                    "module", "state", "search", "arrangements", "jitter", "table", "variants"
+                    "module", "state", "search", "arrangements", "beam", "jitter", "table",
+                    "variants",
                 )
             ],
             depends=[
                 f"{NATIVE}/{name}.h"
                 for name in (
-                    "state", "search", "arrangements", "hash", "jitter", "table", "variants"
+                    "state", "search", "arrangements", "beam", "hash", "jitter", "table",
+                    "variants",
                 )
             ],
             extra_compile_args=["-std=c99", "-O2", "-fvisibility=hidden", "-Wall", "-Wextra"],

@@ -17,6 +17,14 @@ searches are repeated for at least a second (the native ones take milliseconds),
     .venv/bin/python bench/core.py --search [--core both] [--deals 5] [--positions 20000]
         [--rounds 1] [--clock wall|cpu]
     .venv/bin/python bench/core.py --memory [--table-size 8388608] [--searches 1000]
+    .venv/bin/python bench/core.py --beam [--deals 5] [--positions 20000] [--width 64]
+        [--rounds 1] [--variants ...]
+
+``--beam``: the beam search (``app/solver/beam.py``) from deals 1 to ``--deals``, depth
+first, ``--width`` positions a level, ``--positions`` at most: the Python loop over
+native positions (``beam.beam(core.position(state), ...)``, what ``plan.solve`` ran
+before the tenth session) against the native loop (``core.beam``). The run fails unless
+both meet the same positions and give the same line. ``--core`` is ignored there.
 
 ``--memory``: the transposition table's bound and leaks. One native full search with a
 budget of 100,000,000 positions from a deal it cannot decide (Rank and File deal 9): it
@@ -149,6 +157,39 @@ def search_rates(
         print(line)
 
 
+def beam_rates(names: list[str], deals: int, budget: int, width: int, rounds: int) -> None:
+    """The Python beam loop against the native one, the same beams, ``rounds`` times in
+    turn; each side's rate is its median over the rounds."""
+    from app.engine import Rules
+    from app.solver import beam
+
+    print(f"{'variant':<15}{'positions':>10}{'python loop/s':>16}{'native/s':>14}{'ratio':>8}")
+    for name in names:
+        variant = VARIANTS[name]
+        if variant.foundation_return:  # as plan._beam plays it
+            variant = variant.with_rules(Rules(foundation_return=False))
+        states = [deal(variant, number) for number in range(1, deals + 1)]
+        rates: dict[str, list[float]] = {"python": [], "native": []}
+        answers: dict[str, list[beam.BeamResult]] = {}
+        for _ in range(rounds):
+            for which in ("python", "native"):
+                started = time.perf_counter()
+                found = [
+                    beam.beam(core.position(state), width, budget)
+                    if which == "python"
+                    else core.beam(state, width, budget)
+                    for state in states
+                ]
+                seconds = time.perf_counter() - started
+                answers[which] = found
+                rates[which].append(sum(r.positions for r in found) / seconds)
+        if answers["python"] != answers["native"]:
+            raise SystemExit(f"{name}: the two loops met different positions")
+        positions = sum(r.positions for r in answers["native"])
+        python, native = (statistics.median(rates[which]) for which in ("python", "native"))
+        print(f"{name:<15}{positions:>10}{python:>16,.0f}{native:>14,.0f}{native / python:>8.1f}")
+
+
 def _memory_kib(field: str) -> int:
     for line in Path("/proc/self/status").read_text().splitlines():
         if line.startswith(field + ":"):
@@ -211,12 +252,19 @@ def main() -> None:
     parser.add_argument("--searches", type=int, default=1_000)
     parser.add_argument("--rounds", type=int, default=1, help="--search: median of rounds")
     parser.add_argument("--clock", choices=("wall", "cpu"), default="wall", help="--search")
+    parser.add_argument("--beam", action="store_true", help="the beam: Python loop vs native")
+    parser.add_argument("--width", type=int, default=64, help="--beam: positions a level")
     args = parser.parse_args()
     cores = ("python", "native") if args.core == "both" else (args.core,)
     if "native" in cores and not core.available():
         parser.error(core.missing_reason())
     if args.memory:
         memory(args.table_size, args.searches)
+        return
+    if args.beam:
+        if not core.available():
+            parser.error(core.missing_reason())
+        beam_rates(args.variants, args.deals, args.positions, args.width, args.rounds)
         return
     if args.search:
         search_rates(args.variants, cores, args.deals, args.positions, args.rounds, args.clock)

@@ -5,8 +5,9 @@
 # expression in NATIVE_SANITIZED_TESTS; then a sample of the search's,
 # tests/solver/test_native_search.py, the -k expression in NATIVE_SANITIZED_SEARCH;
 # then the run-arrangement functions', tests/solver/test_native_arrangements.py, or the
-# -k expression in NATIVE_SANITIZED_ARRANGED; then the beam on both cores,
-# tests/solver/test_beam.py -k both_cores) against that build, and fail on any report.
+# -k expression in NATIVE_SANITIZED_ARRANGED; then the beam on both cores and the native
+# beam's own tests, tests/solver/test_beam.py -k "both_cores or native_beam") against
+# that build, and fail on any report.
 #
 #     scripts/native_sanitized.sh            # PYTHON=.venv/bin/python by default
 set -euo pipefail
@@ -58,8 +59,9 @@ echo "== tests/solver/test_native_arrangements.py${ARRANGED_SAMPLE:+ -k $ARRANGE
 "$PYTHON" -m pytest -q -s -p no:cacheprovider tests/solver/test_native_arrangements.py \
     ${ARRANGED_SAMPLE:+-k "$ARRANGED_SAMPLE"} >>"$WORK/tests.log" 2>&1 || status=$?
 tail -n 1 "$WORK/tests.log"
-echo "== tests/solver/test_beam.py -k both_cores"
-"$PYTHON" -m pytest -q -s -p no:cacheprovider tests/solver/test_beam.py -k both_cores \
+echo "== tests/solver/test_beam.py -k 'both_cores or native_beam'"
+"$PYTHON" -m pytest -q -s -p no:cacheprovider tests/solver/test_beam.py \
+    -k "both_cores or native_beam" \
     >>"$WORK/tests.log" 2>&1 || status=$?
 tail -n 3 "$WORK/tests.log"  # a report, if any, is printed whole below
 if compgen -G "$WORK/report.*" >/dev/null \

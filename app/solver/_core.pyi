@@ -64,3 +64,15 @@ def search(
 ) -> tuple[
     str, list[str], int, str, tuple[int, int, int]
 ]: ...  # ..., (children, expansions, skipped)
+def beam(
+    position: Position,
+    width: int,
+    max_positions: int,
+    max_seconds: float | None,
+    closure: int,
+    endgame: int,
+    weights: tuple[int, ...],
+    *,
+    best: bool = False,
+    single: bool = False,
+) -> tuple[list[str] | None, int, str]: ...

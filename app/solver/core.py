@@ -7,7 +7,8 @@ its Python search, which stays the reference the core is tested against
 
 So far the core holds the position, legal moves, apply, the plain position key, the
 safe foundation moves, the depth-first search, narrow or full, with the restarts' jitter,
-plain or up to run arrangement (:func:`search`), and the run-arrangement key, normal
+plain or up to run arrangement (:func:`search`), the beam search (:func:`beam`), and the
+run-arrangement key, normal
 form and moves of :mod:`app.solver.arrangements` on their own (``Position.arranged_key``,
 ``normalize``, ``arranged_children``); moves cross the boundary as their text
 (``str(Move)``).
@@ -25,6 +26,7 @@ from types import ModuleType
 from app.engine import CorruptState, Move, State, UnknownVariant, Variant, get_variant
 from app.engine import Rules as HouseRules
 from app.solver import arrangements
+from app.solver import beam as beam_module
 from app.solver import search as search_module
 from app.solver.tables import SearchTables
 
@@ -174,6 +176,36 @@ def search_full(
 ) -> search_module.SolveResult:
     """The full search (``_search`` with ``narrow=False``, no jitter, not arranged)."""
     return search(state, max_positions, max_seconds, table_size=table_size)
+
+
+def beam(
+    state: State,
+    width: int,
+    max_positions: int,
+    *,
+    best: bool = False,
+    single: bool = False,
+    closure: int = 200,
+    deadline: float | None = None,
+) -> beam_module.BeamResult:
+    """``beam.beam(position(state), ...)`` run natively, with the GIL released: the same
+    positions met in the same order (``tests/solver/test_native_beam.py``), without a
+    Python object per position. ``deadline`` is a ``time.perf_counter()`` time, looked at
+    after each closure as the Python loop does."""
+    _require()
+    seconds = None if deadline is None else max(0.0, deadline - time.perf_counter())
+    texts, positions, stopped = _core.beam(
+        position(state),
+        width,
+        max_positions,
+        seconds,
+        closure,
+        beam_module.ENDGAME,
+        beam_module.WEIGHTS,
+        best=best,
+        single=single,
+    )
+    return beam_module.BeamResult(texts, positions, stopped)
 
 
 class Lcg:

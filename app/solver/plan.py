@@ -220,8 +220,12 @@ def _beam(
     game itself, and :func:`solve` replays it there."""
     if state.variant.foundation_return:
         state = state._replace(variant=state.variant.with_rules(HouseRules(False)))
-    start = native_core.position(state) if native else beam.EnginePosition(state)
-    found = beam.beam(start, width, budget, best=best, single=single, deadline=deadline)
+    if native:
+        found = native_core.beam(state, width, budget, best=best, single=single, deadline=deadline)
+    else:
+        found = beam.beam(
+            beam.EnginePosition(state), width, budget, best=best, single=single, deadline=deadline
+        )
     if found.moves is None:
         return "unknown", [], found.positions, found.stopped
     return "solved", [Move.parse(text) for text in found.moves], found.positions, ""

@@ -1,5 +1,6 @@
 """The beam search by stock level (app/solver/beam.py): what it finds, what it keeps to,
-and that both cores run it alike."""
+and that both cores run it alike: the Python loop over the engine's positions, the same
+loop over native positions, and the native loop (core.beam, app/solver/native/beam.c)."""
 
 from __future__ import annotations
 
@@ -84,6 +85,63 @@ def test_the_beam_keeps_to_its_budget_and_deadline() -> None:
     assert late.positions < 10**9
 
 
+def test_the_native_beam_keeps_to_its_budget_and_deadline() -> None:
+    state = deal(VARIANTS["rank-and-file"], 31)
+    cut = core.beam(state, 64, 5_000)
+    assert (cut.moves, cut.positions, cut.stopped) == (None, 5_000, "positions")
+    late = core.beam(state, 64, 10**9, deadline=0.0)
+    assert (late.moves, late.stopped) == (None, "deadline")
+    assert late.positions < 10**9
+    narrow = core.beam(deal(VARIANTS["deauville"], 6), 1, 10**6)
+    assert (narrow.moves, narrow.stopped) == (None, "") and narrow.positions < 10**6
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"width": 0},
+        {"max_positions": 0},
+        {"closure": 0},
+        {"endgame": 0},
+        {"weights": (1, 2, 3)},
+        {"weights": (1, 2, 3, 4, 5, 6, "7")},
+        {"weights": (1, 2, 3, 4, 5, 6, 10**6)},
+        {"max_seconds": -1.0},
+    ],
+)
+def test_the_native_beam_refuses_bad_limits(bad: dict[str, Any]) -> None:
+    limits: dict[str, Any] = {
+        "width": 4,
+        "max_positions": 100,
+        "max_seconds": None,
+        "closure": 200,
+        "endgame": beam.ENDGAME,
+        "weights": beam.WEIGHTS,
+    } | bad
+    position = core.position(deal(VARIANTS["deauville"], 1))
+    with pytest.raises((ValueError, TypeError)):
+        core.native().beam(position, **limits)
+
+
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+def test_both_cores_loop_the_same_beam_over_larger_budgets(name: str) -> None:
+    """The native loop against the Python loop over the same native positions, where the
+    Python loop runs fast enough for budgets the engine's positions cannot afford: deals
+    1-2 of every game (as plan._beam plays them: without returns), both orders and single
+    cards, 20,000 positions. Most are cut by the budget, some run out, some win."""
+    variant = VARIANTS[name]
+    if variant.foundation_return:
+        variant = variant.with_rules(Rules(foundation_return=False))
+    for number in (1, 2):
+        state = deal(variant, number)
+        for width, best, single in ((4, False, False), (16, True, False), (8, False, True)):
+            python = beam.beam(core.position(state), width, 20_000, best=best, single=single)
+            looped = core.beam(state, width, 20_000, best=best, single=single)
+            assert looped == python, (name, number, width, best, single)
+            if looped.moves is not None:
+                assert replays(state, looped.moves)
+
+
 def test_a_narrow_beam_runs_out_without_a_verdict() -> None:
     """A beam of width 1 that meets no win ends by itself, and says nothing: no line, no
     cut (plan.solve counts it as unknown, never as unsolvable)."""
@@ -153,12 +211,14 @@ def compare_beams(
     rules = SearchTables.of(state.variant)
     python = beam.beam(beam.EnginePosition(state, rules), width, budget, best=best, single=single)
     native = beam.beam(core.position(state), width, budget, best=best, single=single)
+    looped = core.beam(state, width, budget, best=best, single=single)
     where = (state.variant.name, state.variant.foundation_return, width, best, single)
     assert (native.moves, native.positions, native.stopped) == (
         python.moves,
         python.positions,
         python.stopped,
     ), where
+    assert looped == native, where
     if native.moves is not None:
         assert replays(state, native.moves), where
     return native

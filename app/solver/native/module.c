@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "arrangements.h"
+#include "beam.h"
 #include "search.h"
 #include "state.h"
 #include "variants.h"
@@ -598,6 +599,73 @@ static PyObject *core_search(PyObject *module, PyObject *args, PyObject *kwargs)
                          STOPS[out.stop], out.children, out.expansions, out.skipped);
 }
 
+static PyObject *core_beam(PyObject *module, PyObject *args, PyObject *kwargs)
+{
+    (void)module;
+    static char *names[] = {"position", "width", "max_positions", "max_seconds", "closure",
+                            "endgame", "weights", "best", "single", NULL};
+    PyObject *start, *seconds, *weights;
+    BeamLimits limits = {0};
+    int best = 0, single = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!ilOiiO|$pp", names, &PositionType, &start,
+                                     &limits.width, &limits.max_positions, &seconds,
+                                     &limits.closure, &limits.endgame, &weights, &best, &single))
+        return NULL;
+    limits.best = best != 0;
+    limits.single = single != 0;
+    limits.max_seconds = -1.0;
+    if (seconds != Py_None) {
+        limits.max_seconds = PyFloat_AsDouble(seconds);
+        if (limits.max_seconds == -1.0 && PyErr_Occurred())
+            return NULL;
+        if (!(limits.max_seconds >= 0))
+            return PyErr_Format(PyExc_ValueError, "max_seconds must be None or at least 0");
+    }
+    if (limits.width < 1 || limits.max_positions < 1 || limits.closure < 1 || limits.endgame < 1)
+        return PyErr_Format(PyExc_ValueError,
+                            "width, max_positions, closure and endgame must be at least 1");
+    PyObject *seq = PySequence_Fast(weights, "weights must be a sequence of integers");
+    if (!seq)
+        return NULL;
+    if (PySequence_Fast_GET_SIZE(seq) != FEATURE_COUNT) {
+        Py_DECREF(seq);
+        return PyErr_Format(PyExc_ValueError, "weights must hold %d integers", FEATURE_COUNT);
+    }
+    for (int i = 0; i < FEATURE_COUNT; i++) {
+        long weight = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+        if (weight == -1 && PyErr_Occurred()) {
+            Py_DECREF(seq);
+            return NULL;
+        }
+        if (weight < -1000 || weight > 1000) {
+            Py_DECREF(seq);
+            return PyErr_Format(PyExc_ValueError, "a weight must lie in -1000..1000");
+        }
+        limits.weights[i] = (int)weight;
+    }
+    Py_DECREF(seq);
+    PositionObject *from = (PositionObject *)start;
+    Position pos = from->pos;  /* the beam reads its own copy, without the GIL */
+    BeamOutcome out;
+    Py_BEGIN_ALLOW_THREADS
+    beam_run(&from->owner->tables, &pos, &limits, &out);
+    Py_END_ALLOW_THREADS
+    if (out.verdict == NO_MEMORY) {
+        free(out.line);
+        return PyErr_NoMemory();
+    }
+    PyObject *moves = Py_None;
+    Py_INCREF(moves);
+    if (out.verdict == SOLVED) {
+        Py_DECREF(moves);
+        moves = move_list(out.line, (int)out.line_len);
+    }
+    free(out.line);
+    if (!moves)
+        return NULL;
+    return Py_BuildValue("(Nls)", moves, out.positions, STOPS[out.stop]);
+}
+
 static PyMethodDef core_methods[] = {
     {"search", (PyCFunction)(void (*)(void))core_search, METH_VARARGS | METH_KEYWORDS,
      "search(position, max_positions, max_seconds, table_size, draw_score, *, narrow=False, "
@@ -610,6 +678,11 @@ static PyMethodDef core_methods[] = {
      "children: the children played and keyed, expansions: the obligated moves expanded, "
      "skipped: the children after a bare draw skipped without playing them "
      "(the work behind the positions, for the benchmarks)."},
+    {"beam", (PyCFunction)(void (*)(void))core_beam, METH_VARARGS | METH_KEYWORDS,
+     "beam(position, width, max_positions, max_seconds, closure, endgame, weights, *, "
+     "best=False, single=False) -> (move texts or None, positions, stop): beam.beam run "
+     "natively (weights: beam.WEIGHTS; endgame: beam.ENDGAME); stop is 'positions', "
+     "'deadline', or '' where the beam ran out or won."},
     {"playout", core_playout, METH_VARARGS,
      "playout(position, seed, steps) -> (positions, keys xor, final position): a random "
      "playout run natively, choosing as core.Lcg does."},

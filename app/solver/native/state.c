@@ -167,12 +167,17 @@ bool is_won(const Tables *t, const Position *p)
 
 /* The cards lying above the copy of `card` nearest the top of `cards` (top last), or -1
  * where no copy lies there. */
-static int depth_of(const uint8_t *cards, int len, int card, int best)
+/* For each wanted card met in `cards` (top last), the fewest cards above a copy so far
+ * (`nearest`, NONE_ABOVE where no copy was met). */
+enum { NONE_ABOVE = 0xff };
+
+static void nearest_copies(const uint8_t *cards, int len, uint64_t wanted, uint8_t *nearest)
 {
-    for (int k = len - 1; k >= 0 && (best < 0 || len - 1 - k < best); k--)
-        if (cards[k] == card)
-            return len - 1 - k;
-    return best;
+    for (int k = len - 1; k >= 0; k--) {
+        int card = cards[k], above = len - 1 - k;
+        if ((wanted >> card & 1) && above < nearest[card])
+            nearest[card] = (uint8_t)above;
+    }
 }
 
 void beam_features(const Tables *t, const Position *p, int out[FEATURE_COUNT])
@@ -189,16 +194,21 @@ void beam_features(const Tables *t, const Position *p, int out[FEATURE_COUNT])
         for (int k = pile->hidden > 0 ? pile->hidden : 1; k < pile->len; k++)
             out[FEATURE_OUT_OF_SEQUENCE] += !stack_ok(t, pile->cards[k - 1], pile->cards[k]);
     }
-    /* Each card the foundations take next: the cards above its copy nearest a top. */
-    for (int card = 0; card < DECK; card++) {
-        if (!(p->wanted_cards >> card & 1))
-            continue;
-        int best = depth_of(p->waste.cards, p->waste.len, card, -1);
-        best = depth_of(p->reserve.cards, p->reserve.len, card, best);
-        for (int i = 0; i < t->tableau_piles && best != 0; i++)
-            best = depth_of(p->tableau[i].cards, p->tableau[i].len, card, best);
-        if (best > 0)
-            out[FEATURE_BURIED] += best;
+    /* Each card the foundations take next: the cards above its copy nearest a top (one
+     * pass over the cards in play: the beam asks it of every position it meets). */
+    uint64_t wanted = p->wanted_cards;
+    if (!wanted)
+        return;
+    uint8_t nearest[DECK];
+    memset(nearest, NONE_ABOVE, sizeof nearest);
+    nearest_copies(p->waste.cards, p->waste.len, wanted, nearest);
+    nearest_copies(p->reserve.cards, p->reserve.len, wanted, nearest);
+    for (int i = 0; i < t->tableau_piles; i++)
+        nearest_copies(p->tableau[i].cards, p->tableau[i].len, wanted, nearest);
+    for (; wanted; wanted &= wanted - 1) {
+        int card = __builtin_ctzll(wanted);
+        if (nearest[card] != NONE_ABOVE)
+            out[FEATURE_BURIED] += nearest[card];
     }
 }
 

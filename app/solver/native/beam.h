@@ -1,0 +1,39 @@
+/* The beam search by stock level: a mirror of app/solver/beam.py's beam(), run over
+ * native positions without a Python object per position (the Python loop over the
+ * native Position spent six sevenths of a 10,000,000-position survey deal). The same
+ * positions met in the same order, so the same line and count (the differential tests
+ * compare it with beam.beam()). */
+#ifndef SOLVER_NATIVE_BEAM_H
+#define SOLVER_NATIVE_BEAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "search.h"
+#include "state.h"
+
+typedef struct {
+    int width;              /* positions kept per level */
+    int closure;            /* new positions explored from each, at most */
+    int endgame;            /* times the closure where nothing is left to draw (beam.ENDGAME) */
+    long max_positions;     /* positions met, at most (at least 1) */
+    double max_seconds;     /* below 0: no deadline; looked at after each closure */
+    bool best;              /* closures best first by the score, else depth first */
+    bool single;            /* no run of two cards or more moved */
+    int weights[FEATURE_COUNT];  /* beam.WEIGHTS */
+} BeamLimits;
+
+typedef struct {
+    Verdict verdict;        /* SOLVED, UNKNOWN (out of positions, time or beam), NO_MEMORY */
+    Stop stop;              /* STOP_POSITIONS, STOP_DEADLINE, or STOP_NONE: the beam ran out */
+    long positions;         /* positions met, each counted once */
+    Move *line;             /* SOLVED: the winning line (free() it); else NULL */
+    size_t line_len;
+} BeamOutcome;
+
+/* beam.beam(start, ...) over native positions. Holds none of the GIL's objects: it may
+ * run with the GIL released. */
+void beam_run(const Tables *t, const Position *start, const BeamLimits *limits,
+              BeamOutcome *out);
+
+#endif
