@@ -12,10 +12,12 @@ It proves nothing: an exhausted beam says nothing about the positions it dropped
 it only ever answers a line or nothing, and :func:`app.solver.plan.solve` replays any line
 through the engine before it trusts it. It plays no foundation card back to the tableau
 (where the rules allow it, returns mostly shuffle cards up and down and fill the
-closure), and it runs on either core through the same few calls: the native
+closure), and this loop runs on either core through the same few calls: the native
 ``Position`` (:mod:`app.solver.core`) or :class:`EnginePosition` over the engine's
 ``State``, which answer those calls alike (``tests/solver/test_native_core.py``), so both
-cores meet the same positions.
+cores meet the same positions. On the native core :func:`app.solver.plan.solve` runs the
+whole loop natively instead (``core.beam``, ``app/solver/native/beam.c``, several times
+faster); this loop is its reference (``tests/solver/test_beam.py``).
 
 Measured on the deals the depth-first search left undecided at 10,000,000 positions
 (``docs/benchmarks.md``, "The beam search"). The score is hand-weighted from what loses
