@@ -83,7 +83,9 @@ def test_position_budget_is_honoured() -> None:
 
 
 def test_time_budget_is_honoured() -> None:
-    start = deal(get_variant("rank-and-file"), 9)
+    # Deal 210 is undecided within 10,000,000 positions (bench/surveys/): no search wins
+    # it within the time. (Deal 9 was used until the native beam won it in 0.12 s.)
+    start = deal(get_variant("rank-and-file"), 210)
     result = solve(start, max_seconds=0.2)
     assert result.result == "unknown"
     assert result.elapsed_ms < 2_000
