@@ -22,8 +22,8 @@ setup(
             depends=[
                 f"{NATIVE}/{name}.h"
                 for name in (
-                    "state", "search", "arrangements", "beam", "hash", "jitter", "table",
-                    "variants",
+                    "state", "search", "arrangements", "arrays", "beam", "hash", "jitter",
+                    "table", "variants",
                 )
             ],
             extra_compile_args=["-std=c99", "-O2", "-fvisibility=hidden", "-Wall", "-Wextra"],

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "arrays.h"
 #include "table.h"
 
 /* A line as a chain of steps (beam.Line): a step's moves are moves[first .. first + len),
@@ -57,28 +58,6 @@ typedef struct {
     Move legal[MAX_MOVES];
 } Beam;
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static bool grow(void **items, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return true;
-    size_t grown = *cap ? *cap : 64;
-    while (grown < need)
-        grown *= 2;
-    void *moved = realloc(*items, grown * size);
-    if (!moved)
-        return false;
-    *items = moved;
-    *cap = grown;
-    return true;
-}
-
 /* A free slot, held once; -1: out of memory. */
 static int slot_new(Beam *b)
 {
@@ -87,11 +66,11 @@ static int slot_new(Beam *b)
         slot = b->free_slots[--b->free_len];
     } else {
         size_t cap = b->pool_cap;
-        if (!grow((void **)&b->pool, &cap, b->pool_len + 1, sizeof(Position)))
+        if (!reserve_room((void **)&b->pool, &cap, b->pool_len + 1, sizeof(Position)))
             return -1;
         size_t refs_cap = b->pool_cap, free_cap = b->pool_cap;
-        if (!grow((void **)&b->refs, &refs_cap, cap, sizeof(int))
-            || !grow((void **)&b->free_slots, &free_cap, cap, sizeof(int)))
+        if (!reserve_room((void **)&b->refs, &refs_cap, cap, sizeof(int))
+            || !reserve_room((void **)&b->free_slots, &free_cap, cap, sizeof(int)))
             return -1;
         b->pool_cap = cap;
         slot = (int)b->pool_len++;
@@ -111,8 +90,8 @@ static void slot_release(Beam *b, int slot)
 static int step_new(Beam *b, int parent, const Move *move, const Move *safe, int n)
 {
     int len = n + (move != NULL);
-    if (!grow((void **)&b->steps, &b->steps_cap, b->steps_len + 1, sizeof(Step))
-        || !grow((void **)&b->moves, &b->moves_cap, b->moves_len + (size_t)len + 1,
+    if (!reserve_room((void **)&b->steps, &b->steps_cap, b->steps_len + 1, sizeof(Step))
+        || !reserve_room((void **)&b->moves, &b->moves_cap, b->moves_len + (size_t)len + 1,
                  sizeof(Move)))  /* + 1: never an empty (NULL) arena */
         return -1;
     Move *to = &b->moves[b->moves_len];
@@ -153,8 +132,8 @@ static bool compact_lines(Beam *b, Entries *level)
     size_t steps_cap = 0, moves_cap = 0, moves_len = 0;
     for (size_t i = 0; i < level->len; i++) {
         size_t len = line_length(b, level->items[i].step);
-        if (!grow((void **)&steps, &steps_cap, i + 1, sizeof(Step))
-            || !grow((void **)&moves, &moves_cap, moves_len + len + 1, sizeof(Move))) {
+        if (!reserve_room((void **)&steps, &steps_cap, i + 1, sizeof(Step))
+            || !reserve_room((void **)&moves, &moves_cap, moves_len + len + 1, sizeof(Move))) {
             free(steps);
             free(moves);
             return false;
@@ -177,7 +156,7 @@ static bool compact_lines(Beam *b, Entries *level)
 
 static bool push(Entries *entries, Entry entry)
 {
-    if (!grow((void **)&entries->items, &entries->cap, entries->len + 1, sizeof(Entry)))
+    if (!reserve_room((void **)&entries->items, &entries->cap, entries->len + 1, sizeof(Entry)))
         return false;
     entries->items[entries->len++] = entry;
     return true;

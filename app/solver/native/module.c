@@ -541,6 +541,22 @@ static PyObject *core_playout(PyObject *module, PyObject *args)
 }
 
 static const char *const VERDICTS[] = {"solved", "unsolvable", "unknown"};
+
+/* max_seconds: None (-1: no deadline) or a number at least 0; false with the error set. */
+static bool read_seconds(PyObject *seconds, double *out)
+{
+    *out = -1.0;
+    if (seconds == Py_None)
+        return true;
+    *out = PyFloat_AsDouble(seconds);
+    if (*out == -1.0 && PyErr_Occurred())
+        return false;
+    if (!(*out >= 0)) {
+        PyErr_Format(PyExc_ValueError, "max_seconds must be None or at least 0");
+        return false;
+    }
+    return true;
+}
 static const char *const STOPS[] = {"", "positions", "deadline", "table", "depth"};
 
 static PyObject *core_search(PyObject *module, PyObject *args, PyObject *kwargs)
@@ -567,13 +583,8 @@ static PyObject *core_search(PyObject *module, PyObject *args, PyObject *kwargs)
     Limits limits = {max_positions, -1.0, (size_t)table_size, draw_score,
                      narrow != 0,   eager != 0, (uint32_t)seed, (size_t)max_depth,
                      arranged != 0, defer_draws != 0};
-    if (seconds != Py_None) {
-        limits.max_seconds = PyFloat_AsDouble(seconds);
-        if (limits.max_seconds == -1.0 && PyErr_Occurred())
-            return NULL;
-        if (!(limits.max_seconds >= 0))
-            return PyErr_Format(PyExc_ValueError, "max_seconds must be None or at least 0");
-    }
+    if (!read_seconds(seconds, &limits.max_seconds))
+        return NULL;
     if (max_positions < 1 || table_size < 1 || draw_score < 0 || draw_score > 127)
         return PyErr_Format(PyExc_ValueError,
                             "max_positions and table_size must be at least 1, draw_score 0-127");
@@ -613,14 +624,8 @@ static PyObject *core_beam(PyObject *module, PyObject *args, PyObject *kwargs)
         return NULL;
     limits.best = best != 0;
     limits.single = single != 0;
-    limits.max_seconds = -1.0;
-    if (seconds != Py_None) {
-        limits.max_seconds = PyFloat_AsDouble(seconds);
-        if (limits.max_seconds == -1.0 && PyErr_Occurred())
-            return NULL;
-        if (!(limits.max_seconds >= 0))
-            return PyErr_Format(PyExc_ValueError, "max_seconds must be None or at least 0");
-    }
+    if (!read_seconds(seconds, &limits.max_seconds))
+        return NULL;
     if (limits.width < 1 || limits.max_positions < 1 || limits.closure < 1 || limits.endgame < 1)
         return PyErr_Format(PyExc_ValueError,
                             "width, max_positions, closure and endgame must be at least 1");

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "arrangements.h"
+#include "arrays.h"
 #include "hash.h"
 #include "jitter.h"
 #include "table.h"
@@ -437,22 +438,6 @@ typedef struct {
     double noisy[MAX_MOVES];     /* scratch: jittered's scores */
     ArrangedChild arranged_kids[MAX_ARRANGED_CHILDREN];  /* scratch: arranged_children's */
 } Search;
-
-/* Room for `need` items in a growing array (false: out of memory). */
-static bool reserve_room(void **items, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return true;
-    size_t grown = *cap ? *cap : 64;
-    while (grown < need)
-        grown *= 2;
-    void *moved = realloc(*items, grown * size);
-    if (!moved)
-        return false;
-    *items = moved;
-    *cap = grown;
-    return true;
-}
 
 static bool tableau_takes(const Tables *t, const Position *p, int index, int card)
 {
@@ -1103,13 +1088,6 @@ static bool expand(Search *s, Frame *frame)
     else if (drawn && n == 1 && s->pairs[0].kind == CHILD_PLAIN)
         n = played_pairs(s, frame, NULL, n);  /* the move alone, played as a plain child */
     return replace_child(s, frame, at, n);
-}
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* A new top frame at `at`, reached by `line` (the moves just applied, with their undo
