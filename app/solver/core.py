@@ -8,8 +8,8 @@ its Python search, which stays the reference the core is tested against
 So far the core holds the position, legal moves, apply, the plain position key, the
 safe foundation moves, the depth-first search, narrow or full, with the restarts' jitter,
 plain or up to run arrangement (:func:`search`), the beam search (:func:`beam`), and the
-run-arrangement key, normal
-form and moves of :mod:`app.solver.arrangements` on their own (``Position.arranged_key``,
+run-arrangement key, normal form and moves of :mod:`app.solver.arrangements` on their own
+(``Position.arranged_key``,
 ``normalize``, ``arranged_children``); moves cross the boundary as their text
 (``str(Move)``).
 The core is handed each variant's tables from here, built from the same
@@ -189,7 +189,7 @@ def beam(
     deadline: float | None = None,
 ) -> beam_module.BeamResult:
     """``beam.beam(position(state), ...)`` run natively, with the GIL released: the same
-    positions met in the same order (``tests/solver/test_native_beam.py``), without a
+    positions met in the same order (``tests/solver/test_beam.py``), without a
     Python object per position. ``deadline`` is a ``time.perf_counter()`` time, looked at
     after each closure as the Python loop does."""
     _require()
