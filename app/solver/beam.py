@@ -77,6 +77,9 @@ class EnginePosition:
         after, _ = self.state.apply(Move.parse(move), auto_finish=False, validate=False)
         return EnginePosition(after, self.rules)
 
+    def to_bytes(self) -> bytes:
+        return self.state.to_bytes()
+
     def settle(self, eager: bool = False) -> tuple[list[str], EnginePosition]:
         line: list[Move] = []
         after = settle(self.state, self.rules, line, eager)

@@ -30,6 +30,7 @@ from app.engine import Move, State
 from app.engine import Rules as HouseRules
 from app.solver import arrangements, beam
 from app.solver import core as native_core
+from app.solver.lines import shorten
 from app.solver.moves import safe_move, scored_moves
 from app.solver.search import Result, SolveResult, _search, wins
 from app.solver.tables import FIRST_TRY, SearchTables
@@ -43,8 +44,8 @@ SINGLE_BEAM = "single-card beam"  # depth first, no run of two cards or more mov
 BEAMS = (BEAM, BEST_BEAM, SINGLE_BEAM)
 # Shares of solve()'s budget: from BEAM_FROM positions, a quarter for the restarts, a
 # quarter for the beam passes and the rest (half) for the full search, whose exhaustion
-# is the proof; below it, half for the restarts (a hint's 25,000 positions: the beam
-# costs wins there, deals 1-60 of the nine games, docs/benchmarks.md).
+# is the proof; below it, half for the restarts (at 25,000 positions, the hint's old
+# budget, the beam cost wins: deals 1-60 of the nine games, docs/benchmarks.md).
 BEAM_FROM = 100_000
 RESTARTS_SHARE = 4  # 1/4 (below BEAM_FROM, 1/2)
 # The restarts' share stops growing here: past it they seldom win, and wider beams do.
@@ -107,7 +108,8 @@ def solve(
     ``max_depth`` its stack (frames; default ``DEFAULT_MAX_DEPTH``, 2^20, which no search
     of at most that many positions can reach): either full ends that search with
     ``unknown``, and ``stopped`` says which limit ended the last search. A ``solved`` line
-    is replayed by the engine before it is returned, whichever core found it.
+    is shortened (:mod:`app.solver.lines`, within the deadline) and replayed by the engine
+    before it is returned, whichever core found it.
     """
     start = time.perf_counter()
     deadline = None if max_seconds is None else start + max_seconds
@@ -152,6 +154,7 @@ def solve(
                 result = "unknown" if result == "unsolvable" else result  # proves nothing
         positions += used
         if result == "solved":
+            moves = _shortened(state, moves, deadline, native)
             if not wins(state, moves):  # never claim a win the engine does not confirm
                 raise AssertionError("solver line does not replay to a win")
             break
@@ -162,6 +165,13 @@ def solve(
             break
     elapsed = int((time.perf_counter() - start) * 1000)
     return SolveResult(result, moves, positions, elapsed, "" if result != "unknown" else stopped)
+
+
+def _shortened(state: State, moves: list[Move], deadline: float | None, native: bool) -> list[Move]:
+    """The winning line without its detours (:func:`app.solver.lines.shorten`), on the
+    chosen core; within the deadline, else as far as it got."""
+    start = native_core.position(state) if native else beam.EnginePosition(state)
+    return [Move.parse(text) for text in shorten(start, [str(move) for move in moves], deadline)]
 
 
 def suggest(state: State) -> Move | None:

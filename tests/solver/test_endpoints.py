@@ -190,11 +190,10 @@ async def test_finish_on_a_lost_position_marks_the_game_assisted(
 async def test_a_long_finish_logs_every_move_with_its_own_seq_and_version(
     client: httpx.AsyncClient, auth: dict[str, str], new_game: Any
 ) -> None:
-    """Diplomat deal 13's line runs to 1,458 moves, found by the restarts: finish writes
-    them at once, each still its own move, numbered and versioned one after another.
-    (Deal 1's ran to thousands until the beam search found one of 286, and deal 4's to
-    1,448 until the beam's score counted buried cards.)"""
-    game = await new_game(variant="diplomat", deal=13)
+    """Emperor deal 15's line runs to 1,165 moves once shortened (app/solver/lines.py):
+    finish writes them at once, each still its own move, numbered and versioned one after
+    another. (Diplomat 13's, 1,458 moves, served until lines were shortened: 527 now.)"""
+    game = await new_game(variant="emperor", deal=15)
     finished = await client.post(f"{API}/games/{game['id']}/finish", headers=auth)
     assert finished.status_code == 200, finished.text
     body = finished.json()
