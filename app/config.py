@@ -81,11 +81,12 @@ class Settings(BaseSettings):
     # The native search's transposition table bound, in keys (11 to 21 bytes each): a
     # search that fills it answers unknown. Never more than its position budget.
     solver_table_size: int = Field(default=1 << 23, ge=1)
-    # On the native core, from positions along greedy play of all nine games: median
-    # 32 ms, p99 403 ms; a larger budget decides few more (25,000: 47% decided, 200,000:
-    # 58% with a p99 of 3 s; the rest it can neither win nor prove lost; see
-    # docs/benchmarks.md). Python, at the old 3 s, searched fewer positions than this.
-    hint_max_positions: int = Field(default=25_000, ge=1)
+    # On the native core, from 720 positions along greedy play of all nine games (deals
+    # 1001-1008): median 36 ms, p99 404 ms (the time cap), 70.7% decided, where 25,000
+    # decided 54.3%: since the beam passes run natively, budgets from 100,000 (where the
+    # plan adds them) win more within the cap (docs/benchmarks.md, "The hint's budget
+    # again"). On the Python core the time cap is what binds.
+    hint_max_positions: int = Field(default=400_000, ge=1)
     hint_max_seconds: float = Field(default=0.4, gt=0)  # a hint always answers promptly
     finish_max_positions: int = Field(default=1_000_000, ge=1)
     finish_max_seconds: float = Field(default=20.0, gt=0)
