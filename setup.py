@@ -15,15 +15,15 @@ setup(
             sources=[
                 f"{NATIVE}/{name}.c"
                 for name in (
-                    "module", "state", "search", "arrangements", "beam", "jitter", "table",
-                    "variants",
+                    "module", "state", "search", "arrangements", "beam", "jitter", "lines",
+                    "table", "variants",
                 )
             ],
             depends=[
                 f"{NATIVE}/{name}.h"
                 for name in (
                     "state", "search", "arrangements", "arrays", "beam", "hash", "jitter",
-                    "table", "variants",
+                    "lines", "table", "variants",
                 )
             ],
             extra_compile_args=["-std=c99", "-O2", "-fvisibility=hidden", "-Wall", "-Wextra"],

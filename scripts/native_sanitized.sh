@@ -6,8 +6,8 @@
 # tests/solver/test_native_search.py, the -k expression in NATIVE_SANITIZED_SEARCH;
 # then the run-arrangement functions', tests/solver/test_native_arrangements.py, or the
 # -k expression in NATIVE_SANITIZED_ARRANGED; then the beam on both cores and the native
-# beam's own tests, tests/solver/test_beam.py -k "both_cores or native_beam") against
-# that build, and fail on any report.
+# beam's own tests, tests/solver/test_beam.py -k "both_cores or native_beam"; then the
+# shorter lines', tests/solver/test_lines.py) against that build, and fail on any report.
 #
 #     scripts/native_sanitized.sh            # PYTHON=.venv/bin/python by default
 set -euo pipefail
@@ -62,6 +62,10 @@ tail -n 1 "$WORK/tests.log"
 echo "== tests/solver/test_beam.py -k 'both_cores or native_beam'"
 "$PYTHON" -m pytest -q -s -p no:cacheprovider tests/solver/test_beam.py \
     -k "both_cores or native_beam" \
+    >>"$WORK/tests.log" 2>&1 || status=$?
+tail -n 1 "$WORK/tests.log"
+echo "== tests/solver/test_lines.py"
+"$PYTHON" -m pytest -q -s -p no:cacheprovider tests/solver/test_lines.py \
     >>"$WORK/tests.log" 2>&1 || status=$?
 tail -n 3 "$WORK/tests.log"  # a report, if any, is printed whole below
 if compgen -G "$WORK/report.*" >/dev/null \

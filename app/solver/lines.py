@@ -11,12 +11,14 @@ plays the line and hints follow it, so its length is what a player sees.
 same order), then walks it from the start: from each position it plays every legal move
 and goes on from the latest position of the line that one reaches (the line's own next
 move reaches the next one, so it never loses ground; a position the line passes twice
-counts at its last time, so a loop is cut too). Every step is one legal move from a position of the line to a
-later one, and the walk ends at the line's last position, so the shorter line wins too;
-:func:`app.solver.plan.solve` replays it through the engine with every move validated
-before it returns it, as every line. It runs on either core through the same three calls:
-the native ``Position`` and :class:`app.solver.beam.EnginePosition` (which answer them
-alike, move for move), so both cores shorten a line alike.
+counts at its last time, so a loop is cut too). Every step is one legal move from a
+position of the line to a later one, and the walk ends at the line's last position, so
+the shorter line wins too; :func:`app.solver.plan.solve` replays it through the engine
+with every move validated before it returns it, as every line. It runs on either core
+through the same three calls: the native ``Position`` and
+:class:`app.solver.beam.EnginePosition` (which answer them alike, move for move), so both
+cores shorten a line alike; on the native core ``solve`` runs the same walk in C instead
+(``core.shorten``, ``app/solver/native/lines.c``), for which this is the reference.
 """
 
 from __future__ import annotations

@@ -108,8 +108,8 @@ def solve(
     ``max_depth`` its stack (frames; default ``DEFAULT_MAX_DEPTH``, 2^20, which no search
     of at most that many positions can reach): either full ends that search with
     ``unknown``, and ``stopped`` says which limit ended the last search. A ``solved`` line
-    is shortened (:mod:`app.solver.lines`, within the deadline) and replayed by the engine
-    before it is returned, whichever core found it.
+    is shortened (:mod:`app.solver.lines`) and replayed by the engine before it is
+    returned, whichever core found it.
     """
     start = time.perf_counter()
     deadline = None if max_seconds is None else start + max_seconds
@@ -169,9 +169,16 @@ def solve(
 
 def _shortened(state: State, moves: list[Move], deadline: float | None, native: bool) -> list[Move]:
     """The winning line without its detours (:func:`app.solver.lines.shorten`), on the
-    chosen core; within the deadline, else as far as it got."""
-    start = native_core.position(state) if native else beam.EnginePosition(state)
-    return [Move.parse(text) for text in shorten(start, [str(move) for move in moves], deadline)]
+    chosen core. The native walk runs whatever the deadline: it costs less than the
+    engine's replay of the line it shortens (a 75,071-move Diplomat line: 65 ms, then
+    16 ms to replay 2,498 moves, against 290 ms to replay it whole); the Python one
+    stops at the deadline and keeps the rest of the line as it is."""
+    texts = [str(move) for move in moves]
+    if native:
+        shorter = native_core.shorten(state, texts)
+    else:
+        shorter = shorten(beam.EnginePosition(state), texts, deadline)
+    return [Move.parse(text) for text in shorter]
 
 
 def suggest(state: State) -> Move | None:

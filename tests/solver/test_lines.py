@@ -83,11 +83,38 @@ def test_past_its_deadline_the_line_is_left_as_it_is() -> None:
 
 @needs_native
 def test_both_cores_shorten_a_line_alike() -> None:
+    # The walk over the engine's positions, over native ones, and the native walk
+    # (core.shorten, app/solver/native/lines.c) give the same line.
     for name, number in WON:
         state, line = raw_line(name, number)
         native = lines.shorten(core.position(state), line)
         python = lines.shorten(beam.EnginePosition(state), line)
-        assert native == python, (name, number)
+        assert native == python == core.shorten(state, line), (name, number)
+    state, line = raw_line("rows-of-four", 2)
+    detoured = [*line[:1], "t0>t1", "t1>t0", *line[1:]]
+    if wins(state, detoured):  # a move and straight back, where it is legal
+        assert core.shorten(state, detoured) == lines.shorten(core.position(state), detoured)
+    assert core.shorten(state, line, time.perf_counter() - 1) == line
+    assert core.shorten(state, []) == []
+
+
+@needs_native
+def test_the_native_walk_refuses_what_is_not_a_line() -> None:
+    state, line = raw_line("rank-and-file", 2)
+    for bad in (["nonsense"], [*line[:3], "t0>f0", *line[3:]], [3], [*line[:5], "draw\x00"]):
+        with pytest.raises((ValueError, TypeError)):
+            core.shorten(state, bad)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        core.shorten(state, 5)  # type: ignore[arg-type]
+    # Not every prefix of a line wins, but every prefix shortens to one that reaches the
+    # same position.
+    for cut in (0, 1, 17, len(line) // 2):
+        shorter = core.shorten(state, line[:cut])
+        assert reached(state, shorter) == reached(state, line[:cut])
+
+
+def reached(state: State, texts: list[str]) -> bytes:
+    return search.replay(state, [Move.parse(text) for text in texts]).to_bytes()
 
 
 @pytest.mark.parametrize("which", ["native", "python"])

@@ -6,11 +6,13 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "arrangements.h"
 #include "beam.h"
+#include "lines.h"
 #include "search.h"
 #include "state.h"
 #include "variants.h"
@@ -671,6 +673,76 @@ static PyObject *core_beam(PyObject *module, PyObject *args, PyObject *kwargs)
     return Py_BuildValue("(Nls)", moves, out.positions, STOPS[out.stop]);
 }
 
+static PyObject *core_shorten(PyObject *module, PyObject *args)
+{
+    (void)module;
+    PyObject *start, *texts, *seconds;
+    if (!PyArg_ParseTuple(args, "O!OO", &PositionType, &start, &texts, &seconds))
+        return NULL;
+    double max_seconds;
+    if (!read_seconds(seconds, &max_seconds))
+        return NULL;
+    PyObject *seq = PySequence_Fast(texts, "the line must be a sequence of move texts");
+    if (!seq)
+        return NULL;
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(seq);
+    if (count > INT_MAX / 2) {
+        Py_DECREF(seq);
+        return PyErr_Format(PyExc_ValueError, "the line is too long");
+    }
+    int len = (int)count;
+    Move *line = PyMem_Malloc(sizeof(Move) * (size_t)(len ? len : 1));
+    Move *out = PyMem_Malloc(sizeof(Move) * (size_t)(len ? len : 1));
+    if (!line || !out) {
+        Py_DECREF(seq);
+        PyMem_Free(line);
+        PyMem_Free(out);
+        return PyErr_NoMemory();
+    }
+    for (int i = 0; i < len; i++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
+        Py_ssize_t size;
+        const char *text = PyUnicode_Check(item) ? PyUnicode_AsUTF8AndSize(item, &size) : NULL;
+        if (!text || (size_t)size != strlen(text) || !move_parse(text, &line[i])) {
+            if (!PyErr_Occurred() || PyErr_ExceptionMatches(PyExc_UnicodeError)) {
+                PyErr_Clear();
+                PyErr_Format(PyExc_ValueError, "%R is not a move", item);
+            }
+            Py_DECREF(seq);
+            PyMem_Free(line);
+            PyMem_Free(out);
+            return NULL;
+        }
+    }
+    PositionObject *from = (PositionObject *)start;
+    Position *pos = PyMem_Malloc(sizeof *pos);  /* its own copy, read without the GIL */
+    if (!pos) {
+        Py_DECREF(seq);
+        PyMem_Free(line);
+        PyMem_Free(out);
+        return PyErr_NoMemory();
+    }
+    *pos = from->pos;
+    int written = 0;
+    ShortenResult result;
+    Py_BEGIN_ALLOW_THREADS
+    result = shorten_line(&from->owner->tables, pos, line, len, max_seconds, out, &written);
+    Py_END_ALLOW_THREADS
+    PyObject *answer = NULL;
+    if (result == SHORTEN_NO_MEMORY)
+        PyErr_NoMemory();
+    else if (result == SHORTEN_ILLEGAL)
+        PyErr_Format(PyExc_ValueError, "move %d of the line, %R, is not a legal move there",
+                     written, PySequence_Fast_GET_ITEM(seq, written));
+    else
+        answer = move_list(out, written);
+    Py_DECREF(seq);
+    PyMem_Free(pos);
+    PyMem_Free(line);
+    PyMem_Free(out);
+    return answer;
+}
+
 static PyMethodDef core_methods[] = {
     {"search", (PyCFunction)(void (*)(void))core_search, METH_VARARGS | METH_KEYWORDS,
      "search(position, max_positions, max_seconds, table_size, draw_score, *, narrow=False, "
@@ -688,6 +760,9 @@ static PyMethodDef core_methods[] = {
      "best=False, single=False) -> (move texts or None, positions, stop): beam.beam run "
      "natively (weights: beam.WEIGHTS; endgame: beam.ENDGAME); stop is 'positions', "
      "'deadline', or '' where the beam ran out or won."},
+    {"shorten", core_shorten, METH_VARARGS,
+     "shorten(position, move texts, max_seconds) -> move texts: lines.shorten run "
+     "natively (past max_seconds, the rest of the line as it is)."},
     {"playout", core_playout, METH_VARARGS,
      "playout(position, seed, steps) -> (positions, keys xor, final position): a random "
      "playout run natively, choosing as core.Lcg does."},
