@@ -82,7 +82,7 @@ class Settings(BaseSettings):
     # search that fills it answers unknown. Never more than its position budget.
     solver_table_size: int = Field(default=1 << 23, ge=1)
     # On the native core, from 720 positions along greedy play of all nine games (deals
-    # 1001-1008): median 36 ms, p99 404 ms (the time cap), 70.7% decided, where 25,000
+    # 1001-1008): median 46 ms, p99 404 ms (the time cap), 70.7% decided, where 25,000
     # decided 54.3%: since the beam passes run natively, budgets from 100,000 (where the
     # plan adds them) win more within the cap (docs/benchmarks.md, "The hint's budget
     # again"). On the Python core the time cap is what binds.
