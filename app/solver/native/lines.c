@@ -51,15 +51,6 @@ static int latest(const Noted *n, const Tables *t, const Position *p, uint8_t *s
     return n->slots[i] - 1;
 }
 
-static bool is_legal(const Tables *t, const Position *p, const Move *move, Move *moves)
-{
-    int count = legal_moves(t, p, moves);
-    for (int i = 0; i < count; i++)
-        if (move_equal(&moves[i], move))
-            return true;
-    return false;
-}
-
 ShortenResult shorten_line(const Tables *t, const Position *start, const Move *line, int len,
                            double max_seconds, Move *out, int *out_len)
 {

@@ -247,18 +247,15 @@ static PyObject *position_legal_moves(PositionObject *self, PyObject *unused)
     return out;
 }
 
-/* Is `move` among the position's legal moves? (apply takes nothing else). */
-static int is_legal(PositionObject *self, const Move *move)
+/* Is `move` among the position's legal moves? (apply takes nothing else). -1: no memory. */
+static int position_allows(PositionObject *self, const Move *move)
 {
     Move *moves = PyMem_Malloc(sizeof(Move) * MAX_MOVES);
     if (!moves) {
         PyErr_NoMemory();
         return -1;
     }
-    int n = legal_moves(&self->owner->tables, &self->pos, moves);
-    int found = 0;
-    for (int i = 0; i < n && !found; i++)
-        found = move_equal(&moves[i], move);
+    int found = is_legal(&self->owner->tables, &self->pos, move, moves);
     PyMem_Free(moves);
     return found;
 }
@@ -275,7 +272,7 @@ static PyObject *position_apply(PositionObject *self, PyObject *arg)
     Move move;
     if ((size_t)len != strlen(text) || !move_parse(text, &move))
         return PyErr_Format(PyExc_ValueError, "%R is not a move", arg);
-    int legal = is_legal(self, &move);
+    int legal = position_allows(self, &move);
     if (legal < 0)
         return NULL;
     if (!legal)

@@ -726,3 +726,12 @@ bool move_equal(const Move *a, const Move *b)
         || (a->src_kind == b->src_kind && a->src == b->src && a->dst_kind == b->dst_kind
             && a->dst == b->dst && a->count == b->count);
 }
+
+bool is_legal(const Tables *t, const Position *p, const Move *move, Move *scratch)
+{
+    int count = legal_moves(t, p, scratch);
+    for (int i = 0; i < count; i++)
+        if (move_equal(&scratch[i], move))
+            return true;
+    return false;
+}

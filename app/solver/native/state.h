@@ -189,5 +189,7 @@ void peek_back(Position *p, const Move *move, const Peek *peek);
 void move_text(const Move *move, char out[MOVE_TEXT_SIZE]);
 bool move_parse(const char *text, Move *out);
 bool move_equal(const Move *a, const Move *b);
+/* Is `move` among the position's legal moves? `scratch`: room for MAX_MOVES moves. */
+bool is_legal(const Tables *t, const Position *p, const Move *move, Move *scratch);
 
 #endif
