@@ -31,18 +31,47 @@ how many are tops. Now take two positions with the same key and any move in one:
   moves onto another top of the card's class, which exists in every such position
   exactly when it exists in one (the counts above), and which leaves the key alone.
 
-**Normal form.** A root whose parent class has a top can go onto it, and back into the
-pile it left: the two keys reach each other, so they are won or lost together.
-:func:`normalize` makes that move wherever it can (each one takes a root away, so it
-ends), and the search keys positions after it.
-
 So the key's successors do not depend on the arrangement, nor does winning (all cards up);
 by induction on the moves left, neither does whether a position can be won. A search that
 tries each key's moves from any one arrangement, skipping keys already seen, is exhaustive
-over keys, and its exhaustion is a proof.
+over keys, and its exhaustion is a proof. (Safe foundation moves, played after each
+child, are played alike from every arrangement: a safe card has nothing left that could
+lie on it, so it is a top in each.)
 
-Only where the argument holds (:func:`supports`): runs of any length move, no wrap (a
-chain could reach its own top), and no reserve filling empty piles.
+**With a wrap** (Rainbow, Canfield: a King builds on an Ace) a run can reach a card of its
+own bottom card's parent class, and then a top that the counts say exists can be the
+moving run's own. Where the variant has one deck and its classes form one cycle under
+"builds on" (13 ranks; 26 ranks and colours), every such case still reaches the same
+key, with moves that leave the key alone first (:meth:`_Tops.split`):
+
+- a root (or base) whose only parent-class top is its own run's: that run holds every
+  class, so another pile's top is of the class of some card in it below the top; the
+  run from the card above that one goes onto it (key unchanged), taking the parent-class
+  top along, and the root's run follows onto it;
+- a card to a foundation whose only class sibling on top is its own run's: the same
+  split takes that sibling to another pile, and the rest of the run on the card follows;
+- if no other pile has cards (the reserve is then empty: it refills emptied piles), the
+  run from the first sibling above the card goes to an empty pile, the rest of the run
+  on the card onto it, the card goes up, and the empty pile's cards go back onto the
+  card's parent, whose class is the sibling's parent class (a "rejoin").
+
+Where the reserve refills an emptied pile (Rainbow, Canfield), a root moving off or going
+up empties its pile alike in every arrangement, and the same reserve card fills it.
+`tests/solver/test_arrangements.py` checks the argument itself: of two positions with one
+key, the children of either reach the key after every move of the other.
+
+**No normal form.** Until 2026-12-03 the search put every root whose parent class had a
+top onto it (``normalize``): the root can go back into the pile it left, so the two keys
+reach each other and are won or lost together. But the search then meets only the first,
+so its children must also give the second's successors, and they do not: the parent is
+covered, and the card it was (to a foundation, say) now needs its run cleared to a
+sibling, or into an empty pile, which only gives the second position back, put away
+again. A late Canfield position that the plain search wins was answered ``unsolvable``
+(the test corpus's). No survey had used it to prove a loss (every game it served was
+Rank and File or Number Ten, with no deal proven lost), and its wins were all replayed.
+
+Only where the argument holds (:func:`supports`): runs of any length move, and either no
+wrap or the wrap's conditions above.
 """
 
 from __future__ import annotations
@@ -74,12 +103,26 @@ F_PILES = tuple(Pile(FOUNDATION, i) for i in range(16))
 
 def supports(variant: Variant) -> bool:
     """Does the run-arrangement argument hold for ``variant``?"""
+    classes = _classes(variant)
     return (
         variant.runs == "any"
-        and not variant.build_wrap
-        and not variant.reserve_fills_empty
-        and _classes(variant) is not None
+        and classes is not None
+        and (not variant.build_wrap or (variant.decks == 1 and _one_cycle(classes)))
     )
+
+
+def _one_cycle(classes: tuple[tuple[int, ...], tuple[int, ...]]) -> bool:
+    """Do the classes form one cycle under "builds on" (each has a parent, and following
+    parents from any class meets every class)? What the wrap's argument needs."""
+    klass, parent = classes
+    parent_of = dict(zip(klass, parent, strict=True))
+    if -1 in parent_of.values():
+        return False
+    seen, here = set(), klass[0]
+    while here not in seen:
+        seen.add(here)
+        here = parent_of[here]
+    return len(seen) == len(parent_of)
 
 
 @cache
@@ -110,7 +153,7 @@ def _classes(variant: Variant) -> tuple[tuple[int, ...], tuple[int, ...]] | None
 # The search asks for the same piles' run bases over and over (a move copies only the
 # piles it touches): each search keeps a table ``pile -> run base with no card face down``
 # (with face-down cards the base is the larger of that and their count) and hands it to
-# key, normalize and children. One search is one variant and one thread, so the pile
+# key and children. One search is one variant and one thread, so the pile
 # alone keys it; without a table (tests, one-off calls) each call starts a fresh one.
 Bases = dict[tuple[int, ...], int]
 _BASES_LIMIT = 1 << 18  # piles per table before it starts afresh (memory stays bounded)
@@ -176,45 +219,6 @@ def key_parts(state: State, single_pass: bool, bases: Bases | None = None) -> tu
     )
 
 
-def normalize(state: State, line: list[Move], bases: Bases | None = None) -> State:
-    """Put every root whose parent class has a top onto it, appending the moves to ``line``."""
-    variant = state.variant
-    ok = variant.stack_ok
-    table = _bases(bases)
-    get = table.get
-    classes = None
-    while True:
-        tableau, hidden = state.tableau, state.hidden
-        roots = []  # most positions have none: the class tables are not even needed
-        for j, pile in enumerate(tableau):
-            if pile and not hidden[j]:
-                k = get(pile)
-                if k is None:
-                    k = table[pile] = run_start(pile, 0, ok)
-                if not k:
-                    roots.append(j)
-        if not roots:
-            return state
-        if classes is None:
-            classes = _classes(variant)
-            assert classes is not None
-        klass, parent = classes
-        top_of: dict[int, int] = {}
-        for j, pile in enumerate(tableau):
-            if pile:
-                top_of.setdefault(klass[pile[-1]], j)
-        for j in roots:
-            pile = tableau[j]
-            target = top_of.get(parent[pile[0]], -1)
-            if target >= 0:
-                move = Move(MOVE, T_PILES[j], T_PILES[target], len(pile))
-                state, _ = state.apply(move, auto_finish=False, validate=False)
-                line.append(move)
-                break
-        else:
-            return state
-
-
 def children(
     state: State, wanted: dict[int, int], draw_score: int, bases: Bases | None = None
 ) -> list[Child]:
@@ -275,6 +279,35 @@ class _Tops(NamedTuple):
                 empty = j
         return cls(klass, parent, top_of, empty)
 
+    def elsewhere(self, klass: int, j: int, tableau: tuple[tuple[int, ...], ...]) -> int:
+        """The first pile other than ``j`` whose top card is of class ``klass``, else -1.
+        Only with a wrap can pile ``j``'s own top be of the class one of its cards needs."""
+        target = self.top_of.get(klass, -1)
+        if target != j:
+            return target
+        for i in range(j + 1, len(tableau)):
+            pile = tableau[i]
+            if pile and self.klass[pile[-1]] == klass:
+                return i
+        return -1
+
+    def split(self, tableau: tuple[tuple[int, ...], ...], j: int, i: int) -> tuple[int, int]:
+        """With a wrap, where pile ``j``'s own top is the only top of the class its card
+        ``i`` needs: (p, k) for the move of the run from card ``k`` (> ``i``) onto pile
+        ``p``'s top, which leaves the key alone and takes that top out of pile ``j``: the
+        first other pile with cards, and the lowest ``k`` whose card below is of its top's
+        class. (-1, -1) when no other pile has cards."""
+        pile = tableau[j]
+        for p, other in enumerate(tableau):
+            if p != j and other:
+                wanted = self.klass[other[-1]]
+                # The run from card i to the top holds every class (one cycle), and
+                # ``wanted`` is not the class the caller needs (that top is this one).
+                return p, next(
+                    k for k in range(i + 1, len(pile)) if self.klass[pile[k - 1]] == wanted
+                )
+        return -1, -1
+
 
 def _run_children(
     out: list[Child],
@@ -302,41 +335,75 @@ def _run_children(
         f = wanted.get(card)
         if f is not None:
             # A base turns up what is under it; a root empties its pile.
-            _foundation_child(out, state, src, card, count, f, role != 2, tops)
+            _foundation_child(out, state, j, i, f, role != 2, tops)
         if role != 2:
-            target = tops.top_of.get(tops.parent[card], -1)
+            # Base: turns up or uncovers what lies under it; root: frees its pile.
+            score = TURN_UP + down if role == 0 else ROOT_TO_TOP
+            parent = tops.parent[card]
+            target = tops.elsewhere(parent, j, state.tableau)
             if target >= 0:
-                # Base: turns up or uncovers what lies under it; root: frees its pile.
-                score = TURN_UP + down if role == 0 else ROOT_TO_TOP
                 out.append(Child(score, [], state, Move(MOVE, src, T_PILES[target], count)))
+            elif parent >= 0 and tops.klass[pile[-1]] == parent:
+                # A wrap: the only such top is this run's own. Another pile's top takes
+                # the run from a card above first (key unchanged), then the card goes
+                # onto the top that run carried there.
+                p, above = tops.split(state.tableau, j, i)
+                if p >= 0:
+                    split = Move(MOVE, src, T_PILES[p], n - above)
+                    mid, _ = state.apply(split, auto_finish=False, validate=False)
+                    onto = Move(MOVE, src, T_PILES[p], above - i)
+                    out.append(Child(score, [split], mid, onto))
         if role != 1 and tops.empty >= 0:
             score = TURN_UP_TO_EMPTY + down if role == 0 else SPLIT_TO_EMPTY
             out.append(Child(score, [], state, Move(MOVE, src, T_PILES[tops.empty], count)))
 
 
 def _foundation_child(
-    out: list[Child],
-    state: State,
-    src: Pile,
-    card: int,
-    count: int,
-    f: int,
-    uncovers: bool,
-    tops: _Tops,
+    out: list[Child], state: State, j: int, i: int, f: int, uncovers: bool, tops: _Tops
 ) -> None:
-    """``card`` (``count`` cards from the top of ``src``) to foundation ``f``: at once
-    when it is the top card, else after the run on it goes to a class sibling (if any)."""
+    """Pile ``j``'s card ``i`` to foundation ``f``: at once when it is the top card, else
+    after the run on it goes to a class sibling (key unchanged). With a wrap that
+    sibling can be the run's own top, and the only one: see :meth:`_Tops.split`."""
+    tableau = state.tableau
+    pile = tableau[j]
+    n, card, src = len(pile), pile[i], T_PILES[j]
     score = FOUNDATION_UNCOVERS if uncovers else TO_FOUNDATION
     up = Move(MOVE, src, F_PILES[f], 1)
-    if count == 1:
+    if i == n - 1:
         out.append(Child(score, [], state, up))
         return
-    sibling = tops.top_of.get(tops.klass[card])
-    if sibling is not None:
-        # The run on the card goes to a class sibling first (key unchanged).
-        clear = Move(MOVE, src, T_PILES[sibling], count - 1)
+    score += CLEARED_FIRST
+    sibling = tops.elsewhere(tops.klass[card], j, tableau)
+    if sibling >= 0:
+        clear = Move(MOVE, src, T_PILES[sibling], n - i - 1)
         mid, _ = state.apply(clear, auto_finish=False, validate=False)
-        out.append(Child(score + CLEARED_FIRST, [clear], mid, up))
+        out.append(Child(score, [clear], mid, up))
+        return
+    if tops.klass[pile[-1]] != tops.klass[card]:
+        return  # no sibling anywhere: the card cannot be cleared
+    p, k = tops.split(tableau, j, i)
+    if p >= 0:
+        # The run from card k onto pile p's top takes the sibling there; the rest of
+        # the run on the card follows it.
+        first = Move(MOVE, src, T_PILES[p], n - k)
+        then = Move(MOVE, src, T_PILES[p], k - i - 1)
+        mid, _ = state.apply(first, auto_finish=False, validate=False)
+        mid, _ = mid.apply(then, auto_finish=False, validate=False)
+        out.append(Child(score, [first, then], mid, up))
+    elif i and tops.empty >= 0:
+        # Every card in play is in this pile, on the card's parent (i > 0), and the
+        # reserve is empty. The run from the first sibling above the card goes to an
+        # empty pile, the rest of the run on the card onto it; the card goes up, and the
+        # empty pile's cards go back onto its parent, which is of the sibling's parent
+        # class: one pile again, the same cards attached.
+        s = next(k for k in range(i + 1, n) if tops.klass[pile[k]] == tops.klass[card])
+        empty = T_PILES[tops.empty]
+        first = Move(MOVE, src, empty, n - s)
+        then = Move(MOVE, src, empty, s - i - 1)
+        mid = state
+        for move in (first, then, up):
+            mid, _ = mid.apply(move, auto_finish=False, validate=False)
+        out.append(Child(score, [first, then, up], mid, Move(MOVE, empty, src, n - i - 1)))
 
 
 def _single_children(

@@ -161,8 +161,6 @@ def _search(
     line: list[Move] = []
     eager = narrow and rules.eager_foundations
     state = settle(state, rules, line, eager)
-    if arranged:
-        state = arrangements.normalize(state, line, bases)
     if state.is_won:
         return "solved", line, 1
     finish = _finish_line(state)
@@ -186,8 +184,6 @@ def _search(
         child, _ = before.apply(move, auto_finish=False, validate=False)
         child_line = [*prefix, move]
         child = settle(child, rules, child_line, eager)
-        if arranged:
-            child = arrangements.normalize(child, child_line, bases)
         if frame.drawn != NOT_DRAWN and _deferred(child_line, child, frame.drawn, rules):
             continue
         drawn = NOT_DRAWN

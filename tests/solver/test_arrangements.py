@@ -7,6 +7,7 @@ import random
 import pytest
 
 from app.engine import State, Variant, deal, get_variant
+from app.engine.cards import CODE
 from app.engine.variants import Rules as HouseRules
 from app.solver import arrangements
 from app.solver.moves import wanted_cards
@@ -33,8 +34,8 @@ def _key(state: State) -> int:
     [
         ("rank-and-file", True),
         ("number-ten", True),
-        ("rainbow", False),  # wraps, and the reserve fills empty piles
-        ("canfield", False),
+        ("rainbow", True),  # wraps, one deck, its classes (ranks) one cycle
+        ("canfield", True),
         ("deauville", False),  # single cards
         ("emperor", False),
         ("rows-of-four", False),
@@ -62,16 +63,6 @@ def test_key_tells_roles_apart() -> None:
     other_hidden = _position(["3C | 8S 7H", "2C | 8C", ""])
     keys = {_key(s) for s in (attached, root, other_card, other_hidden)}
     assert len(keys) == 4
-
-
-def test_normalize_puts_roots_on_free_parents() -> None:
-    start = _position(["2C | 8S", "7H 6C", "KS", ""])
-    line: list = []
-    end = arrangements.normalize(start, line)
-    assert replay(start, line) == end  # legal moves, validated
-    assert end.tableau[0] == start.tableau[0] + start.tableau[1]
-    assert not end.tableau[1]
-    assert end.tableau[2] == start.tableau[2]  # a King has no parent: stays a root
 
 
 def _variant(name: str) -> Variant:
@@ -124,15 +115,150 @@ def test_every_move_is_a_no_op_or_a_generated_successor(name: str) -> None:
     assert checked > 5_000
 
 
+def wrapped_position(name: str, seed: int, up: int, reserve: bool) -> State:
+    """A position of a game whose builds wrap (Rainbow, Canfield) with a long run: the
+    cases a wrap adds (arrangements.py, "With a wrap") need a run that reaches a card of
+    its own bottom card's parent class, which random play rarely builds.
+
+    One suit is wholly in play (Canfield: one of each colour), so a run can pass the base
+    rank; of the others about ``up`` cards each are on their foundations. Pile 0 holds a
+    run as long as the cards allow, up to 1-11 more than there are classes (13 ranks; 26
+    ranks and colours); with ``reserve`` every pile has cards and the reserve a few, else
+    the reserve is empty and one to three piles are. The rest lie in the waste and the
+    stock, in random order."""
+    rng = random.Random(seed)
+    variant = get_variant(name)
+    ok = variant.stack_ok
+    base = rng.randrange(13)  # the base rank, less one
+    lines = [f"{name} foundation_return={int(variant.foundation_return)} redeals=0 base={base + 1}"]
+    # the suits wholly in play (clubs and spades are black, hearts and diamonds red)
+    free = {rng.randrange(2), rng.randrange(2, 4)} if name == "canfield" else {rng.randrange(4)}
+    left: list[int] = []
+    for f, suit in enumerate(rng.sample(range(4), 4)):
+        height = 0 if suit in free else min(12, max(0, up + rng.randrange(-2, 3)))
+        cards = [suit * 13 + (base + i) % 13 for i in range(13)]
+        lines.append(f"f{f}: " + " ".join(CODE[c] for c in cards[:height]))
+        left += cards[height:]
+    rng.shuffle(left)
+    piles: list[list[int]] = [[left.pop()]]
+    classes = 26 if name == "canfield" else 13
+    length = classes + rng.randrange(1, 12)
+    while len(piles[0]) < length:
+        under = piles[0][-1]
+        fits = [c for c in left if ok[under * 52 + c]]
+        if not fits:
+            break
+        piles[0].append(fits[0])
+        left.remove(fits[0])
+    others = 3 if reserve else rng.randrange(0, 3)
+    for _ in range(others):
+        if left:
+            pile = [left.pop()]
+            while rng.random() < 0.4 and (fits := [c for c in left if ok[pile[-1] * 52 + c]]):
+                pile.append(fits[0])
+                left.remove(fits[0])
+            piles.append(pile)
+    kept = [left.pop() for _ in range(min(len(left), rng.randrange(1, 4)))] if reserve else []
+    cut = rng.randrange(len(left) + 1)
+    lines += [
+        "stock: " + " ".join(CODE[c] for c in left[:cut]),
+        "waste: " + " ".join(CODE[c] for c in left[cut:]),
+        "reserve: " + " ".join(CODE[c] for c in kept),
+    ]
+    lines += [f"t{j}: " + " ".join(CODE[c] for c in pile) for j, pile in enumerate(piles)]
+    lines += [f"t{j}:" for j in range(len(piles), 4)]
+    text = "\n".join(line.rstrip() for line in lines) + "\n"
+    if name == "canfield":
+        text = text.replace("redeals=0", "redeals=inf")
+    return State.from_text(text)
+
+
+# Rainbow with every card in play in one pile, the reserve empty: 4C goes up only after
+# the run on it is taken apart into an empty pile and put back (the "rejoin").
+ONE_PILE = """rainbow foundation_return=1 redeals=0 base=1
+stock: 5C 6C 7C 8C 9C TC JC QC
+waste: KC 6H 7H 8H 9H TH JH QH KH
+reserve:
+f0: AC 2C 3C
+f1: AH 2H 3H 4H
+f2: AD 2D 3D 4D 5D 6D 7D 8D 9D TD JD QD KD
+f3:
+t0: 5H 4C 3S 2S AS KS QS JS TS 9S 8S 7S 6S 5S 4S
+t1:
+t2:
+t3:
+"""
+
+
+def wrapped_positions(name: str, up: int) -> list[State]:
+    built = [wrapped_position(name, seed, up, reserve=seed % 2 == 0) for seed in range(60)]
+    return built + [State.from_text(ONE_PILE)] if name == "rainbow" else built
+
+
+def _rearranged(state: State, rng: random.Random, steps: int) -> State:
+    """``state`` after up to ``steps`` random moves that leave its key as it is."""
+    here = _key(state)
+    for _ in range(steps):
+        same = []
+        for move in state.legal_moves():
+            after, _ = state.apply(move, auto_finish=False, validate=False)
+            if _key(after) == here:
+                same.append(after)
+        if not same:
+            break
+        state = rng.choice(same)
+    return state
+
+
+@pytest.mark.parametrize("name", ["rainbow", "canfield"])
+def test_every_arrangement_offers_every_successor(name: str) -> None:
+    """The wrap's argument: of two positions with one key, the arranged children of either
+    reach the key after any move of the other (or it is a move that keeps the key).
+    Checked on long runs built on purpose, and on positions of random play."""
+    rules = SearchTables.of(get_variant(name))
+    rng = random.Random(7)
+    positions = wrapped_positions(name, 4) + [
+        s for game in range(6) for s in _random_play(name, game, steps=150)[::10]
+    ]
+    kinds: set[int] = set()
+    checked = 0
+    for state in positions:
+        other = _rearranged(state, rng, 6)
+        assert _key(other) == _key(state)
+        for first, second in ((state, other), (other, state)):
+            generated = set()
+            for _score, prefix, before, move, _use in arrangements.children(
+                first, wanted_cards(first), rules.draw_score
+            ):
+                after = replay(first, [*prefix, move])  # validated: legal
+                assert before is not None and replay(before, [move]) == after
+                generated.add(_key(after))
+                kinds.add(len(prefix))
+            here = _key(second)
+            for move in second.legal_moves():
+                after, _ = second.apply(move, auto_finish=False, validate=False)
+                assert _key(after) in generated or _key(after) == here, (
+                    first.to_text(),
+                    second.to_text(),
+                    move,
+                )
+                checked += 1
+    # each way of clearing: none, a sibling, a split (and, Rainbow, a rejoin)
+    assert kinds == ({0, 1, 2, 3} if name == "rainbow" else {0, 1, 2})
+    assert checked > 3_000
+
+
 # Not with ``+return``: there the plain search rarely decides a position within budget.
-@pytest.mark.parametrize("name", ["rank-and-file", "number-ten"])
+@pytest.mark.parametrize("name", ["rank-and-file", "number-ten", "rainbow", "canfield"])
 def test_agrees_with_the_plain_full_search(name: str) -> None:
     """Soundness: wherever both searches decide, they decide alike, and both outcomes
-    occur in the sample (late positions of random play, where spaces are small)."""
+    occur in the sample (late positions of random play, where spaces are small; where
+    builds wrap, long runs built on purpose too)."""
     rules = SearchTables.of(_variant(name))
     outcomes: list[str] = []
-    for game in range(14):
-        state = _random_play(name, game, steps=400)[-1]
+    late = [_random_play(name, game, steps=400)[-1] for game in range(14)]
+    wrapped = wrapped_positions(name, 10)[::4] if get_variant(name).build_wrap else []
+    for state in late + wrapped:
         plain, _, _ = _search(state, rules, 3_000, None, False)
         arranged, line, _ = _search(state, rules, 3_000, None, False, arranged=True)
         if arranged == "solved":

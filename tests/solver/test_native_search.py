@@ -344,7 +344,7 @@ def test_a_lost_position_is_proven_lost_up_to_run_arrangement_alike() -> None:
 
 def test_the_arranged_search_is_refused_where_it_does_not_hold() -> None:
     native = core.native()
-    for name, narrow in (("rainbow", False), ("rank-and-file", True)):
+    for name, narrow in (("deauville", False), ("rank-and-file", True)):
         with pytest.raises(ValueError):
             native.search(
                 core.position(deal(VARIANTS[name], 1)),

@@ -165,9 +165,9 @@ def test_interleaved_searches_in_threads_match_searches_alone() -> None:
 
 
 def test_run_base_table_starting_afresh_changes_no_search(monkeypatch: pytest.MonkeyPatch) -> None:
-    wide = [_signature("rank-and-file", n) for n in (5, 6, 11)]
+    wide = [_signature("rank-and-file", n) for n in (5, 11, 18)]
     monkeypatch.setattr(arrangements, "_BASES_LIMIT", 3)
-    assert [_signature("rank-and-file", n) for n in (5, 6, 11)] == wide
+    assert [_signature("rank-and-file", n) for n in (5, 11, 18)] == wide
 
 
 def test_restarts_grow_where_runs_move_and_stay_short_where_single_cards_move() -> None:
@@ -193,8 +193,10 @@ def test_narrow_restarts_are_paired_with_complete_ones_where_runs_move() -> None
         return restart_kinds(SearchTables.of(variant), arrangements.supports(variant))
 
     assert kinds("rank-and-file") == kinds("number-ten") == (NARROW, ARRANGED)
-    assert kinds("rainbow") == kinds("canfield") == (NARROW, FULL)
+    assert kinds("rainbow") == kinds("canfield") == (NARROW, ARRANGED)
     assert kinds("deauville") == kinds("rows-of-four") == (NARROW,)
+    # Where runs move but the arrangement argument does not hold (no game of ours now).
+    assert restart_kinds(SearchTables.of(get_variant("rainbow")), False) == (NARROW, FULL)
 
 
 def test_foundation_moves_are_played_at_once_in_narrow_restarts_only_with_redeals() -> None:

@@ -1,4 +1,4 @@
-/* The run-arrangement key, normal form and moves (see arrangements.h); each function
+/* The run-arrangement key and moves (see arrangements.h); each function
  * names the one of app/solver/arrangements.py it mirrors. The tables are arranged ones:
  * tables_prepare has checked what the comments here rely on. */
 #include "arrangements.h"
@@ -42,6 +42,42 @@ static int parent_top(const Tables *t, const int8_t top_of[DECK], int card)
     return parent < 0 ? -1 : top_of[parent];
 }
 
+static int top_class(const Tables *t, const TableauPile *pile)
+{
+    return t->klass[pile->cards[pile->len - 1]];
+}
+
+/* _Tops.elsewhere: the first pile other than j whose top card is of class `klass`, else
+ * -1 (top_of gives the first pile; only with a wrap can it be j's own). */
+static int elsewhere(const Tables *t, const Position *p, const int8_t top_of[DECK], int klass,
+                     int j)
+{
+    if (klass < 0 || top_of[klass] != j)
+        return klass < 0 ? -1 : top_of[klass];
+    for (int i = j + 1; i < t->tableau_piles; i++)
+        if (p->tableau[i].len && top_class(t, &p->tableau[i]) == klass)
+            return i;
+    return -1;
+}
+
+/* _Tops.split: with a wrap, where pile j's own top is the only top of the class its card
+ * i needs: the first other pile with cards (else -1), and in *k the lowest card above i
+ * whose card below is of that pile's top class (the run from i to the top holds every
+ * class, and the one wanted is not the caller's). */
+static int split(const Tables *t, const Position *p, int j, int i, int *k)
+{
+    const TableauPile *pile = &p->tableau[j];
+    for (int other = 0; other < t->tableau_piles; other++) {
+        if (other == j || !p->tableau[other].len)
+            continue;
+        int wanted = top_class(t, &p->tableau[other]);
+        for (*k = i + 1; *k < pile->len && t->klass[pile->cards[*k - 1]] != wanted; (*k)++)
+            ;
+        return other;
+    }
+    return -1;
+}
+
 /* ------------------------------------------------------------------------- key */
 
 uint64_t arranged_key(const Tables *t, Position *p)
@@ -74,64 +110,11 @@ uint64_t arranged_key(const Tables *t, Position *p)
     return section(h, 18, redeals, 2);
 }
 
-/* ------------------------------------------------------------------- normalize */
-
 static Move tableau_move(int src_kind, int src, int dst_kind, int dst, int count)
 {
     Move move = {MOVE, (uint8_t)src_kind, (uint8_t)src, (uint8_t)dst_kind, (uint8_t)dst,
                  (uint8_t)count};
     return move;
-}
-
-/* The first pile (lowest index) whose top card is of class `klass` (the caller knows
- * one is). */
-static int first_top_of(const Tables *t, const Position *p, int klass)
-{
-    int j = 0;
-    for (; j + 1 < t->tableau_piles; j++)
-        if (p->tableau[j].len && t->klass[p->tableau[j].cards[p->tableau[j].len - 1]] == klass)
-            break;
-    return j;
-}
-
-int normalize(const Tables *t, Position *p, Undo *line)
-{
-    /* The cap is never what stops it (MAX_NORMALIZE, arrangements.h): it only bounds the
-     * line by construction. */
-    int n = 0;
-    while (n < MAX_NORMALIZE) {
-        /* The roots (piles that are one run from their bottom card up, nothing face
-         * down) and the classes the tops are of, as bit sets: tops_by_class's table
-         * is needed only for the root that moves (first_top_of). */
-        uint16_t roots = 0;
-        uint64_t top_classes = 0;
-        for (int j = 0; j < t->tableau_piles; j++) {
-            const TableauPile *pile = &p->tableau[j];
-            if (!pile->len)
-                continue;
-            top_classes |= 1ull << t->klass[pile->cards[pile->len - 1]];
-            if (!pile->hidden && run_start(t, pile) == 0)
-                roots |= (uint16_t)(1u << j);
-        }
-        int moved = -1;
-        for (int j = 0; roots && j < t->tableau_piles && moved < 0; j++) {
-            if (!(roots >> j & 1))
-                continue;
-            const TableauPile *pile = &p->tableau[j];
-            /* Never j itself: without a wrap a run's top is not of its bottom's parent
-             * class. */
-            int parent = t->parent_class[pile->cards[0]];
-            if (parent >= 0 && (top_classes >> parent & 1)) {
-                Move move = tableau_move(TABLEAU, j, TABLEAU, first_top_of(t, p, parent),
-                                         pile->len);
-                apply_undoable(t, p, &move, &line[n++]);
-                moved = j;
-            }
-        }
-        if (moved < 0)
-            break;  /* no root has a parent top: the normal form */
-    }
-    return n;
 }
 
 /* -------------------------------------------------------------------- children */
@@ -143,6 +126,57 @@ static ArrangedChild *put(ArrangedChild *out, int *n, int score, Move move)
     child->score = (int16_t)score;
     child->move = move;
     return child;
+}
+
+/* One more move before the child's own (its before list). */
+static void before(ArrangedChild *child, Move move)
+{
+    child->before[child->before_len++] = move;
+}
+
+/* _foundation_child: pile j's card i to foundation f, at once when it is the top card,
+ * else after the run on it goes to a class sibling (key unchanged). With a wrap that
+ * sibling can be the run's own top, and the only one (split). */
+static void foundation_child(const Tables *t, const Position *p, const int8_t top_of[DECK],
+                             int empty, int j, int i, int f, bool uncovers, ArrangedChild *out,
+                             int *n)
+{
+    const TableauPile *pile = &p->tableau[j];
+    int len = pile->len, klass = t->klass[pile->cards[i]];
+    int score = uncovers ? FOUNDATION_UNCOVERS : TO_FOUNDATION;
+    Move up = tableau_move(TABLEAU, j, FOUNDATION, f, 1);
+    if (i == len - 1) {
+        put(out, n, score, up);
+        return;
+    }
+    score += CLEARED_FIRST;
+    int sibling = elsewhere(t, p, top_of, klass, j);
+    if (sibling >= 0) {
+        before(put(out, n, score, up), tableau_move(TABLEAU, j, TABLEAU, sibling, len - i - 1));
+        return;
+    }
+    if (top_class(t, pile) != klass)
+        return;  /* no sibling anywhere: the card cannot be cleared */
+    int k, other = split(t, p, j, i, &k);
+    if (other >= 0) {
+        /* The run from card k onto the other pile's top takes the sibling there; the
+         * rest of the run on the card follows it. */
+        ArrangedChild *child = put(out, n, score, up);
+        before(child, tableau_move(TABLEAU, j, TABLEAU, other, len - k));
+        before(child, tableau_move(TABLEAU, j, TABLEAU, other, k - i - 1));
+    } else if (i && empty >= 0) {
+        /* Every card in play is in this pile, on the card's parent: the run from the
+         * first sibling above the card to an empty pile, the rest of the run on the card
+         * onto it, the card up, and the empty pile's cards back onto the parent. */
+        int s = i + 1;
+        while (t->klass[pile->cards[s]] != klass)
+            s++;
+        ArrangedChild *child = put(out, n, score, tableau_move(TABLEAU, empty, TABLEAU, j,
+                                                                len - i - 1));
+        before(child, tableau_move(TABLEAU, j, TABLEAU, empty, len - s));
+        before(child, tableau_move(TABLEAU, j, TABLEAU, empty, s - i - 1));
+        before(child, up);
+    }
 }
 
 /* The children of one tableau pile's top-run cards, in the order Python appends them. */
@@ -163,33 +197,24 @@ static void pile_children(const Tables *t, const Position *p, const int8_t want[
                 continue;
             done[role] |= bit;
         }
-        bool uncovers = role != ATTACHED;  /* a base turns up what is under it; a root
-                                              empties its pile */
-        int f = want[card];
-        if (f >= 0) {
-            if (count == 1) {
-                put(out, n, uncovers ? FOUNDATION_UNCOVERS : TO_FOUNDATION,
-                    tableau_move(TABLEAU, j, FOUNDATION, f, 1));
-            } else {
-                /* The run on the card goes to a class sibling first (key unchanged); never
-                 * pile j itself (no wrap: a run's top is not of the class of a card under
-                 * it). */
-                int sibling = top_of[t->klass[card]];
-                if (sibling >= 0) {
-                    int score = (uncovers ? FOUNDATION_UNCOVERS : TO_FOUNDATION) + CLEARED_FIRST;
-                    ArrangedChild *child = put(out, n, score,
-                                               tableau_move(TABLEAU, j, FOUNDATION, f, 1));
-                    child->cleared = true;
-                    child->clear = tableau_move(TABLEAU, j, TABLEAU, sibling, count - 1);
-                }
-            }
-        }
+        if (want[card] >= 0)  /* a base turns up what is under it; a root empties its pile */
+            foundation_child(t, p, top_of, empty, j, i, want[card], role != ATTACHED, out, n);
         if (role != ATTACHED) {
-            int target = parent_top(t, top_of, card);
-            if (target >= 0)  /* a base turns up or uncovers what lies under it; a root
-                                 frees its pile */
-                put(out, n, role == BASE ? TURN_UP + pile->hidden : ROOT_TO_TOP,
-                    tableau_move(TABLEAU, j, TABLEAU, target, count));
+            /* a base turns up or uncovers what lies under it; a root frees its pile */
+            int score = role == BASE ? TURN_UP + pile->hidden : ROOT_TO_TOP;
+            int parent = t->parent_class[card];
+            int target = elsewhere(t, p, top_of, parent, j);
+            if (target >= 0) {
+                put(out, n, score, tableau_move(TABLEAU, j, TABLEAU, target, count));
+            } else if (parent >= 0 && top_class(t, pile) == parent) {
+                /* A wrap: the only such top is this run's own. Another pile's top takes
+                 * the run from a card above first (key unchanged), then the card goes
+                 * onto the top that run carried there. */
+                int above, other = split(t, p, j, i, &above);
+                if (other >= 0)
+                    before(put(out, n, score, tableau_move(TABLEAU, j, TABLEAU, other, above - i)),
+                           tableau_move(TABLEAU, j, TABLEAU, other, len - above));
+            }
         }
         if (role != ROOT && empty >= 0)
             put(out, n, role == BASE ? TURN_UP_TO_EMPTY + pile->hidden : SPLIT_TO_EMPTY,

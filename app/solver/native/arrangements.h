@@ -1,5 +1,5 @@
 /* The full search up to run arrangement: a mirror of app/solver/arrangements.py (key,
- * normalize, children), for the variants it supports (Tables.arranged, which
+ * children), for the variants it supports (Tables.arranged, which
  * tables_prepare checks). Building blocks for the search (search.c): none of them
  * searches. The module docstring of arrangements.py says why equal keys are won or
  * lost alike. */
@@ -12,9 +12,6 @@
 #include "state.h"
 
 enum {
-    /* normalize's moves: each empties a root's pile onto another pile that is not empty,
-     * and no move fills an empty pile, so at most tableau_piles - 1 (one pile is left). */
-    MAX_NORMALIZE = MAX_PILES - 1,
     /* arranged_children: a tableau card gives at most a foundation move (or the clear and
      * it), a move onto its parent class and one into an empty pile, but only the bottom
      * card of a pile's top run gives all three (an attached card has no parent move, a
@@ -23,13 +20,17 @@ enum {
     MAX_ARRANGED_CHILDREN = 2 * MAX_CARDS + MAX_PILES + 2 * 3 + 2 * MAX_PILES + 1,
 };
 
-/* A child of arrangements.children: `move` from the position itself, or, `cleared`,
- * from the position after `clear` (the run on the moving card to a class sibling, which
- * leaves the key alone): Python's (score, [clear], mid, move). */
+/* A child of arrangements.children: `move`, from the position itself or after the
+ * `before_len` moves of `before`: Python's (score, before, mid, move). One, the clear:
+ * the run on the moving card to a class sibling, which leaves the key alone. Two or
+ * three only with a wrap, where a run can hold the only top a move needs (see
+ * arrangements.py, "With a wrap"). */
+enum { MAX_BEFORE = 3 };
+
 typedef struct {
     int16_t score;
-    bool cleared;
-    Move clear;
+    uint8_t before_len;
+    Move before[MAX_BEFORE];
     Move move;
 } ArrangedChild;
 
@@ -37,10 +38,6 @@ typedef struct {
  * hash) are equal, barring a 64-bit collision. */
 uint64_t arranged_key(const Tables *t, Position *p);  /* refreshes p's kept parts */
 
-/* arrangements.normalize: every root whose parent class has a top goes onto it, in
- * place; the moves, with their undo records, go to `line` (room for MAX_NORMALIZE).
- * Returns how many. */
-int normalize(const Tables *t, Position *p, Undo *line);
 
 /* arrangements.children(state, wanted, draw_score), in its order (stably sorted by
  * score): `want` is wanted()'s (search.h). `out` holds MAX_ARRANGED_CHILDREN; returns

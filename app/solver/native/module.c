@@ -396,31 +396,10 @@ static PyObject *position_arranged_key(PositionObject *self, PyObject *unused)
     return PyLong_FromUnsignedLongLong(arranged_key(&self->owner->tables, &self->pos));
 }
 
-static PyObject *position_normalize(PositionObject *self, PyObject *unused)
-{
-    (void)unused;
-    if (require_arranged(self) < 0)
-        return NULL;
-    PositionObject *after = position_copy(self);
-    if (!after)
-        return NULL;
-    Undo undos[MAX_NORMALIZE];
-    Move line[MAX_NORMALIZE];
-    int n = normalize(&self->owner->tables, &after->pos, undos);
-    for (int i = 0; i < n; i++)
-        line[i] = undos[i].move;
-    PyObject *moves = move_list(line, n);
-    if (!moves) {
-        Py_DECREF(after);
-        return NULL;
-    }
-    return Py_BuildValue("(NN)", moves, (PyObject *)after);
-}
-
 /* One child as (score, the line before its move, the move). */
 static PyObject *arranged_child(const ArrangedChild *child)
 {
-    PyObject *before = move_list(&child->clear, child->cleared ? 1 : 0);
+    PyObject *before = move_list(child->before, child->before_len);
     PyObject *move = before ? move_str(&child->move) : NULL;
     if (!move) {
         Py_XDECREF(before);
@@ -491,8 +470,6 @@ static PyMethodDef position_methods[] = {
     {"arranged_key", (PyCFunction)position_arranged_key, METH_NOARGS,
      "arrangements.key(state, single_pass) as a 64-bit hash (ValueError where the tables "
      "do not support run arrangement)."},
-    {"normalize", (PyCFunction)position_normalize, METH_NOARGS,
-     "arrangements.normalize(state, line): (the moves played, the position after)."},
     {"arranged_children", (PyCFunction)(void (*)(void))position_arranged_children,
      METH_VARARGS | METH_KEYWORDS,
      "arrangements.children(state, moves.wanted_cards(state), draw_score), in its order: a "

@@ -284,9 +284,9 @@ static bool safe_stack_top(const Tables *t, Position *p, const CardStack *stack,
 }
 
 /* Could settle play anything after `moves`, played from a settled position (one where
- * safe_move finds nothing; normalize's arrangement moves are not known to keep that, so
- * the search up to run arrangement does not ask)? False means settle would play
- * nothing; true, that it might (settle then looks everywhere, as always), so settle's
+ * safe_move finds nothing)? The search up to run arrangement does not ask: it settles
+ * after every child, whose moves before its own this look was not written for. False
+ * means settle would play nothing; true, that it might (settle then looks everywhere, as always), so settle's
  * moves are the same either way. Why the look can be this narrow (docs/native-core.md):
  * whether a top is taken depends on the foundations (wanted, safe_to_foundation), on
  * the reserve (a one-card pile does not empty while the reserve would refill it) and on
@@ -374,20 +374,30 @@ static int finish_line(const Tables *t, const Position *p, Move *out)
 enum {
     NO_USE = -1,               /* a child that obligates no pile */
     TIME_CHECK_EVERY = 512,    /* positions between looks at the clock, as in Python */
-    /* A child's line: the obligated move or the clear, the move, one card taken back down
-     * by either at most, so at most MAX_CARDS + 1 safe moves, then normalize's. */
-    LINE_CAP = 3 + MAX_CARDS + MAX_NORMALIZE,
+    /* A child's line: the obligated move or the moves before it (MAX_BEFORE; with the
+     * rejoin one more), the move, one card taken back down by either at most, so at most
+     * MAX_CARDS + 1 safe moves. */
+    LINE_CAP = 3 + MAX_BEFORE + MAX_CARDS,
 };
 
 /* moves.Child: a move from the frame's position (PLAIN), an obligated move not yet
  * paired (OBLIGED; must_use: the pile the next move must use), a move played after the
  * frame's prefix, the expanded obligation (PAIR), or, up to run arrangement, a move
- * played after `clear` (CLEARED: the run on the moving card to a class sibling). */
+ * played after `clear` (CLEARED: the run on the moving card to a class sibling). With a
+ * wrap an arranged child can have up to three moves before its own (ArrangedChild);
+ * kept in 16 bytes, as they have a shape: `clear`, then `then` more cards from the same
+ * pile onto the same pile, then `move`, then (REJOIN) all of them back onto the pile
+ * they came from. */
 typedef enum { CHILD_PLAIN, CHILD_OBLIGED, CHILD_PAIR, CHILD_CLEARED } ChildKind;
+
+enum { REJOIN = 0x80, THEN_COUNT = 0x7f };
 
 typedef struct {
     int16_t score;
-    int8_t must_use;
+    union {
+        int8_t must_use;  /* CHILD_OBLIGED only */
+        uint8_t then;     /* CHILD_CLEARED only: a count, and REJOIN */
+    };
     uint8_t kind;
     Move move;
     Move clear;  /* CHILD_CLEARED only */
@@ -575,10 +585,16 @@ static int arranged_kids(Search *s, const Position *p, Child *out)
     wanted(s->t, p, want);
     int n = arranged_children(s->t, p, want, s->draw_score, s->arranged_kids);
     for (int i = 0; i < n; i++) {
+        /* into Child's shape: the before list is a clear, a clear and `then`, or a clear,
+         * `then` and the card up, the move the rejoin (arrangements.c, foundation_child) */
         const ArrangedChild *kid = &s->arranged_kids[i];
-        put_child(&out[i], kid->score, &kid->move, NO_USE,
-                  kid->cleared ? CHILD_CLEARED : CHILD_PLAIN);
-        out[i].clear = kid->clear;
+        int len = kid->before_len;
+        put_child(&out[i], kid->score, len == 3 ? &kid->before[2] : &kid->move, NO_USE,
+                  len ? CHILD_CLEARED : CHILD_PLAIN);
+        if (len) {
+            out[i].clear = kid->before[0];
+            out[i].then = (uint8_t)((len > 1 ? kid->before[1].count : 0) | (len == 3 ? REJOIN : 0));
+        }
     }
     return n;
 }
@@ -1155,6 +1171,14 @@ static void won(Search *s, const Undo *tail, int tail_len, const Move *finish, i
     out->verdict = SOLVED;
 }
 
+/* REJOIN's move: `count` cards from the pile `clear` moved cards to, back onto the pile
+ * it took them from. */
+static Move rejoin_move(const Move *clear, int count)
+{
+    Move move = {MOVE, TABLEAU, clear->dst, TABLEAU, clear->src, (uint8_t)count};
+    return move;
+}
+
 /* The top frame's next child, applied to `at` and settled; its line, to undo. */
 static int play_child(Search *s, Frame *frame, Undo *line)
 {
@@ -1164,14 +1188,21 @@ static int play_child(Search *s, Frame *frame, Undo *line)
     if (child.kind == CHILD_PAIR)
         for (; len < (int)frame->prefix_len; len++)
             apply_undoable(t, &s->at, &s->prefixes[frame->prefix + (size_t)len], &line[len]);
-    int settled = len;  /* the position after the prefix is settled (unless normalized) */
-    if (child.kind == CHILD_CLEARED)
+    int settled = len;  /* the position after the prefix is settled */
+    Move then = child.clear;
+    if (child.kind == CHILD_CLEARED) {
         apply_undoable(t, &s->at, &child.clear, &line[len++]);
+        then.count = child.then & THEN_COUNT;
+        if (then.count)
+            apply_undoable(t, &s->at, &then, &line[len++]);
+    }
     apply_undoable(t, &s->at, &child.move, &line[len++]);
+    if (child.kind == CHILD_CLEARED && child.then & REJOIN) {
+        Move rejoin = rejoin_move(&child.clear, child.clear.count + then.count);
+        apply_undoable(t, &s->at, &rejoin, &line[len++]);
+    }
     if (s->arranged || could_settle(t, &s->at, line + settled, len - settled, s->rule))
         len += settle_undoable(t, &s->at, s->rule, line + len);
-    if (s->arranged)
-        len += normalize(t, &s->at, line + len);
     return len;
 }
 
@@ -1331,13 +1362,11 @@ void search_run(const Tables *t, const Position *start, const Limits *limits, Ou
     s->jitter = limits->seed != 0;
     if (s->jitter)
         random_seed(&s->random, limits->seed);
-    Undo line[MAX_CARDS + MAX_NORMALIZE];
+    Undo line[MAX_CARDS];
     Move finish[MAX_CARDS];
     Position *root = &s->at;
     *root = *start;
     int len = settle_undoable(t, root, s->rule, line);
-    if (s->arranged)
-        len += normalize(t, root, line + len);
     int finish_len = is_won(t, root) ? 0 : finish_line(t, root, finish);
     if (finish_len >= 0)
         won(s, line, len, finish, finish_len, out);

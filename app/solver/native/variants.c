@@ -1,6 +1,8 @@
 /* Checks on the tables handed over from Python, and what follows from them. */
 #include "variants.h"
 
+#include <string.h>
+
 /* Does some card build, through a chain of cards each on the last, on itself (a wrap)?
  * Kahn's algorithm: take away cards nothing lies under, again and again. */
 static bool builds_round(const Tables *t)
@@ -26,15 +28,39 @@ static bool builds_round(const Tables *t)
     return false;
 }
 
+/* With a wrap: do the classes form one cycle under "builds on" (arrangements._one_cycle)?
+ * Then a run that reaches its bottom card's parent class holds every class, which
+ * arrangements.c's split relies on. */
+static bool one_cycle(const Tables *t)
+{
+    int8_t parent_of[DECK];
+    memset(parent_of, -1, sizeof parent_of);
+    int classes = 0;
+    for (int card = 0; card < DECK; card++) {
+        int klass = t->klass[card];
+        if (t->parent_class[card] < 0)
+            return false;
+        classes += parent_of[klass] < 0;
+        parent_of[klass] = t->parent_class[card];
+    }
+    int start = t->klass[0], here = start, steps = 0;
+    do {
+        here = parent_of[here];
+        steps++;
+    } while (here >= 0 && here != start && steps <= classes);
+    return here == start && steps == classes;
+}
+
 /* What arrangements.c relies on, as arrangements.supports and _classes make it: runs
- * move whole, no reserve refills, every card builds on exactly the cards of its parent
- * class (on none when it has none), and no wrap (so a run never reaches a card of its
- * bottom card's parent class, nor of its own class: normalize ends, no move is from a
- * pile to itself). */
+ * move whole, every card builds on exactly the cards of its parent class (on none when
+ * it has none), and either no wrap (so a run never reaches a card of its bottom card's
+ * parent class, nor of its own class) or one deck whose classes form one cycle (so a run
+ * that does holds every class: arrangements.c, split). Normalize ends, and no move is
+ * from a pile to itself. */
 static const char *arranged_check(const Tables *t)
 {
-    if (!t->runs_any || t->reserve_fills_empty)
-        return "arranged tables need runs of any length and no reserve refills";
+    if (!t->runs_any)
+        return "arranged tables need runs of any length";
     for (int card = 0; card < DECK; card++)
         if (t->klass[card] >= DECK || t->parent_class[card] >= DECK || t->parent_class[card] < -1)
             return "a card class is not a class";
@@ -42,8 +68,8 @@ static const char *arranged_check(const Tables *t)
         for (int under = 0; under < DECK; under++)
             if (stack_ok(t, under, card) != (t->klass[under] == t->parent_class[card]))
                 return "a card builds on cards outside its parent class";
-    if (builds_round(t))
-        return "arranged tables need builds without a wrap";
+    if (builds_round(t) && (t->decks != 1 || !one_cycle(t)))
+        return "arranged tables with a wrap need one deck and classes in one cycle";
     return 0;
 }
 
