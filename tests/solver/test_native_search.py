@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 from app.engine import VARIANTS, Move, State, deal
 from app.services import seeds
 from app.solver import arrangements, cli, core, plan, search, tables
+from tests.solver.test_arrangements import ONE_PILE, wrapped_positions
 from tests.solver.test_native_core import CONFIGS, PLAY, SLOW_OK, start, walk
 from tests.solver.test_solver import LOST
 
@@ -309,7 +310,7 @@ ARRANGED_CONFIGS = [c for c in CONFIGS if arrangements.supports(start(*c, 1).var
 
 @pytest.mark.parametrize(("name", "flip"), ARRANGED_CONFIGS)
 def test_the_search_up_to_run_arrangement_answers_alike(name: str, flip: bool) -> None:
-    """The arranged full search (arrangements.key, normalize, children) from late positions
+    """The arranged full search (arrangements.key and children) from late positions
     of play and from deals: same verdicts, positions and lines, also proofs of loss."""
     won = [compare_restart(state, 1_500, False, 0, True) for state in near_wins(name, flip)]
     positions: list[State] = []
@@ -334,6 +335,18 @@ def near_wins(name: str, flip: bool) -> list[State]:
             cut = [int(len(found.moves) * share) for share in (0.9, 0.95, 0.98)]
             return [search.replay(state, found.moves[:n]) for n in cut]
     raise AssertionError("no deal won to take positions from")
+
+
+@pytest.mark.parametrize("name", ["rainbow", "canfield"])
+def test_hand_built_long_runs_where_builds_wrap_are_searched_alike(name: str) -> None:
+    """Where a run can hold the only top a move needs (test_arrangements.wrapped_position),
+    the arranged children play up to three moves before their own: both cores search
+    such positions alike, to the same verdicts, positions and lines."""
+    positions = wrapped_positions(name, 4)[::3] + wrapped_positions(name, 10)[::6]
+    if name == "rainbow":
+        positions.append(State.from_text(ONE_PILE))  # the rejoin
+    verdicts = [compare_restart(state, 1_500, False, 0, True) for state in positions]
+    assert "solved" in verdicts, verdicts
 
 
 def test_a_lost_position_is_proven_lost_up_to_run_arrangement_alike() -> None:
