@@ -217,7 +217,7 @@ def _swapped(state: State, rng: random.Random) -> State:
     tableau = [list(pile) for pile in state.tableau]
     places: dict[tuple[int, bool], list[tuple[int, int]]] = {}
     for j, pile in enumerate(tableau):
-        base = run_start(pile, state.hidden[j], state.variant.stack_ok) if pile else 0
+        base = run_start(tuple(pile), state.hidden[j], state.variant.stack_ok) if pile else 0
         for i in range(base, len(pile)):
             if i > base or not state.hidden[j]:
                 places.setdefault((klass[pile[i]], i > base), []).append((j, i))
