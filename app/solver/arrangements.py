@@ -66,9 +66,11 @@ reach each other and are won or lost together. But the search then meets only th
 so its children must also give the second's successors, and they do not: the parent is
 covered, and the card it was (to a foundation, say) now needs its run cleared to a
 sibling, or into an empty pile, which only gives the second position back, put away
-again. A late Canfield position that the plain search wins was answered ``unsolvable``
-(the test corpus's). No survey had used it to prove a loss (every game it served was
-Rank and File or Number Ten, with no deal proven lost), and its wins were all replayed.
+again. A late Canfield position that the plain search wins was answered ``unsolvable``,
+and so was a Rank and File position on a line ``solve`` wins (deal 1001 after 165 moves:
+a hint there said lost; ``test_a_position_on_a_winning_line_is_not_proven_lost``). No
+survey had used it to prove a loss (Rank and File and Number Ten have no deal proven
+lost), and its wins were all replayed.
 
 Only where the argument holds (:func:`supports`): runs of any length move, and either no
 wrap or the wrap's conditions above.

@@ -9,7 +9,7 @@ import pytest
 from app.engine import State, Variant, deal, get_variant, run_start
 from app.engine.cards import CODE
 from app.engine.variants import Rules as HouseRules
-from app.solver import arrangements
+from app.solver import arrangements, core
 from app.solver.moves import wanted_cards
 from app.solver.search import _key_fn, _search, replay
 from app.solver.tables import SearchTables
@@ -285,6 +285,44 @@ def test_agrees_with_the_plain_full_search(name: str) -> None:
             assert plain == arranged, state.to_text()
             outcomes.append(plain)
     assert {"solved", "unsolvable"} <= set(outcomes)
+
+
+# Rank and File deal 1001 after 165 moves of the line ``solve`` wins it by: winnable. The
+# arranged search with ``normalize`` (before 2026-12-03) answered ``unsolvable`` in 24
+# positions, and so did a finish from here (docs/solver.md, "No normal form any more").
+ON_A_WINNING_LINE = """\
+rank-and-file foundation_return=0 redeals=0 base=-
+stock:
+waste: KC 4S TH KH 8H 8D KD 4C 2C 8C 7D KC 7D KS JS 9S 9D 9C JH 7H QD QH 8S 7C 3H 6S
+f0: AD 2D 3D 4D 5D 6D
+f1: AC 2C 3C 4C 5C 6C 7C 8C 9C TC
+f2: AS 2S 3S 4S 5S 6S
+f3: AC
+f4: AH 2H 3H 4H 5H 6H 7H
+f5: AS 2S 3S
+f6: AD 2D 3D 4D 5D
+f7: AH 2H
+t0: JS TD
+t1: KH QC JD TS 9D
+t2: KS QH JC TH 9S
+t3: QD JC TD
+t4: QS JH TS 9H 8S
+t5: KD QC JD TC 9H
+t6: 8D 7S 6D 5S
+t7: 6C 5H
+t8: QS
+t9: 8H 7S 6H 5C 4H 3C
+"""
+
+
+def test_a_position_on_a_winning_line_is_not_proven_lost() -> None:
+    state = State.from_text(ON_A_WINNING_LINE)
+    rules = SearchTables.of(state.variant)
+    result, line, _ = _search(state, rules, 20_000, None, False, arranged=True)
+    assert result == "solved"
+    assert replay(state, line).is_won
+    if core.available():
+        assert core.search(state, 20_000, arranged=True).result == "solved"
 
 
 # A late Rank and File position from random play: lost, and the plain full search cannot
