@@ -192,6 +192,9 @@ def hints_and_finish(
                 continue
             times, outcomes = _searches(positions, budget, seconds, core)
             print(_line(name, times, outcomes))
+            if source == "winning lines" and outcomes.get("unsolvable"):
+                # Every position of a line solve won is winnable: this is a wrong proof.
+                raise SystemExit(f"{name}: unsolvable on a winning line (a wrong proof)")
             every_time += times
             for key, value in outcomes.items():
                 every_outcome[key] = every_outcome.get(key, 0) + value
