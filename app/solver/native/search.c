@@ -286,11 +286,11 @@ static bool safe_stack_top(const Tables *t, Position *p, const CardStack *stack,
 /* Could settle play anything after `moves`, played from a settled position (one where
  * safe_move finds nothing)? The search up to run arrangement does not ask: it settles
  * after every child, whose moves before its own this look was not written for. False
- * means settle would play nothing; true, that it might (settle then looks everywhere, as always), so settle's
- * moves are the same either way. Why the look can be this narrow (docs/native-core.md):
- * whether a top is taken depends on the foundations (wanted, safe_to_foundation), on
- * the reserve (a one-card pile does not empty while the reserve would refill it) and on
- * the top itself. A move that changes foundations or reserve (or refills a pile) gets
+ * means settle would play nothing; true, that it might (settle then looks everywhere, as
+ * always), so settle's moves are the same either way. Why the look can be this narrow
+ * (docs/native-core.md): whether a top is taken depends on the foundations (wanted,
+ * safe_to_foundation), on the reserve (a one-card pile does not empty while the reserve
+ * would refill it) and on the top itself. A move that changes foundations or reserve (or refills a pile) gets
  * the full look. Else only a top the moves changed can be newly taken: the new top of
  * a tableau pile a move took cards from, the waste's after a draw or a move from it.
  * The top of a pile cards went onto is the card that was on top where they came from
@@ -593,7 +593,8 @@ static int arranged_kids(Search *s, const Position *p, Child *out)
                   len ? CHILD_CLEARED : CHILD_PLAIN);
         if (len) {
             out[i].clear = kid->before[0];
-            out[i].then = (uint8_t)((len > 1 ? kid->before[1].count : 0) | (len == 3 ? REJOIN : 0));
+            int then = len > 1 ? kid->before[1].count : 0;
+            out[i].then = (uint8_t)(then | (len == 3 ? REJOIN : 0));
         }
     }
     return n;
