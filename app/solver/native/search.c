@@ -290,13 +290,13 @@ static bool safe_stack_top(const Tables *t, Position *p, const CardStack *stack,
  * always), so settle's moves are the same either way. Why the look can be this narrow
  * (docs/native-core.md): whether a top is taken depends on the foundations (wanted,
  * safe_to_foundation), on the reserve (a one-card pile does not empty while the reserve
- * would refill it) and on the top itself. A move that changes foundations or reserve (or refills a pile) gets
- * the full look. Else only a top the moves changed can be newly taken: the new top of
- * a tableau pile a move took cards from, the waste's after a draw or a move from it.
- * The top of a pile cards went onto is the card that was on top where they came from
- * (a tableau top, the waste's): not taken there, and what decides it is unchanged (a
- * one-card pile it left was emptied, which refilled from the reserve or left the
- * reserve empty). */
+ * would refill it) and on the top itself. A move that changes foundations or reserve (or
+ * refills a pile) gets the full look. Else only a top the moves changed can be newly
+ * taken: the new top of a tableau pile a move took cards from, the waste's after a draw
+ * or a move from it. The top of a pile cards went onto is the card that was on top where
+ * they came from (a tableau top, the waste's): not taken there, and what decides it is
+ * unchanged (a one-card pile it left was emptied, which refilled from the reserve or
+ * left the reserve empty). */
 static bool could_settle(const Tables *t, Position *p, const Undo *moves, int n, SafeRule rule)
 {
     for (int i = 0; i < n; i++) {
