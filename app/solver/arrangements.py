@@ -1,8 +1,9 @@
 """The full search for games where any run moves as a whole: positions up to run arrangement.
 
-In Rank and File (and Number Ten) a face-up card moves with every card above it, however
-many, so the tableau is a set of chains and the search table drowns in the ways the same
-chains can hang off equal parents (two suits of a colour, two decks). This module gives
+In Rank and File (and Number Ten, Rainbow, Canfield) a face-up card moves with every card
+above it, however many, so the tableau is a set of chains and the search table drowns in
+the ways the same chains can hang off equal parents (two suits of a colour, two decks; in
+Rainbow any card of the rank above). This module gives
 the full search a coarser position key and the moves that go with it, and proves that
 positions with the same key are won or lost together.
 
@@ -15,9 +16,9 @@ they are kept exactly. The key is: the piles under their bases (with the bases),
 roots, the attached cards (as sorted multisets), the foundations, stock and waste.
 
 **Why equal keys are won or lost alike.** A *class* is the cards a tableau build cannot
-tell apart (same rank and colour here); each card builds on at most one class (a King on
-none) and takes at most one (an Ace none). A class member with nothing on it is a pile
-top. Given the key, for every class we know how many members are in play (bases, roots,
+tell apart (same rank and colour in Rank and File, same rank in Rainbow); each card
+builds on at most one class (without a wrap a King on none) and takes at most one (an
+Ace none). A class member with nothing on it is a pile top. Given the key, for every class we know how many members are in play (bases, roots,
 attached) and how many hold a card (one per attached card of the class it takes), so
 how many are tops. Now take two positions with the same key and any move in one:
 
