@@ -63,11 +63,11 @@ key, the children of either reach the key after every move of the other.
 
 **No normal form.** Until 2026-12-03 the search put every root whose parent class had a
 top onto it (``normalize``): the root can go back into the pile it left, so the two keys
-reach each other and are won or lost together. But the search then meets only the first,
-so its children must also give the second's successors, and they do not: the parent is
-covered, and the card it was (to a foundation, say) now needs its run cleared to a
-sibling, or into an empty pile, which only gives the second position back, put away
-again. A late Canfield position that the plain search wins was answered ``unsolvable``,
+reach each other and are won or lost together. But the search then meets only the
+normal form, so its children must also give the other form's successors, and they do
+not: the parent is covered, and moving it (to a foundation, say) now needs the root's run
+cleared to a sibling, or into an empty pile, which only gives the other form back, put
+away again. A late Canfield position that the plain search wins was answered ``unsolvable``,
 and so was a Rank and File position on a line ``solve`` wins (deal 1001 after 165 moves:
 a hint there said lost; ``test_a_position_on_a_winning_line_is_not_proven_lost``). No
 survey had used it to prove a loss (Rank and File and Number Ten have no deal proven

@@ -9,9 +9,9 @@ So far the core holds the position, legal moves, apply, the plain position key, 
 safe foundation moves, the depth-first search, narrow or full, with the restarts' jitter,
 plain or up to run arrangement (:func:`search`), the beam search (:func:`beam`), the
 line shortening of :mod:`app.solver.lines` (:func:`shorten`), and the run-arrangement
-key, normal form and moves of :mod:`app.solver.arrangements` on their own
-(``Position.arranged_key``, ``normalize``, ``arranged_children``); moves cross the
-boundary as their text (``str(Move)``). The core is handed each variant's tables from here, built from the same
+key and moves of :mod:`app.solver.arrangements` on their own (``Position.arranged_key``,
+``arranged_children``); moves cross the boundary as their text (``str(Move)``). The core
+is handed each variant's tables from here, built from the same
 :class:`~app.engine.Variant` (and the solver's :class:`~app.solver.tables.SearchTables`)
 the Python search reads, so no game is typed twice.
 """

@@ -52,8 +52,10 @@ static int top_class(const Tables *t, const TableauPile *pile)
 static int elsewhere(const Tables *t, const Position *p, const int8_t top_of[DECK], int klass,
                      int j)
 {
-    if (klass < 0 || top_of[klass] != j)
-        return klass < 0 ? -1 : top_of[klass];
+    if (klass < 0)
+        return -1;
+    if (top_of[klass] != j)
+        return top_of[klass];
     for (int i = j + 1; i < t->tableau_piles; i++)
         if (p->tableau[i].len && top_class(t, &p->tableau[i]) == klass)
             return i;

@@ -38,7 +38,6 @@ typedef struct {
  * hash) are equal, barring a 64-bit collision. */
 uint64_t arranged_key(const Tables *t, Position *p);  /* refreshes p's kept parts */
 
-
 /* arrangements.children(state, wanted, draw_score), in its order (stably sorted by
  * score): `want` is wanted()'s (search.h). `out` holds MAX_ARRANGED_CHILDREN; returns
  * how many. */

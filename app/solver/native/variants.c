@@ -55,8 +55,8 @@ static bool one_cycle(const Tables *t)
  * move whole, every card builds on exactly the cards of its parent class (on none when
  * it has none), and either no wrap (so a run never reaches a card of its bottom card's
  * parent class, nor of its own class) or one deck whose classes form one cycle (so a run
- * that does holds every class: arrangements.c, split). Normalize ends, and no move is
- * from a pile to itself. */
+ * that does holds every class: arrangements.c, split). No move is from a pile to itself
+ * (arrangements.c, elsewhere). */
 static const char *arranged_check(const Tables *t)
 {
     if (!t->runs_any)
