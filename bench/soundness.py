@@ -1,0 +1,176 @@
+"""A wide hunt for wrong verdicts: the solver's searches against the plainest one.
+
+``tests/solver/test_reductions.py`` checks every reduction, together, against
+``exhaustive`` (every legal move, each position keyed exactly as it is) on 187 positions
+small enough for it. This runs the same comparison on as many positions as time allows,
+in the background, writing one row per position to a file it resumes from:
+
+- positions: late positions of greedy and of random play of each game (its house rule
+  flipped too), and positions along the line ``solve`` wins a deal by, from 70% of the
+  way on, with a few random moves off each (where a win turns into a loss nearby: the
+  wrong ``unsolvable`` of 2026-12-03 was 165 moves into such a line);
+- the plain search decides each within ``--plain-budget`` positions; where it does not,
+  a position on a winning line is known won all the same, and any other is recorded as
+  undecided and left;
+- then the native core's full search, plain and up to run arrangement (where the
+  variant supports it), each with and without deferred draws, and the hint's own path
+  (``plan.solve`` at the hint budget), each at ``--full-budget`` positions.
+
+A search that gives the other verdict than the one known is a contradiction: the row
+keeps the position's text, and ``--summary`` fails (exit 1). Searches that run out of
+budget are counted, not contradictions.
+
+    nice .venv/bin/python bench/soundness.py --deals 1-20 --out bench/checks/soundness.jsonl
+    .venv/bin/python bench/soundness.py --summary --out bench/checks/soundness.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from app.config import Settings  # noqa: E402
+from app.engine import VARIANTS, State  # noqa: E402
+from app.solver import arrangements, core  # noqa: E402
+from app.solver.plan import solve  # noqa: E402
+from app.solver.search import replay  # noqa: E402
+from tests.solver.test_native_core import start, walk  # noqa: E402
+from tests.solver.test_reductions import exhaustive  # noqa: E402
+
+SEARCHES = ("full", "full-undeferred", "arranged", "arranged-undeferred", "hint")
+
+
+def positions(name: str, flip: bool, number: int) -> Iterator[tuple[str, State]]:
+    """(where it comes from, position) for one deal of one game."""
+    for greedy in (True, False):
+        rng = random.Random(f"soundness-{name}-{flip}-{number}-{greedy}")
+        played = list(walk(start(name, flip, number), rng, 600, greedy))
+        kind = "greedy" if greedy else "random"
+        for back, state in enumerate(played[-1::-12][:8]):
+            yield f"{kind}-{back}", state
+    state = start(name, flip, number)
+    won = solve(state, 1_000_000, core="native")
+    if won.result != "solved":
+        return
+    rng = random.Random(f"soundness-line-{name}-{flip}-{number}")
+    for share in (0.7, 0.8, 0.88, 0.94, 0.97, 0.99):
+        on_line = replay(state, won.moves[: int(len(won.moves) * share)])
+        yield f"line-{share}", on_line
+        yield f"off-{share}", list(walk(on_line, rng, 12, False))[-1]
+
+
+def verdicts(state: State, budget: int, hint_budget: int) -> dict[str, str]:
+    out: dict[str, str] = {
+        "full": core.search(state, budget).result,
+        "full-undeferred": core.search(state, budget, defer_draws=False).result,
+    }
+    if arrangements.supports(state.variant):
+        out["arranged"] = core.search(state, budget, arranged=True).result
+        out["arranged-undeferred"] = core.search(
+            state, budget, arranged=True, defer_draws=False
+        ).result
+    out["hint"] = solve(state, hint_budget, core="native").result
+    return out
+
+
+def truth(where: str, plain: str) -> str:
+    """The verdict a search must not contradict: the plain search's, and where that ran
+    out, ``solved`` for a position on a winning line (the rest of the line wins it)."""
+    if plain == "unknown" and where.startswith("line-"):
+        return "solved"
+    return plain
+
+
+def contradicts(truth: str, got: str) -> bool:
+    return {truth, got} == {"solved", "unsolvable"}
+
+
+def sweep(args: argparse.Namespace) -> None:
+    out = Path(args.out)
+    done = set()
+    if out.exists():
+        done = {json.loads(line)["id"] for line in out.read_text().splitlines() if line}
+    first, last = (int(part) for part in args.deals.split("-"))
+    hint_budget = Settings().hint_max_positions
+    with out.open("a") as rows:
+        for number in range(first, last + 1):
+            for name in args.games:
+                for flip in (False, True):
+                    prefix = f"{name}/{int(flip)}/{number}"
+                    if f"{prefix}/done" in done:
+                        continue
+                    for where, state in positions(name, flip, number):
+                        row_id = f"{prefix}/{where}"
+                        if row_id in done:
+                            continue
+                        row: dict[str, Any] = {"id": row_id, "game": name}
+                        row["plain"] = exhaustive(state, args.plain_budget)
+                        row["truth"] = truth(where, row["plain"])
+                        if row["truth"] != "unknown":
+                            row.update(verdicts(state, args.full_budget, hint_budget))
+                            if any(contradicts(row["truth"], row.get(s, "")) for s in SEARCHES):
+                                row["position"] = state.to_text()
+                        rows.write(json.dumps(row) + "\n")
+                        rows.flush()
+                    rows.write(json.dumps({"id": f"{prefix}/done", "game": name}) + "\n")
+                    rows.flush()
+
+
+def summary(args: argparse.Namespace) -> int:
+    rows = [json.loads(line) for line in Path(args.out).read_text().splitlines() if line]
+    rows = [row for row in rows if "plain" in row]
+    print("| game | positions | known (won, lost) | search | agrees | undecided | contradicts |")
+    print("| --- | ---: | ---: | --- | ---: | ---: | ---: |")
+    bad = 0
+    for name in VARIANTS:
+        mine = [row for row in rows if row["game"] == name]
+        decided = [row for row in mine if row.get("truth", row["plain"]) != "unknown"]
+        won = sum(row.get("truth", row["plain"]) == "solved" for row in decided)
+        for search in SEARCHES:
+            results = Counter(
+                "contradicts"
+                if contradicts(row.get("truth", row["plain"]), row[search])
+                else "undecided"
+                if row[search] == "unknown"
+                else "agrees"
+                for row in decided
+                if search in row
+            )
+            if not results:
+                continue
+            bad += results["contradicts"]
+            print(
+                f"| {name} | {len(mine)} | {len(decided)} ({won}, {len(decided) - won}) | {search}"
+                f" | {results['agrees']} | {results['undecided']} | {results['contradicts']} |"
+            )
+    print(f"{len(rows)} positions, {bad} contradictions")
+    return 1 if bad else 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", nargs="*", default=list(VARIANTS))
+    parser.add_argument("--deals", default="1-10", help="first-last")
+    parser.add_argument("--plain-budget", type=int, default=10_000)
+    parser.add_argument("--full-budget", type=int, default=200_000)
+    parser.add_argument("--out", required=True, help="rows, one JSON object a line (resumed)")
+    parser.add_argument("--summary", action="store_true", help="the table of --out, then stop")
+    args = parser.parse_args()
+    if args.summary:
+        return summary(args)
+    if not core.available():
+        raise SystemExit(f"the native core is not built: {core.missing_reason()}")
+    sweep(args)
+    return summary(args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

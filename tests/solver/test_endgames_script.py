@@ -1,0 +1,43 @@
+"""bench/endgames.py samples the endgames a search meets and prices each one: the sample
+holds only endgames, no more than asked, and the prices are those of the native search."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from app.engine import deal, get_variant
+from app.solver import core
+from tests.solver.bench_scripts import load
+from tests.solver.test_native_core import walk
+
+
+def test_the_sample_holds_only_endgames_and_no_more_than_asked() -> None:
+    module = load("endgames")
+    state = deal(get_variant("forty-thieves"), 5)
+    keyed, endgames, sample = module.met(state, 3_000, 7, seed=1)
+    assert keyed >= 3_000  # every child is keyed, repeats included
+    assert 7 < endgames <= keyed  # this search reaches the end of the stock at once
+    assert len(sample) == 7
+    assert all(module.endgame(position) for position in sample)
+    assert len({position.to_text() for position in sample}) == 7  # distinct positions
+
+
+def test_a_search_that_never_empties_the_stock_samples_nothing() -> None:
+    module = load("endgames")
+    keyed, endgames, sample = module.met(deal(get_variant("rainbow"), 5), 50, 7, seed=1)
+    assert (endgames, sample) == (0, [])
+    assert keyed >= 50
+
+
+@pytest.mark.skipif(not core.available(), reason="the prices are the native core's")
+def test_each_endgame_is_priced_by_the_search_alone() -> None:
+    module = load("endgames")
+    state = deal(get_variant("rainbow"), 3)
+    late = list(walk(state, random.Random(3), 400, greedy=False))[-1]
+    verdicts, taken = module.cost([late, late], 100_000)
+    alone = core.search(late, 100_000, arranged=True)
+    assert verdicts == {alone.result: 2}
+    assert taken == [alone.positions, alone.positions]
+    assert "2 " + alone.result in module.describe("as dealt", verdicts, taken)
