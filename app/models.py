@@ -106,6 +106,10 @@ class Game(Base):
     won_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
     # The solver helped (a hint was answered, or finish played): such a win is not ranked.
     assisted: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # The move_count of the earliest position of the current line of play that the
+    # solver proved lost. Every later position descends from it, so it is lost too (no
+    # search needed); undo below it clears it. Null: none known.
+    lost_at: Mapped[int | None] = mapped_column(Integer)
 
 
 class Move(Base):

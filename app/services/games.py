@@ -931,6 +931,32 @@ async def mark_assisted(session: AsyncSession, player: Player, game_id: str) -> 
     return game
 
 
+def known_lost(game: Game) -> bool:
+    """The game's position descends from one the solver proved lost (`Game.lost_at`)."""
+    return game.lost_at is not None and game.move_count >= game.lost_at
+
+
+async def mark_lost(session: AsyncSession, player: Player, game_id: str, position: State) -> Game:
+    """The solver proved `position` lost: mark the game assisted (saying so tells the
+    player something of hidden cards), and where the game is still at the position, keep
+    its move count (`Game.lost_at`: every later position of this line is lost too; a game
+    that moved on meanwhile may have been taken back past it). Only the mark changes the
+    version: `lost_at` is not part of the public state. The game as it is now."""
+    player_id = player.id  # read once: a rollback expires the ORM object
+    async with writing_game(session, player_id, game_id) as write:
+        game = write.game
+        values: dict[str, Any] = {}
+        if game.status == "won":
+            return game
+        if not game.assisted:
+            values["assisted"] = True
+        if game.state == position.to_bytes() and not known_lost(game):
+            values["lost_at"] = game.move_count
+        if values:
+            await _save(session, game, bump=1 if "assisted" in values else 0, **values)
+    return game
+
+
 async def undo(
     session: AsyncSession,
     player: Player,
@@ -969,12 +995,16 @@ async def undo(
             state = State.from_bytes(last.state_before)
             undone = _undo_events(state, last.move, State.from_bytes(game.state))
             await session.execute(delete(MoveRow).where(MoveRow.id == last.id))
+            lost_at = game.lost_at
+            if lost_at is not None and game.move_count - 1 < lost_at:
+                lost_at = None  # taken back past the position proven lost: a new line ahead
             await _save(
                 session,
                 game,
                 state=last.state_before,
                 status=state.status,
                 move_count=game.move_count - 1,
+                lost_at=lost_at,
             )
             body = state_json(game, state)
             body["events"] = undone

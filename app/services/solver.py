@@ -6,7 +6,9 @@ background proof. A saturated pool answers 429 ``solver_busy``
 with ``Retry-After``. A winning line, once found, is kept for every position along it in
 the database (`knowledge.SolverKnowledge`), so a player who follows the hints gets each
 next one without a new search, on any instance; a proven deal's line (seeds, daily,
-solvable) is known from a game's first hint, and a position proven lost stays lost. Finish plays the line
+solvable) is known from a game's first hint, and a position proven lost stays lost: so
+does every later position of that game's line of play (`Game.lost_at`, until an undo
+takes it back past the proven one), answered without a search. Finish plays the line
 through ``games.apply_moves``, the one path every move takes.
 
 Budgets and pool size come from the settings (``SOLVER_*``, ``HINT_*``, ``FINISH_*``).
@@ -113,6 +115,8 @@ async def _winning_line(
 ) -> tuple[tuple[Move, ...] | None, dict[str, Any]]:
     if state.is_won:
         return (), {"result": "solved", "positions": 0, "elapsed_ms": 0}
+    if games.known_lost(game):  # an earlier position of this line was proven lost
+        return None, {"result": "unsolvable", "positions": 0, "elapsed_ms": 0}
     known = await _known(app, session, game, state)
     if known is not None:
         verdict = "unsolvable" if known.lost else "solved"
@@ -128,10 +132,17 @@ async def _search_game(
     """The game's position as it is now and a winning line from it: (the version and
     whether the game was already assisted when read, the position, the line or None, the
     search's figures). The read is ended before the search (`games.load_position`), so no
-    connection is held while it runs."""
+    connection is held while it runs. A position newly proven lost is kept on the game
+    (`games.mark_lost`), which marks it assisted too: then the version is the game's after
+    that, where it is still at the position."""
     game, state = await games.load_position(session, player, game_id)
-    version, already_assisted = game.version, game.assisted
+    version, already_assisted, lost_before = game.version, game.assisted, games.known_lost(game)
     line, info = await _winning_line(app, session, game, state, positions, seconds)
+    if info["result"] == "unsolvable" and not lost_before:
+        marked = await games.mark_lost(session, player, game_id, state)
+        already_assisted = marked.assisted
+        if marked.state == state.to_bytes():
+            version = marked.version
     return version, already_assisted, state, line, info
 
 
@@ -152,7 +163,7 @@ async def hint(app: FastAPI, session: Any, player: Player, game_id: str) -> Hint
         move: Move | None = line[0]
     else:
         move = None if state.is_won or info["result"] == "unsolvable" else suggest(state)
-    if not assisted and (move is not None or info["result"] == "unsolvable"):
+    if not assisted and move is not None:
         game = await games.mark_assisted(session, player, game_id)
         assisted = game.assisted
         if game.state == state.to_bytes():
@@ -178,8 +189,6 @@ async def finish(app: FastAPI, session: Any, player: Player, game_id: str) -> An
             app, session, player, game_id, *budget
         )
         if line is None:
-            if info["result"] == "unsolvable" and not already_assisted:
-                await games.mark_assisted(session, player, game_id)
             raise NoWinFound(
                 f"no winning line was found from this position (result: {info['result']}, "
                 f"{info['positions']} positions searched)",

@@ -187,6 +187,65 @@ async def test_finish_on_a_lost_position_marks_the_game_assisted(
     assert state["assisted"] is True
 
 
+async def test_a_line_proven_lost_stays_lost_until_taken_back_past_the_proof(
+    client: httpx.AsyncClient, auth: dict[str, str], new_game: Any
+) -> None:
+    """Every position after one proven lost descends from it: later hints and finish say
+    so without a search (and without a write); an undo back past the proven position
+    leaves a new line ahead, searched again."""
+    game = await new_game(variant="canfield", deal=5)  # proven lost in a few dozen positions
+    url = f"{API}/games/{game['id']}"
+    build = {"action": "move", "from": "tableau-2", "to": "tableau-0"}
+
+    async def hint() -> dict[str, Any]:
+        answer = await client.post(f"{url}/hint", headers=auth)
+        assert answer.status_code == 200, answer.text
+        body: dict[str, Any] = answer.json()
+        assert body["result"] == "unsolvable" and body["move"] is None
+        assert body["assisted"] is True
+        return body
+
+    async def play(move: dict[str, str] | None) -> None:
+        path = "undo" if move is None else "moves"
+        answer = await client.post(f"{url}/{path}", json=move or {}, headers=auth)
+        assert answer.status_code == 200, answer.text
+
+    draw, undo = {"action": "draw"}, None
+    await play(build)  # move 1
+    assert (await hint())["positions"] > 0  # proven here
+    await play(draw)
+    await play(draw)  # move 3: a position no search has met
+    version = (await client.get(url, headers=auth)).json()["version"]
+    later = await hint()
+    assert later["positions"] == 0 and later["version"] == version
+    finish = await client.post(f"{url}/finish", headers=auth)
+    assert "unsolvable" in assert_error(finish, 409, "no_win_found")["message"]
+    assert (await client.get(url, headers=auth)).json()["version"] == version  # no write
+    await play(undo)
+    await play(undo)  # move 1 again: the position proven lost
+    assert (await hint())["positions"] == 0
+    await play(undo)  # move 0: before it
+    await play(draw)  # another move 1, on another line: not known
+    assert (await hint())["positions"] > 0
+
+
+async def test_a_proof_for_a_position_gone_during_its_search_is_not_kept_on_the_game(
+    client: httpx.AsyncClient, auth: dict[str, str], new_game: Any, move_during_search: list[str]
+) -> None:
+    """The game moved while its position was proven lost: the player was told (the game
+    is assisted), but the game's line is not marked, since the game could have been taken
+    back past the position meanwhile; the next hint searches its own position."""
+    game = await new_game(variant="canfield", deal=5)
+    move_during_search.append(game["id"])  # another client draws while the search runs
+    first = (await client.post(f"{API}/games/{game['id']}/hint", headers=auth)).json()
+    assert first["result"] == "unsolvable" and first["version"] == 0
+    state = (await client.get(f"{API}/games/{game['id']}", headers=auth)).json()
+    assert state["assisted"] is True and state["move_count"] == 1
+    again = (await client.post(f"{API}/games/{game['id']}/hint", headers=auth)).json()
+    assert again["result"] == "unsolvable" and again["positions"] > 0
+    assert again["version"] == state["version"]
+
+
 async def test_a_long_finish_logs_every_move_with_its_own_seq_and_version(
     client: httpx.AsyncClient, auth: dict[str, str], new_game: Any
 ) -> None:
