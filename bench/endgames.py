@@ -2,7 +2,7 @@
 
 A deal the solver cannot decide is one whose full search runs out of positions; issue
 14 asks what limits it. This samples the positions such a search meets once the stock
-(and the reserve) is empty, the *endgames*, and searches each one alone to the end on
+is out, the *endgames* (a reserve may still hold cards: `phase` tells them apart), and searches each one alone to the end on
 the native core: how many positions proving one endgame lost (or won) takes, and, where
 the game returns foundation cards, the same with that rule turned off, to show what the
 returns cost. The search that meets them is the Python reference (it can be watched
@@ -31,13 +31,25 @@ from app.solver.tables import SearchTables  # noqa: E402
 
 
 def endgame(state: State) -> bool:
-    return not state.stock and not state.reserve
+    """Nothing left to draw: the stock is out (a reserve may still hold cards)."""
+    return not state.stock
 
 
-def met(state: State, budget: int, sample: int, seed: int) -> tuple[int, int, list[State]]:
+def phase(state: State) -> str:
+    """Where a position stands: what is left of the stock and the reserve."""
+    stock = "stock left" if state.stock else "stock out"
+    if not state.variant.reserve_size:
+        return stock
+    return f"{stock}, {'reserve left' if state.reserve else 'reserve out'}"
+
+
+def met(
+    state: State, budget: int, sample: int, seed: int, phases: Counter[str] | None = None
+) -> tuple[int, int, list[State]]:
     """The full search from ``state`` (up to run arrangement where the game allows it) for
     ``budget`` positions: children keyed (repeats of positions met included), how many of
-    them endgames, and a uniform sample of those endgames (reservoir sampling: one pass, ``sample`` kept)."""
+    them endgames, and a uniform sample of those endgames (reservoir sampling: one pass,
+    ``sample`` kept). ``phases`` counts the children by :func:`phase`."""
     arranged = arrangements.supports(state.variant)
     rng = random.Random(seed)
     keyed = endgames = 0
@@ -46,6 +58,8 @@ def met(state: State, budget: int, sample: int, seed: int) -> tuple[int, int, li
     def watch(position: State) -> None:
         nonlocal keyed, endgames
         keyed += 1
+        if phases is not None:
+            phases[phase(position)] += 1
         if endgame(position):
             endgames += 1
             if len(kept) < sample:
@@ -109,11 +123,15 @@ def main() -> int:
         raise SystemExit(f"the native core is not built: {core.missing_reason()}")
     variant = get_variant(args.game)
     for number in args.deals:
-        keyed, endgames, sample = met(deal(variant, number), args.budget, args.sample, number)
+        phases: Counter[str] = Counter()
+        start = deal(variant, number)
+        keyed, endgames, sample = met(start, args.budget, args.sample, number, phases)
         print(
             f"{args.game} deal {number}: {keyed:,} children keyed, {endgames:,} of them "
             f"endgames ({endgames / max(keyed, 1):.0%}); {len(sample)} searched alone"
         )
+        shares = ", ".join(f"{name} {count / keyed:.0%}" for name, count in phases.most_common())
+        print(f"  by phase: {shares}")
         if not sample:
             continue
         print(describe("as dealt", *cost(sample, args.alone)))

@@ -96,12 +96,14 @@ def _percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
-def greedy_positions(name: str, deals: range, moves: int, every: int) -> list[State]:
+def greedy_games(name: str, deals: range, moves: int, every: int) -> list[list[State]]:
     """Positions along greedy play: from each deal, ``suggest``'s move again and again
-    (a safe foundation move, else the search's first choice), every ``every``th kept."""
-    out: list[State] = []
+    (a safe foundation move, else the search's first choice), every ``every``th kept; one
+    list a deal, in the order of play."""
+    out: list[list[State]] = []
     for number in deals:
         state = deal(get_variant(name), number)
+        game: list[State] = []
         for step in range(moves):
             if state.is_won:
                 break
@@ -109,9 +111,32 @@ def greedy_positions(name: str, deals: range, moves: int, every: int) -> list[St
             if move is None:
                 break
             if step % every == 0:
-                out.append(state)
+                game.append(state)
             state, _ = state.apply(move, auto_finish=False, validate=False)
+        out.append(game)
     return out
+
+
+def greedy_positions(name: str, deals: range, moves: int, every: int) -> list[State]:
+    """:func:`greedy_games`' positions, one deal after another."""
+    return [state for game in greedy_games(name, deals, moves, every) for state in game]
+
+
+def asked_in_order(games: list[list[State]], results: list[str]) -> tuple[int, int]:
+    """The service's answers when each game's hints are asked in the order of play
+    (``results``: the searches', game after game): once one position of a game is proven
+    lost, every later one descends from it and is answered ``unsolvable`` without a search
+    (``Game.lost_at``). (decided, decided only so: the search alone left them undecided)."""
+    decided = carried = at = 0
+    for game in games:
+        lost = False
+        for result in results[at : at + len(game)]:
+            if lost and result != "unsolvable":
+                carried += 1
+            lost = lost or result == "unsolvable"
+            decided += lost or result == "solved"
+        at += len(game)
+    return decided, carried
 
 
 def line_positions(name: str, deals: range, every: int) -> list[State]:
@@ -131,8 +156,14 @@ def line_positions(name: str, deals: range, every: int) -> list[State]:
 
 
 def _searches(
-    positions: list[State], budget: int, seconds: float, core: CoreChoice
+    positions: list[State],
+    budget: int,
+    seconds: float,
+    core: CoreChoice,
+    results: list[str] | None = None,
 ) -> tuple[list[float], dict[str, int]]:
+    """Each position searched alone: the times and the count of each result (each one
+    appended to ``results`` too, in order, where given)."""
     times: list[float] = []
     outcomes: dict[str, int] = {}
     for state in positions:
@@ -140,6 +171,8 @@ def _searches(
         result = solve(state, max_positions=budget, max_seconds=seconds, core=core)
         times.append((time.perf_counter() - started) * 1000)
         outcomes[result.result] = outcomes.get(result.result, 0) + 1
+        if results is not None:
+            results.append(result.result)
     return times, outcomes
 
 
@@ -169,7 +202,8 @@ def hints_and_finish(
     ]
     if finish:
         budgets.append(("finish", settings.finish_max_positions, settings.finish_max_seconds))
-    greedy = {name: greedy_positions(name, deals, moves, every) for name in VARIANTS}
+    games = {name: greedy_games(name, deals, moves, every) for name in VARIANTS}
+    greedy = {name: [state for game in games[name] for state in game] for name in VARIANTS}
     runs = [(what, budget, seconds, "greedy play", greedy) for what, budget, seconds in budgets]
     if finish:
         lines = {name: line_positions(name, deals, every) for name in VARIANTS}
@@ -186,12 +220,18 @@ def hints_and_finish(
         print("|---|---|---|---|---|---|---|")
         every_time: list[float] = []
         every_outcome: dict[str, int] = {}
+        in_order = [0, 0]  # decided, and only so: each game's hints asked in turn
         for name, positions in corpus.items():
             if not positions:
                 print(f"| {name} | 0 | - | - | - | - | - |")  # no deal of the range won
                 continue
-            times, outcomes = _searches(positions, budget, seconds, core)
+            results: list[str] = []
+            times, outcomes = _searches(positions, budget, seconds, core, results)
             print(_line(name, times, outcomes))
+            if source == "greedy play":
+                decided, carried = asked_in_order(games[name], results)
+                in_order[0] += decided
+                in_order[1] += carried
             if source == "winning lines" and outcomes.get("unsolvable"):
                 # Every position of a line solve won is winnable: this is a wrong proof.
                 raise SystemExit(f"{name}: unsolvable on a winning line (a wrong proof)")
@@ -199,6 +239,12 @@ def hints_and_finish(
             for key, value in outcomes.items():
                 every_outcome[key] = every_outcome.get(key, 0) + value
         print(_line("all nine", every_time, every_outcome))
+        if source == "greedy play":
+            print(
+                f"Asked in the order of play, as the service answers them (a line proven "
+                f"lost stays lost): {100 * in_order[0] / len(every_time):.1f}% decided, "
+                f"{in_order[1]} of them only so (the search alone left them undecided)."
+            )
 
 
 def lost_hints(
