@@ -124,7 +124,8 @@ def safe_move(state: State, rules: SearchTables, eager: bool) -> Move | None:
                 continue
             if eager or rules.safe_to_foundation(state, pile[-1]):
                 return Move(MOVE, T_PILES[i], F_PILES[wanted[pile[-1]]], 1)
-    for src, cards in ((WASTE_PILE, state.waste), (RESERVE_PILE, state.reserve)):
+    stacks = ((WASTE_PILE, state.waste), (RESERVE_PILE, state.reserve))
+    for src, cards in stacks if rules.waste_settles else stacks[1:]:
         if cards and cards[-1] in wanted and (eager or rules.safe_to_foundation(state, cards[-1])):
             return Move(MOVE, src, F_PILES[wanted[cards[-1]]], 1)
     return None

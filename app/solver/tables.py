@@ -43,6 +43,12 @@ class SearchTables:
         self.runs_any = variant.runs == "any"
         self.single_pass = variant.redeals == 0
         self.reserve_fills = variant.reserve_fills_empty
+        # Settle plays the waste's top only where taking a card out of the waste leaves
+        # every other one reachable as before: one card a draw, or no redeal. Drawing three
+        # with redeals (Canfield), the cards a pass turns up depend on how many the waste
+        # holds: a waste card put up shifts the threes of every later pass, and can hide
+        # the card a line needs (docs/solver.md, "Safe foundation moves").
+        self.waste_settles = variant.draw == 1 or self.single_pass
         self.returns = variant.foundation_return
         # Narrow restarts play every foundation move at once where cards may come back,
         # but only where the stock comes round again: with one pass, the cards kept in

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from functools import cache
 from typing import Any
 from unittest import mock
@@ -26,6 +27,8 @@ import pytest
 from app.engine import VARIANTS, Move, State, deal
 from app.engine.moves import DRAW, FOUNDATION, RESERVE, TABLEAU
 from app.solver import arrangements, core, search
+from app.solver.moves import safe_move, wanted_cards
+from app.solver.tables import SearchTables
 from tests.solver.test_native_core import CONFIGS, start, walk
 from tests.solver.test_native_search import python_full, seed_line
 
@@ -258,6 +261,48 @@ def test_deferred_returns_keep_every_verdict() -> None:
             decided_positions += 1
     assert decided_positions >= 6
     assert skipped_returns >= 5_000  # 35,433 when written
+
+
+# Canfield (three cards a draw, redeals) after greedy play of deal 1005, found by
+# bench/soundness.py: the A of spades is wanted on the waste's top and nothing can be
+# built on it, so the safe-move rule put it up, and every search answered `unsolvable`
+# (75 positions). But the plain search wins: left in the waste, the ace keeps the threes
+# of later passes where the line needs them.
+THREES_KEEP_THEIR_PHASE = """\
+canfield foundation_return=0 redeals=inf base=12
+stock: 9C TC 9H 4H JD JH 8S 3S 6C JS 9S 5D
+waste: 2S 7S 6H 4D 5H 8D TD 7C 8H TH 4S 3C JC AS
+reserve: 6S 5C AC 3H 3D 2C 6D
+f0: QC KC
+f1: QH KH AH 2H
+f2: QD KD AD 2D
+f3: QS KS
+t0: TS 9D 8C 7H
+t1: 5S
+t2: 7D
+t3: 4C
+"""
+
+
+def test_a_waste_card_put_up_early_can_shift_the_threes_a_line_needs() -> None:
+    """Drawing three with redeals, taking a card out of the waste changes which cards the
+    later passes turn up: settle leaves the waste alone there (SearchTables.waste_settles),
+    though the rule calls the card safe, and no search proves the position lost."""
+    state = State.from_text(THREES_KEEP_THEIR_PHASE)
+    assert exhaustive(state, PLAIN_BUDGET) == "solved"
+    rules = SearchTables.of(state.variant)
+    ace = state.waste[-1]
+    assert ace in wanted_cards(state) and rules.safe_to_foundation(state, ace)
+    assert safe_move(state, rules, False) is None
+    result, line, _ = search._search(state, rules, 5_000, None, False, arranged=True)
+    assert result == "solved" and search.replay(state, line).is_won
+    if core.available():
+        assert core.position(state).safe_move() is None
+        for arranged in (False, True):
+            assert core.search(state, FULL_BUDGET, arranged=arranged).result == "solved"
+    # One card a draw: the same waste settles (any order of cards stays reachable).
+    one_at_a_time = state._replace(variant=replace(state.variant, draw=1))
+    assert safe_move(one_at_a_time, SearchTables.of(one_at_a_time.variant), False) is not None
 
 
 def test_the_corpus_catches_a_reduction_that_loses_wins() -> None:

@@ -223,7 +223,7 @@ static bool safe_move_by(const Tables *t, Position *p, SafeRule rule, Move *out)
     }
     const CardStack *stacks[2] = {&p->waste, &p->reserve};
     const int kinds[2] = {WASTE, RESERVE};
-    for (int s = 0; s < 2; s++) {
+    for (int s = waste_settles(t) ? 0 : 1; s < 2; s++) {
         if (!stacks[s]->len)
             continue;
         int top = stacks[s]->cards[stacks[s]->len - 1];
@@ -277,7 +277,7 @@ static bool safe_tableau_top(const Tables *t, Position *p, int index, SafeRule r
 
 static bool safe_stack_top(const Tables *t, Position *p, const CardStack *stack, SafeRule rule)
 {
-    if (!stack->len)
+    if (!stack->len || (stack == &p->waste && !waste_settles(t)))
         return false;
     int top = stack->cards[stack->len - 1];
     return is_wanted(t, p, top) && safe_to_foundation(t, p, rule, top);
@@ -296,7 +296,8 @@ static bool safe_stack_top(const Tables *t, Position *p, const CardStack *stack,
  * or a move from it. The top of a pile cards went onto is the card that was on top where
  * they came from (a tableau top, the waste's): not taken there, and what decides it is
  * unchanged (a one-card pile it left was emptied, which refilled from the reserve or
- * left the reserve empty). */
+ * left the reserve empty); but for a waste top that settle leaves in the waste
+ * (waste_settles), which it may take on the tableau. */
 static bool could_settle(const Tables *t, Position *p, const Undo *moves, int n, SafeRule rule)
 {
     for (int i = 0; i < n; i++) {
@@ -308,6 +309,10 @@ static bool could_settle(const Tables *t, Position *p, const Undo *moves, int n,
         }
         if (move->src_kind == FOUNDATION || move->dst_kind == FOUNDATION
             || move->src_kind == RESERVE || (move->src_kind == TABLEAU && moves[i].refilled))
+            return true;
+        /* A waste top settle leaves where it is (waste_settles) may be one it takes on the
+         * tableau pile the move put it on. */
+        if (move->src_kind == WASTE && !waste_settles(t) && safe_tableau_top(t, p, move->dst, rule))
             return true;
         if (move->src_kind == TABLEAU ? safe_tableau_top(t, p, move->src, rule)
                                       : safe_stack_top(t, p, &p->waste, rule))

@@ -64,6 +64,11 @@ const char *tables_prepare(Tables *t);
 static inline int card_rank(int card) { return card % 13 + 1; }
 static inline int card_suit(int card) { return card / 13; }
 
+/* SearchTables.waste_settles: settle plays the waste's top only where taking a card out
+ * of the waste leaves every other one reachable as before (one card a draw, or no
+ * redeal); drawing three with redeals, it shifts the threes of every later pass. */
+static inline bool waste_settles(const Tables *t) { return t->draw == 1 || t->single_pass; }
+
 static inline bool stack_ok(const Tables *t, int target, int moving)
 {
     return t->stack_ok[target * DECK + moving];
