@@ -14,7 +14,7 @@ from alembic.migration import MigrationContext
 from asgi_lifespan import LifespanManager
 from fastapi import FastAPI
 from openapi_spec_validator import validate
-from sqlalchemy import Connection, inspect
+from sqlalchemy import Connection, inspect, text
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from app.config import Settings
@@ -213,3 +213,34 @@ async def test_migrations_match_models(database_url: str, tmp_path: Path) -> Non
                 assert await conn.run_sync(_diff) == []
         finally:
             await engine.dispose()
+
+
+async def test_the_lost_positions_proven_before_the_draw_three_fix_are_forgotten(
+    tmp_path: Path,
+) -> None:
+    """Migration 0007: every lost fact goes (some Canfield ones may be wrong, and the key
+    cannot tell the game); the winning lines and their positions stay."""
+    engine = create_async_engine(f"sqlite+aiosqlite:///{tmp_path}/old.sqlite3")
+    try:
+        await upgrade_to_head(engine, "0006")
+        async with engine.begin() as conn:
+            await conn.execute(
+                text(
+                    "INSERT INTO solver_lines (id, variant, source, moves, length, created_at)"
+                    " VALUES (1, 'canfield', 'search', 'draw', 1, '2026-12-03 00:00:00')"
+                )
+            )
+            for key, line in ((b"w" * 16, 1), (b"l" * 16, None)):
+                await conn.execute(
+                    text(
+                        "INSERT INTO solver_positions (key, line_id, at, created_at)"
+                        " VALUES (:key, :line, 0, '2026-12-03 00:00:00')"
+                    ),
+                    {"key": key, "line": line},
+                )
+        await upgrade_to_head(engine)
+        async with engine.connect() as conn:
+            kept = (await conn.execute(text("SELECT key FROM solver_positions"))).scalars().all()
+        assert kept == [b"w" * 16]
+    finally:
+        await engine.dispose()
