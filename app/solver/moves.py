@@ -236,7 +236,32 @@ def follow_ups(state: State, index: int, last: Move, runs_any: bool, narrow: boo
         for f, cards in enumerate(state.foundations):
             if cards and state.tableau_takes(index, cards[-1]):
                 out.append(Move(MOVE, F_PILES[f], here, 1))
+    if not runs_any:
+        _onto_moved(out, state, index, last)
     return out
+
+
+def _onto_moved(out: list[Move], state: State, index: int, last: Move) -> None:
+    """Where single cards move, a card onto the one ``last`` moved, where it went (from
+    the tableau, but the pile ``last`` uncovered, whose top moves anywhere already; the
+    waste, the reserve, a foundation where cards return). The move can be postponed to
+    just before such a move too, not only before the next move on the pile it left: a
+    card it then holds could not be put on it where it was and moved along with it
+    (docs/solver.md, "Obligations")."""
+    assert last.dst is not None and last.dst.kind == TABLEAU
+    there = last.dst.index
+    target = T_PILES[there]
+    for j, other in enumerate(state.tableau):
+        if j not in (index, there) and len(other) > state.hidden[j]:
+            if state.tableau_takes(there, other[-1]):
+                out.append(Move(MOVE, T_PILES[j], target, 1))
+    for src, cards in ((WASTE_PILE, state.waste), (RESERVE_PILE, state.reserve)):
+        if cards and state.tableau_takes(there, cards[-1]):
+            out.append(Move(MOVE, src, target, 1))
+    if state.variant.foundation_return:
+        for f, cards in enumerate(state.foundations):
+            if cards and state.tableau_takes(there, cards[-1]):
+                out.append(Move(MOVE, F_PILES[f], target, 1))
 
 
 def _uncovered_moves(

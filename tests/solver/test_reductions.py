@@ -27,7 +27,7 @@ import pytest
 from app.engine import VARIANTS, Move, State, deal
 from app.engine.moves import DRAW, FOUNDATION, RESERVE, TABLEAU
 from app.solver import arrangements, core, search
-from app.solver.moves import safe_move, wanted_cards
+from app.solver.moves import expand, safe_move, wanted_cards
 from app.solver.tables import SearchTables
 from tests.solver.test_native_core import CONFIGS, start, walk
 from tests.solver.test_native_search import python_full, seed_line
@@ -303,6 +303,51 @@ def test_a_waste_card_put_up_early_can_shift_the_threes_a_line_needs() -> None:
     # One card a draw: the same waste settles (any order of cards stays reachable).
     one_at_a_time = state._replace(variant=replace(state.variant, draw=1))
     assert safe_move(one_at_a_time, SearchTables.of(one_at_a_time.variant), False) is not None
+
+
+# Forty Thieves, 80% of the way along the line `solve` wins deal 1015 by (so winnable),
+# found by bench/soundness.py: every full search answered `unsolvable` in 18 positions.
+# The win moves 8D into the empty pile, then 7D onto it there, then 9D away: the move of
+# 8D is obligated, and its pairs only used the pile it left.
+HELD_WHERE_IT_WENT = """\
+forty-thieves foundation_return=0 redeals=0 base=-
+stock:
+waste: 9C KH KC 7H 6D 4C 3D 9H 2D 6H KC 3H 9S 3S 5C 8H QS 4H
+f0: AD 2D 3D 4D 5D 6D 7D 8D 9D TD JD QD KD
+f1: AS 2S 3S 4S 5S 6S 7S 8S 9S TS JS QS KS
+f2: AC 2C 3C 4C 5C 6C 7C 8C 9C TC JC QC
+f3: AC 2C 3C
+f4: AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH
+f5: AD
+f6: AH 2H
+f7: AS 2S
+t0: KS 4S 5H TD 9D 8D 7D
+t1: KD QD JD
+t2: 5D 4D
+t3: QH JH
+t4: JS TS
+t5: 8S 7S 6S 5S
+t6: TH
+t7:
+t8: 8C 7C 6C
+t9: QC JC TC
+"""
+
+
+def test_a_single_card_moved_for_another_to_go_on_it_is_paired_with_that_move() -> None:
+    """Where single cards move, an obligated move is postponed to just before the next
+    move on the pile it left or onto the card where it went: expand pairs it with both."""
+    state = State.from_text(HELD_WHERE_IT_WENT)
+    rules = SearchTables.of(state.variant)
+    result, line, _ = search._search(state, rules, 5_000, None, False)
+    assert result == "solved" and search.replay(state, line).is_won
+    # TH onto JH empties t6, 7D goes there: 8D tops t0, t7 is empty.
+    apart = search.replay(state, [Move.parse("t6>t3"), Move.parse("t0>t6")])
+    pairs = [str(c.move) for c in expand(apart, rules, Move.parse("t0>t7"), 0, False)]
+    assert "t6>t7" in pairs  # 7D onto 8D where it went: 9D can leave t0 next
+    if core.available():
+        for deferred in (True, False):
+            assert core.search(state, FULL_BUDGET, defer_draws=deferred).result == "solved"
 
 
 def test_the_corpus_catches_a_reduction_that_loses_wins() -> None:

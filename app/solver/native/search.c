@@ -694,6 +694,32 @@ static int runs_onto(const Tables *t, const Position *p, int index, const Move *
 /* Every tableau pile, for follow_ups' `from`. */
 static const uint32_t ALL_PILES = ~0u;
 
+/* moves._onto_moved: where single cards move, a card onto the one `last` moved, where it
+ * went (from the tableau but pile `index`, whose top moves anywhere already; the waste,
+ * the reserve, a foundation where cards return): the obligated move can be postponed to
+ * just before such a move too. */
+static int onto_moved(const Tables *t, Position *p, int index, const Move *last, Child *out)
+{
+    int there = last->dst, n = 0;
+    for (int j = 0; j < t->tableau_piles; j++) {
+        const TableauPile *other = &p->tableau[j];
+        if (j != index && j != there && other->len > other->hidden
+            && tableau_takes(t, p, there, other->cards[other->len - 1]))
+            put_pair(&out[n++], TABLEAU, j, TABLEAU, there, 1);
+    }
+    const CardStack *stacks[2] = {&p->waste, &p->reserve};
+    const int kinds[2] = {WASTE, RESERVE};
+    for (int s = 0; s < 2; s++)
+        if (stacks[s]->len && tableau_takes(t, p, there, stacks[s]->cards[stacks[s]->len - 1]))
+            put_pair(&out[n++], kinds[s], 0, TABLEAU, there, 1);
+    for (int f = 0; t->foundation_return && f < t->foundation_count; f++) {
+        const FoundationPile *cards = &p->foundations[f];
+        if (cards->len && tableau_takes(t, p, there, cards->cards[cards->len - 1]))
+            put_pair(&out[n++], FOUNDATION, f, TABLEAU, there, 1);
+    }
+    return n;
+}
+
 /* follow_ups: the moves that use tableau pile `index` right after `last` uncovered it:
  * its top to a foundation (or, where single cards move, anywhere), or something onto it.
  * `narrow` counts only where runs move (single cards relocate card by card). Runs come
@@ -730,6 +756,8 @@ static int follow_ups(const Tables *t, Position *p, int index, const Move *last,
         if (cards->len && tableau_takes(t, p, index, cards->cards[cards->len - 1]))
             put_pair(&out[n++], FOUNDATION, f, TABLEAU, index, 1);
     }
+    if (!t->runs_any)
+        n += onto_moved(t, p, index, last, out + n);
     return n;
 }
 
