@@ -252,9 +252,9 @@ def _onto_moved(out: list[Move], state: State, index: int, last: Move) -> None:
     there = last.dst.index
     target = T_PILES[there]
     for j, other in enumerate(state.tableau):
-        if j not in (index, there) and len(other) > state.hidden[j]:
-            if state.tableau_takes(there, other[-1]):
-                out.append(Move(MOVE, T_PILES[j], target, 1))
+        face_up = len(other) > state.hidden[j]
+        if j not in (index, there) and face_up and state.tableau_takes(there, other[-1]):
+            out.append(Move(MOVE, T_PILES[j], target, 1))
     for src, cards in ((WASTE_PILE, state.waste), (RESERVE_PILE, state.reserve)):
         if cards and state.tableau_takes(there, cards[-1]):
             out.append(Move(MOVE, src, target, 1))
