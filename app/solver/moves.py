@@ -225,17 +225,10 @@ def follow_ups(state: State, index: int, last: Move, runs_any: bool, narrow: boo
         narrow = False
     out: list[Move] = []
     empty_takes = not (state.variant.reserve_fills_empty and state.reserve)
-    here = T_PILES[index]
     if state.tableau[index]:
         _uncovered_moves(out, state, index, runs_any, empty_takes)
     _runs_onto(out, state, index, last, runs_any, narrow, empty_takes)
-    for src, cards in ((WASTE_PILE, state.waste), (RESERVE_PILE, state.reserve)):
-        if cards and state.tableau_takes(index, cards[-1]):
-            out.append(Move(MOVE, src, here, 1))
-    if state.variant.foundation_return and not narrow:
-        for f, cards in enumerate(state.foundations):
-            if cards and state.tableau_takes(index, cards[-1]):
-                out.append(Move(MOVE, F_PILES[f], here, 1))
+    _tops_onto(out, state, index, state.variant.foundation_return and not narrow)
     if not runs_any:
         _onto_moved(out, state, index, last)
     return out
@@ -255,13 +248,20 @@ def _onto_moved(out: list[Move], state: State, index: int, last: Move) -> None:
         face_up = len(other) > state.hidden[j]
         if j not in (index, there) and face_up and state.tableau_takes(there, other[-1]):
             out.append(Move(MOVE, T_PILES[j], target, 1))
+    _tops_onto(out, state, there, state.variant.foundation_return)
+
+
+def _tops_onto(out: list[Move], state: State, index: int, returns: bool) -> None:
+    """The waste's and the reserve's tops onto tableau pile ``index`` where it takes
+    them, and with ``returns`` the foundations' tops."""
+    here = T_PILES[index]
     for src, cards in ((WASTE_PILE, state.waste), (RESERVE_PILE, state.reserve)):
-        if cards and state.tableau_takes(there, cards[-1]):
-            out.append(Move(MOVE, src, target, 1))
-    if state.variant.foundation_return:
+        if cards and state.tableau_takes(index, cards[-1]):
+            out.append(Move(MOVE, src, here, 1))
+    if returns:
         for f, cards in enumerate(state.foundations):
-            if cards and state.tableau_takes(there, cards[-1]):
-                out.append(Move(MOVE, F_PILES[f], target, 1))
+            if cards and state.tableau_takes(index, cards[-1]):
+                out.append(Move(MOVE, F_PILES[f], here, 1))
 
 
 def _uncovered_moves(

@@ -694,6 +694,24 @@ static int runs_onto(const Tables *t, const Position *p, int index, const Move *
 /* Every tableau pile, for follow_ups' `from`. */
 static const uint32_t ALL_PILES = ~0u;
 
+/* moves._tops_onto: the waste's and the reserve's tops onto tableau pile `index` where it
+ * takes them, and with `returns` the foundations' tops. */
+static int tops_onto(const Tables *t, Position *p, int index, bool returns, Child *out)
+{
+    int n = 0;
+    const CardStack *stacks[2] = {&p->waste, &p->reserve};
+    const int kinds[2] = {WASTE, RESERVE};
+    for (int s = 0; s < 2; s++)
+        if (stacks[s]->len && tableau_takes(t, p, index, stacks[s]->cards[stacks[s]->len - 1]))
+            put_pair(&out[n++], kinds[s], 0, TABLEAU, index, 1);
+    for (int f = 0; returns && f < t->foundation_count; f++) {
+        const FoundationPile *cards = &p->foundations[f];
+        if (cards->len && tableau_takes(t, p, index, cards->cards[cards->len - 1]))
+            put_pair(&out[n++], FOUNDATION, f, TABLEAU, index, 1);
+    }
+    return n;
+}
+
 /* moves._onto_moved: where single cards move, a card onto the one `last` moved, where it
  * went (from the tableau but pile `index`, whose top moves anywhere already; the waste,
  * the reserve, a foundation where cards return): the obligated move can be postponed to
@@ -707,17 +725,7 @@ static int onto_moved(const Tables *t, Position *p, int index, const Move *last,
             && tableau_takes(t, p, there, other->cards[other->len - 1]))
             put_pair(&out[n++], TABLEAU, j, TABLEAU, there, 1);
     }
-    const CardStack *stacks[2] = {&p->waste, &p->reserve};
-    const int kinds[2] = {WASTE, RESERVE};
-    for (int s = 0; s < 2; s++)
-        if (stacks[s]->len && tableau_takes(t, p, there, stacks[s]->cards[stacks[s]->len - 1]))
-            put_pair(&out[n++], kinds[s], 0, TABLEAU, there, 1);
-    for (int f = 0; t->foundation_return && f < t->foundation_count; f++) {
-        const FoundationPile *cards = &p->foundations[f];
-        if (cards->len && tableau_takes(t, p, there, cards->cards[cards->len - 1]))
-            put_pair(&out[n++], FOUNDATION, f, TABLEAU, there, 1);
-    }
-    return n;
+    return n + tops_onto(t, p, there, t->foundation_return, out + n);
 }
 
 /* follow_ups: the moves that use tableau pile `index` right after `last` uncovered it:
@@ -746,16 +754,7 @@ static int follow_ups(const Tables *t, Position *p, int index, const Move *last,
         }
     }
     n += runs_onto(t, p, index, last, narrow, from, out + n);
-    const CardStack *stacks[2] = {&p->waste, &p->reserve};
-    const int kinds[2] = {WASTE, RESERVE};
-    for (int s = 0; s < 2; s++)
-        if (stacks[s]->len && tableau_takes(t, p, index, stacks[s]->cards[stacks[s]->len - 1]))
-            put_pair(&out[n++], kinds[s], 0, TABLEAU, index, 1);
-    for (int f = 0; t->foundation_return && !narrow && f < t->foundation_count; f++) {
-        const FoundationPile *cards = &p->foundations[f];
-        if (cards->len && tableau_takes(t, p, index, cards->cards[cards->len - 1]))
-            put_pair(&out[n++], FOUNDATION, f, TABLEAU, index, 1);
-    }
+    n += tops_onto(t, p, index, t->foundation_return && !narrow, out + n);
     if (!t->runs_any)
         n += onto_moved(t, p, index, last, out + n);
     return n;
