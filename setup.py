@@ -15,15 +15,15 @@ setup(
             sources=[
                 f"{NATIVE}/{name}.c"
                 for name in (
-                    "module", "state", "search", "arrangements", "beam", "jitter", "lines",
-                    "table", "variants",
+                    "module", "state", "search", "arrangements", "beam", "exhaustive", "jitter",
+                    "lines", "table", "variants",
                 )
             ],
             depends=[
                 f"{NATIVE}/{name}.h"
                 for name in (
-                    "state", "search", "arrangements", "arrays", "beam", "hash", "jitter",
-                    "lines", "table", "variants",
+                    "state", "search", "arrangements", "arrays", "beam", "exhaustive", "hash",
+                    "jitter", "lines", "table", "variants",
                 )
             ],
             extra_compile_args=["-std=c99", "-O2", "-fvisibility=hidden", "-Wall", "-Wextra"],

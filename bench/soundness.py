@@ -3,10 +3,13 @@
 ``tests/solver/test_reductions.py`` checks every reduction, together, against
 ``exhaustive`` (every legal move, each position keyed exactly as it is) on 187 positions
 small enough for it. This runs the same comparison on as many positions as time allows,
-in the background, writing one row per position to a file it resumes from:
+in the background, writing one row per position to a file it resumes from. The plain
+search runs on the native core (``--plain-core``; the same verdicts as the Python one,
+``tests/solver/test_exhaustive.py``), so it decides positions far larger than the tests
+can afford:
 
 - positions: late positions of greedy and of random play of each game (its house rule
-  flipped too), and positions along the line ``solve`` wins a deal by, from 70% of the
+  flipped too; ``--back`` of them, every 12th move from the end), and positions along the line ``solve`` wins a deal by, from 70% of the
   way on, with a few random moves off each (where a win turns into a loss nearby: the
   wrong ``unsolvable`` of 2026-12-03 was 165 moves into such a line);
 - the plain search decides each within ``--plain-budget`` positions; where it does not,
@@ -40,22 +43,22 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from app.config import Settings  # noqa: E402
 from app.engine import VARIANTS, State  # noqa: E402
 from app.solver import arrangements, core  # noqa: E402
+from app.solver.exhaustive import exhaustive  # noqa: E402
 from app.solver.plan import solve  # noqa: E402
 from app.solver.search import replay  # noqa: E402
 from tests.solver.test_native_core import start, walk  # noqa: E402
-from tests.solver.test_reductions import exhaustive  # noqa: E402
 
 SEARCHES = ("full", "full-undeferred", "arranged", "arranged-undeferred", "hint")
 
 
-def positions(name: str, flip: bool, number: int) -> Iterator[tuple[str, State]]:
+def positions(name: str, flip: bool, number: int, back: int = 8) -> Iterator[tuple[str, State]]:
     """(where it comes from, position) for one deal of one game."""
     for greedy in (True, False):
         rng = random.Random(f"soundness-{name}-{flip}-{number}-{greedy}")
         played = list(walk(start(name, flip, number), rng, 600, greedy))
         kind = "greedy" if greedy else "random"
-        for back, state in enumerate(played[-1::-12][:8]):
-            yield f"{kind}-{back}", state
+        for steps, state in enumerate(played[-1::-12][:back]):
+            yield f"{kind}-{steps}", state
     state = start(name, flip, number)
     won = solve(state, 1_000_000, core="native")
     if won.result != "solved":
@@ -79,6 +82,12 @@ def verdicts(state: State, budget: int, hint_budget: int) -> dict[str, str]:
         ).result
     out["hint"] = solve(state, hint_budget, core="native").result
     return out
+
+
+def plain(state: State, budget: int, on: str) -> tuple[str, int]:
+    """The plain search's verdict and positions, on the native core or in Python."""
+    found = core.exhaustive(state, budget) if on == "native" else exhaustive(state, budget)
+    return found.result, found.positions
 
 
 def truth(where: str, plain: str) -> str:
@@ -107,12 +116,14 @@ def sweep(args: argparse.Namespace) -> None:
                     prefix = f"{name}/{int(flip)}/{number}"
                     if f"{prefix}/done" in done:
                         continue
-                    for where, state in positions(name, flip, number):
+                    for where, state in positions(name, flip, number, args.back):
                         row_id = f"{prefix}/{where}"
                         if row_id in done:
                             continue
                         row: dict[str, Any] = {"id": row_id, "game": name}
-                        row["plain"] = exhaustive(state, args.plain_budget)
+                        row["plain"], row["plain_positions"] = plain(
+                            state, args.plain_budget, args.plain_core
+                        )
                         row["truth"] = truth(where, row["plain"])
                         if row["truth"] != "unknown":
                             row.update(verdicts(state, args.full_budget, hint_budget))
@@ -159,7 +170,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", nargs="*", default=list(VARIANTS))
     parser.add_argument("--deals", default="1-10", help="first-last")
-    parser.add_argument("--plain-budget", type=int, default=10_000)
+    parser.add_argument("--plain-budget", type=int, default=2_000_000)
+    parser.add_argument("--plain-core", choices=["native", "python"], default="native")
+    parser.add_argument("--back", type=int, default=8, help="late positions of each play")
     parser.add_argument("--full-budget", type=int, default=200_000)
     parser.add_argument("--out", required=True, help="rows, one JSON object a line (resumed)")
     parser.add_argument("--summary", action="store_true", help="the table of --out, then stop")

@@ -8,7 +8,8 @@ its Python search, which stays the reference the core is tested against
 So far the core holds the position, legal moves, apply, the plain position key, the
 safe foundation moves, the depth-first search, narrow or full, with the restarts' jitter,
 plain or up to run arrangement (:func:`search`), the beam search (:func:`beam`), the
-line shortening of :mod:`app.solver.lines` (:func:`shorten`), and the run-arrangement
+line shortening of :mod:`app.solver.lines` (:func:`shorten`), the plain search the
+reductions are checked against (:func:`exhaustive`), and the run-arrangement
 key and moves of :mod:`app.solver.arrangements` on their own (``Position.arranged_key``,
 ``arranged_children``); moves cross the boundary as their text (``str(Move)``). The core
 is handed each variant's tables from here, built from the same
@@ -27,6 +28,7 @@ from app.engine import Rules as HouseRules
 from app.solver import arrangements
 from app.solver import beam as beam_module
 from app.solver import search as search_module
+from app.solver.exhaustive import Exhausted
 from app.solver.tables import SearchTables
 
 try:
@@ -205,6 +207,15 @@ def beam(
         single=single,
     )
     return beam_module.BeamResult(texts, positions, stopped)
+
+
+def exhaustive(state: State, max_positions: int) -> Exhausted:
+    """:func:`app.solver.exhaustive.exhaustive` run natively, with the GIL released: the
+    same verdict and the same count of positions. Its table holds ``max_positions`` keys
+    (16-32 bytes each), so the budget bounds the memory too."""
+    _require()
+    result, positions = _core.exhaustive(position(state), max_positions)
+    return Exhausted(result, positions)
 
 
 def shorten(state: State, line: list[str], deadline: float | None = None) -> list[str]:

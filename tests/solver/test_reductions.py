@@ -1,8 +1,8 @@
 """The search's reductions against a search without any (docs/solver.md).
 
-``exhaustive`` is the plainest search there is: depth first over every legal move of the
-engine, each position keyed by itself (no pile sorting, no safe moves, no obligations,
-no pruning, no arrangement). On positions small enough for it to decide (late positions
+``exhaustive`` (``app/solver/exhaustive.py``) is the plainest search there is: depth
+first over every legal move of the engine, each position keyed by itself (no pile
+sorting, no safe moves, no obligations, no pruning, no arrangement). On positions small enough for it to decide (late positions
 of greedy and random play of all nine games, each with its house rule flipped too, and
 positions along and off the winning lines of ``seeds/``), the solver's full search, with
 every reduction together, must never give the other verdict, and seldom none: an
@@ -27,6 +27,7 @@ import pytest
 from app.engine import VARIANTS, Move, State, deal
 from app.engine.moves import DRAW, FOUNDATION, RESERVE, TABLEAU
 from app.solver import arrangements, core, search
+from app.solver.exhaustive import Exhausted, exhaustive
 from app.solver.moves import expand, safe_move, wanted_cards
 from app.solver.tables import SearchTables
 from tests.solver.test_native_core import CONFIGS, start, walk
@@ -34,39 +35,6 @@ from tests.solver.test_native_search import python_full, seed_line
 
 PLAIN_BUDGET = 4_000  # positions of the plain search: it decides or the position is left out
 FULL_BUDGET = 200_000  # the solver's full search: it decides most of what the plain one did
-
-
-def exhaustive(state: State, budget: int) -> str:
-    """Depth first over every legal move, each position keyed exactly."""
-
-    def exact(position: State) -> tuple[object, ...]:
-        return tuple(position[1:])  # everything but the variant
-
-    seen = {exact(state)}
-    stack: list[Iterator[State]] = []
-
-    def successors(position: State) -> Iterator[State]:
-        for move in position.legal_moves():
-            yield position.apply(move, auto_finish=False, validate=False)[0]
-
-    if state.is_won:
-        return "solved"
-    stack.append(successors(state))
-    while stack:
-        child = next(stack[-1], None)
-        if child is None:
-            stack.pop()
-            continue
-        key = exact(child)
-        if key in seen:
-            continue
-        if child.is_won:
-            return "solved"
-        seen.add(key)
-        if len(seen) >= budget:
-            return "unknown"
-        stack.append(successors(child))
-    return "unsolvable"
 
 
 def full(state: State, arranged: bool = False, defer_draws: bool = True) -> search.SolveResult:
@@ -95,14 +63,17 @@ def candidates() -> Iterator[State]:
 
 
 @cache
+def plain_verdicts() -> tuple[tuple[State, Exhausted], ...]:
+    """Every candidate, with what the plain search makes of it."""
+    return tuple((state, exhaustive(state, PLAIN_BUDGET)) for state in candidates())
+
+
+@cache
 def decided() -> tuple[tuple[State, str], ...]:
     """Positions that the plain search decides, with its verdict."""
-    out: list[tuple[State, str]] = []
-    for state in candidates():
-        verdict = exhaustive(state, PLAIN_BUDGET)
-        if verdict != "unknown":
-            out.append((state, verdict))
-    return tuple(out)
+    return tuple(
+        (state, found.result) for state, found in plain_verdicts() if found.result != "unknown"
+    )
 
 
 def test_the_corpus_decides_both_ways_in_every_game() -> None:
@@ -290,7 +261,7 @@ def test_a_waste_card_put_up_early_can_shift_the_threes_a_line_needs() -> None:
     later passes turn up: settle leaves the waste alone there (SearchTables.waste_settles),
     though the rule calls the card safe, and no search proves the position lost."""
     state = State.from_text(THREES_KEEP_THEIR_PHASE)
-    assert exhaustive(state, PLAIN_BUDGET) == "solved"
+    assert exhaustive(state, PLAIN_BUDGET).result == "solved"
     rules = SearchTables.of(state.variant)
     ace = state.waste[-1]
     assert ace in wanted_cards(state) and rules.safe_to_foundation(state, ace)

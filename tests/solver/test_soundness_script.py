@@ -41,11 +41,17 @@ def test_a_position_on_a_winning_line_is_known_won_where_the_plain_search_runs_o
 
 def arguments(out: Path) -> argparse.Namespace:
     return argparse.Namespace(
-        out=str(out), deals="3-3", games=["rainbow"], plain_budget=2_000, full_budget=20_000
+        out=str(out),
+        deals="3-3",
+        games=["rainbow"],
+        plain_budget=2_000,
+        plain_core="native",
+        back=8,
+        full_budget=20_000,
     )
 
 
-def two_positions(name: str, flip: bool, number: int) -> Iterator[tuple[str, State]]:
+def two_positions(name: str, flip: bool, number: int, back: int = 8) -> Iterator[tuple[str, State]]:
     state = start(name, flip, number)
     yield "start", state  # the plain search cannot decide a whole deal: left undecided
     played = list(walk(state, random.Random(number), 400, greedy=False))
@@ -81,7 +87,7 @@ def test_a_contradiction_keeps_its_position_and_fails_the_summary(
 ) -> None:
     module = soundness()
     monkeypatch.setattr(module, "positions", two_positions)
-    monkeypatch.setattr(module, "exhaustive", lambda state, budget: "solved")
+    monkeypatch.setattr(module, "plain", lambda state, budget, on: ("solved", 1))
     monkeypatch.setattr(module, "verdicts", lambda *_: {"full": "unsolvable", "hint": "solved"})
     args = arguments(tmp_path / "rows.jsonl")
     module.sweep(args)

@@ -12,6 +12,7 @@
 
 #include "arrangements.h"
 #include "beam.h"
+#include "exhaustive.h"
 #include "lines.h"
 #include "search.h"
 #include "state.h"
@@ -717,6 +718,26 @@ static PyObject *core_shorten(PyObject *module, PyObject *args)
     return answer;
 }
 
+static PyObject *core_exhaustive(PyObject *module, PyObject *args)
+{
+    (void)module;
+    PyObject *start;
+    long max_positions;
+    if (!PyArg_ParseTuple(args, "O!l", &PositionType, &start, &max_positions))
+        return NULL;
+    if (max_positions < 1)
+        return PyErr_Format(PyExc_ValueError, "max_positions must be at least 1");
+    PositionObject *from = (PositionObject *)start;
+    long positions;
+    Verdict verdict;
+    Py_BEGIN_ALLOW_THREADS
+    verdict = exhaustive_run(&from->owner->tables, &from->pos, max_positions, &positions);
+    Py_END_ALLOW_THREADS
+    if (verdict == NO_MEMORY)
+        return PyErr_NoMemory();
+    return Py_BuildValue("(sl)", VERDICTS[verdict], positions);
+}
+
 static PyMethodDef core_methods[] = {
     {"search", (PyCFunction)(void (*)(void))core_search, METH_VARARGS | METH_KEYWORDS,
      "search(position, max_positions, max_seconds, table_size, draw_score, *, narrow=False, "
@@ -737,6 +758,9 @@ static PyMethodDef core_methods[] = {
     {"shorten", core_shorten, METH_VARARGS,
      "shorten(position, move texts, max_seconds) -> move texts: lines.shorten run "
      "natively (past max_seconds, the rest of the line as it is)."},
+    {"exhaustive", core_exhaustive, METH_VARARGS,
+     "exhaustive(position, max_positions) -> (result, positions): exhaustive.exhaustive "
+     "run natively (every legal move, each position keyed by itself)."},
     {"playout", core_playout, METH_VARARGS,
      "playout(position, seed, steps) -> (positions, keys xor, final position): a random "
      "playout run natively, choosing as core.Lcg does."},

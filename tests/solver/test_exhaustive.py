@@ -1,0 +1,106 @@
+"""The plain search, the oracle of every reduction (app/solver/exhaustive.py), and its
+native mirror: the same verdict and the same count of positions wherever they run, so the
+native one can stand in for it on positions the Python one cannot afford; and on such
+larger positions the solver's searches never contradict it."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+import pytest
+
+from app.engine import VARIANTS, State, deal
+from app.solver import arrangements, core
+from app.solver.exhaustive import Exhausted, exhaustive
+from app.solver.search import replay
+from tests.solver.test_native_core import CONFIGS, start, walk
+from tests.solver.test_native_search import seed_line
+from tests.solver.test_reductions import PLAIN_BUDGET, plain_verdicts
+
+native = pytest.mark.skipif(not core.available(), reason=core.missing_reason())
+
+LARGER = 200_000  # the native one's, on positions further from the end of play
+
+
+def test_a_won_position_is_solved_at_once() -> None:
+    start_state, line = seed_line("rank-and-file", 0)
+    state = replay(start_state, line[:-1])
+    won = replay(state, line[-1:])
+    assert won.is_won and not state.is_won
+    assert exhaustive(won, 10) == Exhausted("solved", 1)
+    found = exhaustive(state, 10)
+    assert found.result == "solved" and found.positions <= 1 + len(state.legal_moves())
+
+
+def test_a_position_without_moves_is_lost_at_once() -> None:
+    ends = (
+        list(walk(start("forty-thieves", False, n), random.Random(n), 600, True))[-1]
+        for n in range(1, 30)
+    )
+    stuck = next(end for end in ends if not end.legal_moves())
+    assert exhaustive(stuck, 10) == Exhausted("unsolvable", 1)
+
+
+def test_the_budget_counts_the_positions_met() -> None:
+    state = deal(VARIANTS["rank-and-file"], 1)
+    assert exhaustive(state, 500) == Exhausted("unknown", 500)
+
+
+@native
+def test_the_native_mirror_meets_the_same_positions() -> None:
+    decided = 0
+    for state, expected in plain_verdicts():  # tests/solver/test_reductions.py's corpus
+        assert core.exhaustive(state, PLAIN_BUDGET) == expected, state.to_text()
+        if expected.result == "unknown":
+            continue
+        decided += 1
+        # The same count, to the position: the budget is read once a position past the
+        # start is met and is not won, so a win is found within its count, a loss needs
+        # one more (nothing is left to meet), and one fewer than either decides nothing
+        # (past the start: a first child that wins is found whatever the budget).
+        enough = expected.positions + (expected.result == "unsolvable")
+        assert core.exhaustive(state, enough) == expected
+        if enough > 2:
+            assert core.exhaustive(state, enough - 1).result == "unknown"
+    assert decided >= 100
+
+
+@native
+def test_the_native_mirror_refuses_a_budget_below_one() -> None:
+    with pytest.raises(ValueError, match="max_positions"):
+        core.native().exhaustive(core.position(deal(VARIANTS["rainbow"], 1)), 0)
+
+
+def further_back() -> Iterator[State]:
+    """Positions 30 and 60 moves from the end of greedy and random play: most too large
+    for the Python plain search, many within the native one's reach; and positions half
+    way along known wins of the games where the plain search finds some."""
+    for n, (name, flip) in enumerate(CONFIGS):
+        for greedy in (True, False):
+            rng = random.Random(f"exhaustive-{n}-{greedy}")
+            played = list(walk(start(name, flip, 6 + n % 5), rng, 400, greedy))
+            yield from played[-30::-30][:2]
+    for name in ("rainbow", "forty-thieves", "canfield"):
+        for index in (4, 5):
+            state, line = seed_line(name, index)
+            yield replay(state, line[: len(line) // 2])
+
+
+@native
+def test_the_solver_never_contradicts_the_plain_search_on_larger_positions() -> None:
+    """tests/solver/test_reductions.py's comparison, on positions the Python plain search
+    mostly cannot decide within its budget: every search the solver runs, with all its
+    reductions, against the plain native one."""
+    checked = {"solved": 0, "unsolvable": 0}
+    for state in further_back():
+        truth = core.exhaustive(state, LARGER)
+        if truth.result == "unknown":
+            continue
+        checked[truth.result] += 1
+        searches = [core.search(state, 200_000), core.search(state, 200_000, defer_draws=False)]
+        if arrangements.supports(state.variant):
+            searches.append(core.search(state, 200_000, arranged=True))
+        for found in searches:
+            assert found.result in (truth.result, "unknown"), state.to_text()
+    assert checked["solved"] >= 5 and checked["unsolvable"] >= 15, checked  # 6 and 18 now
