@@ -52,6 +52,8 @@ def test_the_native_mirror_meets_the_same_positions() -> None:
     decided = 0
     for state, expected in plain_verdicts():  # tests/solver/test_reductions.py's corpus
         assert core.exhaustive(state, PLAIN_BUDGET) == expected, state.to_text()
+        for tiny in (1, 2):  # where the budget and the table's room meet
+            assert core.exhaustive(state, tiny) == exhaustive(state, tiny)
         if expected.result == "unknown":
             continue
         decided += 1
