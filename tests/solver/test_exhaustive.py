@@ -16,7 +16,7 @@ from app.solver.exhaustive import Exhausted, exhaustive
 from app.solver.search import replay
 from tests.solver.test_native_core import CONFIGS, start, walk
 from tests.solver.test_native_search import seed_line
-from tests.solver.test_reductions import PLAIN_BUDGET, plain_verdicts
+from tests.solver.test_reductions import PLAIN_BUDGET, full, plain_verdicts
 
 native = pytest.mark.skipif(not core.available(), reason=core.missing_reason())
 
@@ -100,9 +100,9 @@ def test_the_solver_never_contradicts_the_plain_search_on_larger_positions() -> 
         if truth.result == "unknown":
             continue
         checked[truth.result] += 1
-        searches = [core.search(state, 200_000), core.search(state, 200_000, defer_draws=False)]
+        searches = [full(state), full(state, defer_draws=False)]
         if arrangements.supports(state.variant):
-            searches.append(core.search(state, 200_000, arranged=True))
+            searches.append(full(state, arranged=True))
         for found in searches:
             assert found.result in (truth.result, "unknown"), state.to_text()
     assert checked["solved"] >= 5 and checked["unsolvable"] >= 15, checked  # 6 and 18 now

@@ -2,8 +2,8 @@
 
 ``exhaustive`` (``app/solver/exhaustive.py``) is the plainest search there is: depth
 first over every legal move of the engine, each position keyed by itself (no pile
-sorting, no safe moves, no obligations, no pruning, no arrangement). On positions small enough for it to decide (late positions
-of greedy and random play of all nine games, each with its house rule flipped too, and
+sorting, no safe moves, no obligations, no pruning, no arrangement). On positions small
+enough for it to decide (late positions of greedy and random play of all nine games, each with its house rule flipped too, and
 positions along and off the winning lines of ``seeds/``), the solver's full search, with
 every reduction together, must never give the other verdict, and seldom none: an
 ``unsolvable`` that the plain search contradicts is the worst bug the solver can have,
