@@ -25,7 +25,7 @@ program_options; its googletest download is only for its own tests)::
         $(find src/main -name '*.cpp') -o solvitaire-bin -lboost_program_options -pthread
 
     .venv/bin/python bench/peer.py --solvitaire /tmp/solvitaire/solvitaire-bin \\
-        --rows bench/surveys/canfield-1m-native.jsonl --only unsolvable --timeout 60
+        --rows bench/surveys/canfield-1m-native.jsonl --only unsolvable --timeout 60 --out ROWS
 """
 
 from __future__ import annotations
@@ -114,14 +114,29 @@ def contradicts(ours: str, theirs: str, relation: str) -> bool:
     return relation == "same" and ours == "solved" and theirs == "unsolvable"
 
 
+def done_before(out: Path | None) -> set[tuple[str, int]]:
+    """The (game, deal) pairs an earlier run already wrote to ``out``: a run that was
+    stopped resumes where it stopped (each peer run may take minutes)."""
+    if out is None or not out.exists():
+        return set()
+    rows = (json.loads(line) for line in out.read_text().splitlines() if line.strip())
+    return {(row["game"], row["deal"]) for row in rows}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--solvitaire", type=Path, required=True, help="its built binary")
     parser.add_argument("--rows", type=Path, action="append", required=True, help="survey rows")
     parser.add_argument("--only", choices=["solved", "unsolvable", "unknown"], default=None)
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per deal")
-    parser.add_argument("--out", type=Path, default=None, help="append one row per deal")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="append one row per deal; a rerun skips the deals it holds",
+    )
     args = parser.parse_args()
+    skip = done_before(args.out)
     bad = 0
     counts: dict[tuple[str, str, str], int] = {}
     with contextlib.ExitStack() as stack:
@@ -134,7 +149,7 @@ def main() -> int:
                 if not line.strip():
                     continue
                 row = json.loads(line)
-                if args.only and row["result"] != args.only:
+                if (args.only and row["result"] != args.only) or (game, row["deal"]) in skip:
                     continue
                 started = time.perf_counter()
                 theirs = peer_verdict(args.solvitaire, game, row["deal"], args.timeout, Path(work))

@@ -3,7 +3,9 @@ for card, in the peer's orientation (the peer itself is not part of the project)
 
 from __future__ import annotations
 
+import json
 from collections import Counter
+from pathlib import Path
 from types import ModuleType
 
 import pytest
@@ -47,3 +49,14 @@ def test_which_verdicts_contradict() -> None:
     assert contradicts("solved", "unsolvable", "same")
     assert not contradicts("unknown", "solved", "same")
     assert not contradicts("unsolvable", "timed-out", "same")
+
+
+def test_a_stopped_run_resumes_after_the_deals_it_wrote(tmp_path: Path) -> None:
+    done_before = peer().done_before
+    out = tmp_path / "peer.jsonl"
+    assert done_before(out) == set()  # no file yet: nothing to skip
+    rows = [{"game": "forty-thieves", "deal": 22, "ours": "unsolvable", "solvitaire": "x"}]
+    rows.append({"game": "canfield", "deal": 90, "ours": "solved", "solvitaire": "y"})
+    out.write_text("".join(json.dumps(row) + "\n" for row in rows) + "\n")
+    assert done_before(out) == {("forty-thieves", 22), ("canfield", 90)}
+    assert done_before(None) == set()
