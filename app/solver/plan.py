@@ -50,11 +50,14 @@ BEAM_FROM = 100_000
 RESTARTS_SHARE = 4  # 1/4 (below BEAM_FROM, 1/2)
 # The restarts' share stops growing here: past it they seldom win, and wider beams do.
 RESTARTS_MOST = 1_000_000
-# The full search keeps half, up to this; the beam passes have the rest. Every deal the
-# surveys proved lost was proved within 1,000,000 positions in all, none later at
-# 10,000,000, while the widest passes went short there, and with this share deals 1-200
-# at 10,000,000 decide more, none fewer (docs/benchmarks.md, "The beam's share at large
-# budgets").
+# The full search keeps half, up to this; the beam passes have the rest, and the full
+# search what they leave. Set when no survey had proved a deal lost past 1,000,000
+# positions, while the widest passes went short at 10,000,000; with it deals 1-200 at
+# 10,000,000 decide more, none fewer (docs/benchmarks.md, "The beam's share at large
+# budgets"). Proofs past 1,000,000 came later, where the passes run dry early (Forty
+# Thieves 22: 1.0 M of restarts, 3.2 M of passes, then 5.4 M of full search); where
+# they do not (Rainbow), the full search has 500,000 of 10,000,000 and proofs wait for
+# larger budgets (docs/benchmarks.md, fifteenth session).
 FULL_LEAST = 500_000
 FIRST_BEAM_WIDTH, BEAM_GROWTH = 16, 4
 # Positions a beam pass meets per unit of width, about, at most (docs/benchmarks.md, "The
