@@ -43,6 +43,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app.engine import CODE, State, deal, get_variant  # noqa: E402
+from app.solver.cli import end_torn_line, read_rows  # noqa: E402
 
 RAINBOW_RULES = {
     "tableau piles": {
@@ -116,11 +117,9 @@ def contradicts(ours: str, theirs: str, relation: str) -> bool:
 
 def done_before(out: Path | None) -> set[tuple[str, int]]:
     """The (game, deal) pairs an earlier run already wrote to ``out``: a run that was
-    stopped resumes where it stopped (each peer run may take minutes)."""
-    if out is None or not out.exists():
-        return set()
-    rows = (json.loads(line) for line in out.read_text().splitlines() if line.strip())
-    return {(row["game"], row["deal"]) for row in rows}
+    stopped resumes where it stopped (each peer run may take minutes). A torn last line
+    (a run stopped mid-write) is left out, and that deal is asked again."""
+    return {(row["game"], row["deal"]) for row in read_rows(out)}
 
 
 def main() -> int:
@@ -140,6 +139,8 @@ def main() -> int:
     bad = 0
     counts: dict[tuple[str, str, str], int] = {}
     with contextlib.ExitStack() as stack:
+        if args.out:
+            end_torn_line(args.out)
         sink = stack.enter_context(args.out.open("a")) if args.out else None
         work = stack.enter_context(tempfile.TemporaryDirectory())
         for rows in args.rows:

@@ -201,18 +201,31 @@ def _survey_one(
     return row
 
 
-def _done(out: Path | None) -> dict[int, dict[str, Any]]:
-    """The deals an earlier run already wrote to ``out`` (a torn last line is ignored)."""
-    if out is None or not out.exists():
-        return {}
-    done: dict[int, dict[str, Any]] = {}
-    for line in out.read_text().splitlines():
+def read_rows(path: Path | None) -> list[dict[str, Any]]:
+    """The JSON rows an earlier run wrote to ``path`` (none when it does not exist); a
+    torn line, the last one of a run stopped mid-write, is left out."""
+    if path is None or not path.exists():
+        return []
+    rows = []
+    for line in path.read_text().splitlines():
         try:
-            row = json.loads(line)
+            rows.append(json.loads(line))
         except json.JSONDecodeError:
             continue
-        done[row["deal"]] = row
-    return done
+    return rows
+
+
+def end_torn_line(path: Path) -> None:
+    """End the torn last line of a run stopped mid-write, so that rows appended to
+    ``path`` start on a line of their own."""
+    if path.exists() and path.stat().st_size and not path.read_bytes().endswith(b"\n"):
+        with path.open("a") as sink:
+            sink.write("\n")
+
+
+def _done(out: Path | None) -> dict[int, dict[str, Any]]:
+    """The deals an earlier run already wrote to ``out`` (a torn last line is ignored)."""
+    return {row["deal"]: row for row in read_rows(out)}
 
 
 def run_survey(
@@ -240,14 +253,9 @@ def run_survey(
     progress = tqdm(
         total=len(numbers), initial=len(rows), unit="deal", file=sys.stderr, disable=as_json
     )
+    if out is not None:
+        end_torn_line(out)
     sink = out.open("a") if out is not None else None
-    if (
-        sink is not None
-        and out is not None
-        and out.stat().st_size
-        and not out.read_bytes().endswith(b"\n")
-    ):
-        sink.write("\n")  # end the torn line of a run that was stopped mid-write
     found: Iterator[dict[str, Any]]
     with ProcessPoolExecutor(jobs) if jobs > 1 else nullcontext() as pool:
         # In deal order either way, so the output reads the same with any --jobs.

@@ -60,3 +60,34 @@ def test_a_stopped_run_resumes_after_the_deals_it_wrote(tmp_path: Path) -> None:
     out.write_text("".join(json.dumps(row) + "\n" for row in rows) + "\n")
     assert done_before(out) == {("forty-thieves", 22), ("canfield", 90)}
     assert done_before(None) == set()
+
+
+def test_a_rerun_asks_only_the_deals_not_written_and_mends_a_torn_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``main`` end to end, with a stand-in for the peer's binary that notes each deal it
+    is asked: a deal already in ``--out`` is not asked again; the deal of a torn last line
+    (a run stopped mid-write) is, and its row starts on a line of its own."""
+    asked = tmp_path / "asked"
+    binary = tmp_path / "solvitaire"
+    binary.write_text(
+        f'#!/bin/sh\nfor a; do last="$a"; done\necho "$last" >> {asked}\necho Solved\n'
+    )
+    binary.chmod(0o755)
+    rows = tmp_path / "forty-thieves-10m.jsonl"
+    rows.write_text("".join(json.dumps({"deal": n, "result": "solved"}) + "\n" for n in (3, 4, 5)))
+    out = tmp_path / "peer.jsonl"
+    written = {"game": "forty-thieves", "deal": 3, "ours": "solved", "solvitaire": "solved"}
+    out.write_text(json.dumps(written) + "\n" + '{"game": "forty-thieves", "de')
+    argv = ["peer.py", "--solvitaire", str(binary), "--rows", str(rows), "--out", str(out)]
+    monkeypatch.setattr("sys.argv", argv)
+    assert peer().main() == 0
+    capsys.readouterr()
+    assert [Path(line).name for line in asked.read_text().split()] == [
+        "forty-thieves-4.json",
+        "forty-thieves-5.json",
+    ]
+    lines = out.read_text().splitlines()
+    assert lines[1] == '{"game": "forty-thieves", "de'  # the torn line, ended
+    assert [json.loads(line)["deal"] for line in lines[2:]] == [4, 5]
+    assert peer().done_before(out) == {("forty-thieves", n) for n in (3, 4, 5)}
