@@ -65,14 +65,13 @@ def test_a_stopped_run_resumes_after_the_deals_it_wrote(tmp_path: Path) -> None:
 def test_a_rerun_asks_only_the_deals_not_written_and_mends_a_torn_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """``main`` end to end, with a stand-in for the peer's binary that notes each deal it
-    is asked: a deal already in ``--out`` is not asked again; the deal of a torn last line
-    (a run stopped mid-write) is, and its row starts on a line of its own."""
+    """``main`` end to end, with a stand-in for the peer's binary that notes how it is
+    called: with the cache bound asked for; a deal already in ``--out`` is not asked
+    again; the deal of a torn last line (a run stopped mid-write) is, and its row starts
+    on a line of its own."""
     asked = tmp_path / "asked"
     binary = tmp_path / "solvitaire"
-    binary.write_text(
-        f'#!/bin/sh\nfor a; do last="$a"; done\necho "$last" >> {asked}\necho Solved\n'
-    )
+    binary.write_text(f'#!/bin/sh\necho "$*" >> {asked}\necho Solved\n')
     binary.chmod(0o755)
     rows = tmp_path / "forty-thieves-10m.jsonl"
     rows.write_text("".join(json.dumps({"deal": n, "result": "solved"}) + "\n" for n in (3, 4, 5)))
@@ -80,13 +79,16 @@ def test_a_rerun_asks_only_the_deals_not_written_and_mends_a_torn_line(
     written = {"game": "forty-thieves", "deal": 3, "ours": "solved", "solvitaire": "solved"}
     out.write_text(json.dumps(written) + "\n" + '{"game": "forty-thieves", "de')
     argv = ["peer.py", "--solvitaire", str(binary), "--rows", str(rows), "--out", str(out)]
+    argv += ["--cache-capacity", "1000"]
     monkeypatch.setattr("sys.argv", argv)
     assert peer().main() == 0
     capsys.readouterr()
-    assert [Path(line).name for line in asked.read_text().split()] == [
+    calls = [line.split() for line in asked.read_text().splitlines()]
+    assert [Path(call[-1]).name for call in calls] == [
         "forty-thieves-4.json",
         "forty-thieves-5.json",
     ]
+    assert all(" --cache-capacity 1000 " in " ".join(call) for call in calls)
     lines = out.read_text().splitlines()
     assert lines[1] == '{"game": "forty-thieves", "de'  # the torn line, ended
     assert [json.loads(line)["deal"] for line in lines[2:]] == [4, 5]
