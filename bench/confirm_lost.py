@@ -82,6 +82,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True, help="rows, appended; resumed")
     parser.add_argument("--surveys", type=Path, default=SURVEYS, help="where the rows are")
     parser.add_argument("--limit", type=int, default=None, help="at most this many deals a game")
+    parser.add_argument(
+        "--deal", type=int, action="append", default=None, help="only this deal (repeatable)"
+    )
     args = parser.parse_args(argv)
     if not core.available():
         raise SystemExit(f"the native core is not built: {core.missing_reason()}")
@@ -90,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     with args.out.open("a") as sink:
         for game in args.games:
             for number, proof in proven_lost(game, args.surveys)[: args.limit]:
-                if (game, number) in done:
+                if (game, number) in done or (args.deal and number not in args.deal):
                     continue
                 row = confirm(game, number, proof, args.budget)
                 print(json.dumps(row), file=sink, flush=True)

@@ -67,3 +67,7 @@ def test_a_lost_deal_the_plain_search_wins_is_a_contradiction(
     before = out.read_text()
     assert confirm_lost().main(argv) == 1
     assert out.read_text() == before
+    again = tmp_path / "again.jsonl"
+    argv[-1] = str(again)
+    assert confirm_lost().main([*argv, "--deal", "3"]) == 0  # deal 1 left out
+    assert [json.loads(line)["deal"] for line in again.read_text().splitlines()] == [3]
