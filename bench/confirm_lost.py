@@ -33,18 +33,20 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app.engine import VARIANTS, deal, get_variant  # noqa: E402
 from app.solver import core  # noqa: E402
-from app.solver.cli import end_torn_line, read_rows  # noqa: E402
+from app.solver.cli import end_torn_line, read_rows, survey_game  # noqa: E402
 
 SURVEYS = Path(__file__).resolve().parents[1] / "bench" / "surveys"
 
 
 def proven_lost(game: str, surveys: Path) -> list[tuple[int, int]]:
     """(deal, positions of its smallest proof) for every deal of ``game`` some survey row
-    proves lost, smallest proof first."""
+    proves lost (in a file of the game's, or of several games that names it in the row),
+    smallest proof first."""
     smallest: dict[int, int] = {}
-    for rows in sorted(surveys.glob(f"{game}-*.jsonl")):
+    for rows in sorted(surveys.glob("*.jsonl")):
+        named = survey_game(rows)
         for row in read_rows(rows):
-            if row["result"] == "unsolvable":
+            if row.get("game", named) == game and row["result"] == "unsolvable":
                 number = row["deal"]
                 smallest[number] = min(row["positions"], smallest.get(number, row["positions"]))
     return sorted(smallest.items(), key=lambda item: (item[1], item[0]))

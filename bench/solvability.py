@@ -23,6 +23,7 @@ from pathlib import Path
 from statistics import NormalDist
 
 from app.engine import VARIANTS
+from app.solver.cli import survey_game
 
 SURVEYS = Path(__file__).resolve().parent / "surveys"
 Z95 = NormalDist().inv_cdf(0.975)
@@ -54,7 +55,7 @@ def contradictions(directory: Path = SURVEYS) -> list[str]:
     """Deals that one survey file proves won and another proves lost."""
     verdicts: dict[tuple[str, int], dict[str, str]] = {}
     for path in sorted(directory.glob("*.jsonl")):
-        named = next((name for name in VARIANTS if path.name.startswith(name + "-")), None)
+        named = survey_game(path)
         for line in path.read_text().splitlines():
             if not line.strip():
                 continue

@@ -16,7 +16,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from app.engine import deal, get_variant
+from app.engine import VARIANTS, deal, get_variant
 from app.services import seeds
 from app.solver.plan import CORES, CoreChoice, describe_core, solve
 from app.solver.search import SolveResult, replay
@@ -213,6 +213,12 @@ def read_rows(path: Path | None) -> list[dict[str, Any]]:
         except json.JSONDecodeError:
             continue
     return rows
+
+
+def survey_game(path: Path) -> str | None:
+    """The game a survey file's name starts with (``<game>-<budget>-<name>.jsonl``), else
+    None: a file of several games names the game in each row."""
+    return next((name for name in VARIANTS if path.name.startswith(name + "-")), None)
 
 
 def end_torn_line(path: Path) -> None:

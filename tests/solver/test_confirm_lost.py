@@ -71,3 +71,14 @@ def test_a_lost_deal_the_plain_search_wins_is_a_contradiction(
     argv[-1] = str(again)
     assert confirm_lost().main([*argv, "--deal", "3"]) == 0  # deal 1 left out
     assert [json.loads(line)["deal"] for line in again.read_text().splitlines()] == [3]
+
+
+def test_a_file_of_several_games_counts_the_rows_that_name_the_game(tmp_path: Path) -> None:
+    write_rows(
+        tmp_path / "unsolvable-reproved.jsonl",
+        [
+            {"game": "canfield", "deal": 7, "result": "unsolvable", "positions": 30},
+            {"game": "rainbow", "deal": 8, "result": "unsolvable", "positions": 1},
+        ],
+    )
+    assert confirm_lost().proven_lost("canfield", tmp_path) == [(7, 30)]
