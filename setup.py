@@ -16,14 +16,14 @@ setup(
                 f"{NATIVE}/{name}.c"
                 for name in (
                     "module", "state", "search", "arrangements", "beam", "exhaustive", "jitter",
-                    "lines", "table", "variants",
+                    "lines", "relaxation", "table", "variants",
                 )
             ],
             depends=[
                 f"{NATIVE}/{name}.h"
                 for name in (
                     "state", "search", "arrangements", "arrays", "beam", "exhaustive", "hash",
-                    "jitter", "lines", "table", "variants",
+                    "jitter", "lines", "relaxation", "table", "variants",
                 )
             ],
             extra_compile_args=["-std=c99", "-O2", "-fvisibility=hidden", "-Wall", "-Wextra"],

@@ -2,6 +2,8 @@
 
 MAX_CARDS: int
 DEFAULT_MAX_DEPTH: int
+RELAXED_STATE_LIMIT: int
+RELAXED_STOCK_LIMIT: int
 
 class Tables:
     def __init__(
@@ -23,6 +25,7 @@ class Tables:
         klass: bytes = ...,
         parent_class: bytes = ...,
         narrow_children: bytes = ...,
+        relaxed: bool = False,
     ) -> None: ...
     @property
     def name(self) -> str: ...
@@ -62,6 +65,7 @@ def search(
     max_depth: int = ...,
     arranged: bool = False,
     defer_draws: bool = True,
+    relaxed: bool = True,
 ) -> tuple[
     str, list[str], int, str, tuple[int, int, int]
 ]: ...  # ..., (children, expansions, skipped)

@@ -25,7 +25,7 @@ from types import ModuleType
 
 from app.engine import CorruptState, Move, State, UnknownVariant, Variant, get_variant
 from app.engine import Rules as HouseRules
-from app.solver import arrangements
+from app.solver import arrangements, relaxation
 from app.solver import beam as beam_module
 from app.solver import search as search_module
 from app.solver.exhaustive import Exhausted
@@ -71,9 +71,11 @@ def tables(variant: Variant) -> _core.Tables:
         for card, kids in enumerate(rows):
             for kid in kids:
                 table[card * 52 + kid] = 1
-    # The run-arrangement classes where the argument holds (a parent class -1 as 255).
+    # The run-arrangement classes where the argument holds or the relaxed tableau's test
+    # applies, which counts by class too (a parent class -1 as 255).
     arranged = arrangements.supports(variant)
-    classes = arrangements._classes(variant) if arranged else None
+    relaxed = relaxation.applies(variant)
+    classes = arrangements._classes(variant) if arranged or relaxed else None
     klass, parent = classes if classes is not None else ((0,) * 52, (0,) * 52)
     return _core.Tables(
         name=variant.name,
@@ -92,6 +94,7 @@ def tables(variant: Variant) -> _core.Tables:
         arranged=arranged,
         klass=bytes(klass),
         parent_class=bytes(255 if c < 0 else c for c in parent),
+        relaxed=relaxed,
     )
 
 
@@ -137,9 +140,10 @@ def search(
     table_size: int = DEFAULT_TABLE_SIZE,
     defer_draws: bool = True,
     max_depth: int | None = None,
+    relaxed: bool = True,
 ) -> search_module.SolveResult:
     """``search._search(state, rules, max_positions, deadline, narrow, random.Random(seed)
-    or None, arranged, defer_draws)`` run natively, with the GIL released: the same
+    or None, arranged, defer_draws, relaxed)`` run natively, with the GIL released: the same
     children in the same order, so the same verdict, positions and line. ``draw_score`` is the rules' (of
     ``SearchTables.restart(seed)`` in a restart; default the variant's), ``eager`` is
     ``narrow and rules.eager_foundations``. ``unknown`` also when the transposition table
@@ -163,6 +167,7 @@ def search(
         arranged=arranged,
         defer_draws=defer_draws,
         max_depth=depth,
+        relaxed=relaxed,
     )
     moves = [Move.parse(text) for text in texts]
     elapsed = int((time.perf_counter() - started) * 1000)

@@ -27,7 +27,7 @@ from typing import Any, Literal, NamedTuple
 
 from app.engine import EngineError, Move, State
 from app.engine.moves import DRAW, FOUNDATION, RESERVE, TABLEAU
-from app.solver import arrangements
+from app.solver import arrangements, relaxation
 from app.solver.moves import Child, children, expand, jittered, settle, wanted_cards
 from app.solver.tables import SearchTables
 
@@ -127,19 +127,23 @@ def _search(
     jitter: random.Random | None = None,
     arranged: bool = False,
     defer_draws: bool = True,
+    relaxed: bool = True,
 ) -> tuple[Result, list[Move], int]:
     """One depth-first search. ``arranged``: positions up to run arrangement, with the
     moves of :mod:`app.solver.arrangements` (where it :func:`~arrangements.supports` the
     variant); else the engine's moves with the pruning and obligations above.
     ``defer_draws`` (never in a narrow search): after a bare draw, skip the children that
     could have been played before it (:func:`_deferred`); such a position is keyed apart
-    from the same position reached otherwise, whose children are all tried."""
+    from the same position reached otherwise, whose children are all tried.
+    ``relaxed`` (never in a narrow search): a position the relaxed game shows lost
+    (:mod:`app.solver.relaxation`, where the variant allows it) is met but not expanded."""
     if narrow:
         # A narrow search proves nothing, it finds wins: its safe moves need not be a
         # proof (tables.py), nor its straight-back skip (below), and it keeps every
         # child after a draw (deferring draws changes the order positions are met in).
         rules = rules.narrowed()
         defer_draws = False
+    dead_end = relaxation.for_search(state) if relaxed and not narrow else None
     key: Callable[[State], int]
     bases: arrangements.Bases = {}  # this search's run bases (arranged: see arrangements)
     if arranged:
@@ -166,6 +170,8 @@ def _search(
     finish = _finish_line(state)
     if finish is not None:
         return "solved", line + finish, 1
+    if dead_end is not None and dead_end.lost(state):
+        return "unsolvable", [], 1
     seen: set[Any] = {key(state)}
     positions = 1
     stack = [_Frame(state, kids(state, None), line)]
@@ -209,6 +215,8 @@ def _search(
             and time.perf_counter() > deadline
         ):
             return "unknown", [], positions
+        if dead_end is not None and dead_end.lost(child):
+            continue
         # A narrow search skips straight back after any step (it finds wins sooner so:
         # Rank and File deal 11 in 1,190 positions, not past 4,000); a proof only where
         # that is exact.

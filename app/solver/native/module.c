@@ -14,6 +14,7 @@
 #include "beam.h"
 #include "exhaustive.h"
 #include "lines.h"
+#include "relaxation.h"
 #include "search.h"
 #include "state.h"
 #include "variants.h"
@@ -61,17 +62,18 @@ static PyObject *tables_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     static char *names[] = {"name", "decks", "tableau_piles", "foundation_count", "draw",
                             "runs_any", "reserve_fills_empty", "foundation_return",
                             "single_pass", "stack_ok", "found_next", "children", "arranged",
-                            "klass", "parent_class", "narrow_children", NULL};
+                            "klass", "parent_class", "narrow_children", "relaxed", NULL};
     const char *name, *stack, *next, *children, *klass = NULL, *parent = NULL, *narrow = NULL;
     Py_ssize_t name_len, stack_len, next_len, children_len, klass_len = 0, parent_len = 0,
                narrow_len = 0;
     unsigned char decks, piles, foundations, draw;
-    int runs_any, fills, returns, single_pass, arranged = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s#bbbbppppy#y#y#|$py#y#y#", names, &name,
+    int runs_any, fills, returns, single_pass, arranged = 0, relaxed = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s#bbbbppppy#y#y#|$py#y#y#p", names, &name,
                                      &name_len, &decks, &piles, &foundations, &draw, &runs_any,
                                      &fills, &returns, &single_pass, &stack, &stack_len, &next,
                                      &next_len, &children, &children_len, &arranged, &klass,
-                                     &klass_len, &parent, &parent_len, &narrow, &narrow_len))
+                                     &klass_len, &parent, &parent_len, &narrow, &narrow_len,
+                                     &relaxed))
         return NULL;
     if (name_len > NAME_CAP)
         return PyErr_Format(PyExc_ValueError, "a variant name is at most %d bytes", NAME_CAP);
@@ -102,13 +104,15 @@ static PyObject *tables_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
         goto fail;
     }
     memcpy(t->found_next, next, DECK);
-    /* The run-arrangement classes (arrangements._classes), read only where arranged; a
-     * parent class of -1 (none) comes as 255. */
+    /* The run-arrangement classes (arrangements._classes), read only where arranged or
+     * relaxed (the relaxed tableau counts by class too); a parent class of -1 (none) comes
+     * as 255. */
     t->arranged = arranged;
-    if (arranged) {
+    t->relaxed = relaxed;
+    if (arranged || relaxed) {
         if (!klass || !parent || klass_len != DECK || parent_len != DECK) {
             PyErr_SetString(PyExc_ValueError,
-                            "arranged tables need klass and parent_class, 52 bytes each");
+                            "arranged or relaxed tables need klass and parent_class, 52 bytes each");
             goto fail;
         }
         for (int card = 0; card < DECK; card++) {
@@ -541,17 +545,17 @@ static PyObject *core_search(PyObject *module, PyObject *args, PyObject *kwargs)
     (void)module;
     static char *names[] = {"position", "max_positions", "max_seconds", "table_size",
                             "draw_score", "narrow", "eager", "seed", "max_depth", "arranged",
-                            "defer_draws", NULL};
+                            "defer_draws", "relaxed", NULL};
     PyObject *start, *seconds;
     long max_positions;
     Py_ssize_t table_size;
-    int draw_score, narrow = 0, eager = 0, arranged = 0, defer_draws = 1;
+    int draw_score, narrow = 0, eager = 0, arranged = 0, defer_draws = 1, relaxed = 1;
     unsigned long long seed = 0;
     Py_ssize_t max_depth = DEFAULT_MAX_DEPTH;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!lOni|$ppKnpp", names, &PositionType,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!lOni|$ppKnppp", names, &PositionType,
                                      &start, &max_positions, &seconds, &table_size,
                                      &draw_score, &narrow, &eager, &seed, &max_depth,
-                                     &arranged, &defer_draws))
+                                     &arranged, &defer_draws, &relaxed))
         return NULL;
     if (max_depth < 1)
         return PyErr_Format(PyExc_ValueError, "max_depth must be at least 1");
@@ -559,7 +563,7 @@ static PyObject *core_search(PyObject *module, PyObject *args, PyObject *kwargs)
         return PyErr_Format(PyExc_ValueError, "seed must be below 2**32");
     Limits limits = {max_positions, -1.0, (size_t)table_size, draw_score,
                      narrow != 0,   eager != 0, (uint32_t)seed, (size_t)max_depth,
-                     arranged != 0, defer_draws != 0};
+                     arranged != 0, defer_draws != 0, relaxed != 0};
     if (!read_seconds(seconds, &limits.max_seconds))
         return NULL;
     if (max_positions < 1 || table_size < 1 || draw_score < 0 || draw_score > 127)
@@ -783,7 +787,9 @@ PyMODINIT_FUNC PyInit__core(void)
     if (PyModule_AddObjectRef(module, "Tables", (PyObject *)&TablesType) < 0
         || PyModule_AddObjectRef(module, "Position", (PyObject *)&PositionType) < 0
         || PyModule_AddIntConstant(module, "MAX_CARDS", MAX_CARDS) < 0
-        || PyModule_AddIntConstant(module, "DEFAULT_MAX_DEPTH", DEFAULT_MAX_DEPTH) < 0) {
+        || PyModule_AddIntConstant(module, "DEFAULT_MAX_DEPTH", DEFAULT_MAX_DEPTH) < 0
+        || PyModule_AddIntConstant(module, "RELAXED_STATE_LIMIT", RELAXED_STATE_LIMIT) < 0
+        || PyModule_AddIntConstant(module, "RELAXED_STOCK_LIMIT", RELAXED_STOCK_LIMIT) < 0) {
         Py_DECREF(module);
         return NULL;
     }

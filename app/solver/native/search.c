@@ -10,6 +10,7 @@
 #include "arrays.h"
 #include "hash.h"
 #include "jitter.h"
+#include "relaxation.h"
 #include "table.h"
 
 /* ------------------------------------------------------------------------- keys */
@@ -445,6 +446,7 @@ typedef struct {
     Move *prefixes;
     size_t prefixes_len, prefixes_cap;
     Table seen;
+    Relaxation *dead_end;        /* the relaxed tableau's test, or NULL (search._search) */
     long skipped;                /* Outcome.skipped */
     Move moves[MAX_MOVES];       /* scratch: the legal moves of the node being scored */
     int found_marks[MAX_MOVES];  /* scratch: scored_moves' seen_found and seen_empty */
@@ -1343,6 +1345,10 @@ static void run(Search *s, const Limits *limits, double deadline, Outcome *out)
             out->stop = STOP_DEADLINE;
             return;
         }
+        if (s->dead_end && relaxation_lost(s->dead_end, pos)) {  /* met, not expanded */
+            undo_line(s, line, len);
+            continue;
+        }
         if (s->depth >= s->max_depth) {
             out->stop = STOP_DEPTH;
             return;
@@ -1361,6 +1367,7 @@ static void run(Search *s, const Limits *limits, double deadline, Outcome *out)
 static void search_free(Search *s)
 {
     table_free(&s->seen);
+    relaxation_free(s->dead_end);
     free(s->frames);
     free(s->kids);
     free(s->undos);
@@ -1378,7 +1385,9 @@ void search_run(const Tables *t, const Position *start, const Limits *limits, Ou
     size_t limit = limits->table_size;
     if ((size_t)limits->max_positions < limit)
         limit = (size_t)limits->max_positions + 1;  /* never more keys than positions */
-    if (!s || !table_init(&s->seen, limit)) {
+    /* The relaxed tableau's test (search._search's `relaxed`, never narrow). */
+    if (!s || !table_init(&s->seen, limit)
+        || (limits->relaxed && !limits->narrow && !relaxation_new(t, start, &s->dead_end))) {
         out->verdict = NO_MEMORY;
         if (s)
             search_free(s);
@@ -1403,6 +1412,8 @@ void search_run(const Tables *t, const Position *start, const Limits *limits, Ou
     int finish_len = is_won(t, root) ? 0 : finish_line(t, root, finish);
     if (finish_len >= 0)
         won(s, line, len, finish, finish_len, out);
+    else if (s->dead_end && relaxation_lost(s->dead_end, root))
+        out->verdict = UNSOLVABLE;
     else if (table_add(&s->seen, key_of(s)) == TABLE_FULL)
         out->stop = STOP_TABLE;
     else if (!push_frame(s, line, len, NULL, NOT_DRAWN))

@@ -92,6 +92,7 @@ typedef struct {
     size_t max_depth;     /* the most frames on the stack (at least 1) */
     bool arranged;        /* positions up to run arrangement (Tables.arranged only) */
     bool defer_draws;     /* _search's defer_draws (never narrow): after a bare draw, no tableau-only child */
+    bool relaxed;         /* _search's relaxed (never narrow): the relaxed tableau's dead-end test */
 } Limits;
 
 typedef struct {

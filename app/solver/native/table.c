@@ -2,6 +2,7 @@
 #include "table.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 bool table_init(Table *table, size_t limit)
 {
@@ -36,6 +37,38 @@ TableAdd table_add(Table *table, uint64_t key)
     table->slots[i] = key;
     table->count++;
     return TABLE_ADDED;
+}
+
+bool table_has(const Table *table, uint64_t key)
+{
+    if (key == 0)
+        return table->zero;
+    for (size_t i = (size_t)key & table->mask; table->slots[i]; i = (i + 1) & table->mask)
+        if (table->slots[i] == key)
+            return true;
+    return false;
+}
+
+void table_clear(Table *table)
+{
+    memset(table->slots, 0, (table->mask + 1) * sizeof *table->slots);
+    table->count = 0;
+    table->zero = false;
+}
+
+void table_clear_around(Table *table, uint64_t key)
+{
+    if (key == 0) {
+        table->count -= table->zero;
+        table->zero = false;
+        return;
+    }
+    /* From the key's home slot on: the key lies there or after, and where an earlier call
+     * emptied a slot on the way, it emptied everything from there to the key too. */
+    for (size_t i = (size_t)key & table->mask; table->slots[i]; i = (i + 1) & table->mask) {
+        table->slots[i] = 0;
+        table->count--;
+    }
 }
 
 void table_free(Table *table)

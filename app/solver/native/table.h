@@ -25,6 +25,14 @@ typedef enum { TABLE_ADDED, TABLE_SEEN, TABLE_FULL } TableAdd;
 /* false: out of memory (nothing to free then). */
 bool table_init(Table *table, size_t limit);
 TableAdd table_add(Table *table, uint64_t key);
+/* Is `key` in the table? */
+bool table_has(const Table *table, uint64_t key);
+/* Empty the table, keeping its room and limit. */
+void table_clear(Table *table);
+/* Take `key` out, with every key from its home slot up to an empty one: calling it for
+ * every key the table holds empties it, without writing all its slots (where it holds
+ * few). Nothing else may be asked of the table until every key has been taken out. */
+void table_clear_around(Table *table, uint64_t key);
 void table_free(Table *table);
 
 #endif

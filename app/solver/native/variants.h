@@ -55,6 +55,9 @@ typedef struct {
     bool arranged;
     uint8_t klass[DECK];
     int8_t parent_class[DECK];
+    /* The relaxed tableau's dead-end test applies (relaxation.applies; it reads klass and
+     * parent_class, which are then handed over too). */
+    bool relaxed;
 } Tables;
 
 /* Check the tables handed over and derive the rest: NULL, or why they cannot be used.

@@ -1,0 +1,26 @@
+/* The dead-end test of app/solver/relaxation.py: the game with the tableau relaxed to the
+ * cards it holds, searched exhaustively from a position's image; a position whose image
+ * cannot be won is lost (the argument is there and in docs/solver.md, "The relaxed
+ * tableau"). Same answers as the Python test, position for position: an answer depends
+ * only on the relaxed position asked about, so caching answers differently changes none. */
+#ifndef SOLVER_NATIVE_RELAXATION_H
+#define SOLVER_NATIVE_RELAXATION_H
+
+#include <stdbool.h>
+
+#include "state.h"
+
+/* relaxation.STATE_LIMIT, relaxation.STOCK_LIMIT (a test compares them). */
+enum { RELAXED_STATE_LIMIT = 5000, RELAXED_STOCK_LIMIT = 4 };
+
+typedef struct Relaxation Relaxation;
+
+/* The test for one search from `root` (relaxation.for_search): `*out` is NULL where the
+ * tables do not relax (Tables.relaxed) or the root is past the exact key's bounds (as
+ * for_search says). false: out of memory. */
+bool relaxation_new(const Tables *t, const Position *root, Relaxation **out);
+/* Relaxation.lost: is `p`, a position of this search, shown lost? */
+bool relaxation_lost(Relaxation *r, const Position *p);
+void relaxation_free(Relaxation *r);
+
+#endif

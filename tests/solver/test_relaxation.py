@@ -1,0 +1,174 @@
+"""The relaxed tableau's dead-end test (app/solver/relaxation.py, docs/solver.md).
+
+It may only ever call lost what is lost: never a position on a winning line, never one
+the plain search (no reduction at all) wins; and the search with it gives the verdict of
+the search without it. The native core gives the same answers, position for position.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from functools import cache
+from unittest import mock
+
+import pytest
+
+from app.engine import VARIANTS, Move, State
+from app.solver import core, relaxation, search
+from app.solver.exhaustive import exhaustive
+from app.solver.tables import SearchTables
+from tests.solver.test_native_core import start, walk
+from tests.solver.test_native_search import python_full, seed_line
+
+RAINBOW = VARIANTS["rainbow"]
+PLAIN_BUDGET = 4_000
+
+
+def ranks(*cards: int) -> list[int]:
+    """Rainbow's class counts (a class per rank: Ace at 0) for cards of these ranks."""
+    counts = [0] * 13
+    for rank in cards:
+        counts[rank - 1] += 1
+    return counts
+
+
+def test_fewest_runs_counts_the_bottoms_a_tableau_needs() -> None:
+    parent = relaxation.tables_of(RAINBOW).parent  # type: ignore[union-attr]
+    assert relaxation.fewest_runs(ranks(), parent) == 0
+    assert relaxation.fewest_runs(ranks(9, 8, 7), parent) == 1
+    assert relaxation.fewest_runs(ranks(9, 9, 8, 8), parent) == 2
+    assert relaxation.fewest_runs(ranks(5, 9, 2), parent) == 3
+    # A King goes on an Ace: the whole cycle is one run, and so are two of them.
+    assert relaxation.fewest_runs(ranks(*range(1, 14)), parent) == 1
+    assert relaxation.fewest_runs(ranks(*range(1, 14), *range(1, 14)), parent) == 1
+    assert relaxation.fewest_runs(ranks(1, 13, 12), parent) == 1
+
+
+def test_it_applies_where_every_pile_is_one_run_and_one_pass_draws_singly() -> None:
+    assert [name for name, v in VARIANTS.items() if relaxation.applies(v)] == ["rainbow"]
+    # Canfield's piles are runs too, but its stock comes round again three at a time.
+    assert not relaxation.applies(VARIANTS["canfield"])
+
+
+def late(state: State) -> bool:
+    return len(state.stock) <= relaxation.STOCK_LIMIT
+
+
+def random_play() -> Iterator[State]:
+    """Late positions of greedy and random play of Rainbow, both house rules."""
+    for number in range(1, 9):
+        for flip in (False, True):
+            for greedy in (True, False):
+                rng = random.Random(f"relaxation-{number}-{flip}-{greedy}")
+                states = [s for s in walk(start("rainbow", flip, number), rng, 300, greedy)]
+                yield from [s for s in states if late(s) and not s.is_won][::7][:4]
+
+
+def winning_lines() -> Iterator[State]:
+    """Every position with few stock cards left on the known winning lines of seeds/."""
+    for index in range(6):
+        state, line = seed_line("rainbow", index)
+        for move in line:
+            state, _ = state.apply(move, auto_finish=False, validate=True)
+            if late(state) and not state.is_won:
+                yield state
+
+
+def off_the_lines() -> Iterator[State]:
+    """Positions a few random moves off the winning lines (where a win often turns into
+    a loss, and often does not)."""
+    rng = random.Random("relaxation-off")
+    for state in list(winning_lines())[::4]:
+        yield list(walk(state, rng, rng.randrange(4, 16), False))[-1]
+
+
+@cache
+def corpus() -> tuple[tuple[State, str], ...]:
+    """Positions of random play and off the winning lines that the plain search decides,
+    with its verdict."""
+    found = []
+    for state in [*random_play(), *off_the_lines()]:
+        result = exhaustive(state, PLAIN_BUDGET).result
+        if result != "unknown":
+            found.append((state, result))
+    return tuple(found)
+
+
+def shown_lost(state: State) -> bool:
+    test = relaxation.for_search(state)
+    assert test is not None
+    return test.lost(state)
+
+
+def test_never_shows_lost_a_position_on_a_winning_line() -> None:
+    positions = list(winning_lines())
+    assert len(positions) >= 40
+    assert not [s.to_text() for s in positions if shown_lost(s)]
+
+
+def test_shows_lost_only_what_the_plain_search_cannot_win() -> None:
+    verdicts = [(verdict, shown_lost(state)) for state, verdict in corpus()]
+    assert not [v for v in verdicts if v == ("solved", True)]
+    # Not vacuous: both verdicts occur, and the test shows most lost positions lost.
+    lost = [shown for verdict, shown in verdicts if verdict == "unsolvable"]
+    assert sum(verdict == "solved" for verdict, _shown in verdicts) >= 5
+    assert len(lost) >= 10 and sum(lost) >= len(lost) // 2
+
+
+def test_the_corpus_catches_a_relaxation_one_pile_short() -> None:
+    """Allow the tableau one pile fewer than it has, and winning positions are called lost:
+    what the two tests above would catch."""
+    tables = relaxation.tables_of(RAINBOW)
+    assert tables is not None
+    with mock.patch.object(tables, "piles", tables.piles - 1):
+        wrong = [s for s in winning_lines() if shown_lost(s)]
+        wrong += [s for s, verdict in corpus() if verdict == "solved" and shown_lost(s)]
+    assert len(wrong) >= 3
+
+
+def full(state: State, budget: int, arranged: bool, relaxed: bool) -> tuple[str, list[str]]:
+    """The full search, native where built (the same positions as the Python one: below)."""
+    if core.available():
+        found = core.search(state, budget, None, arranged=arranged, relaxed=relaxed)
+        return found.result, [str(m) for m in found.moves]
+    rules = SearchTables.of(state.variant)
+    result, moves, _ = search._search(
+        state, rules, budget, None, False, arranged=arranged, relaxed=relaxed
+    )
+    return result, [str(m) for m in moves]
+
+
+@pytest.mark.parametrize("arranged", [False, True])
+def test_the_search_with_it_gives_the_verdict_without_it(arranged: bool) -> None:
+    compared = 0
+    for state, verdict in corpus():
+        with_it, line = full(state, 20_000, arranged, True)
+        result, _ = full(state, 20_000, arranged, False)
+        assert with_it in (verdict, "unknown")
+        if with_it != "unknown" and result != "unknown":
+            assert with_it == result
+            compared += 1
+        if with_it == "solved":
+            assert search.replay(state, [Move.parse(m) for m in line]).is_won
+    assert compared >= 10
+
+
+@pytest.mark.skipif(not core.available(), reason=core.missing_reason())
+def test_the_native_core_gives_the_same_answers() -> None:
+    assert core.native().RELAXED_STATE_LIMIT == relaxation.STATE_LIMIT
+    assert core.native().RELAXED_STOCK_LIMIT == relaxation.STOCK_LIMIT
+    states = [state for state, _verdict in corpus()][::2] + list(winning_lines())[::10]
+    for state in states:
+        for arranged in (False, True):
+            expected = python_full(state, 3_000, arranged=arranged)
+            native = core.search(state, 3_000, None, arranged=arranged)
+            assert (native.result, native.positions) == (expected.result, expected.positions)
+            assert [str(m) for m in native.moves] == [str(m) for m in expected.moves]
+    # Where the test cuts most: a lost deal, from its start (15,475 positions against
+    # 100,245 without it, in either core).
+    lost = start("rainbow", False, 147)
+    with_it = core.search(lost, 200_000, None, arranged=True)
+    without = core.search(lost, 200_000, None, arranged=True, relaxed=False)
+    assert with_it.result == without.result == "unsolvable"
+    assert with_it.positions * 4 < without.positions
