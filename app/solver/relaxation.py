@@ -21,13 +21,14 @@ reserve's top put on the tableau), each allowed because the real position after 
 exists. So a line that wins the real game gives a line that wins the relaxed one, and
 where the relaxed game cannot be won from a position's image, the position is lost.
 
-:func:`lost` searches the relaxed game exhaustively from the position's image, for at
-most :data:`STATE_LIMIT` relaxed positions, and answers True only when it ran out of them
-with no win: a property of the relaxed position alone (the states it reaches, and so its
-answer, do not depend on when it is asked), which is what lets both cores cache it
-differently and still agree. It is asked only where the stock holds at most
-:data:`STOCK_LIMIT` cards: with more, the relaxed game is almost always won, and the
-search is the costly part. ``docs/solver.md`` ("The relaxed tableau") has the argument
+:meth:`Relaxation.lost` searches the relaxed game from the position's image and answers
+True only when no win is reachable; what one search's tests learn (relaxed positions
+known lost, or open) it keeps, and a test that meets :data:`STATE_LIMIT` relaxed
+positions gives up (not shown lost), so an answer may depend on the tests before it, but
+never wrongly: every entry kept is a fact, or claims nothing. The native core keeps the
+same sets the same way, so both answer alike. It is asked only where the stock holds at
+most :data:`STOCK_LIMIT` cards: with more, the relaxed game is almost always won, and
+the test is the costly part. ``docs/solver.md`` ("The relaxed tableau") has the argument
 and the measurements; ``app/solver/native/relaxation.c`` mirrors this module.
 """
 
