@@ -15,8 +15,9 @@ is paired with a restart of the search up to run arrangement; where runs move ot
 width (:mod:`app.solver.beam`) with another quarter: they find the wins that lie beyond
 an early mistake (below that budget the restarts have half; past 1,000,000 the beam
 passes have all that the restarts, at most 1,000,000, and the full search's 500,000
-leave). Then the full search, which keeps only the sound reductions, with what is left
-(at least half of a budget up to 1,000,000, at least 500,000 past it): its exhaustion
+leave; where the relaxed tableau applies, the full search keeps half). Then the full
+search, which keeps only the sound reductions, with what is left (at least half of a
+budget up to 1,000,000, at least 500,000 past it, half where relaxed): its exhaustion
 is a proof.
 """
 
@@ -28,7 +29,7 @@ from typing import Literal
 
 from app.engine import Move, State
 from app.engine import Rules as HouseRules
-from app.solver import arrangements, beam
+from app.solver import arrangements, beam, relaxation
 from app.solver import core as native_core
 from app.solver.lines import shorten
 from app.solver.moves import safe_move, scored_moves
@@ -57,7 +58,10 @@ RESTARTS_MOST = 1_000_000
 # budgets"). Proofs past 1,000,000 came later, where the passes run dry early (Forty
 # Thieves 22: 1.0 M of restarts, 3.2 M of passes, then 5.4 M of full search); where
 # they do not (Rainbow), the full search has 500,000 of 10,000,000 and proofs wait for
-# larger budgets (docs/benchmarks.md, fifteenth session).
+# larger budgets (docs/benchmarks.md, fifteenth session). Where the relaxed tableau's
+# dead-end test applies (Rainbow) the full search keeps half at every budget: with it the
+# full search alone proves lost deals in 0.75-10 M positions and wins some deals sooner
+# than the passes (docs/benchmarks.md, eighteenth session).
 FULL_LEAST = 500_000
 FIRST_BEAM_WIDTH, BEAM_GROWTH = 16, 4
 # Positions a beam pass meets per unit of width, about, at most (docs/benchmarks.md, "The
@@ -123,8 +127,9 @@ def solve(
     moves: list[Move] = []
     stopped = "positions"
     arranged = arrangements.supports(state.variant)
+    relaxed = relaxation.applies(state.variant)
     beam_spent = 0  # by the beam passes, which share one budget (each entry's share)
-    for kind, seed, share in plan(rules, max_positions, arranged):
+    for kind, seed, share in plan(rules, max_positions, arranged, relaxed):
         budget = min(share, max_positions - positions)
         if kind in BEAMS:
             budget = min(budget, share - beam_spent)
@@ -251,21 +256,24 @@ def _beam(
     return "solved", [Move.parse(text) for text in found.moves], found.positions, ""
 
 
-def plan(rules: SearchTables, max_positions: int, arranged: bool) -> list[tuple[str, int, int]]:
+def plan(
+    rules: SearchTables, max_positions: int, arranged: bool, relaxed: bool = False
+) -> list[tuple[str, int, int]]:
     """The searches of :func:`solve`, in order, as (kind, seed or beam width, positions at
     most): the restarts, the beam passes of each width (:func:`beam_orders`) after the
     restarts have planned :data:`BEAM_AFTER` times its width, then the full search with
     what is left. The beam passes share one budget: each has what those before it left;
     what the restarts (a quarter, at most :data:`RESTARTS_MOST`) and the full search (half,
-    at most :data:`FULL_LEAST`) leave: a quarter up to 1,000,000 positions, 8,500,000 of
-    10,000,000.
+    at most :data:`FULL_LEAST`; half where ``relaxed``, the full search having the
+    relaxed tableau's test) leave: a quarter up to 1,000,000 positions, 8,500,000 of
+    10,000,000 (4,000,000 where ``relaxed``).
     Only where the stock comes out in one pass: with redeals its levels mean little
     (Rows of Four deals 1-60 at 1,000,000: all 60 won either way, in 40 times the time)."""
     kinds = restart_kinds(rules, arranged)
     if max_positions < BEAM_FROM or not rules.single_pass:
         return [*restarts(rules, max_positions // 2, kinds), (FULL, 0, max_positions)]
     restarts_share = min(max_positions // RESTARTS_SHARE, RESTARTS_MOST)
-    full_share = min(max_positions // 2, FULL_LEAST)
+    full_share = max_positions // 2 if relaxed else min(max_positions // 2, FULL_LEAST)
     share = max_positions - restarts_share - full_share  # at least a quarter
     orders = beam_orders(rules)
     pending = [(width, orders) for width in beam_widths(share)]

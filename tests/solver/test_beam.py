@@ -265,6 +265,12 @@ def test_solve_runs_beam_passes_between_the_restarts() -> None:
     assert {share for kind, _w, share in large if kind in plan.BEAMS} == {8_500_000}
     assert max(width for kind, width, _s in large if kind in plan.BEAMS) == 16384
     assert large[-1] == (plan.FULL, 0, 10_000_000)
+    # Where the full search has the relaxed tableau's test it keeps half at every budget;
+    # up to 1,000,000 positions that is the plan it had anyway.
+    relaxed = plan.plan(rules, 10_000_000, arranged=False, relaxed=True)
+    assert {share for kind, _w, share in relaxed if kind in plan.BEAMS} == {4_000_000}
+    assert max(width for kind, width, _s in relaxed if kind in plan.BEAMS) == 4096
+    assert plan.plan(rules, 1_000_000, arranged=False, relaxed=True) == tries
     # Where runs move, each width starts with a pass of single cards.
     runs = plan.plan(SearchTables.of(VARIANTS["rank-and-file"]), 1_000_000, arranged=True)
     beams = [(kind, width) for kind, width, _share in runs if kind in plan.BEAMS]
@@ -313,3 +319,21 @@ def test_solve_with_beam_passes_answers_alike_on_both_cores(
         )
         assert [str(m) for m in native.moves] == [str(m) for m in python.moves]
     assert passes, "no beam pass ran"
+
+
+@pytest.mark.parametrize(("name", "relaxed"), [("rainbow", True), ("rank-and-file", False)])
+def test_solve_plans_by_the_relaxed_tableau(
+    name: str, relaxed: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``solve`` gives the full search half of a large budget where the relaxed tableau's
+    test applies (Rainbow), and only there."""
+    planned: list[bool] = []
+    make_plan = plan.plan
+
+    def recorded(*args: Any) -> Any:
+        planned.append(args[3])
+        return make_plan(*args)
+
+    monkeypatch.setattr(plan, "plan", recorded)
+    plan.solve(deal(VARIANTS[name], 1), 2_000, core="native")
+    assert planned == [relaxed]

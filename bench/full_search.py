@@ -1,0 +1,86 @@
+"""The full search alone (no restarts, no beam passes), on the deals a budget's surveys
+leave undecided.
+
+``solve``'s plan spends most of a large budget on the beam passes, which win deals; the
+full search, whose exhaustion is a lost proof, has what they leave (``app/solver/plan.py``,
+``FULL_LEAST``). This gives the full search the whole budget on each deal that no row of
+the game's survey files at or below the budget decides, to see which of them it proves
+lost (or wins) on its own. It is the complete search of ``solve`` (up to run arrangement
+where that applies, with every reduction of ``docs/solver.md``), so its rows are survey
+rows like any other and ``bench/solvability.py`` counts them.
+
+    nice .venv/bin/python bench/full_search.py rainbow --deals 200 --budget 10000000 \\
+        --out bench/surveys/rainbow-10m-relaxed-full.jsonl
+
+One row per deal (a rerun skips the deals the file holds); exit 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from app.engine import VARIANTS, deal, get_variant  # noqa: E402
+from app.solver import arrangements, core, relaxation  # noqa: E402
+from app.solver.cli import end_torn_line, read_rows  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from solvability import BUDGETS, verdicts  # noqa: E402
+
+SIZES = {"1m": 1_000_000, "10m": 10_000_000}
+DESCRIBED = "full search alone"
+
+
+def undecided(game: str, budget: int, deals: int) -> list[int]:
+    """Deals 1..``deals`` of ``game`` that no survey row within ``budget`` decides."""
+    size = max((name for name in BUDGETS if SIZES[name] <= budget), key=SIZES.__getitem__)
+    found, missing = verdicts(game, size, deals)
+    left = [number for number, verdict in found.items() if verdict == "unknown"] + missing
+    return sorted(number for number in left if number <= deals)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("game", choices=sorted(VARIANTS))
+    parser.add_argument("--deals", type=int, default=200, help="deals 1..N")
+    parser.add_argument("--budget", type=int, default=10_000_000, help="positions a deal")
+    parser.add_argument("--out", type=Path, required=True, help="rows, appended; resumed")
+    args = parser.parse_args(argv)
+    variant = get_variant(args.game)
+    arranged = arrangements.supports(variant)
+    end_torn_line(args.out)
+    done = {row["deal"] for row in read_rows(args.out)}
+    search = DESCRIBED + (", up to run arrangement" if arranged else "")
+    search += ", relaxed tableau" if relaxation.applies(variant) else ""
+    for number in undecided(args.game, args.budget, args.deals):
+        if number in done:
+            continue
+        started = time.perf_counter()
+        found = core.search(
+            deal(variant, number),
+            args.budget,
+            arranged=arranged,
+            table_size=1 << 26,
+            max_depth=1 << 22,
+        )
+        row = {
+            "deal": number,
+            "result": found.result,
+            "positions": found.positions,
+            "elapsed_ms": int((time.perf_counter() - started) * 1000),
+            "stopped": found.stopped,
+            "search": search,
+        }
+        with args.out.open("a") as rows:
+            rows.write(json.dumps(row) + "\n")
+        print(json.dumps(row), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
