@@ -30,16 +30,20 @@ from app.solver import arrangements, core, relaxation  # noqa: E402
 from app.solver.cli import end_torn_line, read_rows  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from solvability import BUDGETS, verdicts  # noqa: E402
+from solvability import BUDGETS, SURVEYS, verdicts  # noqa: E402
 
 SIZES = {"1m": 1_000_000, "10m": 10_000_000}
 DESCRIBED = "full search alone"
 
 
-def undecided(game: str, budget: int, deals: int) -> list[int]:
-    """Deals 1..``deals`` of ``game`` that no survey row within ``budget`` decides."""
-    size = max((name for name in BUDGETS if SIZES[name] <= budget), key=SIZES.__getitem__)
-    found, missing = verdicts(game, size, deals)
+def undecided(game: str, budget: int, deals: int, surveys: Path = SURVEYS) -> list[int]:
+    """Deals 1..``deals`` of ``game`` that no row of ``surveys`` within ``budget``
+    decides (the budgets of the files' names, ``bench/solvability.py``, up to it)."""
+    sizes = [name for name in BUDGETS if SIZES[name] <= budget]
+    if not sizes:
+        raise ValueError(f"no survey budget within {budget:,} positions (the least is 1m)")
+    size = max(sizes, key=SIZES.__getitem__)
+    found, missing = verdicts(game, size, deals, surveys)
     left = [number for number, verdict in found.items() if verdict == "unknown"] + missing
     return sorted(number for number in left if number <= deals)
 
@@ -50,6 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--deals", type=int, default=200, help="deals 1..N")
     parser.add_argument("--budget", type=int, default=10_000_000, help="positions a deal")
     parser.add_argument("--out", type=Path, required=True, help="rows, appended; resumed")
+    parser.add_argument("--surveys", type=Path, default=SURVEYS, help="where the rows are")
     args = parser.parse_args(argv)
     variant = get_variant(args.game)
     arranged = arrangements.supports(variant)
@@ -57,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     done = {row["deal"] for row in read_rows(args.out)}
     search = DESCRIBED + (", up to run arrangement" if arranged else "")
     search += ", relaxed tableau" if relaxation.applies(variant) else ""
-    for number in undecided(args.game, args.budget, args.deals):
+    for number in undecided(args.game, args.budget, args.deals, args.surveys):
         if number in done:
             continue
         started = time.perf_counter()

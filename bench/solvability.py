@@ -77,15 +77,19 @@ def percent(low: float, high: float) -> str:
 BUDGETS = ("1m", "10m")  # the survey files' budget parts, smallest first
 
 
-def verdicts(game: str, budget: str, deals: int) -> tuple[dict[int, str], list[int]]:
+def verdicts(
+    game: str, budget: str, deals: int, surveys: Path | None = None
+) -> tuple[dict[int, str], list[int]]:
     """Each deal's verdict within ``budget``: proven by a row of that budget or a smaller
     one (a proof found within 1,000,000 positions is one within 10,000,000), else
     ``unknown`` where a survey of ``budget`` itself left it undecided. Also the deals no
-    survey of ``budget`` searched that no smaller one decided: not yet surveyed there."""
+    survey of ``budget`` searched that no smaller one decided: not yet surveyed there.
+    The rows are those of ``surveys`` (default :data:`SURVEYS`)."""
+    directory = SURVEYS if surveys is None else surveys
     found: dict[int, str] = {}
     searched: set[int] = set()
     for size in BUDGETS[: BUDGETS.index(budget) + 1]:
-        for path in sorted(SURVEYS.glob(f"{game}-{size}-*.jsonl")):
+        for path in sorted(directory.glob(f"{game}-{size}-*.jsonl")):
             for deal, verdict in rows(path).items():
                 if size == budget:
                     searched.add(deal)

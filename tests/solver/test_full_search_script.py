@@ -1,0 +1,71 @@
+"""bench/full_search.py: the full search alone on the deals a budget's surveys leave
+undecided."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from app.solver import core
+from tests.solver.bench_scripts import load
+
+
+def full_search() -> ModuleType:
+    return load("full_search")
+
+
+def write_rows(path: Path, rows: list[dict[str, object]]) -> None:
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+
+
+def surveys(directory: Path) -> Path:
+    """Canfield deals 1-4: 1 won within 1M, 2 undecided at 1M and lost at 10M, 3 undecided
+    at both, 4 never surveyed."""
+    directory.mkdir()
+    write_rows(
+        directory / "canfield-1m-a.jsonl",
+        [
+            {"deal": 1, "result": "solved", "positions": 10},
+            {"deal": 2, "result": "unknown", "positions": 1_000_000},
+            {"deal": 3, "result": "unknown", "positions": 1_000_000},
+        ],
+    )
+    write_rows(
+        directory / "canfield-10m-b.jsonl",
+        [
+            {"deal": 2, "result": "unsolvable", "positions": 2_000_000},
+            {"deal": 3, "result": "unknown", "positions": 10_000_000},
+        ],
+    )
+    return directory
+
+
+def test_the_deals_left_are_those_no_row_within_the_budget_decides(tmp_path: Path) -> None:
+    directory = surveys(tmp_path / "surveys")
+    script = full_search()
+    assert script.undecided("canfield", 10_000_000, 4, directory) == [3, 4]
+    assert script.undecided("canfield", 30_000_000, 4, directory) == [3, 4]
+    assert script.undecided("canfield", 1_000_000, 4, directory) == [2, 3, 4]
+    assert script.undecided("canfield", 1_000_000, 2, directory) == [2]
+    with pytest.raises(ValueError, match="no survey budget"):
+        script.undecided("canfield", 999_999, 4, directory)
+
+
+@pytest.mark.skipif(not core.available(), reason=core.missing_reason())
+def test_each_deal_left_gets_one_row_and_a_rerun_searches_nothing_again(tmp_path: Path) -> None:
+    """Canfield deal 3 is lost (the full search exhausts it at once): its row says so, and
+    names the search; deals decided by a row are not searched."""
+    directory = surveys(tmp_path / "surveys")
+    out = tmp_path / "full.jsonl"
+    argv = ["canfield", "--deals", "3", "--budget", "10000000", "--surveys", str(directory)]
+    assert full_search().main([*argv, "--out", str(out)]) == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [(row["deal"], row["result"]) for row in rows] == [(3, "unsolvable")]
+    assert rows[0]["search"] == "full search alone, up to run arrangement"
+    assert rows[0]["positions"] > 0
+    before = out.read_text()
+    assert full_search().main([*argv, "--out", str(out)]) == 0
+    assert out.read_text() == before
