@@ -127,9 +127,8 @@ def solve(
     moves: list[Move] = []
     stopped = "positions"
     arranged = arrangements.supports(state.variant)
-    relaxed = relaxation.applies(state.variant)
     beam_spent = 0  # by the beam passes, which share one budget (each entry's share)
-    for kind, seed, share in plan(rules, max_positions, arranged, relaxed):
+    for kind, seed, share in plan(rules, max_positions, arranged):
         budget = min(share, max_positions - positions)
         if kind in BEAMS:
             budget = min(budget, share - beam_spent)
@@ -256,24 +255,24 @@ def _beam(
     return "solved", [Move.parse(text) for text in found.moves], found.positions, ""
 
 
-def plan(
-    rules: SearchTables, max_positions: int, arranged: bool, relaxed: bool = False
-) -> list[tuple[str, int, int]]:
+def plan(rules: SearchTables, max_positions: int, arranged: bool) -> list[tuple[str, int, int]]:
     """The searches of :func:`solve`, in order, as (kind, seed or beam width, positions at
     most): the restarts, the beam passes of each width (:func:`beam_orders`) after the
     restarts have planned :data:`BEAM_AFTER` times its width, then the full search with
     what is left. The beam passes share one budget: each has what those before it left;
     what the restarts (a quarter, at most :data:`RESTARTS_MOST`) and the full search (half,
-    at most :data:`FULL_LEAST`; half where ``relaxed``, the full search having the
-    relaxed tableau's test) leave: a quarter up to 1,000,000 positions, 8,500,000 of
-    10,000,000 (4,000,000 where ``relaxed``).
+    at most :data:`FULL_LEAST`; half where the full search has the relaxed tableau's
+    test, :func:`app.solver.relaxation.applies`) leave: a quarter up to 1,000,000
+    positions, 8,500,000 of 10,000,000 (4,000,000 where the test applies).
     Only where the stock comes out in one pass: with redeals its levels mean little
     (Rows of Four deals 1-60 at 1,000,000: all 60 won either way, in 40 times the time)."""
     kinds = restart_kinds(rules, arranged)
     if max_positions < BEAM_FROM or not rules.single_pass:
         return [*restarts(rules, max_positions // 2, kinds), (FULL, 0, max_positions)]
     restarts_share = min(max_positions // RESTARTS_SHARE, RESTARTS_MOST)
-    full_share = max_positions // 2 if relaxed else min(max_positions // 2, FULL_LEAST)
+    full_share = max_positions // 2
+    if not relaxation.applies(rules.variant):
+        full_share = min(full_share, FULL_LEAST)
     share = max_positions - restarts_share - full_share  # at least a quarter
     orders = beam_orders(rules)
     pending = [(width, orders) for width in beam_widths(share)]

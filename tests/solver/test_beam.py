@@ -5,11 +5,12 @@ loop over native positions, and the native loop (core.beam, app/solver/native/be
 from __future__ import annotations
 
 from typing import Any
+from unittest import mock
 
 import pytest
 
 from app.engine import VARIANTS, Move, Rules, State, deal
-from app.solver import beam, core, plan, search
+from app.solver import beam, core, plan, relaxation, search
 from app.solver.tables import SearchTables
 from tests.solver.test_native_core import CONFIGS, start
 from tests.solver.test_native_search import seed_line
@@ -267,10 +268,17 @@ def test_solve_runs_beam_passes_between_the_restarts() -> None:
     assert large[-1] == (plan.FULL, 0, 10_000_000)
     # Where the full search has the relaxed tableau's test it keeps half at every budget;
     # up to 1,000,000 positions that is the plan it had anyway.
-    relaxed = plan.plan(rules, 10_000_000, arranged=False, relaxed=True)
+    rainbow = SearchTables.of(VARIANTS["rainbow"])
+    relaxed = plan.plan(rainbow, 10_000_000, arranged=True)
     assert {share for kind, _w, share in relaxed if kind in plan.BEAMS} == {4_000_000}
     assert max(width for kind, width, _s in relaxed if kind in plan.BEAMS) == 4096
-    assert plan.plan(rules, 1_000_000, arranged=False, relaxed=True) == tries
+    assert relaxed[-1] == (plan.FULL, 0, 10_000_000)
+    with mock.patch.object(relaxation, "applies", return_value=False):
+        unrelaxed = plan.plan(rainbow, 1_000_000, arranged=True)
+        assert {s for k, _w, s in plan.plan(rainbow, 10_000_000, True) if k in plan.BEAMS} == {
+            8_500_000
+        }
+    assert plan.plan(rainbow, 1_000_000, arranged=True) == unrelaxed
     # Where runs move, each width starts with a pass of single cards.
     runs = plan.plan(SearchTables.of(VARIANTS["rank-and-file"]), 1_000_000, arranged=True)
     beams = [(kind, width) for kind, width, _share in runs if kind in plan.BEAMS]
@@ -319,21 +327,3 @@ def test_solve_with_beam_passes_answers_alike_on_both_cores(
         )
         assert [str(m) for m in native.moves] == [str(m) for m in python.moves]
     assert passes, "no beam pass ran"
-
-
-@pytest.mark.parametrize(("name", "relaxed"), [("rainbow", True), ("rank-and-file", False)])
-def test_solve_plans_by_the_relaxed_tableau(
-    name: str, relaxed: bool, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """``solve`` gives the full search half of a large budget where the relaxed tableau's
-    test applies (Rainbow), and only there."""
-    planned: list[bool] = []
-    make_plan = plan.plan
-
-    def recorded(*args: Any) -> Any:
-        planned.append(args[3])
-        return make_plan(*args)
-
-    monkeypatch.setattr(plan, "plan", recorded)
-    plan.solve(deal(VARIANTS[name], 1), 2_000, core="native")
-    assert planned == [relaxed]
