@@ -5,12 +5,12 @@
 # expression in NATIVE_SANITIZED_TESTS; then a sample of the search's,
 # tests/solver/test_native_search.py, the -k expression in NATIVE_SANITIZED_SEARCH;
 # then the run-arrangement functions', tests/solver/test_native_arrangements.py, or the
-# -k expression in NATIVE_SANITIZED_ARRANGED; then the beam on both cores and the native
-# beam's own tests, tests/solver/test_beam.py -k "both_cores or native_beam"; then the
-# shorter lines', tests/solver/test_lines.py; then the plain search's on larger positions,
-# tests/solver/test_exhaustive.py; then the relaxed tableau's searches on the native
-# core, tests/solver/test_relaxation.py -k "lost_deal or with_it") against that build,
-# and fail on any report.
+# -k expression in NATIVE_SANITIZED_ARRANGED; then the beam on both cores, the native
+# beam's own tests and its relaxed tableau, tests/solver/test_beam.py -k "both_cores or
+# native_beam or drops"; then the shorter lines', tests/solver/test_lines.py; then the
+# plain search's on larger positions, tests/solver/test_exhaustive.py; then the relaxed
+# tableau's searches on the native core, tests/solver/test_relaxation.py -k "lost_deal
+# or with_it") against that build, and fail on any report.
 #
 #     scripts/native_sanitized.sh            # PYTHON=.venv/bin/python by default
 set -euo pipefail
@@ -62,9 +62,9 @@ echo "== tests/solver/test_native_arrangements.py${ARRANGED_SAMPLE:+ -k $ARRANGE
 "$PYTHON" -m pytest -q -s -p no:cacheprovider tests/solver/test_native_arrangements.py \
     ${ARRANGED_SAMPLE:+-k "$ARRANGED_SAMPLE"} >>"$WORK/tests.log" 2>&1 || status=$?
 tail -n 1 "$WORK/tests.log"
-echo "== tests/solver/test_beam.py -k 'both_cores or native_beam'"
+echo "== tests/solver/test_beam.py -k 'both_cores or native_beam or drops'"
 "$PYTHON" -m pytest -q -s -p no:cacheprovider tests/solver/test_beam.py \
-    -k "both_cores or native_beam" \
+    -k "both_cores or native_beam or drops" \
     >>"$WORK/tests.log" 2>&1 || status=$?
 tail -n 1 "$WORK/tests.log"
 echo "== tests/solver/test_lines.py"

@@ -80,4 +80,5 @@ def beam(
     *,
     best: bool = False,
     single: bool = False,
+    relaxed: bool = True,
 ) -> tuple[list[str] | None, int, str]: ...

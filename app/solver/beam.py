@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import NamedTuple, Protocol, Self
 
 from app.engine import Move, State
+from app.solver import relaxation
 from app.solver.moves import settle, wanted_cards
 from app.solver.search import _key_parts
 from app.solver.tables import SearchTables
@@ -56,6 +57,7 @@ class BeamPosition(Protocol):
     def key(self) -> int: ...
     def features(self) -> tuple[int, ...]: ...
     def children(self) -> list[tuple[str, list[str], Self]]: ...
+    def to_bytes(self) -> bytes: ...
     @property
     def is_won(self) -> bool: ...
 
@@ -161,6 +163,22 @@ def score(found: tuple[int, ...]) -> int:
     )
 
 
+def _dead_end(root: BeamPosition) -> Callable[[BeamPosition], bool] | None:
+    """The relaxed tableau's test for one beam from ``root`` (None where it does not
+    apply), over the engine's state of a position of either kind: the native beam runs
+    the native mirror of the same test, which answers alike."""
+    test = relaxation.for_search(_state(root))
+    if test is None:
+        return None
+    return lambda position: test.lost(_state(position))
+
+
+def _state(position: BeamPosition) -> State:
+    if isinstance(position, EnginePosition):
+        return position.state
+    return State.from_bytes(position.to_bytes())
+
+
 # A line as a chain of steps, shared between the positions that extend it.
 Line = tuple["Line", list[str]] | None
 
@@ -215,6 +233,7 @@ def beam(
     closure: int = 200,
     deadline: float | None = None,
     clock: Callable[[], float] = time.perf_counter,
+    relaxed: bool = True,
 ) -> BeamResult:
     """Search from ``start`` (settled first) for a winning line, ``width`` positions
     kept per level, at most ``closure`` new positions explored from each: depth first
@@ -222,11 +241,18 @@ def beam(
     other does not: depth first more of Rank and File's, where runs move, best first
     more of Deauville's, where single cards do). ``single`` moves no run of two cards or
     more: where runs move, the game of single cards is a smaller one inside it, with
-    wins that the beam over every move leaves behind (Rank and File deals 58 and 96)."""
+    wins that the beam over every move leaves behind (Rank and File deals 58 and 96).
+    ``relaxed``: a position the relaxed tableau shows lost (:mod:`app.solver.relaxation`,
+    where the variant allows it) is met and counted, but neither kept nor explored: no
+    win lies beyond it, and in Rainbow most of the passes' positions with a few stock
+    cards left are such (docs/benchmarks.md, eighteenth session)."""
     moves, first = start.settle()
     if first.is_won:
         return BeamResult(moves, 1, "")
     seen = {first.key()}
+    lost = _dead_end(first) if relaxed else None
+    if lost is not None and lost(first):
+        return BeamResult(None, 1, "")
     level: list[tuple[BeamPosition, Line]] = [(first, (None, moves))]
     positions = 1
     while level:
@@ -256,12 +282,14 @@ def beam(
                     child_line: Line = (line, [move, *safe])
                     if child.is_won:
                         return BeamResult(_moves(child_line), positions, "")
-                    child_score = score(child.features())
-                    candidates.add(child_score, child, child_line)
-                    if best:
-                        heapq.heappush(frontier, (-child_score, found, child, child_line))
-                    else:
-                        frontier.append((-child_score, found, child, child_line))
+                    if lost is None or not lost(child):
+                        child_score = score(child.features())
+                        candidates.add(child_score, child, child_line)
+                        entry = (-child_score, found, child, child_line)
+                        if best:
+                            heapq.heappush(frontier, entry)
+                        else:
+                            frontier.append(entry)
                     if positions >= max_positions:
                         return BeamResult(None, positions, "positions")
             if deadline is not None and clock() > deadline:
@@ -280,7 +308,8 @@ def beam(
             child_line = (line, [level_move, *safe])
             if child.is_won:
                 return BeamResult(_moves(child_line), positions, "")
-            level.append((child, child_line))
+            if lost is None or not lost(child):
+                level.append((child, child_line))
             if positions >= max_positions:
                 return BeamResult(None, positions, "positions")
     return BeamResult(None, positions, "")

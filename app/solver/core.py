@@ -193,6 +193,7 @@ def beam(
     single: bool = False,
     closure: int = 200,
     deadline: float | None = None,
+    relaxed: bool = True,
 ) -> beam_module.BeamResult:
     """``beam.beam(position(state), ...)`` run natively, with the GIL released: the same
     positions met in the same order (``tests/solver/test_beam.py``), without a
@@ -210,6 +211,7 @@ def beam(
         beam_module.WEIGHTS,
         best=best,
         single=single,
+        relaxed=relaxed,
     )
     return beam_module.BeamResult(texts, positions, stopped)
 

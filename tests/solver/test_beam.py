@@ -327,3 +327,31 @@ def test_solve_with_beam_passes_answers_alike_on_both_cores(
         )
         assert [str(m) for m in native.moves] == [str(m) for m in python.moves]
     assert passes, "no beam pass ran"
+
+
+def test_the_beam_drops_positions_the_relaxed_tableau_shows_lost(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Rainbow as the beam plays it (without returns), a narrow beam that reaches the last
+    stock cards: the positions the relaxed tableau shows lost are met but not kept, alike
+    on both cores; without the test both keep them, and explore past them (deal 5: 2,299
+    positions against 5,530, the beam running dry either way)."""
+    state = deal(VARIANTS["rainbow"].with_rules(Rules(foundation_return=False)), 5)
+    answers: list[bool] = []
+    test = relaxation.Relaxation.lost
+
+    def counted(self: relaxation.Relaxation, position: State) -> bool:
+        answers.append(test(self, position))
+        return answers[-1]
+
+    monkeypatch.setattr(relaxation.Relaxation, "lost", counted)
+    limits: dict[str, Any] = {"closure": 20}
+    python = beam.beam(core.position(state), 8, 20_000, **limits)
+    looped = core.beam(state, 8, 20_000, **limits)
+    assert looped == python
+    assert sum(answers) >= 10, "the test showed too few positions lost to matter"
+    plain = core.beam(state, 8, 20_000, relaxed=False, **limits)
+    assert plain == beam.beam(core.position(state), 8, 20_000, relaxed=False, **limits)
+    # Both run out before the budget: the dead ends' descendants are never met.
+    assert looped.stopped == plain.stopped == ""
+    assert looped.positions < plain.positions / 2

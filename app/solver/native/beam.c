@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "arrays.h"
+#include "relaxation.h"
 #include "table.h"
 
 /* A line as a chain of steps (beam.Line): a step's moves are moves[first .. first + len),
@@ -55,6 +56,7 @@ typedef struct {
     Entries candidates;  /* _Best.heap: a min-heap by (score, -order) */
     Entries frontier;    /* a stack (depth first) or a min-heap by (-score, order) (best) */
     Entries level, next_level, ranked;
+    Relaxation *dead_end;  /* the relaxed tableau's test, or NULL (beam.beam's dead_end) */
     Move legal[MAX_MOVES];
 } Beam;
 
@@ -357,10 +359,15 @@ static bool closure(Beam *b, const Entry *root, double deadline, BeamOutcome *ou
                 won(b, step, out);
                 return false;
             }
-            Entry child = {score_of(b, &b->pool[slot]), found, slot, step};
-            if (!candidate_add(b, child.score, slot, step)
-                || !(order ? heap_push(&b->frontier, child, order) : push(&b->frontier, child)))
-                return out->verdict = NO_MEMORY, false;
+            if (b->dead_end && relaxation_lost(b->dead_end, &b->pool[slot])) {
+                slot_release(b, slot);  /* met, neither kept nor explored */
+            } else {
+                Entry child = {score_of(b, &b->pool[slot]), found, slot, step};
+                if (!candidate_add(b, child.score, slot, step)
+                    || !(order ? heap_push(&b->frontier, child, order)
+                               : push(&b->frontier, child)))
+                    return out->verdict = NO_MEMORY, false;
+            }
             if (b->positions >= limits->max_positions) {
                 out->stop = STOP_POSITIONS;
                 return false;
@@ -402,7 +409,9 @@ static bool next_level(Beam *b, BeamOutcome *out)
             won(b, step, out);
             return false;
         }
-        if (!push(level, (Entry){0, 0, slot, step}))
+        if (b->dead_end && relaxation_lost(b->dead_end, &b->pool[slot]))
+            slot_release(b, slot);  /* met, not kept */
+        else if (!push(level, (Entry){0, 0, slot, step}))
             return out->verdict = NO_MEMORY, false;
         if (b->positions >= b->limits->max_positions) {
             out->stop = STOP_POSITIONS;
@@ -430,6 +439,7 @@ static void beam_free(Beam *b)
     free(b->level.items);
     free(b->next_level.items);
     free(b->ranked.items);
+    relaxation_free(b->dead_end);
     free(b);
 }
 
@@ -468,6 +478,15 @@ void beam_run(const Tables *t, const Position *start, const BeamLimits *limits,
         return;
     }
     table_add(&b->seen, plain_key(t, &b->pool[first]));
+    if (limits->relaxed && !relaxation_new(t, &b->pool[first], &b->dead_end)) {
+        out->verdict = NO_MEMORY;
+        beam_free(b);
+        return;
+    }
+    if (b->dead_end && relaxation_lost(b->dead_end, &b->pool[first])) {
+        beam_free(b);  /* lost already: nothing to keep (out says unknown, 1 position) */
+        return;
+    }
     bool going = true;
     while (going && b->level.len) {
         b->candidates.len = 0;

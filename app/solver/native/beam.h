@@ -20,6 +20,7 @@ typedef struct {
     double max_seconds;     /* below 0: no deadline; looked at after each closure */
     bool best;              /* closures best first by the score, else depth first */
     bool single;            /* no run of two cards or more moved */
+    bool relaxed;           /* positions the relaxed tableau shows lost are met, not kept */
     int weights[FEATURE_COUNT];  /* beam.WEIGHTS */
 } BeamLimits;
 

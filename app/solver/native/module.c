@@ -595,16 +595,18 @@ static PyObject *core_beam(PyObject *module, PyObject *args, PyObject *kwargs)
 {
     (void)module;
     static char *names[] = {"position", "width", "max_positions", "max_seconds", "closure",
-                            "endgame", "weights", "best", "single", NULL};
+                            "endgame", "weights", "best", "single", "relaxed", NULL};
     PyObject *start, *seconds, *weights;
     BeamLimits limits = {0};
-    int best = 0, single = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!ilOiiO|$pp", names, &PositionType, &start,
-                                     &limits.width, &limits.max_positions, &seconds,
-                                     &limits.closure, &limits.endgame, &weights, &best, &single))
+    int best = 0, single = 0, relaxed = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!ilOiiO|$ppp", names, &PositionType,
+                                     &start, &limits.width, &limits.max_positions, &seconds,
+                                     &limits.closure, &limits.endgame, &weights, &best, &single,
+                                     &relaxed))
         return NULL;
     limits.best = best != 0;
     limits.single = single != 0;
+    limits.relaxed = relaxed != 0;
     if (!read_seconds(seconds, &limits.max_seconds))
         return NULL;
     if (limits.width < 1 || limits.max_positions < 1 || limits.closure < 1 || limits.endgame < 1)
@@ -756,7 +758,8 @@ static PyMethodDef core_methods[] = {
      "(the work behind the positions, for the benchmarks)."},
     {"beam", (PyCFunction)(void (*)(void))core_beam, METH_VARARGS | METH_KEYWORDS,
      "beam(position, width, max_positions, max_seconds, closure, endgame, weights, *, "
-     "best=False, single=False) -> (move texts or None, positions, stop): beam.beam run "
+     "best=False, single=False, relaxed=True) -> (move texts or None, positions, stop): "
+     "beam.beam run "
      "natively (weights: beam.WEIGHTS; endgame: beam.ENDGAME); stop is 'positions', "
      "'deadline', or '' where the beam ran out or won."},
     {"shorten", core_shorten, METH_VARARGS,
