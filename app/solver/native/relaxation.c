@@ -91,7 +91,8 @@ bool relaxation_new(const Tables *t, const Position *root, Relaxation **out)
     r->from = malloc(RELAXED_STATE_LIMIT * sizeof *r->from);
     r->todo = malloc(RELAXED_STATE_LIMIT * sizeof *r->todo);
     if (!r->order || !r->from || !r->todo || !table_init(&r->visited, RELAXED_STATE_LIMIT)
-        || !table_init(&r->lost, LOST_LIMIT) || !table_init(&r->open, OPEN_LIMIT)) {
+        || !table_init_growing(&r->lost, LOST_LIMIT)
+        || !table_init_growing(&r->open, OPEN_LIMIT)) {
         relaxation_free(r);
         return false;
     }
@@ -215,12 +216,15 @@ static bool won(uint64_t state)
     return true;
 }
 
-/* Add a relaxed position to a set of one search's, starting it afresh when full. */
+/* Add a relaxed position to a set of one search's, starting it afresh when full (or
+ * where growing it finds no memory: forgetting what a set knows is always sound). The
+ * sets start small and grow: a hint's short searches (and the beam's) would otherwise
+ * touch 20 MB each for a few thousand keys. */
 static void keep(Table *set, uint64_t state)
 {
-    if (table_add(set, mix64(state)) == TABLE_FULL) {
+    if (table_add_growing(set, mix64(state)) == TABLE_FULL) {
         table_clear(set);
-        table_add(set, mix64(state));
+        table_add_growing(set, mix64(state));
     }
 }
 

@@ -4,17 +4,64 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool table_init(Table *table, size_t limit)
+/* The slots a table of `limit` keys needs: at most three quarters full. */
+static size_t room_for(size_t limit)
 {
     size_t slots = 16;
     while (slots / 4 * 3 < limit)
         slots *= 2;
+    return slots;
+}
+
+static bool table_init_with(Table *table, size_t limit, size_t slots)
+{
     table->slots = calloc(slots, sizeof *table->slots);
     table->mask = slots - 1;
     table->count = 0;
     table->limit = limit;
     table->zero = false;
     return table->slots != NULL;
+}
+
+bool table_init(Table *table, size_t limit)
+{
+    return table_init_with(table, limit, room_for(limit));
+}
+
+bool table_init_growing(Table *table, size_t limit)
+{
+    return table_init_with(table, limit, 16);
+}
+
+/* Twice the slots, every key placed again; false: out of memory (the table unchanged). */
+static bool grow(Table *table)
+{
+    size_t slots = (table->mask + 1) * 2;
+    uint64_t *bigger = calloc(slots, sizeof *bigger);
+    if (!bigger)
+        return false;
+    for (size_t i = 0; i <= table->mask; i++) {
+        uint64_t key = table->slots[i];
+        if (!key)
+            continue;
+        size_t at = (size_t)key & (slots - 1);
+        while (bigger[at])
+            at = (at + 1) & (slots - 1);
+        bigger[at] = key;
+    }
+    free(table->slots);
+    table->slots = bigger;
+    table->mask = slots - 1;
+    return true;
+}
+
+TableAdd table_add_growing(Table *table, uint64_t key)
+{
+    size_t slots = table->mask + 1;
+    if (table->count + 1 > slots / 4 * 3 && slots < room_for(table->limit)
+        && !table_has(table, key) && !grow(table))
+        return TABLE_FULL;
+    return table_add(table, key);
 }
 
 TableAdd table_add(Table *table, uint64_t key)

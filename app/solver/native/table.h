@@ -25,6 +25,12 @@ typedef enum { TABLE_ADDED, TABLE_SEEN, TABLE_FULL } TableAdd;
 /* false: out of memory (nothing to free then). */
 bool table_init(Table *table, size_t limit);
 TableAdd table_add(Table *table, uint64_t key);
+/* A table started small, for table_add_growing, which doubles its slots as keys come, up
+ * to the room `limit` needs: the same keys held and the same answers as table_init's
+ * table, without touching memory a small search never fills. table_add_growing also
+ * answers TABLE_FULL where growing runs out of memory. */
+bool table_init_growing(Table *table, size_t limit);
+TableAdd table_add_growing(Table *table, uint64_t key);
 /* Is `key` in the table? */
 bool table_has(const Table *table, uint64_t key);
 /* Empty the table, keeping its room and limit. */
