@@ -56,7 +56,7 @@ typedef struct {
     Entries candidates;  /* _Best.heap: a min-heap by (score, -order) */
     Entries frontier;    /* a stack (depth first) or a min-heap by (-score, order) (best) */
     Entries level, next_level, ranked;
-    Relaxation *dead_end;  /* the relaxed tableau's test, or NULL (beam.beam's dead_end) */
+    Relaxation *dead_end;  /* the relaxed tableau's test, or NULL (beam.beam's `lost`) */
     Move legal[MAX_MOVES];
 } Beam;
 
