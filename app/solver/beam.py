@@ -42,6 +42,7 @@ from app.solver.tables import SearchTables
 LEVEL_MOVES = frozenset({"draw", "redeal"})  # the moves that end a level
 RUN_MARK = "x"  # in a move's text only where it moves a run: "t3>t5x2"
 ENDGAME = 20  # times the closure, from a position with nothing left to draw
+DRAWS_BETWEEN_CLOCKS = 16  # a level's draws between looks at the clock
 
 # How the score weighs each of a position's :class:`Features`, in their order (buried
 # cards: the best of -1 to -20 on the deals the surveys left undecided, docs/benchmarks.md).
@@ -295,7 +296,11 @@ def beam(
             if deadline is not None and clock() > deadline:
                 return BeamResult(None, positions, "deadline")
         level = []
-        for position, line in candidates.ranked():
+        for drawn, (position, line) in enumerate(candidates.ranked()):
+            # A wide level's draws, each tested, take long: the clock inside them too.
+            late = drawn % DRAWS_BETWEEN_CLOCKS == DRAWS_BETWEEN_CLOCKS - 1
+            if late and deadline is not None and clock() > deadline:
+                return BeamResult(None, positions, "deadline")
             level_move = next((m for m in position.legal_moves() if m in LEVEL_MOVES), None)
             if level_move is None:
                 continue

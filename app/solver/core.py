@@ -198,7 +198,7 @@ def beam(
     """``beam.beam(position(state), ...)`` run natively, with the GIL released: the same
     positions met in the same order (``tests/solver/test_beam.py``), without a
     Python object per position. ``deadline`` is a ``time.perf_counter()`` time, looked at
-    after each closure as the Python loop does."""
+    after each closure and every 16 of a level's draws, as the Python loop does."""
     _require()
     seconds = None if deadline is None else max(0.0, deadline - time.perf_counter())
     texts, positions, stopped = _core.beam(

@@ -11,6 +11,8 @@
 #include "relaxation.h"
 #include "table.h"
 
+enum { DRAWS_BETWEEN_CLOCKS = 16 };  /* beam.DRAWS_BETWEEN_CLOCKS */
+
 /* A line as a chain of steps (beam.Line): a step's moves are moves[first .. first + len),
  * played after its parent's (-1: none). Positions that extend a line share its steps. */
 typedef struct {
@@ -385,7 +387,7 @@ static bool closure(Beam *b, const Entry *root, double deadline, BeamOutcome *ou
 
 /* The next level: from the candidates, best first, each one's draw (or redeal). False:
  * the search ends. */
-static bool next_level(Beam *b, BeamOutcome *out)
+static bool next_level(Beam *b, double deadline, BeamOutcome *out)
 {
     Entries *ranked = &b->ranked, *level = &b->next_level;
     ranked->len = 0;
@@ -395,6 +397,11 @@ static bool next_level(Beam *b, BeamOutcome *out)
     qsort(ranked->items, ranked->len, sizeof(Entry), ranked_order);
     level->len = 0;
     for (size_t i = 0; i < ranked->len; i++) {
+        if (deadline >= 0 && i % DRAWS_BETWEEN_CLOCKS == DRAWS_BETWEEN_CLOCKS - 1
+            && now_seconds() > deadline) {
+            out->stop = STOP_DEADLINE;  /* a wide level's draws, each tested, take long */
+            return false;
+        }
         const Entry *from = &ranked->items[i];
         Move move;
         if (!level_move(b, &b->pool[from->slot], &move))
@@ -499,7 +506,7 @@ void beam_run(const Tables *t, const Position *start, const BeamLimits *limits,
                         : (out->verdict = NO_MEMORY, false);
         }
         if (going)
-            going = next_level(b, out);
+            going = next_level(b, deadline, out);
     }
     out->positions = b->positions;
     beam_free(b);

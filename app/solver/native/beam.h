@@ -17,7 +17,8 @@ typedef struct {
     int closure;            /* new positions explored from each, at most */
     int endgame;            /* times the closure where nothing is left to draw (beam.ENDGAME) */
     long max_positions;     /* positions met, at most (at least 1) */
-    double max_seconds;     /* below 0: no deadline; looked at after each closure */
+    double max_seconds;     /* below 0: no deadline; looked at after each closure and
+                             * every DRAWS_BETWEEN_CLOCKS of a level's draws */
     bool best;              /* closures best first by the score, else depth first */
     bool single;            /* no run of two cards or more moved */
     bool relaxed;           /* positions the relaxed tableau shows lost are met, not kept */
