@@ -32,18 +32,21 @@ from app.solver.cli import end_torn_line, read_rows  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from solvability import BUDGETS, SURVEYS, verdicts  # noqa: E402
 
-SIZES = {"1m": 1_000_000, "10m": 10_000_000}
 DESCRIBED = "full search alone"
+
+
+def positions(name: str) -> int:
+    """A survey file's budget part as positions: "10m" is 10,000,000."""
+    return int(name.removesuffix("m")) * 1_000_000
 
 
 def undecided(game: str, budget: int, deals: int, surveys: Path = SURVEYS) -> list[int]:
     """Deals 1..``deals`` of ``game`` that no row of ``surveys`` within ``budget``
     decides (the budgets of the files' names, ``bench/solvability.py``, up to it)."""
-    sizes = [name for name in BUDGETS if SIZES[name] <= budget]
+    sizes = [name for name in BUDGETS if positions(name) <= budget]  # smallest first
     if not sizes:
         raise ValueError(f"no survey budget within {budget:,} positions (the least is 1m)")
-    size = max(sizes, key=SIZES.__getitem__)
-    found, missing = verdicts(game, size, deals, surveys)
+    found, missing = verdicts(game, sizes[-1], deals, surveys)
     left = [number for number, verdict in found.items() if verdict == "unknown"] + missing
     return sorted(number for number in left if number <= deals)
 
