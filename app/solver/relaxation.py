@@ -1,25 +1,28 @@
-"""A dead-end test: the game played with the tableau relaxed to the cards it holds.
+"""A dead-end test: the game played with the tableau relaxed to its cards and bottoms.
 
 Where every tableau pile is always one run from its bottom card (Rainbow: one card dealt
 face up to each pile, and every card put on the tableau goes onto a card it builds on or
-into an empty pile), a tableau of ``p`` piles holds its cards in at most ``p`` runs. Count
-the tableau's cards by *class* (the cards a build cannot tell apart: a rank in Rainbow)
-and the runs they need: each run has one bottom card, and every other card lies on a card
-of its parent class, which holds only that one. So a class with more cards than its
-parent class has at least that many more bottoms, and (with any card at all) at least one
-run is needed: :func:`fewest_runs`. A tableau needing more runs than there are piles
-cannot occur.
+into an empty pile), count the tableau's cards by *class* (the cards a build cannot tell
+apart: a rank in Rainbow), ``n``, and its piles' bottoms by class, ``B``. Every card of
+class ``k`` is a bottom or lies on a card of its parent class, and a card has at most one
+card on it, so of class ``j``'s cards those with a card on them are the child class's
+cards but its bottoms, and the rest are tops: ``T(j) = n(j) - n(child(j)) + B(child(j))``.
+A real tableau of ``p`` piles has ``T >= 0``, ``0 <= B <= n``, at most ``p`` bottoms,
+and one at least where it holds a card.
 
-The *relaxed game* forgets how the tableau is laid out and keeps only that count. Its
-position is what is on the foundations (a count per suit), the stock and reserve lengths
-and the waste; the tableau is every other card. Its moves: draw; the waste's or the
-reserve's top card up, or onto the tableau; a tableau card the foundations want up; a
-foundation's top back onto the tableau; each allowed when the foundations take the card
-and the tableau left fits in the piles. Every move of the real game is one of these or
-none (a move within the tableau changes nothing here; a refill from the reserve is the
-reserve's top put on the tableau), each allowed because the real position after it
-exists. So a line that wins the real game gives a line that wins the relaxed one, and
-where the relaxed game cannot be won from a position's image, the position is lost.
+The *relaxed game* forgets how the tableau is laid out (and the bottoms' suits) and keeps
+those counts. Its position is what is on the foundations (a count per suit), the stock
+and reserve lengths, the waste and ``B``; the tableau is every other card. Its moves:
+draw; the waste's or the reserve's top card up, or onto the tableau (onto a top of its
+parent class, or as a bottom into an empty pile); a tableau card the foundations want up
+(where its class has a top; a bottom too, or not); a foundation's top back onto the
+tableau; a whole pile onto a top (a bottom less) and a run into an empty pile (a bottom
+more); each allowed when the tableau after it keeps the bounds. Every move of the real
+game is one of these or none (a run onto another pile changes neither count; a refill
+from the reserve is the reserve's top put into the empty pile), each allowed because the
+real position after it exists. So a line that wins the real game gives a line that wins
+the relaxed one, and where the relaxed game cannot be won from a position's image, the
+position is lost.
 
 :meth:`Relaxation.lost` searches the relaxed game from the position's image and answers
 True only when no win is reachable; what one search's tests learn (relaxed positions
@@ -34,6 +37,7 @@ and the measurements; ``app/solver/native/relaxation.c`` mirrors this module.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
 
 from app.engine import SUIT, State, Variant
@@ -48,7 +52,8 @@ STOCK_LIMIT = 4
 LOST_LIMIT = 1 << 20
 OPEN_LIMIT = 1 << 18
 
-RelaxedPosition = tuple[tuple[int, ...], int, int, tuple[int, ...]]
+# Foundation counts by suit, stock and reserve lengths, the waste, the bottoms' classes.
+RelaxedPosition = tuple[tuple[int, ...], int, int, tuple[int, ...], tuple[int, ...]]
 
 
 class RelaxedTables:
@@ -62,6 +67,9 @@ class RelaxedTables:
         for card, klass in enumerate(self.klass):
             self.parent[klass] = parent[card]
         self.piles = variant.tableau_piles
+        self.child = [0] * len(self.parent)  # the class whose parent each class is
+        for klass, above in enumerate(self.parent):
+            self.child[above] = klass
         self.totals = [0] * len(self.parent)
         for klass in self.klass:
             self.totals[klass] += 1
@@ -81,7 +89,7 @@ class Relaxation:
         """Is ``state`` shown lost by the relaxed game (see the module docstring)?"""
         if len(state.stock) > STOCK_LIMIT:
             return False
-        start = _image(state)
+        start = _image(state, self.tables.klass)
         if start in self.known_lost:
             return True
         if start in self.known_open or _won(start):
@@ -121,9 +129,9 @@ class Relaxation:
     def _following(self, state: State, relaxed: RelaxedPosition) -> list[RelaxedPosition]:
         """The relaxed positions one move from ``relaxed`` (``state``'s stock and reserve
         are the search's), those putting a card up last: the search tries them first."""
-        up, stock_left, reserve_left, waste = relaxed
+        up, stock_left, reserve_left, waste, bottoms = relaxed
         tables = self.tables
-        klass, parent, piles = tables.klass, tables.parent, tables.piles
+        klass, parent, child, piles = tables.klass, tables.parent, tables.child, tables.piles
         first = state.first_rank - 1
 
         def card_of(suit: int, offset: int) -> int:
@@ -134,39 +142,76 @@ class Relaxation:
         counts = tables.totals.copy()
         for card in out:
             counts[klass[card]] -= 1
+        below = [0] * len(parent)  # the bottoms by class
+        for bottom in bottoms:
+            below[bottom] += 1
+        # A pile is empty, and (once the reserve is empty, which refills every empty pile
+        # at once) may take any card or run.
+        empty = len(bottoms) < piles
+        takes_any = empty and not reserve_left
 
-        def fits(card: int, change: int) -> bool:
-            counts[klass[card]] += change
-            runs = fewest_runs(counts, parent)
-            counts[klass[card]] -= change
-            return runs <= piles
+        def tops(klass: int) -> int:
+            """The tops of class ``klass``: its cards but those with a card on them."""
+            return counts[klass] - counts[child[klass]] + below[child[klass]]
 
-        def raised(suit: int, change: int, relaxed: RelaxedPosition) -> RelaxedPosition:
-            counts = tuple(c + change if s == suit else c for s, c in enumerate(relaxed[0]))
-            return (counts, *relaxed[1:])  # type: ignore[return-value]
+        def fits(klass: int, change: int, bottom: int = 0) -> tuple[int, ...] | None:
+            """The bottoms after ``change`` cards of ``klass`` (``bottom`` of them bottoms)
+            join the tableau, or None where that tableau cannot be laid out."""
+            counts[klass] += change
+            below[klass] += bottom
+            fit = keeps_bounds(counts, below, tables)
+            after = tuple(k for k, n in enumerate(below) for _ in range(n))
+            counts[klass] -= change
+            below[klass] -= bottom
+            return after if fit else None
+
+        def raised(suit: int, change: int) -> tuple[int, ...]:
+            return tuple(c + change if s == suit else c for s, c in enumerate(up))
 
         following: list[RelaxedPosition] = []
+        for k in range(len(counts)):  # within the tableau
+            after = fits(k, 0, -1)  # a whole pile onto a top of its bottom's parent class
+            if below[k] and tops(parent[k]) and after is not None:
+                following.append((up, stock_left, reserve_left, waste, after))
+            after = fits(k, 0, 1)  # a run from a card not a bottom into an empty pile
+            if takes_any and counts[k] > below[k] and after is not None:
+                following.append((up, stock_left, reserve_left, waste, after))
+
+        def put(card: int, rest: RelaxedPosition, may_open: bool) -> None:
+            """``card`` onto the tableau: onto a top, or into an empty pile."""
+            for bottom in (0, 1) if may_open else (0,):
+                after = fits(klass[card], 1, bottom)
+                if after is not None:
+                    following.append((*rest[:4], after))  # type: ignore[arg-type]
+
         for suit, count in enumerate(up):  # a foundation's top back onto the tableau
-            if count and fits(card_of(suit, count - 1), 1):
-                following.append(raised(suit, -1, relaxed))
-        tops: list[tuple[int, RelaxedPosition]] = []  # the waste's and the reserve's
+            if count:
+                put(card_of(suit, count - 1), (raised(suit, -1), *relaxed[1:]), takes_any)
+        tops_: list[tuple[int, RelaxedPosition, bool]] = []  # the waste's and the reserve's
         if waste:
-            tops.append((waste[-1], (up, stock_left, reserve_left, waste[:-1])))
-        if reserve_left:
-            tops.append(
-                (state.reserve[reserve_left - 1], (up, stock_left, reserve_left - 1, waste))
+            tops_.append(
+                (waste[-1], (up, stock_left, reserve_left, waste[:-1], bottoms), takes_any)
             )
-        following.extend(rest for card, rest in tops if fits(card, 1))  # onto the tableau
+        if reserve_left:
+            rest = (up, stock_left, reserve_left - 1, waste, bottoms)
+            tops_.append((state.reserve[reserve_left - 1], rest, empty))
+        for card, rest, may_open in tops_:  # onto the tableau
+            put(card, rest, may_open)
         if stock_left:  # draw
             drawn = (*waste, state.stock[stock_left - 1])
-            following.append((up, stock_left - 1, reserve_left, drawn))
+            following.append((up, stock_left - 1, reserve_left, drawn, bottoms))
         for suit, count in enumerate(up):  # a tableau card up
-            if count < 13 and card_of(suit, count) not in out and fits(card_of(suit, count), -1):
-                following.append(raised(suit, 1, relaxed))
-        for card, rest in tops:  # the waste's or the reserve's top up
+            card = card_of(suit, count) if count < 13 else -1
+            if card < 0 or card in out or not tops(klass[card]):
+                continue
+            for bottom in (0, -1):  # a card under it, or none
+                after = fits(klass[card], -1, bottom)
+                if after is not None:
+                    following.append((raised(suit, 1), *relaxed[1:4], after))  # type: ignore[arg-type]
+        for card, rest, _may_open in tops_:  # the waste's or the reserve's top up
             suit = SUIT[card]
             if up[suit] < 13 and card_of(suit, up[suit]) == card:
-                following.append(raised(suit, 1, rest))
+                following.append((raised(suit, 1), *rest[1:]))  # type: ignore[arg-type]
         return following
 
 
@@ -183,28 +228,38 @@ def _keep(known: set[RelaxedPosition], relaxed: RelaxedPosition, limit: int) -> 
         known.add(relaxed)
 
 
-def fewest_runs(counts: list[int], parent: list[int]) -> int:
-    """The fewest runs that can hold ``counts`` cards of each class (see the module
-    docstring): each class's cards beyond its parent class's are bottoms, and at least one."""
-    bottoms = 0
-    for klass, count in enumerate(counts):
-        extra = count - counts[parent[klass]]
-        if extra > 0:
-            bottoms += extra
-    return bottoms if bottoms or not any(counts) else 1
+def keeps_bounds(counts: list[int], below: list[int], tables: RelaxedTables) -> bool:
+    """Can a tableau of ``counts`` cards and ``below`` bottoms of each class be laid out
+    in the variant's piles (see the module docstring)?"""
+    child, bottoms = tables.child, sum(below)
+    return (
+        bottoms <= tables.piles
+        and (bottoms > 0 or not any(counts))
+        and all(
+            0 <= below[k] <= counts[k] and counts[k] - counts[child[k]] + below[child[k]] >= 0
+            for k in range(len(counts))
+        )
+    )
 
 
-def _image(state: State) -> RelaxedPosition:
+def _image(state: State, klass: Sequence[int]) -> RelaxedPosition:
+    """The relaxed position of ``state`` (its piles' bottom classes sorted)."""
     up = [0, 0, 0, 0]
     for pile in state.foundations:
         if pile:
             up[SUIT[pile[0]]] = len(pile)
-    return tuple(up), len(state.stock), len(state.reserve), state.waste
+    bottoms = tuple(sorted(klass[pile[0]] for pile in state.tableau if pile))
+    return tuple(up), len(state.stock), len(state.reserve), state.waste, bottoms
+
+
+# The native core codes the bottoms in 32 bits, a base-5 digit a class (relaxation.c).
+_BOTTOMS_MOST_PILES, _BOTTOMS_MOST_CLASSES = 4, 13
 
 
 def applies(variant: Variant) -> bool:
     """Is every tableau pile always one run from its bottom card, with one deck whose
-    classes each have one parent class, a stock drawn one card at a time in one pass?"""
+    classes each have one parent class, a stock drawn one card at a time in one pass, and
+    bottoms the native core can code (at most 4 piles, 13 classes)?"""
     classes = arrangements._classes(variant)
     return (
         variant.decks == 1
@@ -213,6 +268,8 @@ def applies(variant: Variant) -> bool:
         and variant.draw == 1
         and classes is not None
         and arrangements._one_cycle(classes)
+        and variant.tableau_piles <= _BOTTOMS_MOST_PILES
+        and max(classes[0]) < _BOTTOMS_MOST_CLASSES
     )
 
 
@@ -222,9 +279,10 @@ def tables_of(variant: Variant) -> RelaxedTables | None:
     return RelaxedTables(variant) if applies(variant) else None
 
 
-# The native core keys a relaxed position exactly in one word (relaxation.c): the waste
-# cards the search can meet (its root's waste and stock) a bit each, the stock and reserve
-# lengths in 6 and 4 bits. Past those bounds neither core asks the test.
+# The native core keys a relaxed position exactly in one word and the bottoms' code
+# (relaxation.c): the waste cards the search can meet (its root's waste and stock) a bit
+# each, the stock and reserve lengths in 6 and 4 bits. Past those bounds neither core
+# asks the test.
 _SEQUENCE_MOST, _STOCK_MOST, _RESERVE_MOST = 38, 63, 15
 
 

@@ -1,11 +1,14 @@
 /* The relaxed tableau's dead-end test (see relaxation.h and app/solver/relaxation.py).
  *
- * A relaxed position is one 64-bit word, exact (no hash): which cards of the search's
- * waste sequence are in the waste, the stock and reserve lengths, and how many cards of
- * each suit are up. The waste sequence is the root's waste, bottom first, then its stock
- * in the order it is drawn: with one pass, every waste card of the search is one of them,
- * and the waste is those its mask names, in that order. The tables hold each word through
- * mix64 (a bijection: still exact), which spreads its bits for their probing. */
+ * A relaxed position is one 64-bit word and the bottoms, exact (no hash): the word says
+ * which cards of the search's waste sequence are in the waste, the stock and reserve
+ * lengths, and how many cards of each suit are up. The waste sequence is the root's
+ * waste, bottom first, then its stock in the order it is drawn: with one pass, every
+ * waste card of the search is one of them, and the waste is those its mask names, in that
+ * order. The bottoms are a code: the sum, over the piles, of 5 to the power of the
+ * bottom's class (a base-5 digit a class, with at most 4 piles). The tables hold each
+ * word through mix64 (a bijection: still exact), which spreads its bits for their
+ * probing, with the bottoms' code as the key's tag (table.h). */
 #include "relaxation.h"
 
 #include <stdlib.h>
@@ -20,12 +23,24 @@ enum {
     UP_SHIFT = 48,             /* four suits' counts up, 4 bits each */
     MAX_STOCK = 63,
     MAX_RESERVE = 15,
+    /* The bottoms' code's base, and its bounds (relaxation.applies): a digit a class, at
+     * most 4 piles, a code below 2^32 - 1. */
+    BOTTOMS_BASE = 5,
+    BOTTOMS_MOST_PILES = 4,
+    BOTTOMS_MOST_CLASSES = 13,
     /* The relaxed positions known lost, and known open (relaxation.LOST_LIMIT and
      * OPEN_LIMIT), one search keeps before it starts each set afresh. */
     LOST_LIMIT = 1 << 20,
     OPEN_LIMIT = 1 << 18,
 };
 
+/* A relaxed position (relaxation.RelaxedPosition). */
+typedef struct {
+    uint64_t word;
+    uint32_t bottoms;
+} Relaxed;
+
+/* The test for one search: one relaxed game and what its tests found (relaxation.Relaxation). */
 struct Relaxation {
     const Tables *t;
     int sequence_len, root_waste, root_stock;
@@ -38,8 +53,10 @@ struct Relaxation {
     uint8_t up_card[4][FOUNDATION_CAP];  /* a suit's card to go up with so many up */
     int classes;
     int8_t parent[DECK];                 /* each class's parent class */
+    int8_t child[DECK];                  /* the class whose parent each class is */
+    uint32_t power[DECK];                /* BOTTOMS_BASE to the power of each class */
     Table visited, lost, open;           /* Relaxation's seen (of one test), lost, open */
-    uint64_t *order;                     /* the relaxed positions met, in order met */
+    Relaxed *order;                      /* the relaxed positions met, in order met */
     int32_t *from;                       /* where in `order` each was reached from (-1: start) */
     int32_t *todo;                       /* those still to look at (a stack: depth first) */
 };
@@ -84,15 +101,22 @@ bool relaxation_new(const Tables *t, const Position *root, Relaxation **out)
     for (int card = 0; card < DECK; card++) {
         int klass = t->klass[card];
         r->parent[klass] = t->parent_class[card];
+        r->child[t->parent_class[card]] = (int8_t)klass;
         if (klass >= r->classes)
             r->classes = klass + 1;
     }
+    if (r->classes > BOTTOMS_MOST_CLASSES || t->tableau_piles > BOTTOMS_MOST_PILES) {
+        relaxation_free(r);  /* relaxation.applies says no (Tables.relaxed is false) */
+        return true;
+    }
+    for (int k = 0, power = 1; k < r->classes; k++, power *= BOTTOMS_BASE)
+        r->power[k] = (uint32_t)power;
     r->order = malloc(RELAXED_STATE_LIMIT * sizeof *r->order);
     r->from = malloc(RELAXED_STATE_LIMIT * sizeof *r->from);
     r->todo = malloc(RELAXED_STATE_LIMIT * sizeof *r->todo);
-    if (!r->order || !r->from || !r->todo || !table_init(&r->visited, RELAXED_STATE_LIMIT)
-        || !table_init_growing(&r->lost, LOST_LIMIT)
-        || !table_init_growing(&r->open, OPEN_LIMIT)) {
+    if (!r->order || !r->from || !r->todo || !table_init_tagged(&r->visited, RELAXED_STATE_LIMIT, false)
+        || !table_init_tagged(&r->lost, LOST_LIMIT, true)
+        || !table_init_tagged(&r->open, OPEN_LIMIT, true)) {
         relaxation_free(r);
         return false;
     }
@@ -118,31 +142,45 @@ static int stock_len(uint64_t state) { return (int)(state >> STOCK_SHIFT) & 63; 
 static int reserve_len(uint64_t state) { return (int)(state >> RESERVE_SHIFT) & 15; }
 static uint64_t waste_mask(uint64_t state) { return state & ((1ULL << SEQUENCE_BITS) - 1); }
 
-/* relaxation.fewest_runs, over the tableau's cards by class. */
-static int fewest_runs(const Relaxation *r, const int *counts)
+/* The tableau's cards of each class (`counts`), its bottoms by class (`below`), how many
+ * cards and bottoms in all, and the bottoms' code (the top of the file). */
+typedef struct {
+    int counts[DECK], below[DECK];
+    int cards, piles;
+    uint32_t code;
+} Tableau;
+
+/* The tops of class `klass`: its cards but those with a card on them. */
+static int tops(const Relaxation *r, const Tableau *tab, int klass)
 {
-    int bottoms = 0, cards = 0;
-    for (int k = 0; k < r->classes; k++) {
-        int extra = counts[k] - counts[r->parent[k]];
-        if (extra > 0)
-            bottoms += extra;
-        cards += counts[k];
-    }
-    return bottoms ? bottoms : cards ? 1 : 0;
+    int child = r->child[klass];
+    return tab->counts[klass] - tab->counts[child] + tab->below[child];
 }
 
-/* Does the tableau still fit its piles with one card of class `klass` more (or less)? */
-static bool fits(const Relaxation *r, int *counts, int klass, int change)
+/* Relaxation._following's fits: can the tableau be laid out with `change` cards of
+ * `klass` more (`bottom` of them bottoms)? If so, `*bottoms` is its bottoms' code after.
+ * Only what the change touches is looked at: every relaxed position met keeps the bounds
+ * (the image of a real one does, and each move is checked), and a change of class k's
+ * cards or bottoms moves no bound but k's own and the tops of k and of its parent class;
+ * the Python test looks at every class, to the same answer. */
+static bool fits(const Relaxation *r, Tableau *tab, int klass, int change, int bottom,
+                 uint32_t *bottoms)
 {
-    counts[klass] += change;
-    int runs = fewest_runs(r, counts);
-    counts[klass] -= change;
-    return runs <= r->t->tableau_piles;
+    tab->counts[klass] += change;
+    tab->below[klass] += bottom;
+    int piles = tab->piles + bottom, cards = tab->cards + change;
+    bool fit = tab->below[klass] >= 0 && tab->below[klass] <= tab->counts[klass]
+               && tops(r, tab, klass) >= 0 && tops(r, tab, r->parent[klass]) >= 0
+               && piles <= r->t->tableau_piles && (piles > 0 || cards == 0);
+    tab->counts[klass] -= change;
+    tab->below[klass] -= bottom;
+    *bottoms = tab->code + (uint32_t)(bottom * (int64_t)r->power[klass]);
+    return fit;
 }
 
 /* The image of a position of the search (relaxation._image), or false where one of its
  * waste cards is not in the sequence (never, from the root's descendants). */
-static bool image(const Relaxation *r, const Position *p, uint64_t *out)
+static bool image(const Relaxation *r, const Position *p, Relaxed *out)
 {
     uint64_t state = (uint64_t)p->stock.len << STOCK_SHIFT
                    | (uint64_t)p->reserve.len << RESERVE_SHIFT;
@@ -157,16 +195,24 @@ static bool image(const Relaxation *r, const Position *p, uint64_t *out)
             return false;
         state |= 1ULL << at;
     }
-    *out = state;
+    uint32_t code = 0;
+    for (int i = 0; i < r->t->tableau_piles; i++)
+        if (p->tableau[i].len)
+            code += r->power[r->t->klass[p->tableau[i].cards[0]]];
+    *out = (Relaxed){state, code};
     return true;
 }
 
-enum { MOST_FOLLOWING = 13 };  /* 4 returns, 2 onto the tableau, a draw, 6 up */
+/* A bound on the moves of a relaxed position: two within the tableau a class, two a
+ * foundation's return, two for the waste's and for the reserve's top, a draw, two a card
+ * up from the tableau, the waste's and the reserve's top up. */
+enum { MOST_FOLLOWING = 2 * DECK + 8 + 4 + 1 + 8 + 2 };
 
-/* Relaxation._following: the relaxed positions one move from `state` (not won), those
+/* Relaxation._following: the relaxed positions one move from `at` (not won), those
  * putting a card up last, so that the depth-first search tries them first. */
-static int following(const Relaxation *r, uint64_t state, uint64_t *next)
+static int following(const Relaxation *r, Relaxed at, Relaxed *next)
 {
+    uint64_t state = at.word;
     int up[4], n = 0;
     uint64_t out = 0;
     for (int suit = 0; suit < 4; suit++) {
@@ -179,39 +225,67 @@ static int following(const Relaxation *r, uint64_t state, uint64_t *next)
     for (uint64_t bits = waste; bits; bits &= bits - 1)
         out |= 1ULL << r->sequence[__builtin_ctzll(bits)];
     uint64_t in = ~out & ((1ULL << DECK) - 1);  /* the tableau */
-    int counts[DECK] = {0};
-    for (uint64_t bits = in; bits; bits &= bits - 1)
-        counts[r->t->klass[__builtin_ctzll(bits)]]++;
+    Tableau tab = {{0}, {0}, 0, 0, at.bottoms};
+    for (uint64_t bits = in; bits; bits &= bits - 1, tab.cards++)
+        tab.counts[r->t->klass[__builtin_ctzll(bits)]]++;
+    for (int k = 0; k < r->classes; k++) {
+        tab.below[k] = (int)(at.bottoms / r->power[k] % BOTTOMS_BASE);
+        tab.piles += tab.below[k];
+    }
+    int used = tab.piles;
+    /* A pile is empty, and (once the reserve is empty, which refills every empty pile at
+     * once) may take any card or run. */
+    bool empty = used < r->t->tableau_piles, takes_any = empty && !reserve;
     const uint8_t *klass = r->t->klass;
-    for (int suit = 0; suit < 4; suit++)  /* a foundation's top back onto the tableau */
-        if (up[suit] && fits(r, counts, klass[r->up_card[suit][up[suit] - 1]], 1))
-            next[n++] = state - (1ULL << (UP_SHIFT + 4 * suit));
+    uint32_t after;
+    for (int k = 0; k < r->classes; k++) {  /* within the tableau */
+        /* a whole pile onto a top of its bottom's parent class */
+        if (tab.below[k] && tops(r, &tab, r->parent[k]) && fits(r, &tab, k, 0, -1, &after))
+            next[n++] = (Relaxed){state, after};
+        /* a run from a card not a bottom into an empty pile */
+        if (takes_any && tab.counts[k] > tab.below[k] && fits(r, &tab, k, 0, 1, &after))
+            next[n++] = (Relaxed){state, after};
+    }
+    for (int suit = 0; suit < 4; suit++) {  /* a foundation's top back onto the tableau */
+        if (!up[suit])
+            continue;
+        int card = r->up_card[suit][up[suit] - 1];
+        for (int bottom = 0; bottom <= (takes_any ? 1 : 0); bottom++)  /* onto a top, or a pile */
+            if (fits(r, &tab, klass[card], 1, bottom, &after))
+                next[n++] = (Relaxed){state - (1ULL << (UP_SHIFT + 4 * suit)), after};
+    }
     /* the waste's and the reserve's tops: what is left, and the card */
     int top = waste ? 63 - __builtin_clzll(waste) : 0;
     uint64_t rests[2] = {state & ~(1ULL << top), state - (1ULL << RESERVE_SHIFT)};
     int cards[2] = {waste ? r->sequence[top] : -1, reserve ? r->reserve_top[reserve] : -1};
+    bool may_open[2] = {takes_any, empty};
     for (int i = 0; i < 2; i++)  /* onto the tableau */
-        if (cards[i] >= 0 && fits(r, counts, klass[cards[i]], 1))
-            next[n++] = rests[i];
+        for (int bottom = 0; cards[i] >= 0 && bottom <= (may_open[i] ? 1 : 0); bottom++)
+            if (fits(r, &tab, klass[cards[i]], 1, bottom, &after))
+                next[n++] = (Relaxed){rests[i], after};
     if (stock)  /* draw: the next card of the sequence joins the waste */
-        next[n++] = (state - (1ULL << STOCK_SHIFT)) | 1ULL << (r->sequence_len - stock);
+        next[n++] = (Relaxed){(state - (1ULL << STOCK_SHIFT)) | 1ULL << (r->sequence_len - stock),
+                              at.bottoms};
     for (int suit = 0; suit < 4; suit++) {  /* a tableau card up */
         int card = up[suit] < FOUNDATION_CAP ? r->up_card[suit][up[suit]] : -1;
-        if (card >= 0 && in & 1ULL << card && fits(r, counts, klass[card], -1))
-            next[n++] = state + (1ULL << (UP_SHIFT + 4 * suit));
+        if (card < 0 || !(in & 1ULL << card) || !tops(r, &tab, klass[card]))
+            continue;
+        for (int bottom = 0; bottom >= -1; bottom--)  /* a card under it, or none */
+            if (fits(r, &tab, klass[card], -1, bottom, &after))
+                next[n++] = (Relaxed){state + (1ULL << (UP_SHIFT + 4 * suit)), after};
     }
     for (int i = 0; i < 2; i++) {  /* the waste's or the reserve's top up */
         int suit = cards[i] >= 0 ? card_suit(cards[i]) : 0;
         if (cards[i] >= 0 && up[suit] < FOUNDATION_CAP && r->up_card[suit][up[suit]] == cards[i])
-            next[n++] = rests[i] + (1ULL << (UP_SHIFT + 4 * suit));
+            next[n++] = (Relaxed){rests[i] + (1ULL << (UP_SHIFT + 4 * suit)), at.bottoms};
     }
     return n;
 }
 
-static bool won(uint64_t state)
+static bool won(Relaxed at)
 {
     for (int suit = 0; suit < 4; suit++)
-        if (up_count(state, suit) != FOUNDATION_CAP)
+        if (up_count(at.word, suit) != FOUNDATION_CAP)
             return false;
     return true;
 }
@@ -220,36 +294,40 @@ static bool won(uint64_t state)
  * where growing it finds no memory: forgetting what a set knows is always sound). The
  * sets start small and grow: a hint's short searches (and the beam's) would otherwise
  * touch 20 MB each for a few thousand keys. */
-static void keep(Table *set, uint64_t state)
+static void keep(Table *set, Relaxed at)
 {
-    if (table_add_growing(set, mix64(state)) == TABLE_FULL) {
+    if (table_add_tagged(set, mix64(at.word), at.bottoms) == TABLE_FULL) {
         table_clear(set);
-        table_add_growing(set, mix64(state));
+        table_add_tagged(set, mix64(at.word), at.bottoms);
     }
 }
 
+static bool has(const Table *set, Relaxed at)
+{
+    return table_has_tagged(set, mix64(at.word), at.bottoms);
+}
+
 /* Relaxation._search: is no win reachable from `start` (neither lost nor open)? */
-static bool search_lost(Relaxation *r, uint64_t start)
+static bool search_lost(Relaxation *r, Relaxed start)
 {
     int32_t count = 1, pending = 1, open_from = -1;
     r->order[0] = start;
     r->from[0] = -1;
     r->todo[0] = 0;
-    table_add(&r->visited, mix64(start));
+    table_add_tagged(&r->visited, mix64(start.word), start.bottoms);
     bool gave_up = false;
-    uint64_t next[MOST_FOLLOWING];
+    Relaxed next[MOST_FOLLOWING];
     while (pending && open_from < 0 && !gave_up) {
         int32_t at = r->todo[--pending];
         int n = following(r, r->order[at], next);
         for (int i = 0; i < n; i++) {
-            uint64_t mixed = mix64(next[i]);
-            if (won(next[i]) || table_has(&r->open, mixed)) {
+            if (won(next[i]) || has(&r->open, next[i])) {
                 open_from = at;  /* a win: every position on the way to it is open */
                 break;
             }
-            if (table_has(&r->lost, mixed))
+            if (has(&r->lost, next[i]))
                 continue;  /* nothing to find there */
-            TableAdd added = table_add(&r->visited, mixed);
+            TableAdd added = table_add_tagged(&r->visited, mix64(next[i].word), next[i].bottoms);
             if (added == TABLE_SEEN)
                 continue;
             if (added == TABLE_FULL) {
@@ -262,7 +340,7 @@ static bool search_lost(Relaxation *r, uint64_t start)
         }
     }
     for (int32_t i = 0; i < count; i++)  /* emptied key by key: most tests meet few */
-        table_clear_around(&r->visited, mix64(r->order[i]));
+        table_clear_around_tagged(&r->visited, mix64(r->order[i].word), r->order[i].bottoms);
     if (gave_up) {
         keep(&r->open, start);
         return false;
@@ -279,13 +357,12 @@ static bool search_lost(Relaxation *r, uint64_t start)
 
 bool relaxation_lost(Relaxation *r, const Position *p)
 {
-    uint64_t start;
+    Relaxed start;
     if (p->stock.len > RELAXED_STOCK_LIMIT || !image(r, p, &start))
         return false;
-    uint64_t mixed = mix64(start);
-    if (table_has(&r->lost, mixed))
+    if (has(&r->lost, start))
         return true;
-    if (table_has(&r->open, mixed) || won(start))
+    if (has(&r->open, start) || won(start))
         return false;
     return search_lost(r, start);
 }

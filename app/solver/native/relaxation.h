@@ -1,5 +1,6 @@
 /* The dead-end test of app/solver/relaxation.py: the game with the tableau relaxed to the
- * cards it holds, searched exhaustively from a position's image; a position whose image
+ * cards it holds and its piles' bottom classes, searched exhaustively from a position's
+ * image; a position whose image
  * cannot be won is lost (the argument is there and in docs/solver.md, "The relaxed
  * tableau"). Same answers as the Python test, position for position: it keeps what its
  * tests learn (known lost, known open) in sets of the same bounds, emptied alike. */

@@ -15,9 +15,11 @@
 
 typedef struct {
     uint64_t *slots;  /* 0: empty (key 0 itself is kept in `zero`) */
+    uint32_t *tags;   /* a tagged table's second part of each key, plus one (0: empty) */
     size_t mask;      /* slots - 1 */
     size_t count, limit;
     bool zero;
+    bool growing;     /* a tagged table made growing */
 } Table;
 
 typedef enum { TABLE_ADDED, TABLE_SEEN, TABLE_FULL } TableAdd;
@@ -31,6 +33,16 @@ TableAdd table_add(Table *table, uint64_t key);
  * answers TABLE_FULL where growing runs out of memory. */
 bool table_init_growing(Table *table, size_t limit);
 TableAdd table_add_growing(Table *table, uint64_t key);
+/* A tagged table: each key a word and a 32-bit tag (below 2^32 - 1), both compared, so
+ * that a key too long for one word stays exact; every word is a key, 0 too. Asked only
+ * through the _tagged calls (and table_clear, table_free); `growing` as
+ * table_init_growing, else as table_init. */
+bool table_init_tagged(Table *table, size_t limit, bool growing);
+/* table_add, or table_add_growing where the table was made growing. */
+TableAdd table_add_tagged(Table *table, uint64_t word, uint32_t tag);
+bool table_has_tagged(const Table *table, uint64_t word, uint32_t tag);
+/* table_clear_around. */
+void table_clear_around_tagged(Table *table, uint64_t word, uint32_t tag);
 /* Is `key` in the table? */
 bool table_has(const Table *table, uint64_t key);
 /* Empty the table, keeping its room and limit. */
