@@ -24,16 +24,11 @@ real position after it exists. So a line that wins the real game gives a line th
 the relaxed one, and where the relaxed game cannot be won from a position's image, the
 position is lost.
 
-A coarser relaxed game forgets ``B`` too and keeps only that the tableau fits ``p`` runs
-(:func:`fewest_runs`). Every move of the finer game is one of its moves or none, so a
-relaxed position whose image in it cannot be won cannot be won either. Its space is
-smaller: it is asked where a search of the finer game gives up.
-
 :meth:`Relaxation.lost` searches the relaxed game from the position's image and answers
 True only when no win is reachable; what one search's tests learn (relaxed positions
 known lost, or open) it keeps, and a test that meets :data:`STATE_LIMIT` relaxed
-positions gives up (asks the coarser game, else not shown lost), so an answer may depend
-on the tests before it, but never wrongly: every entry kept is a fact, or claims nothing. The native core keeps the
+positions gives up (not shown lost), so an answer may depend on the tests before it, but
+never wrongly: every entry kept is a fact, or claims nothing. The native core keeps the
 same sets the same way, so both answer alike. It is asked only where the stock holds at
 most :data:`STOCK_LIMIT` cards: with more, the relaxed game is almost always won, and
 the test is the costly part. ``docs/solver.md`` ("The relaxed tableau") has the argument
@@ -85,12 +80,8 @@ class Relaxation:
     (the search meets each relaxed position many times: every layout of one tableau,
     and each test reaches many that others reach too)."""
 
-    def __init__(self, tables: RelaxedTables, bottoms: bool = True) -> None:
+    def __init__(self, tables: RelaxedTables) -> None:
         self.tables = tables
-        self.bottoms = bottoms
-        # Where a test gives up, the coarser game without the bottoms is asked: its space
-        # is smaller (see the module docstring).
-        self.coarse = Relaxation(tables, bottoms=False) if bottoms else None
         self.known_lost: set[RelaxedPosition] = set()  # no win reachable from them
         self.known_open: set[RelaxedPosition] = set()  # a win reachable, or a test gave up
 
@@ -98,25 +89,18 @@ class Relaxation:
         """Is ``state`` shown lost by the relaxed game (see the module docstring)?"""
         if len(state.stock) > STOCK_LIMIT:
             return False
-        start = _image(state, self.tables.klass if self.bottoms else None)
+        start = _image(state, self.tables.klass)
         if start in self.known_lost:
             return True
         if start in self.known_open or _won(start):
             return False
-        lost = self._search(state, start)
-        if lost is None:  # gave up: the coarser game's answer, if any, is this one's too
-            lost = self.coarse is not None and self.coarse.lost(state)
-            if lost:
-                _keep(self.known_lost, start, LOST_LIMIT)
-            else:
-                _keep(self.known_open, start, OPEN_LIMIT)
-        return lost
+        return self._search(state, start)
 
-    def _search(self, state: State, start: RelaxedPosition) -> bool | None:
+    def _search(self, state: State, start: RelaxedPosition) -> bool:
         """Is no win reachable from ``start``? Depth first (a win, where there is one, is
         found sooner), never into a position known lost; a win, or a position known open,
         makes every position on the way to it open. Past :data:`STATE_LIMIT` positions it
-        gives up: None."""
+        gives up: not shown lost."""
         order = [start]  # the relaxed positions met, and where each was reached from
         came_from = [-1]
         seen = {start}
@@ -132,7 +116,8 @@ class Relaxation:
                 if after in self.known_lost or after in seen:
                     continue
                 if len(seen) >= STATE_LIMIT:
-                    return None
+                    _keep(self.known_open, start, OPEN_LIMIT)
+                    return False
                 seen.add(after)
                 order.append(after)
                 came_from.append(at)
@@ -162,7 +147,7 @@ class Relaxation:
             below[bottom] += 1
         # A pile is empty, and (once the reserve is empty, which refills every empty pile
         # at once) may take any card or run.
-        empty = self.bottoms and len(bottoms) < piles
+        empty = len(bottoms) < piles
         takes_any = empty and not reserve_left
 
         def tops(klass: int) -> int:
@@ -174,10 +159,7 @@ class Relaxation:
             join the tableau, or None where that tableau cannot be laid out."""
             counts[klass] += change
             below[klass] += bottom
-            if self.bottoms:
-                fit = keeps_bounds(counts, below, tables)
-            else:
-                fit = fewest_runs(counts, parent) <= piles
+            fit = keeps_bounds(counts, below, tables)
             after = tuple(k for k, n in enumerate(below) for _ in range(n))
             counts[klass] -= change
             below[klass] -= bottom
@@ -187,7 +169,7 @@ class Relaxation:
             return tuple(c + change if s == suit else c for s, c in enumerate(up))
 
         following: list[RelaxedPosition] = []
-        for k in range(len(counts)) if self.bottoms else ():  # within the tableau
+        for k in range(len(counts)):  # within the tableau
             after = fits(k, 0, -1)  # a whole pile onto a top of its bottom's parent class
             if below[k] and tops(parent[k]) and after is not None:
                 following.append((up, stock_left, reserve_left, waste, after))
@@ -220,9 +202,9 @@ class Relaxation:
             following.append((up, stock_left - 1, reserve_left, drawn, bottoms))
         for suit, count in enumerate(up):  # a tableau card up
             card = card_of(suit, count) if count < 13 else -1
-            if card < 0 or card in out or (self.bottoms and not tops(klass[card])):
+            if card < 0 or card in out or not tops(klass[card]):
                 continue
-            for bottom in (0, -1) if self.bottoms else (0,):  # a card under it, or none
+            for bottom in (0, -1):  # a card under it, or none
                 after = fits(klass[card], -1, bottom)
                 if after is not None:
                     following.append((raised(suit, 1), *relaxed[1:4], after))  # type: ignore[arg-type]
@@ -260,25 +242,13 @@ def keeps_bounds(counts: list[int], below: list[int], tables: RelaxedTables) -> 
     )
 
 
-def fewest_runs(counts: list[int], parent: list[int]) -> int:
-    """The fewest runs that can hold ``counts`` cards of each class, the coarser game's
-    bound: each class's cards beyond its parent class's are bottoms, and at least one."""
-    bottoms = 0
-    for klass, count in enumerate(counts):
-        extra = count - counts[parent[klass]]
-        if extra > 0:
-            bottoms += extra
-    return bottoms if bottoms or not any(counts) else 1
-
-
-def _image(state: State, klass: Sequence[int] | None) -> RelaxedPosition:
-    """The relaxed position of ``state``: with its piles' bottom classes (sorted) where
-    ``klass`` is given (the game with the bottoms), else with none."""
+def _image(state: State, klass: Sequence[int]) -> RelaxedPosition:
+    """The relaxed position of ``state`` (its piles' bottom classes sorted)."""
     up = [0, 0, 0, 0]
     for pile in state.foundations:
         if pile:
             up[SUIT[pile[0]]] = len(pile)
-    bottoms = tuple(sorted(klass[pile[0]] for pile in state.tableau if pile)) if klass else ()
+    bottoms = tuple(sorted(klass[pile[0]] for pile in state.tableau if pile))
     return tuple(up), len(state.stock), len(state.reserve), state.waste, bottoms
 
 

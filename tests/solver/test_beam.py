@@ -334,8 +334,10 @@ def test_the_beam_drops_positions_the_relaxed_tableau_shows_lost(
 ) -> None:
     """Rainbow as the beam plays it (without returns), a narrow beam that reaches the last
     stock cards: the positions the relaxed tableau shows lost are met but not kept, alike
-    on both cores; without the test both keep them, and explore past them (deal 5: 2,299
-    positions against 5,530, the beam running dry either way)."""
+    on both cores; without the test both keep them, and explore past them. The slots the
+    lost ones held go to others (deal 5: 5,551 positions met against 5,530, 117 of them
+    shown lost, the beam running dry either way; 2,299 with the coarser test before the
+    bottoms, which gave up less at the last stock card here)."""
     state = deal(VARIANTS["rainbow"].with_rules(Rules(foundation_return=False)), 5)
     answers: list[bool] = []
     test = relaxation.Relaxation.lost
@@ -352,6 +354,6 @@ def test_the_beam_drops_positions_the_relaxed_tableau_shows_lost(
     assert sum(answers) >= 10, "the test showed too few positions lost to matter"
     plain = core.beam(state, 8, 20_000, relaxed=False, **limits)
     assert plain == beam.beam(core.position(state), 8, 20_000, relaxed=False, **limits)
-    # Both run out before the budget: the dead ends' descendants are never met.
+    # Both run out before the budget, down other paths.
     assert looped.stopped == plain.stopped == ""
-    assert looped.positions < plain.positions / 2
+    assert looped.positions != plain.positions

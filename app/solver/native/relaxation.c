@@ -6,8 +6,7 @@
  * waste, bottom first, then its stock in the order it is drawn: with one pass, every
  * waste card of the search is one of them, and the waste is those its mask names, in that
  * order. The bottoms are a code: the sum, over the piles, of 5 to the power of the
- * bottom's class (a base-5 digit a class, with at most 4 piles; always 0 in the coarser
- * game, which keeps no bottoms). The tables hold each
+ * bottom's class (a base-5 digit a class, with at most 4 piles). The tables hold each
  * word through mix64 (a bijection: still exact), which spreads its bits for their
  * probing, with the bottoms' code as the key's tag (table.h). */
 #include "relaxation.h"
@@ -44,8 +43,6 @@ typedef struct {
 /* The test for one search: one relaxed game and what its tests found (relaxation.Relaxation). */
 struct Relaxation {
     const Tables *t;
-    bool bottoms;                        /* the game with the bottoms */
-    Relaxation *coarse;                  /* the game without them, where this one gives up */
     int sequence_len, root_waste, root_stock;
     uint8_t sequence[SEQUENCE_BITS];     /* the waste sequence's cards */
     int8_t sequence_index[DECK];         /* each card's place in it, or -1 */
@@ -66,9 +63,7 @@ struct Relaxation {
 
 static int first_rank_of(const Position *p) { return first_rank(p) - 1; }
 
-/* One relaxed game for a search from `root` (relaxation_new's bounds). false: out of
- * memory. */
-static bool game_new(const Tables *t, const Position *root, bool bottoms, Relaxation **out)
+bool relaxation_new(const Tables *t, const Position *root, Relaxation **out)
 {
     *out = NULL;
     int waste = root->waste.len, stock = root->stock.len;
@@ -79,7 +74,6 @@ static bool game_new(const Tables *t, const Position *root, bool bottoms, Relaxa
     if (!r)
         return false;
     r->t = t;
-    r->bottoms = bottoms;
     r->root_waste = waste;
     r->root_stock = stock;
     r->sequence_len = waste + stock;
@@ -130,23 +124,10 @@ static bool game_new(const Tables *t, const Position *root, bool bottoms, Relaxa
     return true;
 }
 
-bool relaxation_new(const Tables *t, const Position *root, Relaxation **out)
-{
-    if (!game_new(t, root, true, out))
-        return false;
-    if (*out && !game_new(t, root, false, &(*out)->coarse)) {
-        relaxation_free(*out);
-        *out = NULL;
-        return false;
-    }
-    return true;
-}
-
 void relaxation_free(Relaxation *r)
 {
     if (!r)
         return;
-    relaxation_free(r->coarse);
     table_free(&r->visited);
     table_free(&r->lost);
     table_free(&r->open);
@@ -160,19 +141,6 @@ static int up_count(uint64_t state, int suit) { return (int)(state >> (UP_SHIFT 
 static int stock_len(uint64_t state) { return (int)(state >> STOCK_SHIFT) & 63; }
 static int reserve_len(uint64_t state) { return (int)(state >> RESERVE_SHIFT) & 15; }
 static uint64_t waste_mask(uint64_t state) { return state & ((1ULL << SEQUENCE_BITS) - 1); }
-
-/* relaxation.fewest_runs, over the tableau's cards by class: the coarser game's bound. */
-static int fewest_runs(const Relaxation *r, const int *counts)
-{
-    int bottoms = 0, cards = 0;
-    for (int k = 0; k < r->classes; k++) {
-        int extra = counts[k] - counts[r->parent[k]];
-        if (extra > 0)
-            bottoms += extra;
-        cards += counts[k];
-    }
-    return bottoms ? bottoms : cards ? 1 : 0;
-}
 
 /* The tableau's cards of each class (`counts`), its bottoms by class (`below`), how many
  * cards and bottoms in all, and the bottoms' code (the top of the file). */
@@ -201,14 +169,12 @@ static bool fits(const Relaxation *r, Tableau *tab, int klass, int change, int b
     tab->counts[klass] += change;
     tab->below[klass] += bottom;
     int piles = tab->piles + bottom, cards = tab->cards + change;
-    bool fit = r->bottoms
-        ? tab->below[klass] >= 0 && tab->below[klass] <= tab->counts[klass]
-              && tops(r, tab, klass) >= 0 && tops(r, tab, r->parent[klass]) >= 0
-              && piles <= r->t->tableau_piles && (piles > 0 || cards == 0)
-        : fewest_runs(r, tab->counts) <= r->t->tableau_piles;
+    bool fit = tab->below[klass] >= 0 && tab->below[klass] <= tab->counts[klass]
+               && tops(r, tab, klass) >= 0 && tops(r, tab, r->parent[klass]) >= 0
+               && piles <= r->t->tableau_piles && (piles > 0 || cards == 0);
     tab->counts[klass] -= change;
     tab->below[klass] -= bottom;
-    *bottoms = r->bottoms ? tab->code + (uint32_t)(bottom * (int64_t)r->power[klass]) : 0;
+    *bottoms = tab->code + (uint32_t)(bottom * (int64_t)r->power[klass]);
     return fit;
 }
 
@@ -230,7 +196,7 @@ static bool image(const Relaxation *r, const Position *p, Relaxed *out)
         state |= 1ULL << at;
     }
     uint32_t code = 0;
-    for (int i = 0; r->bottoms && i < r->t->tableau_piles; i++)
+    for (int i = 0; i < r->t->tableau_piles; i++)
         if (p->tableau[i].len)
             code += r->power[r->t->klass[p->tableau[i].cards[0]]];
     *out = (Relaxed){state, code};
@@ -269,10 +235,10 @@ static int following(const Relaxation *r, Relaxed at, Relaxed *next)
     int used = tab.piles;
     /* A pile is empty, and (once the reserve is empty, which refills every empty pile at
      * once) may take any card or run. */
-    bool empty = r->bottoms && used < r->t->tableau_piles, takes_any = empty && !reserve;
+    bool empty = used < r->t->tableau_piles, takes_any = empty && !reserve;
     const uint8_t *klass = r->t->klass;
     uint32_t after;
-    for (int k = 0; r->bottoms && k < r->classes; k++) {  /* within the tableau */
+    for (int k = 0; k < r->classes; k++) {  /* within the tableau */
         /* a whole pile onto a top of its bottom's parent class */
         if (tab.below[k] && tops(r, &tab, r->parent[k]) && fits(r, &tab, k, 0, -1, &after))
             next[n++] = (Relaxed){state, after};
@@ -302,9 +268,9 @@ static int following(const Relaxation *r, Relaxed at, Relaxed *next)
                               at.bottoms};
     for (int suit = 0; suit < 4; suit++) {  /* a tableau card up */
         int card = up[suit] < FOUNDATION_CAP ? r->up_card[suit][up[suit]] : -1;
-        if (card < 0 || !(in & 1ULL << card) || (r->bottoms && !tops(r, &tab, klass[card])))
+        if (card < 0 || !(in & 1ULL << card) || !tops(r, &tab, klass[card]))
             continue;
-        for (int bottom = 0; bottom >= (r->bottoms ? -1 : 0); bottom--)  /* a card under it, or none */
+        for (int bottom = 0; bottom >= -1; bottom--)  /* a card under it, or none */
             if (fits(r, &tab, klass[card], -1, bottom, &after))
                 next[n++] = (Relaxed){state + (1ULL << (UP_SHIFT + 4 * suit)), after};
     }
@@ -341,9 +307,8 @@ static bool has(const Table *set, Relaxed at)
     return table_has_tagged(set, mix64(at.word), at.bottoms);
 }
 
-/* Relaxation._search: is no win reachable from `start` (neither lost nor open)? 1: none,
- * 0: one is, -1: gave up. */
-static int search_lost(Relaxation *r, Relaxed start)
+/* Relaxation._search: is no win reachable from `start` (neither lost nor open)? */
+static bool search_lost(Relaxation *r, Relaxed start)
 {
     int32_t count = 1, pending = 1, open_from = -1;
     r->order[0] = start;
@@ -376,16 +341,18 @@ static int search_lost(Relaxation *r, Relaxed start)
     }
     for (int32_t i = 0; i < count; i++)  /* emptied key by key: most tests meet few */
         table_clear_around_tagged(&r->visited, mix64(r->order[i].word), r->order[i].bottoms);
-    if (gave_up)
-        return -1;
+    if (gave_up) {
+        keep(&r->open, start);
+        return false;
+    }
     if (open_from >= 0) {
         for (int32_t at = open_from; at >= 0; at = r->from[at])
             keep(&r->open, r->order[at]);
-        return 0;
+        return false;
     }
     for (int32_t i = 0; i < count; i++)  /* everything reached from a lost position is lost */
         keep(&r->lost, r->order[i]);
-    return 1;
+    return true;
 }
 
 bool relaxation_lost(Relaxation *r, const Position *p)
@@ -397,10 +364,5 @@ bool relaxation_lost(Relaxation *r, const Position *p)
         return true;
     if (has(&r->open, start) || won(start))
         return false;
-    int lost = search_lost(r, start);
-    if (lost < 0) {  /* gave up: the coarser game's answer, if any, is this one's too */
-        lost = r->coarse && relaxation_lost(r->coarse, p);
-        keep(lost ? &r->lost : &r->open, start);
-    }
-    return lost;
+    return search_lost(r, start);
 }
