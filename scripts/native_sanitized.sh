@@ -10,7 +10,7 @@
 # native_beam or drops"; then the shorter lines', tests/solver/test_lines.py; then the
 # plain search's on larger positions, tests/solver/test_exhaustive.py; then the relaxed
 # tableau's searches on the native core, tests/solver/test_relaxation.py -k "lost_deal
-# or with_it") against that build, and fail on any report.
+# or with_it or same_answers") against that build, and fail on any report.
 #
 #     scripts/native_sanitized.sh            # PYTHON=.venv/bin/python by default
 set -euo pipefail
@@ -75,9 +75,9 @@ echo "== tests/solver/test_exhaustive.py -k 'not mirror_meets'"
 "$PYTHON" -m pytest -q -s -p no:cacheprovider tests/solver/test_exhaustive.py \
     -k "not mirror_meets" >>"$WORK/tests.log" 2>&1 || status=$?
 tail -n 1 "$WORK/tests.log"
-echo "== tests/solver/test_relaxation.py -k 'lost_deal or with_it'"
+echo "== tests/solver/test_relaxation.py -k 'lost_deal or with_it or same_answers'"
 "$PYTHON" -m pytest -q -s -p no:cacheprovider tests/solver/test_relaxation.py \
-    -k "lost_deal or with_it" >>"$WORK/tests.log" 2>&1 || status=$?
+    -k "lost_deal or with_it or same_answers" >>"$WORK/tests.log" 2>&1 || status=$?
 tail -n 3 "$WORK/tests.log"  # a report, if any, is printed whole below
 if compgen -G "$WORK/report.*" >/dev/null \
     || grep -qE "runtime error:|ERROR: AddressSanitizer|SUMMARY: [A-Za-z]+Sanitizer" "$WORK/tests.log"; then
