@@ -150,9 +150,8 @@ class Relaxation:
         empty = len(bottoms) < piles
         takes_any = empty and not reserve_left
 
-        def tops(klass: int) -> int:
-            """The tops of class ``klass``: its cards but those with a card on them."""
-            return counts[klass] - counts[child[klass]] + below[child[klass]]
+        def tops_of(klass: int) -> int:
+            return tops(counts, below, child, klass)
 
         def fits(klass: int, change: int, bottom: int = 0) -> tuple[int, ...] | None:
             """The bottoms after ``change`` cards of ``klass`` (``bottom`` of them bottoms)
@@ -171,7 +170,7 @@ class Relaxation:
         following: list[RelaxedPosition] = []
         for k in range(len(counts)):  # within the tableau
             after = fits(k, 0, -1)  # a whole pile onto a top of its bottom's parent class
-            if below[k] and tops(parent[k]) and after is not None:
+            if below[k] and tops_of(parent[k]) and after is not None:
                 following.append((up, stock_left, reserve_left, waste, after))
             after = fits(k, 0, 1)  # a run from a card not a bottom into an empty pile
             if takes_any and counts[k] > below[k] and after is not None:
@@ -202,7 +201,7 @@ class Relaxation:
             following.append((up, stock_left - 1, reserve_left, drawn, bottoms))
         for suit, count in enumerate(up):  # a tableau card up
             card = card_of(suit, count) if count < 13 else -1
-            if card < 0 or card in out or not tops(klass[card]):
+            if card < 0 or card in out or not tops_of(klass[card]):
                 continue
             for bottom in (0, -1):  # a card under it, or none
                 after = fits(klass[card], -1, bottom)
@@ -228,6 +227,12 @@ def _keep(known: set[RelaxedPosition], relaxed: RelaxedPosition, limit: int) -> 
         known.add(relaxed)
 
 
+def tops(counts: list[int], below: list[int], child: list[int], klass: int) -> int:
+    """The tops of class ``klass``: its cards but those with a card on them (a card of
+    the child class not a bottom)."""
+    return counts[klass] - counts[child[klass]] + below[child[klass]]
+
+
 def keeps_bounds(counts: list[int], below: list[int], tables: RelaxedTables) -> bool:
     """Can a tableau of ``counts`` cards and ``below`` bottoms of each class be laid out
     in the variant's piles (see the module docstring)?"""
@@ -236,7 +241,7 @@ def keeps_bounds(counts: list[int], below: list[int], tables: RelaxedTables) -> 
         bottoms <= tables.piles
         and (bottoms > 0 or not any(counts))
         and all(
-            0 <= below[k] <= counts[k] and counts[k] - counts[child[k]] + below[child[k]] >= 0
+            0 <= below[k] <= counts[k] and tops(counts, below, child, k) >= 0
             for k in range(len(counts))
         )
     )

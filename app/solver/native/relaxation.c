@@ -232,10 +232,9 @@ static int following(const Relaxation *r, Relaxed at, Relaxed *next)
         tab.below[k] = (int)(at.bottoms / r->power[k] % BOTTOMS_BASE);
         tab.piles += tab.below[k];
     }
-    int used = tab.piles;
     /* A pile is empty, and (once the reserve is empty, which refills every empty pile at
      * once) may take any card or run. */
-    bool empty = used < r->t->tableau_piles, takes_any = empty && !reserve;
+    bool empty = tab.piles < r->t->tableau_piles, takes_any = empty && !reserve;
     const uint8_t *klass = r->t->klass;
     uint32_t after;
     for (int k = 0; k < r->classes; k++) {  /* within the tableau */
@@ -290,15 +289,21 @@ static bool won(Relaxed at)
     return true;
 }
 
+/* A relaxed position into a tagged table. */
+static TableAdd add(Table *set, Relaxed at)
+{
+    return table_add_tagged(set, mix64(at.word), at.bottoms);
+}
+
 /* Add a relaxed position to a set of one search's, starting it afresh when full (or
  * where growing it finds no memory: forgetting what a set knows is always sound). The
  * sets start small and grow: a hint's short searches (and the beam's) would otherwise
  * touch 20 MB each for a few thousand keys. */
 static void keep(Table *set, Relaxed at)
 {
-    if (table_add_tagged(set, mix64(at.word), at.bottoms) == TABLE_FULL) {
+    if (add(set, at) == TABLE_FULL) {
         table_clear(set);
-        table_add_tagged(set, mix64(at.word), at.bottoms);
+        add(set, at);
     }
 }
 
@@ -314,7 +319,7 @@ static bool search_lost(Relaxation *r, Relaxed start)
     r->order[0] = start;
     r->from[0] = -1;
     r->todo[0] = 0;
-    table_add_tagged(&r->visited, mix64(start.word), start.bottoms);
+    add(&r->visited, start);
     bool gave_up = false;
     Relaxed next[MOST_FOLLOWING];
     while (pending && open_from < 0 && !gave_up) {
@@ -327,7 +332,7 @@ static bool search_lost(Relaxation *r, Relaxed start)
             }
             if (has(&r->lost, next[i]))
                 continue;  /* nothing to find there */
-            TableAdd added = table_add_tagged(&r->visited, mix64(next[i].word), next[i].bottoms);
+            TableAdd added = add(&r->visited, next[i]);
             if (added == TABLE_SEEN)
                 continue;
             if (added == TABLE_FULL) {
