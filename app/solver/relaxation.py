@@ -44,7 +44,7 @@ from app.engine import SUIT, State, Variant
 from app.solver import arrangements
 
 # The most relaxed positions one test meets: beyond it the answer is "not shown lost".
-STATE_LIMIT = 5_000
+STATE_LIMIT = 100_000
 # Asked only where the stock holds at most this many cards (measured: docs/benchmarks.md).
 STOCK_LIMIT = 4
 # The relaxed positions one search keeps as known lost, and as open (a win reached from

@@ -12,7 +12,7 @@
 #include "state.h"
 
 /* relaxation.STATE_LIMIT, relaxation.STOCK_LIMIT (a test compares them). */
-enum { RELAXED_STATE_LIMIT = 5000, RELAXED_STOCK_LIMIT = 4 };
+enum { RELAXED_STATE_LIMIT = 100000, RELAXED_STOCK_LIMIT = 4 };
 
 typedef struct Relaxation Relaxation;
 
