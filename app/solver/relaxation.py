@@ -43,7 +43,9 @@ from functools import cache
 from app.engine import SUIT, State, Variant
 from app.solver import arrangements
 
-# The most relaxed positions one test meets: beyond it the answer is "not shown lost".
+# The most relaxed positions one test meets: beyond it the answer is "not shown lost",
+# and its start is kept as open, which stops every later test reaching it (measured:
+# docs/benchmarks.md, twentieth session; 5,000 gave up where the bottoms grew the spaces).
 STATE_LIMIT = 100_000
 # Asked only where the stock holds at most this many cards (measured: docs/benchmarks.md).
 STOCK_LIMIT = 4
