@@ -168,7 +168,7 @@ def _dead_end(root: BeamPosition) -> Callable[[BeamPosition], bool] | None:
     """The relaxed tableau's test for one beam from ``root`` (None where it does not
     apply), over the engine's state of a position of either kind: the native beam runs
     the native mirror of the same test, which answers alike."""
-    test = relaxation.for_search(_state(root))
+    test = relaxation.for_search(_state(root), relaxation.BEAM_STATE_LIMIT)
     if test is None:
         return None
     return lambda position: test.lost(_state(position))

@@ -47,6 +47,10 @@ from app.solver import arrangements
 # and its start is kept as open, which stops every later test reaching it (measured:
 # docs/benchmarks.md, twentieth session; 5,000 gave up where the bottoms grew the spaces).
 STATE_LIMIT = 100_000
+# The beam's tests, which only drop positions and prove nothing, give up sooner: the
+# passes test many positions a full search never meets, and a give-up at 100,000 costs
+# about 20 times one at this (docs/benchmarks.md, twentieth session).
+BEAM_STATE_LIMIT = 5_000
 # Asked only where the stock holds at most this many cards (measured: docs/benchmarks.md).
 STOCK_LIMIT = 4
 # The relaxed positions one search keeps as known lost, and as open (a win reached from
@@ -82,8 +86,9 @@ class Relaxation:
     (the search meets each relaxed position many times: every layout of one tableau,
     and each test reaches many that others reach too)."""
 
-    def __init__(self, tables: RelaxedTables) -> None:
+    def __init__(self, tables: RelaxedTables, state_limit: int) -> None:
         self.tables = tables
+        self.state_limit = state_limit  # a test gives up at this many relaxed positions
         self.known_lost: set[RelaxedPosition] = set()  # no win reachable from them
         self.known_open: set[RelaxedPosition] = set()  # a win reachable, or a test gave up
 
@@ -101,7 +106,7 @@ class Relaxation:
     def _search(self, state: State, start: RelaxedPosition) -> bool:
         """Is no win reachable from ``start``? Depth first (a win, where there is one, is
         found sooner), never into a position known lost; a win, or a position known open,
-        makes every position on the way to it open. Past :data:`STATE_LIMIT` positions it
+        makes every position on the way to it open. Past ``state_limit`` positions it
         gives up: not shown lost."""
         order = [start]  # the relaxed positions met, and where each was reached from
         came_from = [-1]
@@ -117,7 +122,7 @@ class Relaxation:
                     return False
                 if after in self.known_lost or after in seen:
                     continue
-                if len(seen) >= STATE_LIMIT:
+                if len(seen) >= self.state_limit:
                     _keep(self.known_open, start, OPEN_LIMIT)
                     return False
                 seen.add(after)
@@ -293,8 +298,9 @@ def tables_of(variant: Variant) -> RelaxedTables | None:
 _SEQUENCE_MOST, _STOCK_MOST, _RESERVE_MOST = 38, 63, 15
 
 
-def for_search(root: State) -> Relaxation | None:
-    """A fresh test for one search from ``root``, or None where it does not apply."""
+def for_search(root: State, state_limit: int | None = None) -> Relaxation | None:
+    """A fresh test for one search from ``root``, or None where it does not apply; its
+    tests give up at ``state_limit`` relaxed positions (default :data:`STATE_LIMIT`)."""
     tables = tables_of(root.variant)
     if (
         tables is None
@@ -303,4 +309,4 @@ def for_search(root: State) -> Relaxation | None:
         or len(root.reserve) > _RESERVE_MOST
     ):
         return None
-    return Relaxation(tables)
+    return Relaxation(tables, STATE_LIMIT if state_limit is None else state_limit)

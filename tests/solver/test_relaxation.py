@@ -182,6 +182,7 @@ def test_the_search_with_it_gives_the_verdict_without_it(arranged: bool) -> None
 @pytest.mark.skipif(not core.available(), reason=core.missing_reason())
 def test_the_native_core_gives_the_same_answers() -> None:
     assert core.native().RELAXED_STATE_LIMIT == relaxation.STATE_LIMIT
+    assert core.native().RELAXED_BEAM_STATE_LIMIT == relaxation.BEAM_STATE_LIMIT
     assert core.native().RELAXED_STOCK_LIMIT == relaxation.STOCK_LIMIT
     states = [state for state, _verdict in corpus()][::2] + list(winning_lines())[::10]
     for state in states:

@@ -63,7 +63,7 @@ struct Relaxation {
 
 static int first_rank_of(const Position *p) { return first_rank(p) - 1; }
 
-bool relaxation_new(const Tables *t, const Position *root, Relaxation **out)
+bool relaxation_new(const Tables *t, const Position *root, int state_limit, Relaxation **out)
 {
     *out = NULL;
     int waste = root->waste.len, stock = root->stock.len;
@@ -111,10 +111,10 @@ bool relaxation_new(const Tables *t, const Position *root, Relaxation **out)
     }
     for (int k = 0, power = 1; k < r->classes; k++, power *= BOTTOMS_BASE)
         r->power[k] = (uint32_t)power;
-    r->order = malloc(RELAXED_STATE_LIMIT * sizeof *r->order);
-    r->from = malloc(RELAXED_STATE_LIMIT * sizeof *r->from);
-    r->todo = malloc(RELAXED_STATE_LIMIT * sizeof *r->todo);
-    if (!r->order || !r->from || !r->todo || !table_init_tagged(&r->visited, RELAXED_STATE_LIMIT, false)
+    r->order = malloc((size_t)state_limit * sizeof *r->order);
+    r->from = malloc((size_t)state_limit * sizeof *r->from);
+    r->todo = malloc((size_t)state_limit * sizeof *r->todo);
+    if (!r->order || !r->from || !r->todo || !table_init_tagged(&r->visited, (size_t)state_limit, false)
         || !table_init_tagged(&r->lost, LOST_LIMIT, true)
         || !table_init_tagged(&r->open, OPEN_LIMIT, true)) {
         relaxation_free(r);

@@ -11,15 +11,16 @@
 
 #include "state.h"
 
-/* relaxation.STATE_LIMIT, relaxation.STOCK_LIMIT (a test compares them). */
-enum { RELAXED_STATE_LIMIT = 100000, RELAXED_STOCK_LIMIT = 4 };
+/* relaxation.STATE_LIMIT, BEAM_STATE_LIMIT and STOCK_LIMIT (a test compares them). */
+enum { RELAXED_STATE_LIMIT = 100000, RELAXED_BEAM_STATE_LIMIT = 5000, RELAXED_STOCK_LIMIT = 4 };
 
 typedef struct Relaxation Relaxation;
 
-/* The test for one search from `root` (relaxation.for_search): `*out` is NULL where the
- * tables do not relax (Tables.relaxed) or the root is past the exact key's bounds (as
- * for_search says). false: out of memory. */
-bool relaxation_new(const Tables *t, const Position *root, Relaxation **out);
+/* The test for one search from `root` (relaxation.for_search), each of its tests giving
+ * up at `state_limit` relaxed positions: `*out` is NULL where the tables do not relax
+ * (Tables.relaxed) or the root is past the exact key's bounds (as for_search says).
+ * false: out of memory. */
+bool relaxation_new(const Tables *t, const Position *root, int state_limit, Relaxation **out);
 /* Relaxation.lost: is `p`, a position of this search, shown lost? */
 bool relaxation_lost(Relaxation *r, const Position *p);
 void relaxation_free(Relaxation *r);
