@@ -485,7 +485,8 @@ void beam_run(const Tables *t, const Position *start, const BeamLimits *limits,
         return;
     }
     table_add(&b->seen, plain_key(t, &b->pool[first]));
-    if (limits->relaxed && !relaxation_new(t, &b->pool[first], RELAXED_BEAM_STATE_LIMIT, &b->dead_end)) {
+    if (limits->relaxed
+        && !relaxation_new(t, &b->pool[first], RELAXED_BEAM_STATE_LIMIT, &b->dead_end)) {
         out->verdict = NO_MEMORY;
         beam_free(b);
         return;

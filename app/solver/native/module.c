@@ -792,7 +792,8 @@ PyMODINIT_FUNC PyInit__core(void)
         || PyModule_AddIntConstant(module, "MAX_CARDS", MAX_CARDS) < 0
         || PyModule_AddIntConstant(module, "DEFAULT_MAX_DEPTH", DEFAULT_MAX_DEPTH) < 0
         || PyModule_AddIntConstant(module, "RELAXED_STATE_LIMIT", RELAXED_STATE_LIMIT) < 0
-        || PyModule_AddIntConstant(module, "RELAXED_BEAM_STATE_LIMIT", RELAXED_BEAM_STATE_LIMIT) < 0
+        || PyModule_AddIntConstant(module, "RELAXED_BEAM_STATE_LIMIT",
+                                   RELAXED_BEAM_STATE_LIMIT) < 0
         || PyModule_AddIntConstant(module, "RELAXED_STOCK_LIMIT", RELAXED_STOCK_LIMIT) < 0) {
         Py_DECREF(module);
         return NULL;

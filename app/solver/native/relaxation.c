@@ -114,7 +114,8 @@ bool relaxation_new(const Tables *t, const Position *root, int state_limit, Rela
     r->order = malloc((size_t)state_limit * sizeof *r->order);
     r->from = malloc((size_t)state_limit * sizeof *r->from);
     r->todo = malloc((size_t)state_limit * sizeof *r->todo);
-    if (!r->order || !r->from || !r->todo || !table_init_tagged(&r->visited, (size_t)state_limit, false)
+    if (!r->order || !r->from || !r->todo
+        || !table_init_tagged(&r->visited, (size_t)state_limit, false)
         || !table_init_tagged(&r->lost, LOST_LIMIT, true)
         || !table_init_tagged(&r->open, OPEN_LIMIT, true)) {
         relaxation_free(r);

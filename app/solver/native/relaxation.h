@@ -12,7 +12,11 @@
 #include "state.h"
 
 /* relaxation.STATE_LIMIT, BEAM_STATE_LIMIT and STOCK_LIMIT (a test compares them). */
-enum { RELAXED_STATE_LIMIT = 100000, RELAXED_BEAM_STATE_LIMIT = 5000, RELAXED_STOCK_LIMIT = 4 };
+enum {
+    RELAXED_STATE_LIMIT = 100000,
+    RELAXED_BEAM_STATE_LIMIT = 5000,
+    RELAXED_STOCK_LIMIT = 4,
+};
 
 typedef struct Relaxation Relaxation;
 

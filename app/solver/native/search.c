@@ -1387,7 +1387,8 @@ void search_run(const Tables *t, const Position *start, const Limits *limits, Ou
         limit = (size_t)limits->max_positions + 1;  /* never more keys than positions */
     /* The relaxed tableau's test (search._search's `relaxed`, never narrow). */
     if (!s || !table_init(&s->seen, limit)
-        || (limits->relaxed && !limits->narrow && !relaxation_new(t, start, RELAXED_STATE_LIMIT, &s->dead_end))) {
+        || (limits->relaxed && !limits->narrow
+            && !relaxation_new(t, start, RELAXED_STATE_LIMIT, &s->dead_end))) {
         out->verdict = NO_MEMORY;
         if (s)
             search_free(s);
