@@ -28,10 +28,10 @@ enum {
     BOTTOMS_BASE = 5,
     BOTTOMS_MOST_PILES = 4,
     BOTTOMS_MOST_CLASSES = 13,
-    /* The relaxed positions known lost, and known open (relaxation.LOST_LIMIT and
-     * OPEN_LIMIT), one search keeps before it starts each set afresh. */
+    /* The relaxed positions known lost one search keeps at least (relaxation.LOST_LIMIT)
+     * before it starts the set afresh; it keeps a quarter of its bound known open. */
     LOST_LIMIT = 1 << 20,
-    OPEN_LIMIT = 1 << 18,
+    OPEN_SHARE = 4,
 };
 
 /* A relaxed position (relaxation.RelaxedPosition). */
@@ -63,7 +63,13 @@ struct Relaxation {
 
 static int first_rank_of(const Position *p) { return first_rank(p) - 1; }
 
-bool relaxation_new(const Tables *t, const Position *root, int state_limit, Relaxation **out)
+size_t relaxation_lost_limit(size_t table_size)
+{
+    return table_size / 8 > LOST_LIMIT ? table_size / 8 : LOST_LIMIT;
+}
+
+bool relaxation_new(const Tables *t, const Position *root, int state_limit, size_t lost_limit,
+                    Relaxation **out)
 {
     *out = NULL;
     int waste = root->waste.len, stock = root->stock.len;
@@ -116,8 +122,8 @@ bool relaxation_new(const Tables *t, const Position *root, int state_limit, Rela
     r->todo = malloc((size_t)state_limit * sizeof *r->todo);
     if (!r->order || !r->from || !r->todo
         || !table_init_tagged(&r->visited, (size_t)state_limit, false)
-        || !table_init_tagged(&r->lost, LOST_LIMIT, true)
-        || !table_init_tagged(&r->open, OPEN_LIMIT, true)) {
+        || !table_init_tagged(&r->lost, lost_limit, true)
+        || !table_init_tagged(&r->open, lost_limit / OPEN_SHARE, true)) {
         relaxation_free(r);
         return false;
     }
