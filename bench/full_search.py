@@ -5,9 +5,10 @@ leave undecided.
 full search, whose exhaustion is a lost proof, has what they leave (``app/solver/plan.py``,
 ``FULL_LEAST``). This gives the full search the whole budget on each deal that no row of
 the game's survey files at or below the budget decides, to see which of them it proves
-lost (or wins) on its own. It is the complete search of ``solve`` (up to run arrangement
-where that applies, with every reduction of ``docs/solver.md``), so its rows are survey
-rows like any other and ``bench/solvability.py`` counts them.
+lost (or wins) on its own; a win's line is replayed by the engine first (as the
+survey's). It is the complete search of ``solve`` (up to run arrangement where that
+applies, with every reduction of ``docs/solver.md``), so its rows are survey rows like
+any other and ``bench/solvability.py`` counts them.
 
     nice .venv/bin/python bench/full_search.py rainbow --deals 200 --budget 10000000 \\
         --out bench/surveys/rainbow-10m-relaxed-full.jsonl
@@ -28,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from app.engine import VARIANTS, deal, get_variant  # noqa: E402
 from app.solver import arrangements, core, relaxation  # noqa: E402
 from app.solver.cli import end_torn_line, read_rows  # noqa: E402
+from app.solver.search import wins  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from solvability import BUDGETS, SURVEYS, verdicts  # noqa: E402
@@ -69,13 +71,16 @@ def main(argv: list[str] | None = None) -> int:
         if number in done:
             continue
         started = time.perf_counter()
+        start = deal(variant, number)
         found = core.search(
-            deal(variant, number),
+            start,
             args.budget,
             arranged=arranged,
             table_size=1 << 26,
             max_depth=1 << 22,
         )
+        if found.result == "solved" and not wins(start, found.moves):
+            raise SystemExit(f"deal {number}: the winning line does not replay (a solver bug)")
         row = {
             "deal": number,
             "result": found.result,

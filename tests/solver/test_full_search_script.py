@@ -10,6 +10,7 @@ from types import ModuleType
 import pytest
 
 from app.solver import core
+from app.solver.search import SolveResult
 from tests.solver.bench_scripts import load
 
 
@@ -69,3 +70,22 @@ def test_each_deal_left_gets_one_row_and_a_rerun_searches_nothing_again(tmp_path
     before = out.read_text()
     assert full_search().main([*argv, "--out", str(out)]) == 0
     assert out.read_text() == before
+
+
+def test_a_win_whose_line_does_not_replay_stops_the_run_and_writes_no_row(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A `solved` row is written only for a line the engine replays to a win: a search that
+    claims a win with a line that wins nothing (an empty one here) stops the run."""
+    directory = surveys(tmp_path / "surveys")
+    out = tmp_path / "full.jsonl"
+    script = full_search()
+
+    def claims_a_win(*_args: object, **_kwargs: object) -> SolveResult:
+        return SolveResult("solved", [], 5, 1)
+
+    monkeypatch.setattr(script.core, "search", claims_a_win)
+    argv = ["canfield", "--deals", "3", "--budget", "10000000", "--surveys", str(directory)]
+    with pytest.raises(SystemExit, match="deal 3: the winning line does not replay"):
+        script.main([*argv, "--out", str(out)])
+    assert not out.exists() or out.read_text() == ""
