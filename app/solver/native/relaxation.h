@@ -15,7 +15,7 @@
 enum {
     RELAXED_STATE_LIMIT = 100000,
     RELAXED_BEAM_STATE_LIMIT = 5000,
-    RELAXED_STOCK_LIMIT = 8,
+    RELAXED_STOCK_LIMIT = 4,
 };
 
 typedef struct Relaxation Relaxation;
