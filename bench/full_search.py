@@ -13,7 +13,8 @@ any other and ``bench/solvability.py`` counts them.
     nice .venv/bin/python bench/full_search.py rainbow --deals 200 --budget 10000000 \\
         --out bench/surveys/rainbow-10m-relaxed-full.jsonl
 
-One row per deal (a rerun skips the deals the file holds); exit 0.
+One row per deal (a rerun skips the deals the file holds); exit 0. ``--only 42 --only 45``
+searches just those deals, in that order, where they are left undecided.
 """
 
 from __future__ import annotations
@@ -60,6 +61,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budget", type=int, default=10_000_000, help="positions a deal")
     parser.add_argument("--out", type=Path, required=True, help="rows, appended; resumed")
     parser.add_argument("--surveys", type=Path, default=SURVEYS, help="where the rows are")
+    parser.add_argument(
+        "--only",
+        type=int,
+        action="append",
+        help="search only this deal of those left (repeat it; in the order given)",
+    )
     args = parser.parse_args(argv)
     variant = get_variant(args.game)
     arranged = arrangements.supports(variant)
@@ -67,7 +74,10 @@ def main(argv: list[str] | None = None) -> int:
     done = {row["deal"] for row in read_rows(args.out)}
     search = DESCRIBED + (", up to run arrangement" if arranged else "")
     search += ", relaxed tableau" if relaxation.applies(variant) else ""
-    for number in undecided(args.game, args.budget, args.deals, args.surveys):
+    left = undecided(args.game, args.budget, args.deals, args.surveys)
+    if args.only:
+        left = [number for number in args.only if number in left]
+    for number in left:
         if number in done:
             continue
         started = time.perf_counter()

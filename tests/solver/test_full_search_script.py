@@ -72,6 +72,19 @@ def test_each_deal_left_gets_one_row_and_a_rerun_searches_nothing_again(tmp_path
     assert out.read_text() == before
 
 
+@pytest.mark.skipif(not core.available(), reason=core.missing_reason())
+def test_only_searches_the_deals_named_that_are_left(tmp_path: Path) -> None:
+    """``--only`` names deals: those still undecided are searched in the order given, the
+    decided ones (deal 2, lost at 10M) are not."""
+    directory = surveys(tmp_path / "surveys")
+    out = tmp_path / "full.jsonl"
+    argv = ["canfield", "--deals", "4", "--budget", "10000000", "--surveys", str(directory)]
+    only = ["--only", "3", "--only", "2"]
+    assert full_search().main([*argv, *only, "--out", str(out)]) == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [row["deal"] for row in rows] == [3]
+
+
 def test_a_win_whose_line_does_not_replay_stops_the_run_and_writes_no_row(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
