@@ -9,6 +9,7 @@ from typing import Any
 
 import httpx
 import pytest
+from asgi_lifespan import LifespanManager
 from fastapi import FastAPI
 from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import create_async_engine
@@ -22,6 +23,9 @@ from app.services.daily import utc_today
 from tests.api.conftest import API
 
 SECRET = "daily-test-secret"
+# The app's shutdown waits for a running proof (`WorkPool.close`): up to a candidate's
+# `daily_max_seconds` (3 s here) and more on a loaded machine, past asgi-lifespan's 5 s.
+SHUTDOWN_SECONDS = 60.0
 VARIANT = "rank-and-file"
 
 
@@ -161,3 +165,8 @@ async def win_with_line(
         answer = await games.apply_moves(session, player, game_id, line)
     assert answer.body.status == "won"
     return answer.body.model_dump(mode="json")
+
+
+def lifespan(app: FastAPI) -> LifespanManager:
+    """The app started and stopped, waiting for its shutdown as long as a proof can run."""
+    return LifespanManager(app, shutdown_timeout=SHUTDOWN_SECONDS)

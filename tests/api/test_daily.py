@@ -13,7 +13,6 @@ from pathlib import Path
 
 import httpx
 import pytest
-from asgi_lifespan import LifespanManager
 from fastapi import FastAPI
 from sqlalchemy import func, select
 
@@ -33,6 +32,7 @@ from tests.api.daily_helpers import (
     day,
     empty_daily_deals,
     layout,
+    lifespan,
     start_daily,
     stored_deal_number,
     today,
@@ -174,7 +174,7 @@ async def test_daily_layout_is_no_committed_seed(settings: Settings, variant: st
         pytest.skip(f"no {seeds.name} yet")
     listed = [int(e["deal"]) for e in json.loads(seeds.read_text())["deals"]]
     changed = settings.model_copy(update={"seeds_dir": ROOT / "seeds"})
-    async with LifespanManager(create_app(changed)) as manager:
+    async with lifespan(create_app(changed)) as manager:
         transport = httpx.ASGITransport(app=manager.app)
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
             token = (await client.post(f"{API}/players", json={})).json()["token"]
@@ -218,7 +218,7 @@ async def test_the_choice_survives_a_restart_with_another_secret(
     number = (await client.get(f"{API}/daily/{VARIANT}/{day(2)}")).json()["deal"]
     assert isinstance(number, int)
     restarted = create_app(settings.model_copy(update={"secret_key": "another secret"}))
-    async with LifespanManager(restarted):
+    async with lifespan(restarted):
         transport = httpx.ASGITransport(app=restarted)
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as other:
             info = (await other.get(f"{API}/daily/{VARIANT}/{day(2)}")).json()
@@ -239,7 +239,7 @@ async def test_the_choice_survives_a_restart_with_another_secret(
 async def test_not_ready_answers_503_with_retry_after(settings: Settings) -> None:
     # No time to wait: the request gives up at once while the proof goes on.
     app = create_app(settings.model_copy(update={"daily_wait_seconds": 0.0}))
-    async with LifespanManager(app):
+    async with lifespan(app):
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
             token = (await client.post(f"{API}/players", json={})).json()["token"]
@@ -325,7 +325,7 @@ def lying_prover(
 async def test_a_claimed_proof_is_replayed_before_it_counts(settings: Settings) -> None:
     prover = "tests.api.test_daily:lying_prover"
     app = create_app(settings.model_copy(update={"daily_prover": prover, "daily_max_attempts": 3}))
-    async with LifespanManager(app):
+    async with lifespan(app):
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
             token = (await client.post(f"{API}/players", json={})).json()["token"]
@@ -342,7 +342,7 @@ async def test_today_and_tomorrow_are_prepared_in_the_background(
     # One quickly proven variant stands for all of them.
     monkeypatch.setattr(daily_service, "VARIANTS", {"canfield": get_variant("canfield")})
     app = create_app(settings.model_copy(update={"daily_prepare_ahead": True}))
-    async with LifespanManager(app):
+    async with lifespan(app):
         for _ in range(600):
             async with app.state.db.sessionmaker() as session:
                 days = set((await session.execute(select(DailyDeal.day))).scalars())
@@ -372,7 +372,7 @@ async def test_daily_results_document_the_token_as_optional(client: httpx.AsyncC
 async def test_dates_before_the_first_daily_deal_are_refused(settings: Settings) -> None:
     first = today() - timedelta(days=10)
     app = create_app(settings.model_copy(update={"daily_first_date": first}))
-    async with LifespanManager(app):
+    async with lifespan(app):
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
             token = (await client.post(f"{API}/players", json={})).json()["token"]
@@ -416,7 +416,7 @@ async def test_many_past_dates_at_once_are_bounded_and_hold_no_connection(
         }
     )
     app = create_app(changed)
-    async with LifespanManager(app):
+    async with lifespan(app):
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
             token = (await client.post(f"{API}/players", json={})).json()["token"]

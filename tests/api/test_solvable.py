@@ -16,7 +16,6 @@ from typing import Any
 
 import httpx
 import pytest
-from asgi_lifespan import LifespanManager
 from fastapi import FastAPI
 from sqlalchemy import func, select
 
@@ -30,7 +29,7 @@ from app.services.solvable import solvable_candidate
 from app.services.work import DAILY, SOLVABLE, WorkPool
 from app.solver.search import SolveResult
 from tests.api.conftest import API, assert_error, empty_tables
-from tests.api.daily_helpers import SECRET, daily_settings, today
+from tests.api.daily_helpers import SECRET, daily_settings, lifespan, today
 
 ROOT = Path(__file__).resolve().parents[2]
 SEEDED = sorted(VARIANTS)  # every game has a public list
@@ -46,7 +45,7 @@ async def running(settings: Settings) -> AsyncIterator[tuple[FastAPI, httpx.Asyn
     """An app on emptied tables and a client with a fresh player's token."""
     await empty_tables(settings.database_url)
     app = create_app(settings)
-    async with LifespanManager(app):
+    async with lifespan(app):
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
             token = (await client.post(f"{API}/players", json={})).json()["token"]
@@ -145,7 +144,7 @@ async def test_candidates_skip_public_lists_and_resume_after_a_restart(
     assert len(before) == 1 and before[0].seq >= 2 and int(before[0].deal) not in public
     # Another instance on the same database goes on from the stored candidates.
     restarted = create_app(settings)
-    async with LifespanManager(restarted):
+    async with lifespan(restarted):
         await restarted.state.solvable.fill(variant, 2)
         after = await rows(restarted, variant)
     assert after[0].seq == before[0].seq and len(after) == 2
