@@ -67,6 +67,7 @@ def search(
     arranged: bool = False,
     defer_draws: bool = True,
     relaxed: bool = True,
+    relaxed_stock: int = ...,
 ) -> tuple[
     str, list[str], int, str, tuple[int, int, int]
 ]: ...  # ..., (children, expansions, skipped)

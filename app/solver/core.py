@@ -141,9 +141,10 @@ def search(
     defer_draws: bool = True,
     max_depth: int | None = None,
     relaxed: bool = True,
+    relaxed_stock: int = relaxation.STOCK_LIMIT,
 ) -> search_module.SolveResult:
     """``search._search(state, rules, max_positions, deadline, narrow, random.Random(seed)
-    or None, arranged, defer_draws, relaxed)`` run natively, with the GIL released: the same
+    or None, arranged, defer_draws, relaxed, relaxed_stock)`` run natively, with the GIL released: the same
     children in the same order, so the same verdict, positions and line. ``draw_score`` is the rules' (of
     ``SearchTables.restart(seed)`` in a restart; default the variant's), ``eager`` is
     ``narrow and rules.eager_foundations``. ``unknown`` also when the transposition table
@@ -168,6 +169,7 @@ def search(
         defer_draws=defer_draws,
         max_depth=depth,
         relaxed=relaxed,
+        relaxed_stock=relaxed_stock,
     )
     moves = [Move.parse(text) for text in texts]
     elapsed = int((time.perf_counter() - started) * 1000)

@@ -30,8 +30,8 @@ known lost, or open) it keeps, and a test that meets :data:`STATE_LIMIT` relaxed
 positions gives up (not shown lost), so an answer may depend on the tests before it, but
 never wrongly: every entry kept is a fact, or claims nothing. The native core keeps the
 same sets the same way, so both answer alike. It is asked only where the stock holds at
-most :data:`STOCK_LIMIT` cards: with more, the relaxed game is almost always won, and
-the test is the costly part. ``docs/solver.md`` ("The relaxed tableau") has the argument
+most :data:`STOCK_LIMIT` cards (a search may ask fewer): with more, the relaxed game is
+almost always won, and the test is the costly part. ``docs/solver.md`` ("The relaxed tableau") has the argument
 and the measurements; ``app/solver/native/relaxation.c`` mirrors this module.
 """
 
@@ -51,10 +51,11 @@ STATE_LIMIT = 100_000
 # passes test many positions a full search never meets, and a give-up at 100,000 costs
 # about 20 times one at this (docs/benchmarks.md, twentieth session).
 BEAM_STATE_LIMIT = 5_000
-# Asked only where the stock holds at most this many cards (measured: docs/benchmarks.md;
-# 8 decides more, twenty-first session, but the Python reference's differential tests of
-# Rainbow then take too long for CI, so it waits for a cheaper Python test).
-STOCK_LIMIT = 4
+# Asked only where the stock holds at most this many cards (measured: docs/benchmarks.md,
+# twenty-first session: 8 decides more than 4, hints and lost proofs). A search may ask
+# it at fewer (``relaxed_stock``): the tests comparing the Python reference with the
+# native core over whole Rainbow searches ask it at 4, where a Python test costs less.
+STOCK_LIMIT = 8
 # The relaxed positions one search keeps as known lost, and a quarter as many as open (a
 # win reached from them, or a test that gave up there), before it starts each set afresh.
 # The native core keeps more where its transposition table is larger (a survey's): an
@@ -90,15 +91,16 @@ class Relaxation:
     (the search meets each relaxed position many times: every layout of one tableau,
     and each test reaches many that others reach too)."""
 
-    def __init__(self, tables: RelaxedTables, state_limit: int) -> None:
+    def __init__(self, tables: RelaxedTables, state_limit: int, stock_limit: int) -> None:
         self.tables = tables
         self.state_limit = state_limit  # a test gives up at this many relaxed positions
+        self.stock_limit = stock_limit  # asked only where the stock holds at most this many
         self.known_lost: set[RelaxedPosition] = set()  # no win reachable from them
         self.known_open: set[RelaxedPosition] = set()  # a win reachable, or a test gave up
 
     def lost(self, state: State) -> bool:
         """Is ``state`` shown lost by the relaxed game (see the module docstring)?"""
-        if len(state.stock) > STOCK_LIMIT:
+        if len(state.stock) > self.stock_limit:
             return False
         start = _image(state, self.tables.klass)
         if start in self.known_lost:
@@ -164,27 +166,39 @@ class Relaxation:
         def tops_of(klass: int) -> int:
             return tops(counts, below, child, klass)
 
+        cards, bottom_count = sum(counts), len(bottoms)
+
         def fits(klass: int, change: int, bottom: int = 0) -> tuple[int, ...] | None:
             """The bottoms after ``change`` cards of ``klass`` (``bottom`` of them bottoms)
-            join the tableau, or None where that tableau cannot be laid out."""
+            join the tableau, or None where that tableau cannot be laid out (every
+            relaxed position met keeps the bounds: the image of a real one does, and each
+            move is checked here)."""
             counts[klass] += change
             below[klass] += bottom
-            fit = keeps_bounds(counts, below, tables)
-            after = tuple(k for k, n in enumerate(below) for _ in range(n))
+            fit = still_keeps_bounds(
+                counts, below, tables, klass, bottom_count + bottom, cards + change
+            )
             counts[klass] -= change
             below[klass] -= bottom
-            return after if fit else None
+            if not fit:
+                return None
+            if bottom > 0:
+                return tuple(sorted((*bottoms, klass)))
+            if bottom < 0:
+                at = bottoms.index(klass)
+                return bottoms[:at] + bottoms[at + 1 :]
+            return bottoms
 
         def raised(suit: int, change: int) -> tuple[int, ...]:
             return tuple(c + change if s == suit else c for s, c in enumerate(up))
 
         following: list[RelaxedPosition] = []
         for k in range(len(counts)):  # within the tableau
-            after = fits(k, 0, -1)  # a whole pile onto a top of its bottom's parent class
-            if below[k] and tops_of(parent[k]) and after is not None:
+            # A whole pile onto a top of its bottom's parent class.
+            if below[k] and tops_of(parent[k]) and (after := fits(k, 0, -1)) is not None:
                 following.append((up, stock_left, reserve_left, waste, after))
-            after = fits(k, 0, 1)  # a run from a card not a bottom into an empty pile
-            if takes_any and counts[k] > below[k] and after is not None:
+            # A run from a card not a bottom into an empty pile.
+            if takes_any and counts[k] > below[k] and (after := fits(k, 0, 1)) is not None:
                 following.append((up, stock_left, reserve_left, waste, after))
 
         def put(card: int, rest: RelaxedPosition, may_open: bool) -> None:
@@ -258,6 +272,30 @@ def keeps_bounds(counts: list[int], below: list[int], tables: RelaxedTables) -> 
     )
 
 
+def still_keeps_bounds(
+    counts: list[int],
+    below: list[int],
+    tables: RelaxedTables,
+    klass: int,
+    bottoms: int,
+    cards: int,
+) -> bool:
+    """:func:`keeps_bounds` of a tableau that kept them until class ``klass``'s cards or
+    bottoms changed (``counts`` and ``below`` are after the change, ``bottoms`` and
+    ``cards`` its totals after). A change of class k's cards or bottoms moves no bound but
+    k's own and the tops of k and of its parent class (whose child class is k: the
+    classes form one cycle, :func:`applies`), so only those are looked at, as in the
+    native core (``relaxation.c``, ``fits``); a test compares it with the whole check."""
+    child, parent = tables.child, tables.parent
+    return (
+        0 <= below[klass] <= counts[klass]
+        and tops(counts, below, child, klass) >= 0
+        and tops(counts, below, child, parent[klass]) >= 0
+        and bottoms <= tables.piles
+        and (bottoms > 0 or cards == 0)
+    )
+
+
 def _image(state: State, klass: Sequence[int]) -> RelaxedPosition:
     """The relaxed position of ``state`` (its piles' bottom classes sorted)."""
     up = [0, 0, 0, 0]
@@ -302,9 +340,12 @@ def tables_of(variant: Variant) -> RelaxedTables | None:
 _SEQUENCE_MOST, _STOCK_MOST, _RESERVE_MOST = 38, 63, 15
 
 
-def for_search(root: State, state_limit: int | None = None) -> Relaxation | None:
+def for_search(
+    root: State, state_limit: int | None = None, stock_limit: int = STOCK_LIMIT
+) -> Relaxation | None:
     """A fresh test for one search from ``root``, or None where it does not apply; its
-    tests give up at ``state_limit`` relaxed positions (default :data:`STATE_LIMIT`)."""
+    tests give up at ``state_limit`` relaxed positions (default :data:`STATE_LIMIT`) and
+    are asked where the stock holds at most ``stock_limit`` cards."""
     tables = tables_of(root.variant)
     if (
         tables is None
@@ -313,4 +354,6 @@ def for_search(root: State, state_limit: int | None = None) -> Relaxation | None
         or len(root.reserve) > _RESERVE_MOST
     ):
         return None
-    return Relaxation(tables, STATE_LIMIT if state_limit is None else state_limit)
+    if stock_limit < 0:
+        raise ValueError("stock_limit must be at least 0")
+    return Relaxation(tables, STATE_LIMIT if state_limit is None else state_limit, stock_limit)

@@ -128,6 +128,7 @@ def _search(
     arranged: bool = False,
     defer_draws: bool = True,
     relaxed: bool = True,
+    relaxed_stock: int = relaxation.STOCK_LIMIT,
 ) -> tuple[Result, list[Move], int]:
     """One depth-first search. ``arranged``: positions up to run arrangement, with the
     moves of :mod:`app.solver.arrangements` (where it :func:`~arrangements.supports` the
@@ -136,14 +137,17 @@ def _search(
     could have been played before it (:func:`_deferred`); such a position is keyed apart
     from the same position reached otherwise, whose children are all tried.
     ``relaxed`` (never in a narrow search): a position the relaxed game shows lost
-    (:mod:`app.solver.relaxation`, where the variant allows it) is met but not expanded."""
+    (:mod:`app.solver.relaxation`, where the variant allows it) is met but not expanded;
+    asked where the stock holds at most ``relaxed_stock`` cards."""
     if narrow:
         # A narrow search proves nothing, it finds wins: its safe moves need not be a
         # proof (tables.py), nor its straight-back skip (below), and it keeps every
         # child after a draw (deferring draws changes the order positions are met in).
         rules = rules.narrowed()
         defer_draws = False
-    dead_end = relaxation.for_search(state) if relaxed and not narrow else None
+    dead_end = None
+    if relaxed and not narrow:
+        dead_end = relaxation.for_search(state, stock_limit=relaxed_stock)
     key: Callable[[State], int]
     bases: arrangements.Bases = {}  # this search's run bases (arranged: see arrangements)
     if arranged:

@@ -13,6 +13,8 @@ from functools import cache
 from unittest import mock
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from app.engine import VARIANTS, Move, State
 from app.solver import core, relaxation, search
@@ -48,6 +50,34 @@ def test_a_tableau_keeps_the_bounds_only_where_its_piles_can_hold_it() -> None:
     # A King goes on an Ace: the whole cycle is one pile, from any bottom.
     assert keeps(list(range(1, 14)), [5]) and keeps([1, 13, 12], [1])
     assert not keeps([1, 3, 5, 7, 9], [1, 3, 5, 7, 9])  # five piles of four
+
+
+@given(
+    piles=st.lists(st.tuples(st.integers(1, 13), st.integers(1, 13)), max_size=4),
+    klass=st.integers(0, 12),
+    change=st.integers(-1, 1),
+    bottom=st.integers(-1, 1),
+)
+# The whole cycle in one pile, its bottom taken away: cards in no pile.
+@example(piles=[(5, 13)], klass=4, change=0, bottom=-1)
+def test_the_bounds_after_one_class_changes_are_the_whole_bounds(
+    piles: list[tuple[int, int]], klass: int, change: int, bottom: int
+) -> None:
+    """What the test's moves check (only the bounds one class's change touches) answers
+    as the check of every class does, from any tableau that kept the bounds: piles of a
+    bottom rank and a length, building down (a King on an Ace)."""
+    tables = relaxation.tables_of(RAINBOW)
+    assert tables is not None
+    cards = [(rank - 1 - step) % 13 + 1 for rank, length in piles for step in range(length)]
+    counts, below = ranks(*cards), ranks(*(rank for rank, _length in piles))
+    assert relaxation.keeps_bounds(counts, below, tables)
+    counts[klass] += change
+    below[klass] += bottom
+    whole = relaxation.keeps_bounds(counts, below, tables)
+    touched = relaxation.still_keeps_bounds(
+        counts, below, tables, klass, len(piles) + bottom, len(cards) + change
+    )
+    assert touched == whole
 
 
 def test_it_applies_where_every_pile_is_one_run_and_one_pass_draws_singly() -> None:
@@ -187,7 +217,8 @@ def test_the_native_core_gives_the_same_answers() -> None:
     states = [state for state, _verdict in corpus()][::2] + list(winning_lines())[::10]
     for state in states:
         for arranged in (False, True):
-            expected = python_full(state, 3_000, arranged=arranged)
+            limit = relaxation.STOCK_LIMIT  # the product's (the search's default)
+            expected = python_full(state, 3_000, arranged=arranged, relaxed_stock=limit)
             native = core.search(state, 3_000, None, arranged=arranged)
             assert (native.result, native.positions) == (expected.result, expected.positions)
             assert [str(m) for m in native.moves] == [str(m) for m in expected.moves]
@@ -202,3 +233,30 @@ def test_a_lost_deal_is_proven_in_a_fraction_of_the_positions() -> None:
     without = core.search(lost, 200_000, None, arranged=True, relaxed=False)
     assert with_it.result == without.result == "unsolvable"
     assert with_it.positions * 4 < without.positions
+
+
+def eight_stock_cards_left() -> State:
+    """Rainbow deal 147 (lost) after random play, at its first position with 5 to 8 stock
+    cards: the relaxed game from it cannot be won."""
+    rng = random.Random("stock-147-0")
+    return next(
+        s for s in walk(start("rainbow", False, 147), rng, 400, False) if 4 < len(s.stock) <= 8
+    )
+
+
+def test_a_search_asks_the_test_up_to_the_stock_it_is_given() -> None:
+    """``relaxed_stock``: past it the test is not asked. At the limit (the default) the
+    root is shown lost at once; at 4 it is searched; a negative count is refused."""
+    state = eight_stock_cards_left()
+    assert relaxation.STOCK_LIMIT >= len(state.stock) > 4
+    at_limit = python_full(state, 50, relaxed_stock=relaxation.STOCK_LIMIT)
+    assert (at_limit.result, at_limit.positions) == ("unsolvable", 1)
+    assert python_full(state, 50, relaxed_stock=4).positions > 1
+    with pytest.raises(ValueError, match="stock_limit"):
+        python_full(state, 50, relaxed_stock=-1)
+    if core.available():
+        native = core.search(state, 50)
+        assert (native.result, native.positions) == ("unsolvable", 1)
+        assert core.search(state, 50, relaxed_stock=4).positions > 1
+        with pytest.raises(ValueError, match="relaxed_stock"):
+            core.search(state, 50, relaxed_stock=-1)

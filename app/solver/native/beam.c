@@ -486,7 +486,7 @@ void beam_run(const Tables *t, const Position *start, const BeamLimits *limits,
     }
     table_add(&b->seen, plain_key(t, &b->pool[first]));
     if (limits->relaxed
-        && !relaxation_new(t, &b->pool[first], RELAXED_BEAM_STATE_LIMIT,
+        && !relaxation_new(t, &b->pool[first], RELAXED_STOCK_LIMIT, RELAXED_BEAM_STATE_LIMIT,
                            relaxation_lost_limit(0), &b->dead_end)) {
         out->verdict = NO_MEMORY;
         beam_free(b);

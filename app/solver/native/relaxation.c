@@ -43,6 +43,7 @@ typedef struct {
 /* The test for one search: one relaxed game and what its tests found (relaxation.Relaxation). */
 struct Relaxation {
     const Tables *t;
+    int stock_limit;                     /* asked only where the stock holds at most this many */
     int sequence_len, root_waste, root_stock;
     uint8_t sequence[SEQUENCE_BITS];     /* the waste sequence's cards */
     int8_t sequence_index[DECK];         /* each card's place in it, or -1 */
@@ -68,8 +69,8 @@ size_t relaxation_lost_limit(size_t table_size)
     return table_size / 8 > LOST_LIMIT ? table_size / 8 : LOST_LIMIT;
 }
 
-bool relaxation_new(const Tables *t, const Position *root, int state_limit, size_t lost_limit,
-                    Relaxation **out)
+bool relaxation_new(const Tables *t, const Position *root, int stock_limit, int state_limit,
+                    size_t lost_limit, Relaxation **out)
 {
     *out = NULL;
     int waste = root->waste.len, stock = root->stock.len;
@@ -80,6 +81,7 @@ bool relaxation_new(const Tables *t, const Position *root, int state_limit, size
     if (!r)
         return false;
     r->t = t;
+    r->stock_limit = stock_limit;
     r->root_waste = waste;
     r->root_stock = stock;
     r->sequence_len = waste + stock;
@@ -370,7 +372,7 @@ static bool search_lost(Relaxation *r, Relaxed start)
 bool relaxation_lost(Relaxation *r, const Position *p)
 {
     Relaxed start;
-    if (p->stock.len > RELAXED_STOCK_LIMIT || !image(r, p, &start))
+    if (p->stock.len > r->stock_limit || !image(r, p, &start))
         return false;
     if (has(&r->lost, start))
         return true;
