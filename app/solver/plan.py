@@ -106,6 +106,7 @@ def solve(
     core: CoreChoice = "auto",
     table_size: int | None = None,
     max_depth: int | None = None,
+    relaxed_stock: int = relaxation.STOCK_LIMIT,
 ) -> SolveResult:
     """Search for a winning line from ``state`` within the budgets, on ``core``.
 
@@ -114,7 +115,9 @@ def solve(
     native transposition table (keys; default :data:`core.DEFAULT_TABLE_SIZE`) and
     ``max_depth`` its stack (frames; default ``DEFAULT_MAX_DEPTH``, 2^20, which no search
     of at most that many positions can reach): either full ends that search with
-    ``unknown``, and ``stopped`` says which limit ended the last search. A ``solved`` line
+    ``unknown``, and ``stopped`` says which limit ended the last search.
+    ``relaxed_stock``: the searches (not the beam passes) ask the relaxed tableau's test
+    where the stock holds at most this many cards (:mod:`app.solver.relaxation`). A ``solved`` line
     is shortened (:mod:`app.solver.lines`) and replayed by the engine before it is
     returned, whichever core found it.
     """
@@ -147,12 +150,28 @@ def solve(
             keyed = arranged and not narrow
             if native:
                 result, moves, used, stopped = _native_search(
-                    state, tables, budget, deadline, narrow, seed, keyed, table_size, max_depth
+                    state,
+                    tables,
+                    budget,
+                    deadline,
+                    narrow,
+                    seed,
+                    keyed,
+                    table_size,
+                    max_depth,
+                    relaxed_stock,
                 )
             else:
                 jitter = random.Random(seed) if seed else None
                 result, moves, used = _search(
-                    state, tables, budget, deadline, narrow, jitter, arranged=keyed
+                    state,
+                    tables,
+                    budget,
+                    deadline,
+                    narrow,
+                    jitter,
+                    arranged=keyed,
+                    relaxed_stock=relaxed_stock,
                 )
                 # As the native core: a search that ran out of positions to try did not stop.
                 cut = "positions" if used >= budget else "deadline"
@@ -209,6 +228,7 @@ def _native_search(
     arranged: bool,
     table_size: int | None,
     max_depth: int | None,
+    relaxed_stock: int = relaxation.STOCK_LIMIT,
 ) -> tuple[Result, list[Move], int, str]:
     """:func:`~app.solver.search._search` with the same arguments, run by the core (and
     why it stopped, when it did not decide)."""
@@ -224,6 +244,7 @@ def _native_search(
         arranged=arranged,
         table_size=native_core.DEFAULT_TABLE_SIZE if table_size is None else table_size,
         max_depth=max_depth,
+        relaxed_stock=relaxed_stock,
     )
     return found.result, found.moves, found.positions, found.stopped
 

@@ -416,8 +416,8 @@ def test_a_seed_beyond_32_bits_is_refused() -> None:
 
 
 def solve_both(state: State, budget: int) -> str:
-    python = plan.solve(state, max_positions=budget, core="python")
-    native = plan.solve(state, max_positions=budget, core="native")
+    python = plan.solve(state, max_positions=budget, core="python", relaxed_stock=STOCK)
+    native = plan.solve(state, max_positions=budget, core="native", relaxed_stock=STOCK)
     where = (state.variant.name, state.variant.foundation_return)
     assert (native.result, native.positions) == (python.result, python.positions), where
     assert [str(m) for m in native.moves] == [str(m) for m in python.moves], where
