@@ -117,9 +117,9 @@ def solve(
     of at most that many positions can reach): either full ends that search with
     ``unknown``, and ``stopped`` says which limit ended the last search.
     ``relaxed_stock``: the searches (not the beam passes) ask the relaxed tableau's test
-    where the stock holds at most this many cards (:mod:`app.solver.relaxation`). A ``solved`` line
-    is shortened (:mod:`app.solver.lines`) and replayed by the engine before it is
-    returned, whichever core found it.
+    where the stock holds at most this many cards (:mod:`app.solver.relaxation`). A
+    ``solved`` line is shortened (:mod:`app.solver.lines`) and replayed by the engine
+    before it is returned, whichever core found it.
     """
     start = time.perf_counter()
     deadline = None if max_seconds is None else start + max_seconds
