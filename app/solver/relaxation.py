@@ -31,8 +31,9 @@ positions gives up (not shown lost), so an answer may depend on the tests before
 never wrongly: every entry kept is a fact, or claims nothing. The native core keeps the
 same sets the same way, so both answer alike. It is asked only where the stock holds at
 most :data:`STOCK_LIMIT` cards (a search may ask fewer): with more, the relaxed game is
-almost always won, and the test is the costly part. ``docs/solver.md`` ("The relaxed tableau") has the argument
-and the measurements; ``app/solver/native/relaxation.c`` mirrors this module.
+almost always won, and the test is the costly part. ``docs/solver.md`` ("The relaxed
+tableau") has the argument and the measurements; ``app/solver/native/relaxation.c``
+mirrors this module.
 """
 
 from __future__ import annotations

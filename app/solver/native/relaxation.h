@@ -23,9 +23,8 @@ typedef struct Relaxation Relaxation;
 /* The test for one search from `root` (relaxation.for_search), asked where the stock
  * holds at most `stock_limit` cards, each of its tests giving up at `state_limit` relaxed
  * positions, keeping at most `lost_limit` relaxed positions known lost and a quarter of
- * that known open: `*out` is NULL where the tables do not
- * relax (Tables.relaxed) or the root is past the exact key's bounds (as for_search says).
- * false: out of memory. */
+ * that known open: `*out` is NULL where the tables do not relax (Tables.relaxed) or the
+ * root is past the exact key's bounds (as for_search says). false: out of memory. */
 bool relaxation_new(const Tables *t, const Position *root, int stock_limit, int state_limit,
                     size_t lost_limit, Relaxation **out);
 /* The known-lost bound of a search whose transposition table holds `table_size` keys:
