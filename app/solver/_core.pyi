@@ -5,6 +5,7 @@ DEFAULT_MAX_DEPTH: int
 RELAXED_STATE_LIMIT: int
 RELAXED_BEAM_STATE_LIMIT: int
 RELAXED_STOCK_LIMIT: int
+RELAXED_CLOCK_EVERY: int
 
 class Tables:
     def __init__(

@@ -38,6 +38,7 @@ mirrors this module.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from functools import cache
 
@@ -57,6 +58,10 @@ BEAM_STATE_LIMIT = 5_000
 # it at fewer (``relaxed_stock``): the tests comparing the Python reference with the
 # native core over whole Rainbow searches ask it at 4, where a Python test costs less.
 STOCK_LIMIT = 8
+# A test of a search with a deadline looks at the clock every this many relaxed positions
+# and gives up once it has passed (not shown lost): one test of 100,000 relaxed positions
+# took Rainbow's undecided hints 150 ms past their 0.4 s (twenty-second session).
+CLOCK_EVERY = 1024
 # The relaxed positions one search keeps as known lost, and a quarter as many as open (a
 # win reached from them, or a test that gave up there), before it starts each set afresh.
 # The native core keeps more where its transposition table is larger (a survey's): an
@@ -96,6 +101,7 @@ class Relaxation:
         self.tables = tables
         self.state_limit = state_limit  # a test gives up at this many relaxed positions
         self.stock_limit = stock_limit  # asked only where the stock holds at most this many
+        self.deadline: float | None = None  # a time.perf_counter() time: a test gives up past it
         self.known_lost: set[RelaxedPosition] = set()  # no win reachable from them
         self.known_open: set[RelaxedPosition] = set()  # a win reachable, or a test gave up
 
@@ -113,8 +119,9 @@ class Relaxation:
     def _search(self, state: State, start: RelaxedPosition) -> bool:
         """Is no win reachable from ``start``? Depth first (a win, where there is one, is
         found sooner), never into a position known lost; a win, or a position known open,
-        makes every position on the way to it open. Past ``state_limit`` positions it
-        gives up: not shown lost."""
+        makes every position on the way to it open. Past ``state_limit`` positions, or
+        past the deadline (looked at every :data:`CLOCK_EVERY`), it gives up: not shown
+        lost."""
         order = [start]  # the relaxed positions met, and where each was reached from
         came_from = [-1]
         seen = {start}
@@ -129,7 +136,7 @@ class Relaxation:
                     return False
                 if after in self.known_lost or after in seen:
                     continue
-                if len(seen) >= self.state_limit:
+                if len(seen) >= self.state_limit or self._past_deadline(len(order)):
                     _keep(self.known_open, start, OPEN_LIMIT)
                     return False
                 seen.add(after)
@@ -139,6 +146,13 @@ class Relaxation:
         for relaxed in order:  # everything reached from a lost position is lost
             _keep(self.known_lost, relaxed, LOST_LIMIT)
         return True
+
+    def _past_deadline(self, met: int) -> bool:
+        return (
+            self.deadline is not None
+            and met % CLOCK_EVERY == 0
+            and time.perf_counter() > self.deadline
+        )
 
     def _following(self, state: State, relaxed: RelaxedPosition) -> list[RelaxedPosition]:
         """The relaxed positions one move from ``relaxed`` (``state``'s stock and reserve

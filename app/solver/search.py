@@ -148,6 +148,8 @@ def _search(
     dead_end = None
     if relaxed and not narrow:
         dead_end = relaxation.for_search(state, stock_limit=relaxed_stock)
+        if dead_end is not None:
+            dead_end.deadline = deadline
     key: Callable[[State], int]
     bases: arrangements.Bases = {}  # this search's run bases (arranged: see arrangements)
     if arranged:

@@ -8,6 +8,7 @@ the search without it. The native core gives the same answers, position for posi
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Iterator
 from functools import cache
 from unittest import mock
@@ -214,6 +215,7 @@ def test_the_native_core_gives_the_same_answers() -> None:
     assert core.native().RELAXED_STATE_LIMIT == relaxation.STATE_LIMIT
     assert core.native().RELAXED_BEAM_STATE_LIMIT == relaxation.BEAM_STATE_LIMIT
     assert core.native().RELAXED_STOCK_LIMIT == relaxation.STOCK_LIMIT
+    assert core.native().RELAXED_CLOCK_EVERY == relaxation.CLOCK_EVERY
     states = [state for state, _verdict in corpus()][::2] + list(winning_lines())[::10]
     for state in states:
         for arranged in (False, True):
@@ -260,3 +262,34 @@ def test_a_search_asks_the_test_up_to_the_stock_it_is_given() -> None:
         assert core.search(state, 50, relaxed_stock=4).positions > 1
         with pytest.raises(ValueError, match="relaxed_stock"):
             core.search(state, 50, relaxed_stock=-1)
+
+
+def a_long_test_left() -> State:
+    """Rainbow deal 34 (lost) after random play, at its first position with at most 8
+    stock cards: its test meets more than CLOCK_EVERY relaxed positions to show it lost."""
+    rng = random.Random("clock-34-0")
+    play = walk(start("rainbow", False, 34), rng, 400, False)
+    return next(s for s in play if 0 < len(s.stock) <= relaxation.STOCK_LIMIT)
+
+
+def test_a_test_gives_up_once_the_search_deadline_has_passed() -> None:
+    """A hint's search has a deadline, and one test can meet 100,000 relaxed positions:
+    past the deadline a test gives up (not shown lost), in both cores."""
+    state = a_long_test_left()
+
+    def shown(state_limit: int | None, deadline: float | None) -> bool:
+        test = relaxation.for_search(state, state_limit)
+        assert test is not None
+        test.deadline = deadline
+        return test.lost(state)
+
+    assert not shown(relaxation.CLOCK_EVERY, None)  # more than CLOCK_EVERY to show it
+    assert shown(None, None)
+    assert not shown(None, time.perf_counter())
+    rules = SearchTables.of(state.variant)
+    assert search._search(state, rules, 5_000, None, False)[0] == "unsolvable"
+    assert search._search(state, rules, 5_000, time.perf_counter(), False)[0] == "unknown"
+    if core.available():
+        assert core.search(state, 5_000).result == "unsolvable"
+        past = core.search(state, 5_000, 0.0)
+        assert (past.result, past.stopped) == ("unknown", "deadline")

@@ -798,7 +798,8 @@ PyMODINIT_FUNC PyInit__core(void)
         || PyModule_AddIntConstant(module, "RELAXED_STATE_LIMIT", RELAXED_STATE_LIMIT) < 0
         || PyModule_AddIntConstant(module, "RELAXED_BEAM_STATE_LIMIT",
                                    RELAXED_BEAM_STATE_LIMIT) < 0
-        || PyModule_AddIntConstant(module, "RELAXED_STOCK_LIMIT", RELAXED_STOCK_LIMIT) < 0) {
+        || PyModule_AddIntConstant(module, "RELAXED_STOCK_LIMIT", RELAXED_STOCK_LIMIT) < 0
+        || PyModule_AddIntConstant(module, "RELAXED_CLOCK_EVERY", RELAXED_CLOCK_EVERY) < 0) {
         Py_DECREF(module);
         return NULL;
     }

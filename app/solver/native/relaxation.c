@@ -9,10 +9,13 @@
  * bottom's class (a base-5 digit a class, with at most 4 piles). The tables hold each
  * word through mix64 (a bijection: still exact), which spreads its bits for their
  * probing, with the bottoms' code as the key's tag (table.h). */
+#define _POSIX_C_SOURCE 199309L /* clock_gettime, for a test's deadline */
 #include "relaxation.h"
 
 #include <stdlib.h>
+#include <time.h>
 
+#include "arrays.h"
 #include "hash.h"
 #include "table.h"
 
@@ -44,6 +47,7 @@ typedef struct {
 struct Relaxation {
     const Tables *t;
     int stock_limit;                     /* asked only where the stock holds at most this many */
+    double deadline;                     /* a test gives up past it (below 0: none) */
     int sequence_len, root_waste, root_stock;
     uint8_t sequence[SEQUENCE_BITS];     /* the waste sequence's cards */
     int8_t sequence_index[DECK];         /* each card's place in it, or -1 */
@@ -82,6 +86,7 @@ bool relaxation_new(const Tables *t, const Position *root, int stock_limit, int 
         return false;
     r->t = t;
     r->stock_limit = stock_limit;
+    r->deadline = -1;
     r->root_waste = waste;
     r->root_stock = stock;
     r->sequence_len = waste + stock;
@@ -344,7 +349,9 @@ static bool search_lost(Relaxation *r, Relaxed start)
             TableAdd added = add(&r->visited, next[i]);
             if (added == TABLE_SEEN)
                 continue;
-            if (added == TABLE_FULL) {
+            if (added == TABLE_FULL
+                || (r->deadline >= 0 && count % RELAXED_CLOCK_EVERY == 0
+                    && now_seconds() > r->deadline)) {
                 gave_up = true;
                 break;
             }
@@ -368,6 +375,8 @@ static bool search_lost(Relaxation *r, Relaxed start)
         keep(&r->lost, r->order[i]);
     return true;
 }
+
+void relaxation_set_deadline(Relaxation *r, double deadline) { r->deadline = deadline; }
 
 bool relaxation_lost(Relaxation *r, const Position *p)
 {

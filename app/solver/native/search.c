@@ -1395,6 +1395,8 @@ void search_run(const Tables *t, const Position *start, const Limits *limits, Ou
             search_free(s);
         return;
     }
+    if (s->dead_end)
+        relaxation_set_deadline(s->dead_end, deadline);
     s->t = t;
     s->draw_score = limits->draw_score;
     s->max_depth = limits->max_depth;
