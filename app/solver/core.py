@@ -147,9 +147,10 @@ def search(
     or None, arranged, defer_draws, relaxed, relaxed_stock)`` run natively, with the GIL
     released: the same children in the same order, so the same verdict, positions and
     line. ``draw_score`` is the rules' (of ``SearchTables.restart(seed)`` in a restart;
-    default the variant's), ``eager`` is ``narrow and rules.eager_foundations``. ``unknown`` also when the transposition table
-    (``table_size`` keys) is full, or its stack (``max_depth`` frames, default
-    ``DEFAULT_MAX_DEPTH``): the result says which in ``stopped``. As ``_search``, the line
+    default the variant's), ``eager`` is ``narrow and rules.eager_foundations``.
+    ``unknown`` also when the transposition table (``table_size`` keys) is full, or its
+    stack (``max_depth`` frames, default ``DEFAULT_MAX_DEPTH``): the result says which in
+    ``stopped``. As ``_search``, the line
     is not replayed here (``plan.solve`` replays)."""
     _require()
     if draw_score is None:

@@ -93,7 +93,7 @@ typedef struct {
     bool arranged;        /* positions up to run arrangement (Tables.arranged only) */
     bool defer_draws;     /* _search's defer_draws (never narrow): after a bare draw, no tableau-only child */
     bool relaxed;         /* _search's relaxed (never narrow): the relaxed tableau's dead-end test */
-    int relaxed_stock;    /* _search's relaxed_stock: asked where the stock holds at most this many */
+    int relaxed_stock;    /* _search's relaxed_stock: the test where the stock holds at most this */
 } Limits;
 
 typedef struct {
