@@ -13,12 +13,20 @@ meant to change speed, never the search), else the run fails.
 arranged=True)``, the full search ``solve()`` ends with in Rank and File and Number Ten;
 default games those two).
 
+``--greedy MOVES`` starts the searches from positions along greedy play instead, those
+the hint table asks (``bench/solver.py``'s ``greedy_positions``: every 8th of the first
+MOVES moves of deals 1001 to 1000 + ``--deals``), worked out once by the checkout's own
+build and handed to every build as text: where the relaxed tableau's tests do most of a
+Rainbow hint's work.
+
 ``--callgrind`` counts instructions instead (valgrind's callgrind, the search alone:
 ``--toggle-collect=search_run``): exact and the same on a loaded machine, where wall time
 swings by a fifth from run to run. Run::
 
     .venv/bin/python bench/builds.py --build before=/tmp/a/_core.so --build after=app/solver/_core.cpython-311-x86_64-linux-gnu.so
     .venv/bin/python bench/builds.py --build ... --callgrind --positions 20000
+    .venv/bin/python bench/builds.py --build ... --variants rainbow --arranged --deals 8 \
+        --greedy 80 --positions 20000
 """
 
 from __future__ import annotations
@@ -46,11 +54,15 @@ spec = importlib.util.spec_from_file_location("app.solver._core", {path!r}, load
 module = importlib.util.module_from_spec(spec)
 loader.exec_module(module)
 sys.modules["app.solver._core"] = module
-from app.engine import VARIANTS, deal
+from app.engine import VARIANTS, State, deal
 from app.solver import core
+starts = json.load(open({starts!r})) if {starts!r} else {{}}
 rows = {{}}
 for name in {games!r}:
-    states = [deal(VARIANTS[name], number) for number in range(1, {deals} + 1)]
+    if name in starts:
+        states = [State.from_text(text) for text in starts[name]]
+    else:
+        states = [deal(VARIANTS[name], number) for number in range(1, {deals} + 1)]
     answers, positions = [], 0
     started = time.perf_counter()
     for state in states:
@@ -63,8 +75,28 @@ print(json.dumps(rows))
 """
 
 
+def greedy_starts(games: tuple[str, ...], deals: int, moves: int) -> dict[str, list[str]]:
+    """The hint table's positions of each game, as text (this checkout's build plays)."""
+    sys.path.insert(0, str(ROOT))
+    sys.path.insert(0, str(ROOT / "bench"))
+    from solver import greedy_positions
+
+    return {
+        game: [
+            state.to_text() for state in greedy_positions(game, range(1001, 1001 + deals), moves, 8)
+        ]
+        for game in games
+    }
+
+
 def run_build(
-    path: Path, games: tuple[str, ...], deals: int, positions: int, callgrind: bool, arranged: bool
+    path: Path,
+    games: tuple[str, ...],
+    deals: int,
+    positions: int,
+    callgrind: bool,
+    arranged: bool,
+    starts: str = "",
 ) -> dict[str, dict]:
     code = _CHILD.format(
         root=str(ROOT),
@@ -73,6 +105,7 @@ def run_build(
         deals=deals,
         positions=positions,
         arranged=arranged,
+        starts=starts,
     )
     if not callgrind:
         done = subprocess.run(
@@ -90,6 +123,7 @@ def run_build(
                 deals=deals,
                 positions=positions,
                 arranged=arranged,
+                starts=starts,
             )
             done = subprocess.run(
                 [
@@ -123,6 +157,7 @@ def main() -> None:
     parser.add_argument("--positions", type=int, default=200_000)
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--callgrind", action="store_true", help="instruction counts")
+    parser.add_argument("--greedy", type=int, metavar="MOVES", help="from greedy play's positions")
     args = parser.parse_args()
     builds = [
         (label, Path(path).resolve()) for label, _, path in (b.partition("=") for b in args.build)
@@ -132,11 +167,24 @@ def main() -> None:
         sys.exit("--callgrind needs valgrind")
     rounds = 1 if args.callgrind else args.rounds
     results: dict[str, list[dict[str, dict]]] = {label: [] for label, _ in builds}
-    for _ in range(rounds):
-        for label, path in builds:
-            results[label].append(
-                run_build(path, games, args.deals, args.positions, args.callgrind, args.arranged)
-            )
+    with tempfile.TemporaryDirectory() as work:
+        starts = Path(work) / "starts.json"
+        starts.write_text(
+            json.dumps(greedy_starts(games, args.deals, args.greedy) if args.greedy else {})
+        )
+        for _ in range(rounds):
+            for label, path in builds:
+                results[label].append(
+                    run_build(
+                        path,
+                        games,
+                        args.deals,
+                        args.positions,
+                        args.callgrind,
+                        args.arranged,
+                        str(starts),
+                    )
+                )
     reference = results[builds[0][0]][0]
     for label, runs in results.items():
         for run in runs:
@@ -147,8 +195,14 @@ def main() -> None:
                         f"against {reference[game]['answers']}"
                     )
     kind = "search up to run arrangement" if args.arranged else "full search"
+    where = (
+        f"positions along greedy play of deals 1001-{1000 + args.deals} (every 8th of "
+        f"{args.greedy} moves)"
+        if args.greedy
+        else f"deals 1-{args.deals}"
+    )
     print(
-        f"{kind}, deals 1-{args.deals} at {args.positions:,} positions; "
+        f"{kind}, {where} at {args.positions:,} positions; "
         + (
             "callgrind instructions"
             if args.callgrind

@@ -228,7 +228,7 @@ def _native_search(
     arranged: bool,
     table_size: int | None,
     max_depth: int | None,
-    relaxed_stock: int = relaxation.STOCK_LIMIT,
+    relaxed_stock: int,
 ) -> tuple[Result, list[Move], int, str]:
     """:func:`~app.solver.search._search` with the same arguments, run by the core (and
     why it stopped, when it did not decide)."""

@@ -237,19 +237,18 @@ def test_a_lost_deal_is_proven_in_a_fraction_of_the_positions() -> None:
     assert with_it.positions * 4 < without.positions
 
 
-def eight_stock_cards_left() -> State:
-    """Rainbow deal 147 (lost) after random play, at its first position with 5 to 8 stock
-    cards: the relaxed game from it cannot be won."""
-    rng = random.Random("stock-147-0")
-    return next(
-        s for s in walk(start("rainbow", False, 147), rng, 400, False) if 4 < len(s.stock) <= 8
-    )
+def stock_left_in_random_play(number: int, seed: str, fewer_than: int, at_most: int) -> State:
+    """Rainbow deal ``number`` after random play (``seed``), at its first position with
+    more than ``fewer_than`` and at most ``at_most`` stock cards."""
+    play = walk(start("rainbow", False, number), random.Random(seed), 400, False)
+    return next(s for s in play if fewer_than < len(s.stock) <= at_most)
 
 
 def test_a_search_asks_the_test_up_to_the_stock_it_is_given() -> None:
     """``relaxed_stock``: past it the test is not asked. At the limit (the default) the
     root is shown lost at once; at 4 it is searched; a negative count is refused."""
-    state = eight_stock_cards_left()
+    # lost deal 147 with 5 to 8 stock cards: the relaxed game from it cannot be won
+    state = stock_left_in_random_play(147, "stock-147-0", 4, 8)
     assert relaxation.STOCK_LIMIT >= len(state.stock) > 4
     at_limit = python_full(state, 50, relaxed_stock=relaxation.STOCK_LIMIT)
     assert (at_limit.result, at_limit.positions) == ("unsolvable", 1)
@@ -264,18 +263,12 @@ def test_a_search_asks_the_test_up_to_the_stock_it_is_given() -> None:
             core.search(state, 50, relaxed_stock=-1)
 
 
-def a_long_test_left() -> State:
-    """Rainbow deal 34 (lost) after random play, at its first position with at most 8
-    stock cards: its test meets more than CLOCK_EVERY relaxed positions to show it lost."""
-    rng = random.Random("clock-34-0")
-    play = walk(start("rainbow", False, 34), rng, 400, False)
-    return next(s for s in play if 0 < len(s.stock) <= relaxation.STOCK_LIMIT)
-
-
 def test_a_test_gives_up_once_the_search_deadline_has_passed() -> None:
     """A hint's search has a deadline, and one test can meet 100,000 relaxed positions:
     past the deadline a test gives up (not shown lost), in both cores."""
-    state = a_long_test_left()
+    # lost deal 34 with at most 8 stock cards: its test meets more than CLOCK_EVERY
+    # relaxed positions to show it lost
+    state = stock_left_in_random_play(34, "clock-34-0", 0, relaxation.STOCK_LIMIT)
 
     def shown(state_limit: int | None, deadline: float | None) -> bool:
         test = relaxation.for_search(state, state_limit)

@@ -159,7 +159,7 @@ static uint64_t waste_mask(uint64_t state) { return state & ((1ULL << SEQUENCE_B
 /* The tableau's cards of each class (`counts`), its bottoms by class (`below`), how many
  * cards and bottoms in all, and the bottoms' code (the top of the file). */
 typedef struct {
-    int counts[DECK], below[DECK];
+    int counts[BOTTOMS_MOST_CLASSES], below[BOTTOMS_MOST_CLASSES];  /* zeroed each time */
     int cards, piles;
     uint32_t code;
 } Tableau;
@@ -242,8 +242,9 @@ static int following(const Relaxation *r, Relaxed at, Relaxed *next)
     Tableau tab = {{0}, {0}, 0, 0, at.bottoms};
     for (uint64_t bits = in; bits; bits &= bits - 1, tab.cards++)
         tab.counts[r->t->klass[__builtin_ctzll(bits)]]++;
-    for (int k = 0; k < r->classes; k++) {
-        tab.below[k] = (int)(at.bottoms / r->power[k] % BOTTOMS_BASE);
+    uint32_t digits = at.bottoms;  /* class k's digit is worth r->power[k], BOTTOMS_BASE^k */
+    for (int k = 0; k < r->classes; k++, digits /= BOTTOMS_BASE) {
+        tab.below[k] = (int)(digits % BOTTOMS_BASE);
         tab.piles += tab.below[k];
     }
     /* A pile is empty, and (once the reserve is empty, which refills every empty pile at
@@ -340,16 +341,18 @@ static bool search_lost(Relaxation *r, Relaxed start)
         int32_t at = r->todo[--pending];
         int n = following(r, r->order[at], next);
         for (int i = 0; i < n; i++) {
+            /* Met already: it was neither won, open nor lost then, and the two sets
+             * change only once the test ends. Asked first: most are, and this set is
+             * small where the others are large (docs/benchmarks.md, twenty-third session). */
+            if (has(&r->visited, next[i]))
+                continue;
             if (won(next[i]) || has(&r->open, next[i])) {
                 open_from = at;  /* a win: every position on the way to it is open */
                 break;
             }
             if (has(&r->lost, next[i]))
                 continue;  /* nothing to find there */
-            TableAdd added = add(&r->visited, next[i]);
-            if (added == TABLE_SEEN)
-                continue;
-            if (added == TABLE_FULL
+            if (add(&r->visited, next[i]) == TABLE_FULL
                 || (r->deadline >= 0 && count % RELAXED_CLOCK_EVERY == 0
                     && now_seconds() > r->deadline)) {
                 gave_up = true;
