@@ -130,8 +130,8 @@ class Relaxation:
             at = todo.pop()
             for after in self._following(state, order[at]):
                 # Met already: it was neither won, open nor lost then, and the two sets
-                # change only once the test ends. Asked first, as the native test does:
-                # most are, and there this set is small where the others are large.
+                # change only once the test ends. Asked first, as the native test does
+                # (where this set is small and the others large): most are.
                 if after in seen:
                     continue
                 if _won(after) or after in self.known_open:
