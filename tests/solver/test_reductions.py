@@ -329,9 +329,13 @@ def test_the_corpus_catches_a_reduction_that_loses_wins() -> None:
         return not (len(line) == 1 and line[0].action == DRAW)
 
     won = [state for state, verdict in decided() if verdict == "solved" and state.stock]
+    lost = 0
     with mock.patch.object(search, "_deferred", only_draws):
-        wrong = [python_full(state, 20_000).result for state in won]
-    assert wrong.count("unsolvable") >= 3
+        for state in won:  # three are enough to show it: the rest cost minutes
+            lost += python_full(state, 20_000).result == "unsolvable"
+            if lost == 3:
+                break
+    assert lost >= 3
 
 
 @pytest.mark.skipif(not core.available(), reason=core.missing_reason())
