@@ -13,12 +13,12 @@
 # or with_it and True") against that build, and fail on any report.
 #
 # The relaxed tableau's sample leaves out the two tests that spend most of their time in
-# the Python reference or in plain searches the other files already run (the core
-# against the Python test, 11 minutes under the sanitizers on CI; with and without the
-# test, plain, 4.5 minutes): the whole suite runs both against the optimised build, and
-# the relaxed test's native code runs here in the lost deal's search (15,475 positions,
-# each asking it), the arranged search with it on every corpus position, and the beam's
-# drops (test_beam.py).
+# the Python reference or in searches the other files already run (the core against the
+# Python test, 11 minutes under the sanitizers on CI; the search with and without the
+# test, not up to arrangement, 4.5 minutes): the whole suite runs both against the
+# optimised build, and the relaxed test's native code runs here in the lost deal's
+# search (15,475 positions, each asking it), the arranged search with it on every corpus
+# position, and the beam's drops (test_beam.py).
 #
 #     scripts/native_sanitized.sh            # PYTHON=.venv/bin/python by default
 set -euo pipefail
