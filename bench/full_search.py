@@ -15,6 +15,13 @@ any other and ``bench/solvability.py`` counts them.
 
 One row per deal (a rerun skips the deals the file holds); exit 0. ``--only 42 --only 45``
 searches just those deals, in that order, where they are left undecided.
+``--relaxed-stock`` and ``--relaxed-states`` say where the relaxed tableau's test is asked
+and how far one test may run (``app/solver/relaxation.py``; the row's ``search`` names
+them where they are not the defaults): asked at up to 4 stock cards and run to the end,
+it proved Rainbow deal 5 lost (docs/benchmarks.md, twenty-fifth session):
+
+    nice .venv/bin/python bench/full_search.py rainbow --deals 200 --budget 10000000 \\
+        --relaxed-stock 4 --relaxed-states 4000000 --out bench/surveys/rainbow-10m-deep-full.jsonl
 """
 
 from __future__ import annotations
@@ -67,13 +74,31 @@ def main(argv: list[str] | None = None) -> int:
         action="append",
         help="search only this deal of those left (repeat it; in the order given)",
     )
+    parser.add_argument(
+        "--relaxed-stock",
+        type=int,
+        default=relaxation.STOCK_LIMIT,
+        help="the relaxed tableau's test is asked where the stock holds at most this many",
+    )
+    parser.add_argument(
+        "--relaxed-states",
+        type=int,
+        default=relaxation.STATE_LIMIT,
+        help="one test gives up at this many relaxed positions",
+    )
     args = parser.parse_args(argv)
     variant = get_variant(args.game)
     arranged = arrangements.supports(variant)
     end_torn_line(args.out)
     done = {row["deal"] for row in read_rows(args.out)}
     search = DESCRIBED + (", up to run arrangement" if arranged else "")
-    search += ", relaxed tableau" if relaxation.applies(variant) else ""
+    if relaxation.applies(variant):
+        search += ", relaxed tableau"
+        if (args.relaxed_stock, args.relaxed_states) != (
+            relaxation.STOCK_LIMIT,
+            relaxation.STATE_LIMIT,
+        ):
+            search += f" (stock {args.relaxed_stock}, {args.relaxed_states:,} states a test)"
     left = undecided(args.game, args.budget, args.deals, args.surveys)
     if args.only:
         left = [number for number in args.only if number in left]
@@ -88,6 +113,8 @@ def main(argv: list[str] | None = None) -> int:
             arranged=arranged,
             table_size=1 << 26,
             max_depth=1 << 22,
+            relaxed_stock=args.relaxed_stock,
+            relaxed_states=args.relaxed_states,
         )
         if found.result == "solved" and not wins(start, found.moves):
             raise SystemExit(f"deal {number}: the winning line does not replay (a solver bug)")

@@ -3,6 +3,7 @@
 MAX_CARDS: int
 DEFAULT_MAX_DEPTH: int
 RELAXED_STATE_LIMIT: int
+RELAXED_MOST_STATES: int
 RELAXED_BEAM_STATE_LIMIT: int
 RELAXED_STOCK_LIMIT: int
 RELAXED_CLOCK_EVERY: int
@@ -69,6 +70,7 @@ def search(
     defer_draws: bool = True,
     relaxed: bool = True,
     relaxed_stock: int = ...,
+    relaxed_states: int = ...,
 ) -> tuple[
     str, list[str], int, str, tuple[int, int, int]
 ]: ...  # ..., (children, expansions, skipped)

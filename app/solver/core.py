@@ -142,9 +142,10 @@ def search(
     max_depth: int | None = None,
     relaxed: bool = True,
     relaxed_stock: int = relaxation.STOCK_LIMIT,
+    relaxed_states: int = relaxation.STATE_LIMIT,
 ) -> search_module.SolveResult:
     """``search._search(state, rules, max_positions, deadline, narrow, random.Random(seed)
-    or None, arranged, defer_draws, relaxed, relaxed_stock)`` run natively, with the GIL
+    or None, arranged, defer_draws, relaxed, relaxed_stock, relaxed_states)`` run natively, with the GIL
     released: the same children in the same order, so the same verdict, positions and
     line. ``draw_score`` is the rules' (of ``SearchTables.restart(seed)`` in a restart;
     default the variant's), ``eager`` is ``narrow and rules.eager_foundations``.
@@ -171,6 +172,7 @@ def search(
         max_depth=depth,
         relaxed=relaxed,
         relaxed_stock=relaxed_stock,
+        relaxed_states=relaxed_states,
     )
     moves = [Move.parse(text) for text in texts]
     elapsed = int((time.perf_counter() - started) * 1000)

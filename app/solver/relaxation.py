@@ -49,6 +49,11 @@ from app.solver import arrangements
 # and its start is kept as open, which stops every later test reaching it (measured:
 # docs/benchmarks.md, twentieth session; 5,000 gave up where the bottoms grew the spaces).
 STATE_LIMIT = 100_000
+# A search may let its tests run further (``relaxed_states``, up to this): where its tests
+# are asked at few stock cards, a test that may run to the end shows lost where one that
+# gives up at STATE_LIMIT blunts every test above it (Rainbow deal 5, docs/benchmarks.md,
+# twenty-fifth session). The native core allocates room for that many at once.
+MOST_STATES = 1 << 26
 # The beam's tests, which only drop positions and prove nothing, give up sooner: the
 # passes test many positions a full search never meets, and a give-up at 100,000 costs
 # about 20 times one at this (docs/benchmarks.md, twentieth session).
@@ -376,4 +381,6 @@ def for_search(
         return None
     if stock_limit < 0:
         raise ValueError("stock_limit must be at least 0")
+    if state_limit is not None and not 1 <= state_limit <= MOST_STATES:
+        raise ValueError(f"state_limit must be 1 to {MOST_STATES}")
     return Relaxation(tables, STATE_LIMIT if state_limit is None else state_limit, stock_limit)

@@ -129,6 +129,7 @@ def _search(
     defer_draws: bool = True,
     relaxed: bool = True,
     relaxed_stock: int = relaxation.STOCK_LIMIT,
+    relaxed_states: int = relaxation.STATE_LIMIT,
 ) -> tuple[Result, list[Move], int]:
     """One depth-first search. ``arranged``: positions up to run arrangement, with the
     moves of :mod:`app.solver.arrangements` (where it :func:`~arrangements.supports` the
@@ -138,7 +139,8 @@ def _search(
     from the same position reached otherwise, whose children are all tried.
     ``relaxed`` (never in a narrow search): a position the relaxed game shows lost
     (:mod:`app.solver.relaxation`, where the variant allows it) is met but not expanded;
-    asked where the stock holds at most ``relaxed_stock`` cards."""
+    asked where the stock holds at most ``relaxed_stock`` cards, each test giving up at
+    ``relaxed_states`` relaxed positions."""
     if narrow:
         # A narrow search proves nothing, it finds wins: its safe moves need not be a
         # proof (tables.py), nor its straight-back skip (below), and it keeps every
@@ -147,7 +149,9 @@ def _search(
         defer_draws = False
     dead_end = None
     if relaxed and not narrow:
-        dead_end = relaxation.for_search(state, stock_limit=relaxed_stock)
+        dead_end = relaxation.for_search(
+            state, state_limit=relaxed_states, stock_limit=relaxed_stock
+        )
         if dead_end is not None:
             dead_end.deadline = deadline
     key: Callable[[State], int]

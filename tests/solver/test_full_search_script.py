@@ -102,3 +102,38 @@ def test_a_win_whose_line_does_not_replay_stops_the_run_and_writes_no_row(
     with pytest.raises(SystemExit, match="deal 3: the winning line does not replay"):
         script.main([*argv, "--out", str(out)])
     assert not out.exists() or out.read_text() == ""
+
+
+def test_the_relaxed_tests_options_reach_the_search_and_the_row_names_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--relaxed-stock`` and ``--relaxed-states`` are the search's; a row searched with
+    other than the defaults says so (the rows of one file are then not alike)."""
+    directory = tmp_path / "surveys"
+    directory.mkdir()
+    write_rows(directory / "rainbow-1m-a.jsonl", [{"deal": 1, "result": "unknown"}])
+    script = full_search()
+    asked: list[dict[str, object]] = []
+
+    def lost(*_args: object, **kwargs: object) -> SolveResult:
+        asked.append(kwargs)
+        return SolveResult("unsolvable", [], 7, 1)
+
+    monkeypatch.setattr(script.core, "search", lost)
+    argv = ["rainbow", "--deals", "1", "--budget", "1000000", "--surveys", str(directory)]
+    deep = ["--relaxed-stock", "4", "--relaxed-states", "4000000"]
+    for options, name in (([], "plain.jsonl"), (deep, "deep.jsonl")):
+        assert script.main([*argv, *options, "--out", str(tmp_path / name)]) == 0
+    searched = [
+        json.loads((tmp_path / name).read_text())["search"]
+        for name in ("plain.jsonl", "deep.jsonl")
+    ]
+    assert searched == [
+        "full search alone, up to run arrangement, relaxed tableau",
+        "full search alone, up to run arrangement, relaxed tableau "
+        "(stock 4, 4,000,000 states a test)",
+    ]
+    assert [(a["relaxed_stock"], a["relaxed_states"]) for a in asked] == [
+        (8, 100_000),
+        (4, 4_000_000),
+    ]

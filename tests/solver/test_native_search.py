@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from app.engine import VARIANTS, Move, State, deal
 from app.services import seeds
-from app.solver import arrangements, cli, core, plan, search, tables
+from app.solver import arrangements, cli, core, plan, relaxation, search, tables
 from tests.solver.test_arrangements import ONE_PILE, wrapped_positions
 from tests.solver.test_native_core import CONFIGS, PLAY, SLOW_OK, start, walk
 from tests.solver.test_solver import LOST
@@ -48,6 +48,7 @@ def python_full(
     arranged: bool = False,
     defer_draws: bool = True,
     relaxed_stock: int = STOCK,
+    relaxed_states: int = relaxation.STATE_LIMIT,
 ) -> search.SolveResult:
     result, moves, positions = search._search(
         state,
@@ -58,6 +59,7 @@ def python_full(
         arranged=arranged,
         defer_draws=defer_draws,
         relaxed_stock=relaxed_stock,
+        relaxed_states=relaxed_states,
     )
     return search.SolveResult(result, moves, positions, 0)
 

@@ -263,6 +263,33 @@ def test_a_search_asks_the_test_up_to_the_stock_it_is_given() -> None:
             core.search(state, 50, relaxed_stock=-1)
 
 
+def test_a_search_gives_its_tests_the_room_it_is_given() -> None:
+    """``relaxed_states``: a test gives up at that many relaxed positions (not shown
+    lost), in both cores alike, position for position; out of range is refused."""
+    # lost deal 34 with at most 8 stock cards: its test meets more than CLOCK_EVERY
+    # relaxed positions to show it lost
+    state = stock_left_in_random_play(34, "clock-34-0", 0, relaxation.STOCK_LIMIT)
+    room, stock = relaxation.STATE_LIMIT, relaxation.STOCK_LIMIT
+
+    def python(budget: int, states: int) -> search.SolveResult:
+        return python_full(state, budget, relaxed_stock=stock, relaxed_states=states)
+
+    assert python(50, room).positions == 1
+    cramped = python(300, relaxation.CLOCK_EVERY)
+    assert cramped.positions > 1
+    for bad in (0, relaxation.MOST_STATES + 1):
+        with pytest.raises(ValueError, match="state_limit"):
+            python(50, bad)
+    if core.available():
+        assert core.native().RELAXED_MOST_STATES == relaxation.MOST_STATES
+        assert core.search(state, 50, relaxed_states=room).positions == 1
+        native = core.search(state, 300, relaxed_states=relaxation.CLOCK_EVERY)
+        assert (native.result, native.positions) == (cramped.result, cramped.positions)
+        for bad in (0, relaxation.MOST_STATES + 1):
+            with pytest.raises(ValueError, match="relaxed_states"):
+                core.search(state, 50, relaxed_states=bad)
+
+
 def test_a_test_gives_up_once_the_search_deadline_has_passed() -> None:
     """A hint's search has a deadline, and one test can meet 100,000 relaxed positions:
     past the deadline a test gives up (not shown lost), in both cores."""

@@ -545,18 +545,19 @@ static PyObject *core_search(PyObject *module, PyObject *args, PyObject *kwargs)
     (void)module;
     static char *names[] = {"position", "max_positions", "max_seconds", "table_size",
                             "draw_score", "narrow", "eager", "seed", "max_depth", "arranged",
-                            "defer_draws", "relaxed", "relaxed_stock", NULL};
+                            "defer_draws", "relaxed", "relaxed_stock", "relaxed_states", NULL};
     PyObject *start, *seconds;
     long max_positions;
     Py_ssize_t table_size;
     int draw_score, narrow = 0, eager = 0, arranged = 0, defer_draws = 1, relaxed = 1;
-    int relaxed_stock = RELAXED_STOCK_LIMIT;
+    int relaxed_stock = RELAXED_STOCK_LIMIT, relaxed_states = RELAXED_STATE_LIMIT;
     unsigned long long seed = 0;
     Py_ssize_t max_depth = DEFAULT_MAX_DEPTH;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!lOni|$ppKnpppi", names, &PositionType,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!lOni|$ppKnpppii", names, &PositionType,
                                      &start, &max_positions, &seconds, &table_size,
                                      &draw_score, &narrow, &eager, &seed, &max_depth,
-                                     &arranged, &defer_draws, &relaxed, &relaxed_stock))
+                                     &arranged, &defer_draws, &relaxed, &relaxed_stock,
+                                     &relaxed_states))
         return NULL;
     if (max_depth < 1)
         return PyErr_Format(PyExc_ValueError, "max_depth must be at least 1");
@@ -564,9 +565,13 @@ static PyObject *core_search(PyObject *module, PyObject *args, PyObject *kwargs)
         return PyErr_Format(PyExc_ValueError, "seed must be below 2**32");
     if (relaxed_stock < 0)
         return PyErr_Format(PyExc_ValueError, "relaxed_stock must be at least 0");
+    if (relaxed_states < 1 || relaxed_states > RELAXED_MOST_STATES)
+        return PyErr_Format(PyExc_ValueError, "relaxed_states must be 1 to %d",
+                            RELAXED_MOST_STATES);
     Limits limits = {max_positions, -1.0, (size_t)table_size, draw_score,
                      narrow != 0,   eager != 0, (uint32_t)seed, (size_t)max_depth,
-                     arranged != 0, defer_draws != 0, relaxed != 0, relaxed_stock};
+                     arranged != 0, defer_draws != 0, relaxed != 0, relaxed_stock,
+                     relaxed_states};
     if (!read_seconds(seconds, &limits.max_seconds))
         return NULL;
     if (max_positions < 1 || table_size < 1 || draw_score < 0 || draw_score > 127)
@@ -751,7 +756,7 @@ static PyMethodDef core_methods[] = {
     {"search", (PyCFunction)(void (*)(void))core_search, METH_VARARGS | METH_KEYWORDS,
      "search(position, max_positions, max_seconds, table_size, draw_score, *, narrow=False, "
      "eager=False, seed=0, max_depth=2**20, arranged=False, defer_draws=True, relaxed=True, "
-     "relaxed_stock=RELAXED_STOCK_LIMIT) -> (result, "
+     "relaxed_stock=RELAXED_STOCK_LIMIT, relaxed_states=RELAXED_STATE_LIMIT) -> (result, "
      "move texts, "
      "positions, stop, (children, expansions, skipped)): "
      "search._search run natively (seed: the restart's jitter, random.Random(seed); 0 none; "
@@ -796,6 +801,7 @@ PyMODINIT_FUNC PyInit__core(void)
         || PyModule_AddIntConstant(module, "MAX_CARDS", MAX_CARDS) < 0
         || PyModule_AddIntConstant(module, "DEFAULT_MAX_DEPTH", DEFAULT_MAX_DEPTH) < 0
         || PyModule_AddIntConstant(module, "RELAXED_STATE_LIMIT", RELAXED_STATE_LIMIT) < 0
+        || PyModule_AddIntConstant(module, "RELAXED_MOST_STATES", RELAXED_MOST_STATES) < 0
         || PyModule_AddIntConstant(module, "RELAXED_BEAM_STATE_LIMIT",
                                    RELAXED_BEAM_STATE_LIMIT) < 0
         || PyModule_AddIntConstant(module, "RELAXED_STOCK_LIMIT", RELAXED_STOCK_LIMIT) < 0

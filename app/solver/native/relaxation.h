@@ -11,9 +11,11 @@
 
 #include "state.h"
 
-/* relaxation.STATE_LIMIT, BEAM_STATE_LIMIT and STOCK_LIMIT (a test compares them). */
+/* relaxation.STATE_LIMIT, MOST_STATES, BEAM_STATE_LIMIT and STOCK_LIMIT (a test compares
+ * them). */
 enum {
     RELAXED_STATE_LIMIT = 100000,
+    RELAXED_MOST_STATES = 1 << 26,
     RELAXED_BEAM_STATE_LIMIT = 5000,
     RELAXED_STOCK_LIMIT = 8,
     RELAXED_CLOCK_EVERY = 1024,

@@ -1388,7 +1388,7 @@ void search_run(const Tables *t, const Position *start, const Limits *limits, Ou
     /* The relaxed tableau's test (search._search's `relaxed`, never narrow). */
     if (!s || !table_init(&s->seen, limit)
         || (limits->relaxed && !limits->narrow
-            && !relaxation_new(t, start, limits->relaxed_stock, RELAXED_STATE_LIMIT,
+            && !relaxation_new(t, start, limits->relaxed_stock, limits->relaxed_states,
                                relaxation_lost_limit(limits->table_size), &s->dead_end))) {
         out->verdict = NO_MEMORY;
         if (s)

@@ -94,6 +94,7 @@ typedef struct {
     bool defer_draws;     /* _search's defer_draws (never narrow): after a bare draw, no tableau-only child */
     bool relaxed;         /* _search's relaxed (never narrow): the relaxed tableau's dead-end test */
     int relaxed_stock;    /* _search's relaxed_stock: the test where the stock holds at most this */
+    int relaxed_states;   /* _search's relaxed_states: a test gives up at this many relaxed positions */
 } Limits;
 
 typedef struct {
