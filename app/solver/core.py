@@ -147,8 +147,9 @@ def search(
     """``search._search(state, rules, max_positions, deadline, narrow, random.Random(seed)
     or None, arranged, defer_draws, relaxed, relaxed_stock, relaxed_states)`` run
     natively, with the GIL released: the same children in the same order, so the same
-    verdict, positions and line. ``draw_score`` is the rules' (of ``SearchTables.restart(seed)`` in a restart;
-    default the variant's), ``eager`` is ``narrow and rules.eager_foundations``.
+    verdict, positions and line. ``draw_score`` is the rules' (of
+    ``SearchTables.restart(seed)`` in a restart; default the variant's), ``eager`` is
+    ``narrow and rules.eager_foundations``.
     ``unknown`` also when the transposition table (``table_size`` keys) is full, or its
     stack (``max_depth`` frames, default ``DEFAULT_MAX_DEPTH``): the result says which in
     ``stopped``. As ``_search``, the line

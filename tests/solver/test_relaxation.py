@@ -263,12 +263,16 @@ def test_a_search_asks_the_test_up_to_the_stock_it_is_given() -> None:
             core.search(state, 50, relaxed_stock=-1)
 
 
+def lost_needing_room() -> State:
+    """Lost deal 34 with at most 8 stock cards: its test meets more than CLOCK_EVERY
+    relaxed positions to show it lost."""
+    return stock_left_in_random_play(34, "clock-34-0", 0, relaxation.STOCK_LIMIT)
+
+
 def test_a_search_gives_its_tests_the_room_it_is_given() -> None:
     """``relaxed_states``: a test gives up at that many relaxed positions (not shown
     lost), in both cores alike, position for position; out of range is refused."""
-    # lost deal 34 with at most 8 stock cards: its test meets more than CLOCK_EVERY
-    # relaxed positions to show it lost
-    state = stock_left_in_random_play(34, "clock-34-0", 0, relaxation.STOCK_LIMIT)
+    state = lost_needing_room()
     room, stock = relaxation.STATE_LIMIT, relaxation.STOCK_LIMIT
 
     def python(budget: int, states: int) -> search.SolveResult:
@@ -293,9 +297,7 @@ def test_a_search_gives_its_tests_the_room_it_is_given() -> None:
 def test_a_test_gives_up_once_the_search_deadline_has_passed() -> None:
     """A hint's search has a deadline, and one test can meet 100,000 relaxed positions:
     past the deadline a test gives up (not shown lost), in both cores."""
-    # lost deal 34 with at most 8 stock cards: its test meets more than CLOCK_EVERY
-    # relaxed positions to show it lost
-    state = stock_left_in_random_play(34, "clock-34-0", 0, relaxation.STOCK_LIMIT)
+    state = lost_needing_room()
 
     def shown(state_limit: int | None, deadline: float | None) -> bool:
         test = relaxation.for_search(state, state_limit)
