@@ -13,7 +13,6 @@ next to ask takes it over. Each instance names itself with an id made at start-u
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import uuid
 from collections.abc import AsyncIterator
@@ -119,8 +118,9 @@ async def kept(
         yield
     finally:
         task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+        # Not `await task` under suppress(CancelledError): a cancel of this task arriving
+        # meanwhile would be swallowed with the renewal's, and the work would go on.
+        await asyncio.wait([task])
 
 
 @asynccontextmanager

@@ -246,9 +246,9 @@ class DailyDeals:
             return int(stored.deal)
         job = self._job(variant, day, bounded=day < utc_today())
         try:
-            return await asyncio.wait_for(
-                asyncio.shield(job), timeout=self.settings.daily_wait_seconds
-            )
+            # asyncio.timeout, not wait_for, which drops a cancel on Python 3.11 (solvable.py).
+            async with asyncio.timeout(self.settings.daily_wait_seconds):
+                return await asyncio.shield(job)
         except TimeoutError:
             raise not_ready(variant, day, self.retry_after()) from None
         except Exception as exc:  # logged by _forget

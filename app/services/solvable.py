@@ -220,8 +220,11 @@ class SolvableDeals:
                 log.error("solvable %s: preparation failed: %s", variant, exc, exc_info=exc)
                 await asyncio.sleep(FAILURE_PAUSE_SECONDS)
                 continue
+            # asyncio.timeout, not wait_for: on Python 3.11 wait_for drops a cancel that
+            # comes as the wake-up does, and the app's shutdown would wait a minute.
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(wake.wait(), timeout=RECHECK_SECONDS)
+                async with asyncio.timeout(RECHECK_SECONDS):
+                    await wake.wait()
 
     def start(self) -> None:
         if self.settings.solvable_prepare_ahead and not self._tasks:

@@ -163,3 +163,67 @@ async def test_a_claim_held_is_renewed_while_its_work_waits_and_runs(
     async with sessionmaker() as session:
         assert await claims.claim(session, "solvable", "x|9", "b", ttl)
         assert not await claims.renew(session, "solvable", "x|9", "a", ttl)  # a lost it
+
+
+# --- shutdown: a cancelled task ends, whatever it was doing ------------------------
+# The app's shutdown cancels each background task once and waits for them all
+# (`SolvableDeals.close`): a cancel swallowed on the way leaves a task that goes on and
+# holds the shutdown for its minute-long wait (a CI run failed so, on PostgreSQL).
+
+
+async def ends_cancelled(task: asyncio.Task[None]) -> bool:
+    task.cancel()
+    await asyncio.wait([task], timeout=5)
+    return task.cancelled()
+
+
+async def test_work_cancelled_while_its_claims_renewal_stops_is_cancelled(
+    sessionmaker: async_sessionmaker[AsyncSession], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    renewing = asyncio.Event()
+
+    async def slow_renew(*args: object) -> bool:
+        renewing.set()
+        try:
+            await asyncio.sleep(60)
+        finally:
+            await asyncio.sleep(0.5)  # a renewal in flight takes a moment to let go
+        return True
+
+    monkeypatch.setattr(claims, "renew", slow_renew)
+    went_on = asyncio.Event()
+
+    async def work() -> None:
+        async with claims.kept(sessionmaker, "solvable", "x|9", "a", timedelta(seconds=0.03)):
+            await renewing.wait()
+        went_on.set()  # the work was done: what follows it must not run once cancelled
+        await asyncio.sleep(60)
+
+    task = asyncio.create_task(work())
+    await renewing.wait()
+    await asyncio.sleep(0.1)  # the block is over: `kept` waits for the renewal to stop
+    assert not task.done()
+    assert await ends_cancelled(task)
+    assert not went_on.is_set()
+
+
+@pytest.mark.parametrize("turns", range(6))
+async def test_a_pool_cancelled_as_it_is_woken_is_cancelled(
+    counted: Settings, sessionmaker: async_sessionmaker[AsyncSession], turns: int
+) -> None:
+    # Woken (a deal was claimed) and cancelled a few turns of the event loop apart: on
+    # Python 3.11, asyncio.wait_for returned the wake-up and dropped the cancel.
+    pools = SolvableDeals(counted, sessionmaker, "same-secret", WorkPool(counted))
+    filled = asyncio.Event()
+
+    async def full(variant: str, target: int) -> None:
+        filled.set()
+
+    pools.fill = full  # type: ignore[method-assign]
+    task = asyncio.create_task(pools._keep_filled("rank-and-file"))
+    await filled.wait()
+    await asyncio.sleep(0)  # now waiting to be woken
+    pools.claimed("rank-and-file")
+    for _ in range(turns):
+        await asyncio.sleep(0)
+    assert await ends_cancelled(task)
