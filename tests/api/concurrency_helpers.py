@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -78,9 +79,10 @@ async def play(
     index: int,
     rounds: int | None = None,
     stop: asyncio.Event | None = None,
+    on_ack: Callable[[], None] | None = None,
 ) -> Tally:
     """One client's moves on one game: `rounds` of them, or until `stop` is set, the game
-    has no move left, or the connection breaks."""
+    has no move left, or the connection breaks; `on_ack` is called on each move answered."""
     rng = random.Random(index)
     style = Style.of(index)
     tally = Tally()
@@ -106,6 +108,8 @@ async def play(
         if answer.status_code == 200:
             version = answer.json()["version"]
             tally.acks.append(Ack(game_id, version, move))
+            if on_ack is not None:
+                on_ack()
             if style.idempotent:
                 try:
                     retry = await client.post(
