@@ -285,9 +285,16 @@ def lost_hints(
 
 
 def hint_fate(
-    deals: range, moves: int, every: int, core: CoreChoice, settings: Settings, budget: int
+    deals: range,
+    moves: int,
+    every: int,
+    core: CoreChoice,
+    settings: Settings,
+    budget: int,
+    games: list[str],
 ) -> None:
-    """What becomes of the hints the hint's budget leaves undecided, at ``budget``."""
+    """What becomes of the hints the hint's budget leaves undecided, at ``budget``, in
+    ``games`` (a long budget takes hours over all nine: split them across processes)."""
     print(
         f"## Undecided hints at {budget:,} positions on {describe_core(core)}: positions "
         f"along greedy play of deals {deals.start}-{deals.stop - 1} (every {every}th of the "
@@ -297,7 +304,7 @@ def hint_fate(
     print("| game | positions | hint undecided | then won | then lost | still undecided | deals |")
     print("|---|---|---|---|---|---|---|")
     totals = [0] * 6
-    for name in VARIANTS:
+    for name in games:
         counts = [0] * 6
         left: set[int] = set()
         for number in deals:
@@ -320,7 +327,8 @@ def hint_fate(
         counts[5] = len(left)
         totals = [a + b for a, b in zip(totals, counts, strict=True)]
         print(f"| {name} | " + " | ".join(str(n) for n in counts) + " |")
-    print("| all nine | " + " | ".join(str(n) for n in totals) + " |")
+    label = "all nine" if len(games) == len(VARIANTS) else "these"
+    print(f"| {label} | " + " | ".join(str(n) for n in totals) + " |")
 
 
 def _timing(times: list[float]) -> str:
@@ -455,6 +463,9 @@ def main() -> None:
         help="fate: search the hints left undecided again at this many positions (0: skip)",
     )
     parser.add_argument(
+        "--fate-games", nargs="*", choices=list(VARIANTS), default=list(VARIANTS), help="fate"
+    )
+    parser.add_argument(
         "--lost-proof",
         type=int,
         default=2_000_000,
@@ -473,7 +484,7 @@ def main() -> None:
     if "lost" not in args.skip:
         lost_hints(*positions, args.lost_proof)
     if args.fate_budget:
-        hint_fate(*positions, args.fate_budget)
+        hint_fate(*positions, args.fate_budget, args.fate_games)
     if "daily" not in args.skip:
         daily(args.hint_core, settings)
     if "lag" not in args.skip:
