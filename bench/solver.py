@@ -19,6 +19,8 @@ preparation, and what a search does to the event loop.
    at N positions: how many it wins, proves lost or leaves undecided, and how many deals
    the last come from (positions are taken along each deal's greedy play, so a deal
    the search cannot decide from its first move gives all of its positions);
+   ``--fate-games`` limits it to some games (at 10,000,000 positions all nine take over
+   an hour: split them across processes);
 4. daily preparation: the 18 daily deals (nine games, two days) proven one after another
    as the server does (candidate deals from a throw-away secret, the daily budgets);
 5. event-loop lag while two searches run in a thread pool and in a process pool (why
