@@ -296,8 +296,7 @@ def hint_fate(
     games: list[str],
 ) -> None:
     """What becomes of the hints the hint's budget leaves undecided, at ``budget``, in
-    ``games`` (at 10,000,000 positions all nine take over an hour: split them across
-    processes)."""
+    ``games`` (``--fate-games``)."""
     print(
         f"## Undecided hints at {budget:,} positions on {describe_core(core)}: positions "
         f"along greedy play of deals {deals.start}-{deals.stop - 1} (every {every}th of the "
