@@ -110,6 +110,10 @@ class Game(Base):
     # solver proved lost. Every later position descends from it, so it is lost too (no
     # search needed); undo below it clears it. Null: none known.
     lost_at: Mapped[int | None] = mapped_column(Integer)
+    # A daily game that can still count in its day's ranking: started while its date was
+    # current, no undo, hint or finish, and no move after the ranked window closed
+    # (services.daily). False for every other game.
+    ranked: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class Move(Base):
@@ -137,7 +141,12 @@ class IdempotencyKey(Base):
     """The first successful answer to a request sent with an `Idempotency-Key`."""
 
     __tablename__ = "idempotency_keys"
-    __table_args__ = (UniqueConstraint("player_id", "key"),)
+    __table_args__ = (
+        UniqueConstraint("player_id", "key"),
+        # A player's oldest answers go first beyond the bound; expired ones by age.
+        Index(None, "player_id", "created_at"),
+        Index(None, "created_at"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     player_id: Mapped[str] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
