@@ -494,6 +494,12 @@ class GameState(_WithDeal):
         description="The solver helped: a hint was answered or finish played. An assisted "
         "win counts in the player's wins but is not ranked in daily results."
     )
+    ranked: bool = Field(
+        description="A daily game that counts, or can still count, in its day's ranking: "
+        "started while its date was current (UTC), no undo, hint or finish, and (in play) "
+        "its date not over yet. Undo, a hint and finish set it to false for good; a daily "
+        "game of a past date (practice) and every other game are never ranked."
+    )
     redeals_left: int | None = Field(description="Null: unlimited.")
     base_rank: int | None = Field(description="Rank foundations start from (Rainbow).")
     piles: list[PileOut]
@@ -759,9 +765,15 @@ class Health(BaseModel):
 class DailyOut(_WithDeal):
     variant: str = Field(examples=["rank-and-file"])
     date: str = Field(description="The UTC date, YYYY-MM-DD.", examples=["2026-11-29"])
-    players: int = Field(description="Players who started this daily game.")
-    wins: int = Field(description="Players who won it without the solver's help (unassisted).")
-    deal: int | None = Field(description="The deal number; null until the date is over.")
+    players: int = Field(
+        description="Players who started this daily game while its date was current "
+        "(practice games of a past date are not counted)."
+    )
+    wins: int = Field(description="Ranked wins: won cleanly (no undo, hint or finish) in time.")
+    deal: int | None = Field(
+        description="The deal number; null until the date is over (then no ranked game of "
+        "it can be played any more)."
+    )
     ends_at: Timestamp = Field(description="When the date is over (the next UTC midnight).")
 
 
@@ -778,7 +790,11 @@ class DailyOwnResult(BaseModel):
     status: GameStatus
     moves: int
     assisted: bool = Field(description="The solver helped (hint or finish): the win is not ranked.")
-    rank: int | None = Field(description="Null until the game is won, and for an assisted win.")
+    ranked: bool = Field(
+        description="The game counts, or can still count, in the ranking (as the game "
+        "state's `ranked`)."
+    )
+    rank: int | None = Field(description="Null until the game is won, and for an unranked win.")
     time_ms: int | None
 
 

@@ -21,6 +21,14 @@ def answer_headers(response: Response, answer: Answer[Any]) -> None:
         response.headers["Idempotent-Replayed"] = "true"
 
 
+def etag_matches(if_none_match: str, current: str) -> bool:
+    """Does an `If-None-Match` value match the ETag `current` (weakly, as for GET)?"""
+    if if_none_match.strip() == "*":
+        return True
+    tags = [t.strip().removeprefix("W/") for t in if_none_match.split(",")]
+    return current in tags
+
+
 _TITLES = {
     401: "Unauthorized",
     404: "Not found",

@@ -2,23 +2,26 @@
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime
-from email.utils import format_datetime
+import hashlib
+from datetime import UTC, date, datetime, timedelta
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Path, Query, Request, Response
+from fastapi import APIRouter, Depends, Header, Path, Query, Request, Response
 
 from app.deps import CurrentPlayer, OptionalPlayer, SessionDep, SettingsDep
 from app.errors import DailyNotAvailable, DailyNotReady, Unauthorized, VariantNotFound
-from app.routers.common import answer_headers, errors
+from app.routers.common import answer_headers, errors, etag_matches
 from app.schemas import DailyOut, DailyResults, GameState
 from app.services import daily
 from app.services.daily import DailyDeals
+from app.services.ranking import day_end
 
 router = APIRouter(prefix="/daily", tags=["daily"])
 
-# Past days change only by new players and wins; a day is long enough to cache them.
-PAST_MAX_AGE = 86_400
+# A date's figures and deal stop changing when it ends (practice games of a past date
+# count in neither); a minute later, so that a game committed at midnight is counted.
+SETTLED_AFTER = timedelta(minutes=1)
+SETTLED_MAX_AGE = 86_400
 
 
 async def get_daily_deals(request: Request) -> DailyDeals:
@@ -50,17 +53,13 @@ _DAILY_ERRORS: dict[int | str, dict[str, Any]] = errors(DailyNotAvailable, Varia
 _NOT_READY = errors(DailyNotReady)
 
 
-def _cache_headers(day: date) -> dict[str, str]:
-    """Today's answer holds until midnight UTC (the deal number appears then)."""
-    now = datetime.now(UTC)
-    if day < now.date():
-        return {"Cache-Control": f"public, max-age={PAST_MAX_AGE}"}
-    end = daily.day_end(day)
-    seconds = max(0, int((end - now).total_seconds()))
-    return {
-        "Cache-Control": f"public, max-age={seconds}",
-        "Expires": format_datetime(end, usegmt=True),
-    }
+def _settled(day: date) -> bool:
+    return datetime.now(UTC) >= day_end(day) + SETTLED_AFTER
+
+
+def _daily_etag(answer: DailyOut) -> str:
+    digest = hashlib.sha256(answer.model_dump_json().encode()).hexdigest()[:32]
+    return f'"{digest}"'
 
 
 @router.get(
@@ -71,11 +70,14 @@ def _cache_headers(day: date) -> dict[str, str]:
         200: {
             "headers": {
                 "Cache-Control": {
-                    "description": "Until the next UTC midnight (today), a day (past dates).",
+                    "description": "`no-cache` while the date's figures can change (a "
+                    "cache revalidates with the ETag); a day once they cannot.",
                     "schema": {"type": "string"},
-                }
+                },
+                "ETag": {"description": "Of this answer.", "schema": {"type": "string"}},
             }
         },
+        304: {"description": "Not modified (If-None-Match matched the ETag)."},
         **_DAILY_ERRORS,
     },
     summary="The daily deal of a date: players and wins (no cards)",
@@ -86,9 +88,18 @@ async def get_daily(
     response: Response,
     session: SessionDep,
     settings: SettingsDep,
-) -> DailyOut:
+    if_none_match: Annotated[str | None, Header(alias="If-None-Match")] = None,
+) -> DailyOut | Response:
     answer = await daily.daily_info(session, variant, day, settings.daily_first_date)
-    response.headers.update(_cache_headers(date.fromisoformat(answer.date)))
+    tag = _daily_etag(answer)
+    if _settled(date.fromisoformat(answer.date)):
+        cache = f"public, max-age={SETTLED_MAX_AGE}, immutable"
+    else:
+        cache = "no-cache"  # players and wins change all day: revalidate with the ETag
+    headers = {"ETag": tag, "Cache-Control": cache}
+    if if_none_match and etag_matches(if_none_match, tag):
+        return Response(status_code=304, headers=headers)
+    response.headers.update(headers)
     return answer
 
 

@@ -26,7 +26,7 @@ from app.errors import (
     VersionConflict,
     from_engine,
 )
-from app.routers.common import ETAG, answer_headers, errors
+from app.routers.common import ETAG, answer_headers, errors, etag_matches
 from app.schemas import (
     MOVE_REQUEST_EXAMPLES,
     ClickRequest,
@@ -86,13 +86,6 @@ def _idempotency(request: Request, key: str | None, payload: Any) -> Idempotency
     if not key:
         return None
     return Idempotency(key, games.fingerprint(request.method, request.url.path, payload))
-
-
-def _etag_matches(if_none_match: str, current: str) -> bool:
-    if if_none_match.strip() == "*":
-        return True
-    tags = [t.strip().removeprefix("W/") for t in if_none_match.split(",")]
-    return current in tags
 
 
 def command(body: MoveRequestMove | DrawRequest | RedealRequest | ClickRequest) -> Command:
@@ -180,7 +173,7 @@ async def get_game(
     if if_none_match:
         version = await games.game_version(session, player, game_id)
         tag = games.etag(game_id, version)
-        if _etag_matches(if_none_match, tag):
+        if etag_matches(if_none_match, tag):
             return Response(status_code=304, headers={"ETag": tag})
     answer = await games.get_game(session, player, game_id)
     answer_headers(response, answer)

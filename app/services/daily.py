@@ -31,7 +31,7 @@ import asyncio
 import logging
 import math
 import re
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import and_, case, func, or_, select
@@ -49,6 +49,7 @@ from app.schemas import DailyOut, DailyOwnResult, DailyResultEntry, DailyResults
 from app.services import claims, games
 from app.services.games import Answer
 from app.services.proving import Proof, derive_deal
+from app.services.ranking import day_end, deal_published, is_ranked
 from app.services.seeds import public_deals
 from app.services.variants import find_variant
 from app.services.work import DAILY, WorkPool
@@ -65,11 +66,6 @@ CLAIM_POLL_SECONDS = 0.5
 
 def utc_today() -> date:
     return datetime.now(UTC).date()
-
-
-def day_end(day: date) -> datetime:
-    """The moment `day` is over (the next UTC midnight)."""
-    return datetime.combine(day + timedelta(days=1), time(), tzinfo=UTC)
 
 
 def parse_day(text: str) -> date:
@@ -299,19 +295,22 @@ class DailyDeals:
 async def daily_info(
     session: AsyncSession, variant_name: str, day_text: str, first_day: date
 ) -> DailyOut:
-    """Who played and won (unassisted); the deal number only once the date is over."""
+    """Who played (while the date was current) and who won ranked; the deal number only
+    once the date is over. A past date's answer no longer changes: practice games are
+    counted in neither figure."""
     variant, day = playable_day(variant_name, day_text, first_day)
+    contest = and_(Game.variant == variant, Game.daily_date == day, Game.created_at < day_end(day))
     async with unit_of_work(session, write=False):
         players, wins = (
             await session.execute(
                 select(
                     func.count(Game.id),
                     func.coalesce(func.sum(case((ranked_win(), 1), else_=0)), 0),
-                ).where(Game.variant == variant, Game.daily_date == day)
+                ).where(contest)
             )
         ).one()
         number = None
-        if day < utc_today():
+        if deal_published(day, datetime.now(UTC)):
             stored = await stored_deal(session, variant, day)
             number = int(stored.deal) if stored else None
     return DailyOut(
@@ -325,9 +324,9 @@ async def daily_info(
 
 
 def ranked_win() -> ColumnElement[bool]:
-    """A win that counts in the daily results, daily wins and streaks: won without the
-    solver's help."""
-    return and_(Game.status == "won", Game.assisted.is_(False))
+    """A win that counts in the daily results, daily wins and streaks: a ranked game
+    (`ranking`: started on its date, no undo, hint or finish, won before the date ended)."""
+    return and_(Game.status == "won", Game.ranked.is_(True), Game.assisted.is_(False))
 
 
 async def _own_game(session: AsyncSession, player_id: str, variant: str, day: date) -> Game | None:
@@ -395,8 +394,8 @@ async def daily_results(
     limit: int,
     offset: int,
 ) -> DailyResults:
-    """Unassisted winners ranked by moves, then time taken, then who was first to the
-    game. The caller's own game is shown whatever it is; an assisted win has no rank."""
+    """Ranked winners (`ranked_win`) by moves, then time taken, then who was first to the
+    game. The caller's own game is shown whatever it is; an unranked win has no rank."""
     variant, day = playable_day(variant_name, day_text, first_day)
     won = and_(Game.variant == variant, Game.daily_date == day, ranked_win())
     duration = _duration_ms(session, Game)
@@ -428,13 +427,14 @@ async def daily_results(
             if mine is not None:
                 won_mine = mine.status == "won"
                 rank = None
-                if won_mine and not mine.assisted:
+                if won_mine and mine.ranked and not mine.assisted:
                     rank = await _rank(session, mine, won) + 1
                 me = DailyOwnResult(
                     game_id=mine.id,
                     status=mine.status,  # type: ignore[arg-type]  # a Status, as stored
                     moves=mine.move_count,
                     assisted=mine.assisted,
+                    ranked=is_ranked(mine, datetime.now(UTC)),
                     rank=rank,
                     time_ms=_ms(mine) if won_mine else None,
                 )

@@ -62,7 +62,7 @@ from app.schemas import (
     UndoResult,
     rfc3339,
 )
-from app.services import solvable
+from app.services import ranking, solvable
 from app.services.bounded import BoundedMap
 from app.services.proving import SERVER_DEAL_MAX
 from app.services.solvable import SolvableDeals
@@ -155,10 +155,12 @@ class PositionChanged(Exception):
 
 
 def visible_deal(game: Game) -> int | None:
+    if game.daily_date is not None:
+        # Everyone plays the same daily deal: its number is secret until it is published
+        # (`GET /daily` shows it then too), won or not.
+        published = ranking.deal_published(game.daily_date, utcnow())
+        return int(game.deal) if published else None
     if game.source in SECRET_SOURCES and game.status != "won":
-        return None
-    # Everyone plays the same daily deal: its number stays secret until its date is over.
-    if game.daily_date is not None and game.daily_date >= datetime.now(UTC).date():
         return None
     return int(game.deal)
 
@@ -182,6 +184,7 @@ def state_json(game: Game, state: State, legal: list[Move] | None = None) -> dic
         "version": game.version,
         "move_count": game.move_count,
         "assisted": bool(game.assisted),
+        "ranked": ranking.is_ranked(game, utcnow()),
         "redeals_left": public["redeals_left"],
         "base_rank": public["base_rank"],
         "piles": public["piles"],
@@ -261,6 +264,7 @@ def move_result_json(game: Game, body: dict[str, Any]) -> bytes | None:
         "version": body["version"],
         "move_count": body["move_count"],
         "assisted": body["assisted"],
+        "ranked": body["ranked"],
         "redeals_left": body["redeals_left"],
         "base_rank": body["base_rank"],
         "piles": body["piles"],
@@ -651,6 +655,7 @@ def _new_game(
         updated_at=now,
         daily_date=daily_date,
         assisted=False,
+        ranked=ranking.starts_ranked(daily_date, now),
     )
 
 
@@ -848,10 +853,13 @@ async def apply_moves(
             # version. A won game cannot be undone, so the winning move's time stays
             # (results rank by it).
             values: dict[str, Any] = {}
+            now = utcnow()
             if assisted and not game.assisted:
                 values["assisted"] = True
+            if game.ranked and (assisted or not ranking.keeps_rank(game, now)):
+                values["ranked"] = False  # helped, or played after the deal was published
             if state.is_won and not start.is_won:
-                values["won_at"] = utcnow()
+                values["won_at"] = now
             # The legal moves of the new position, once: its status, the answer's
             # `legal_moves` and every click are read from them.
             legal = state.legal_moves()
@@ -926,8 +934,8 @@ async def mark_assisted(session: AsyncSession, player: Player, game_id: str) -> 
     player_id = player.id  # read once: a rollback expires the ORM object
     async with writing_game(session, player_id, game_id) as write:
         game = write.game
-        if not game.assisted and game.status != "won":
-            await _save(session, game, assisted=True)
+        if (not game.assisted or game.ranked) and game.status != "won":
+            await _save(session, game, assisted=True, ranked=False)
     return game
 
 
@@ -948,8 +956,8 @@ async def mark_lost(session: AsyncSession, player: Player, game_id: str, positio
         values: dict[str, Any] = {}
         if game.status == "won":
             return game
-        if not game.assisted:
-            values["assisted"] = True
+        if not game.assisted or game.ranked:
+            values["assisted"], values["ranked"] = True, False
         if game.state == position.to_bytes() and not known_lost(game):
             values["lost_at"] = game.move_count
         if values:
@@ -1005,6 +1013,7 @@ async def undo(
                 status=state.status,
                 move_count=game.move_count - 1,
                 lost_at=lost_at,
+                ranked=False,  # an undo shows what the move turned up, then takes it back
             )
             body = state_json(game, state)
             body["events"] = undone

@@ -121,6 +121,7 @@ function show(state) {
       ? `redeals left: ${state.redeals_left === null ? "unlimited" : state.redeals_left}`
       : "";
   $("assisted").hidden = !state.assisted;
+  $("ranked").hidden = !state.ranked;
   $("auto-play").checked = state.settings.auto_play;
   $("auto-finish").checked = state.settings.auto_finish;
   $("won").hidden = state.status !== "won";
@@ -177,7 +178,20 @@ function onClick(pile, index) {
   sendMove(index === null ? { action: "click", pile } : { action: "click", pile, index });
 }
 
+/**
+ * Undo, a hint and finish take a daily game out of the ranking for good: the player
+ * says so first (true: go on).
+ */
+function keepsOrLeavesRanking(what) {
+  if (!app.game || !app.game.ranked) return true;
+  return window.confirm(
+    `${what} takes this daily game out of today's ranking, for good. ` +
+      "You can still finish it as practice. Go on?",
+  );
+}
+
 function undo() {
+  if (!keepsOrLeavesRanking("An undo")) return;
   run(async () => {
     const state = await api.undo(app.game.id, app.game.version);
     await answer(state, state.events);
@@ -189,6 +203,7 @@ function busyNotice(seconds) {
 }
 
 function hint() {
+  if (!keepsOrLeavesRanking("A hint")) return;
   run(async () => {
     const answerHint = await api.hint(app.game.id, busyNotice);
     if (answerHint.version !== app.game.version) {
@@ -234,6 +249,7 @@ function playHint() {
 }
 
 function finish() {
+  if (!keepsOrLeavesRanking("Finish")) return;
   run(async () => {
     say("The solver is looking for a winning line...");
     const state = await api.finish(app.game.id, busyNotice);
@@ -311,11 +327,11 @@ async function showDaily() {
   const minutes = Math.floor((left % 3600000) / 60000);
   $("daily-summary").textContent =
     `${daily.date}: ${daily.players} player${daily.players === 1 ? "" : "s"} started it, ` +
-    `${daily.wins} won it without help. A new deal in ${hours} h ${minutes} min.`;
+    `${daily.wins} won it cleanly (no undo, hint or finish). A new deal in ${hours} h ${minutes} min.`;
   const me = results.me;
   $("daily-me").textContent = me
     ? `Your game: ${me.status}, ${me.moves} moves` +
-      (me.rank ? `, ranked ${me.rank}` : me.assisted && me.status === "won" ? " (with help: not ranked)" : "") +
+      (me.rank ? `, ranked ${me.rank}` : me.ranked ? "" : " (not ranked)") +
       (me.time_ms !== null ? `, ${formatTime(me.time_ms)}` : "")
     : "You have not played today's deal yet.";
   const body = $("daily-results").querySelector("tbody");

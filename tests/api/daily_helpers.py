@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+import time_machine
 from asgi_lifespan import LifespanManager
 from fastapi import FastAPI
 from sqlalchemy import delete, select
@@ -82,6 +83,13 @@ def day(days_ago: int) -> str:
 
 def today() -> date:
     return utc_today()
+
+
+def on_date(when: str) -> time_machine.travel:
+    """The clock at noon (UTC) of the date `when`, running on: a past date's daily game
+    played within this block is played while its date was current (ranked)."""
+    noon = datetime.combine(date.fromisoformat(when), time(12), tzinfo=UTC)
+    return time_machine.travel(noon, tick=True)
 
 
 def layout(state: dict[str, Any]) -> list[Any]:

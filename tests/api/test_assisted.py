@@ -15,6 +15,7 @@ from tests.api.daily_helpers import (  # noqa: F401 (settings, small_solver: fix
     daily_settings,
     day,
     empty_daily_deals,
+    on_date,
     settings,
     small_solver,
     start_daily,
@@ -86,15 +87,17 @@ async def test_a_daily_win_by_finish_is_not_ranked(
 ) -> None:
     when = day(1)
     ada, bob = await new_player("ada"), await new_player("bob")
-    ada_game = (await start_daily(client, ada, when)).json()
-    bob_game = (await start_daily(client, bob, when)).json()
-    await win_with_line(app, ada, ada_game["id"], VARIANT, when)
-    await _know_the_daily_line(app, when)
-    finished = await client.post(f"{API}/games/{bob_game['id']}/finish", headers=bob)
-    assert finished.status_code == 200, finished.text
-    assert finished.json()["status"] == "won" and finished.json()["assisted"] is True
-    # Marked in the same transaction as the moves: one version per move, nothing more.
-    assert finished.json()["version"] == finished.json()["move_count"]
+    with on_date(when):
+        ada_game = (await start_daily(client, ada, when)).json()
+        bob_game = (await start_daily(client, bob, when)).json()
+        await win_with_line(app, ada, ada_game["id"], VARIANT, when)
+        await _know_the_daily_line(app, when)
+        finished = await client.post(f"{API}/games/{bob_game['id']}/finish", headers=bob)
+        assert finished.status_code == 200, finished.text
+        assert finished.json()["status"] == "won" and finished.json()["assisted"] is True
+        # Marked in the same transaction as the moves: one version per move, nothing more.
+        assert finished.json()["version"] == finished.json()["move_count"]
+    assert finished.json()["ranked"] is False
 
     url = f"{API}/daily/{VARIANT}/{when}/results"
     results = (await client.get(url, headers=bob)).json()
@@ -114,12 +117,16 @@ async def test_stats_daily_wins_and_streak_ignore_assisted_wins(
 ) -> None:
     # Won unassisted two days ago and today; yesterday's won with finish.
     for days_ago in (2, 0):
-        game = (await start_daily(client, auth, day(days_ago))).json()
-        await win_with_line(app, auth, game["id"], VARIANT, day(days_ago))
-    yesterday = (await start_daily(client, auth, day(1))).json()
-    await _know_the_daily_line(app, day(1))
-    finished = await client.post(f"{API}/games/{yesterday['id']}/finish", headers=auth)
-    assert finished.status_code == 200 and finished.json()["status"] == "won"
+        when = day(days_ago)  # before the clock goes back to it
+        with on_date(when):
+            game = (await start_daily(client, auth, when)).json()
+            await win_with_line(app, auth, game["id"], VARIANT, when)
+    when = day(1)
+    with on_date(when):
+        yesterday = (await start_daily(client, auth, when)).json()
+        await _know_the_daily_line(app, when)
+        finished = await client.post(f"{API}/games/{yesterday['id']}/finish", headers=auth)
+        assert finished.status_code == 200 and finished.json()["status"] == "won"
 
     stats = (await client.get(f"{API}/players/me/stats", headers=auth)).json()
     mine = {v["variant"]: v for v in stats["variants"]}[VARIANT]

@@ -35,6 +35,7 @@ from tests.api.daily_helpers import (  # noqa: F401 (settings, small_solver: fix
     daily_settings,
     day,
     empty_daily_deals,
+    on_date,
     settings,
     small_solver,
     start_daily,
@@ -192,9 +193,10 @@ async def test_every_timestamp_of_every_answer_is_rfc3339_utc_with_z(
         f"{API}/games/{finishing.json()['id']}/finish", headers=auth
     )
     when = day(1)
-    daily_game = await start_daily(client, auth, when)
-    answers["daily game"] = daily_game
-    await win_with_line(app, auth, daily_game.json()["id"], VARIANT, when)
+    with on_date(when):  # a ranked win: the results list it
+        daily_game = await start_daily(client, auth, when)
+        answers["daily game"] = daily_game
+        await win_with_line(app, auth, daily_game.json()["id"], VARIANT, when)
     answers["daily"] = await client.get(f"{API}/daily/{VARIANT}/{when}")
     answers["daily results"] = await client.get(
         f"{API}/daily/{VARIANT}/{when}/results", headers=auth

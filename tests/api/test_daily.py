@@ -7,8 +7,7 @@ import asyncio
 import json
 import time
 from collections.abc import AsyncIterator, Awaitable
-from datetime import UTC, datetime, timedelta
-from email.utils import parsedate_to_datetime
+from datetime import timedelta
 from pathlib import Path
 
 import httpx
@@ -33,6 +32,7 @@ from tests.api.daily_helpers import (
     empty_daily_deals,
     layout,
     lifespan,
+    on_date,
     start_daily,
     stored_deal_number,
     today,
@@ -48,7 +48,7 @@ async def settings(database_url: str, tmp_path: Path) -> AsyncIterator[Settings]
     yield daily_settings(database_url, tmp_path)
 
 
-async def test_info_has_counts_no_cards_and_caches_until_midnight(
+async def test_info_has_counts_no_cards_and_is_revalidated_until_settled(
     client: httpx.AsyncClient,
 ) -> None:
     response = await client.get(f"{API}/daily/dress-parade/today")
@@ -63,13 +63,26 @@ async def test_info_has_counts_no_cards_and_caches_until_midnight(
         "deal_str": None,
         "ends_at": day_end(today()).strftime("%Y-%m-%dT%H:%M:%S.000Z"),
     }
-    max_age = int(response.headers["Cache-Control"].split("max-age=")[1])
-    left = (day_end(today()) - datetime.now(UTC)).total_seconds()
-    assert 0 <= max_age <= left + 1 and max_age >= left - 60
-    assert parsedate_to_datetime(response.headers["Expires"]) == day_end(today())
+    # Today's players and wins change all day: a cache must ask again, by the ETag.
+    assert response.headers["Cache-Control"] == "no-cache"
+    tag = response.headers["ETag"]
+    same = await client.get(f"{API}/daily/{VARIANT}/today", headers={"If-None-Match": tag})
+    assert same.status_code == 304 and same.headers["ETag"] == tag
+    # A past date no longer changes: cached for a day.
     past = await client.get(f"{API}/daily/{VARIANT}/{day(3)}")
     assert past.status_code == 200 and past.json()["date"] == day(3)
-    assert past.headers["Cache-Control"] == "public, max-age=86400"
+    assert past.headers["Cache-Control"] == "public, max-age=86400, immutable"
+
+
+async def test_todays_etag_changes_with_its_players(
+    client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    first = await client.get(f"{API}/daily/{VARIANT}/today")
+    assert (await start_daily(client, auth, "today")).status_code == 201
+    headers = {"If-None-Match": first.headers["ETag"]}
+    again = await client.get(f"{API}/daily/{VARIANT}/today", headers=headers)
+    assert again.status_code == 200 and again.json()["players"] == 1
+    assert again.headers["ETag"] != first.headers["ETag"]
 
 
 async def test_future_dates_are_refused(
@@ -261,24 +274,29 @@ async def test_results_rank_by_moves_then_time(
 ) -> None:
     when = day(1)
     ada, bob, cy, dan = [await new_player(n) for n in ("ada", "bob", "cy", "dan")]
-    games = {}
-    for name, headers in (("ada", ada), ("bob", bob), ("cy", cy), ("dan", dan)):
-        response = await start_daily(client, headers, when)
-        assert response.status_code == 201
-        games[name] = response.json()["id"]
-    # cy plays the whole line by hand (auto-finish off) with a detour: more moves than the
-    # others (auto-finish alone saves none when the last stock card is the last to go up).
-    patch = {"settings": {"auto_finish": False}}
-    assert (await client.patch(f"{API}/games/{games['cy']}", json=patch, headers=cy)).is_success
-    cy_won = await win_with_line(app, cy, games["cy"], VARIANT, when, detour=True)
-    # bob and ada play the same line with auto-finish: same moves; bob, started
-    # later, wins sooner after his start, so he ranks first.
-    await asyncio.sleep(0.05)
-    bob_won = await win_with_line(app, bob, games["bob"], VARIANT, when)
-    ada_won = await win_with_line(app, ada, games["ada"], VARIANT, when)
-    assert ada_won["move_count"] == bob_won["move_count"] < cy_won["move_count"]
-    # Won, but the date is today's-or-later only for today: yesterday's is revealed.
-    assert ada_won["deal"] == await stored_deal_number(app, VARIANT, when)
+    # Played on its date (yesterday's, as it was then).
+    with on_date(when):
+        games = {}
+        for name, headers in (("ada", ada), ("bob", bob), ("cy", cy), ("dan", dan)):
+            response = await start_daily(client, headers, when)
+            assert response.status_code == 201
+            games[name] = response.json()["id"]
+        # cy plays the whole line by hand (auto-finish off) with a detour: more moves than the
+        # others (auto-finish alone saves none when the last stock card is the last to go up).
+        patch = {"settings": {"auto_finish": False}}
+        assert (await client.patch(f"{API}/games/{games['cy']}", json=patch, headers=cy)).is_success
+        cy_won = await win_with_line(app, cy, games["cy"], VARIANT, when, detour=True)
+        # bob and ada play the same line with auto-finish: same moves; bob, started
+        # later, wins sooner after his start, so he ranks first.
+        await asyncio.sleep(0.05)
+        bob_won = await win_with_line(app, bob, games["bob"], VARIANT, when)
+        ada_won = await win_with_line(app, ada, games["ada"], VARIANT, when)
+        assert ada_won["move_count"] == bob_won["move_count"] < cy_won["move_count"]
+        # Won while the date is current: the number stays secret until it is over.
+        assert ada_won["deal"] is None
+    # The date is over: the won game shows the number.
+    ada_now = (await client.get(f"{API}/games/{games['ada']}", headers=ada)).json()
+    assert ada_now["deal"] == await stored_deal_number(app, VARIANT, when)
 
     url = f"{API}/daily/{VARIANT}/{when}/results"
     everyone = (await client.get(url)).json()
@@ -307,6 +325,7 @@ async def test_results_rank_by_moves_then_time(
         "status": "playing",
         "moves": 0,
         "assisted": False,
+        "ranked": False,  # its date is over: it can no longer be ranked
         "rank": None,
         "time_ms": None,
     }

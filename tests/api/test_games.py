@@ -22,6 +22,7 @@ STATE_KEYS = {
     "version",
     "move_count",
     "assisted",
+    "ranked",
     "redeals_left",
     "base_rank",
     "piles",

@@ -19,6 +19,7 @@ from tests.api.daily_helpers import (
     daily_settings,
     day,
     empty_daily_deals,
+    on_date,
     start_daily,
     win_with_line,
 )
@@ -76,10 +77,12 @@ async def test_stats_count_won_lost_and_daily_games(
     await new_game(variant="rainbow")
     # Daily games: won today, yesterday and four days ago; lost (left unplayed) two days ago.
     for days_ago in (0, 1, 4):
-        game = (await start_daily(client, auth, day(days_ago))).json()
-        body = await win_with_line(app, auth, game["id"], VARIANT, day(days_ago))
-        if days_ago == 0:
-            assert body["deal"] is None  # today's number stays secret, even once won
+        when = day(days_ago)  # before the clock goes back to it
+        with on_date(when):
+            game = (await start_daily(client, auth, when)).json()
+            body = await win_with_line(app, auth, game["id"], VARIANT, when)
+        # The number stays secret while the date is current, even once won.
+        assert body["deal"] is None and body["ranked"] is True
     await start_daily(client, auth, day(2))
     # Someone else's games never count.
     other = await new_player("bob")

@@ -464,12 +464,33 @@ def test_daily_page_shows_the_day_and_the_players_stats(play: Play) -> None:
     assert play.page.evaluate("document.body.dataset.view") == "table"
     play.page.click("#draw")
     play.ready()
+    assert play.state()["ranked"] is True and play.page.locator("#ranked").is_visible()
+    # Undo would take the game out of the ranking: the player is asked first.
+    asked: list[str] = []
+
+    def answer(dialog: Any, accept: bool) -> None:
+        asked.append(dialog.message)
+        dialog.accept() if accept else dialog.dismiss()
+
+    play.page.once("dialog", lambda dialog: answer(dialog, accept=False))
+    play.page.click("#undo")
+    play.ready()
+    assert "ranking" in asked[0]
+    assert play.state()["move_count"] == 1 and play.state()["ranked"] is True
+    play.page.once("dialog", lambda dialog: answer(dialog, accept=True))
+    with play.page.expect_response("**/undo"):
+        play.page.click("#undo")
+    play.ready()
+    assert len(asked) == 2 and play.state()["ranked"] is False
+    assert play.page.locator("#ranked").is_hidden()
+    play.page.click("#draw")
+    play.ready()
 
     play.page.click("#nav-daily")
     play.ready()
     play.page.select_option("#daily-variant", "rainbow")
     play.ready()
-    assert "Your game: playing, 1 moves" in play.page.inner_text("#daily-me")
+    assert "Your game: playing, 1 moves (not ranked)" in play.page.inner_text("#daily-me")
     stats = play.api("GET", "/players/me/stats").json()
     line = next(v for v in stats["variants"] if v["variant"] == "rainbow")
     row = play.page.locator('#stats tr[data-variant="rainbow"] td').all_inner_texts()
