@@ -4,6 +4,7 @@ refusals that used to bypass the envelope (CORS preflight)."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
@@ -253,3 +254,26 @@ async def test_wrong_tokens_from_an_address_never_refuse_a_right_token(
     assert_error(
         await client.get(f"{API}/players/me", headers=other_wrong), 429, "too_many_auth_failures"
     )
+
+
+async def test_wrong_tokens_past_the_limit_write_nothing(
+    client: httpx.AsyncClient, app: FastAPI, settings: Settings, monkeypatch: Any
+) -> None:
+    """Past the limit an instance refuses the address's wrong tokens without counting
+    them, until its Retry-After: a flood of guesses costs a lookup each, not a write
+    (on SQLite a write waits in line with every game's moves). Then they count again."""
+    wrong = {"Authorization": "Bearer not-a-token"}
+    for _ in range(settings.auth_failures_per_minute):
+        assert_error(await client.get(f"{API}/players/me", headers=wrong), 401, "unauthorized")
+    limited = await client.get(f"{API}/players/me", headers=wrong)
+    assert_error(limited, 429, "too_many_auth_failures")
+    with recorded_statements(app) as statements:
+        for _ in range(5):
+            again = await client.get(f"{API}/players/me", headers=wrong)
+            assert_error(again, 429, "too_many_auth_failures")
+            assert 1 <= int(again.headers["Retry-After"]) <= int(limited.headers["Retry-After"])
+    assert not [s for s in statements if "auth_failures" in s], statements
+    # Once the window has moved past the failures, wrong tokens are counted again.
+    later = time.time() + 61
+    monkeypatch.setattr("app.services.ratelimit.time.time", lambda: later)
+    assert_error(await client.get(f"{API}/players/me", headers=wrong), 401, "unauthorized")
