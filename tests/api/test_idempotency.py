@@ -9,11 +9,12 @@ from typing import Any
 import httpx
 from asgi_lifespan import LifespanManager
 from fastapi import FastAPI
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 
 from app.config import Settings
 from app.main import create_app
 from app.models import IdempotencyKey, utcnow
+from app.services.idempotency import prune_idempotency_keys
 from tests.api.conftest import API, NewGame, NewPlayer, assert_error
 
 
@@ -127,13 +128,6 @@ async def test_same_key_on_two_games_at_once(
 async def test_old_keys_are_pruned(
     client: httpx.AsyncClient, app: FastAPI, auth: dict[str, str], new_game: NewGame
 ) -> None:
-    from datetime import timedelta
-
-    from sqlalchemy import func, select, update
-
-    from app.models import IdempotencyKey, utcnow
-    from app.services.idempotency import prune_idempotency_keys
-
     game = await new_game(deal=5)
     url = f"{API}/games/{game['id']}/moves"
     for key in ("old", "new"):
