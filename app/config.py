@@ -38,7 +38,12 @@ class Settings(BaseSettings):
     # power loss or an OS crash too (about 0.1 ms a commit here). NORMAL trades that for
     # speed: in WAL mode the last commits may roll back after such a crash.
     sqlite_synchronous: Literal["FULL", "NORMAL"] = "FULL"
+    # Stored answers to Idempotency-Key requests: replayed for this long, deleted in the
+    # background once older (every instance sweeps), and at most this many per player
+    # (the oldest go; an answer is a few KB).
     idempotency_ttl_hours: float = Field(default=24, gt=0)
+    idempotency_sweep_seconds: float = Field(default=600, gt=0)
+    idempotency_max_per_player: int = Field(default=1_000, ge=1)
     seeds_dir: Path = DEFAULT_SEEDS_DIR
     # Apply the migrations at start-up (instances starting together take turns on
     # PostgreSQL); false where a deployment runs `alembic upgrade head` once itself.

@@ -63,23 +63,17 @@ async def get_current_player(
 ) -> Player:
     if credentials is None or not credentials.credentials:
         raise Unauthorized()
-    address = client_address(request)
-    await limiter.check(session, address)
     known: KnownTokens | None = getattr(request.app.state, "known_tokens", None)
     token_hash = hash_token(credentials.credentials)
 
     async def look_up() -> Player | None:
-        # Counted first (a burst of guesses is counted at once), taken back when right.
-        slot = await limiter.attempt(session, address)
-        player = await player_for_hash(session, token_hash, known)
-        if player is None:
-            limiter.wrong(address)
-        else:
-            await limiter.right(session, address, slot)
-        return player
+        return await player_for_hash(session, token_hash, known)
 
+    # Looked up before anything is counted: a right token is answered whatever its
+    # address's count (services.ratelimit says what a guesser learns from that).
     player = await (known.find(token_hash, look_up) if known is not None else look_up())
     if player is None:
+        await limiter.failed(session, client_address(request))  # 429 past the limit
         raise Unauthorized()
     return player
 

@@ -24,7 +24,7 @@ from app.routers import daily, games, health, players, solver, stats, variants
 from app.routers.play import mount_play
 from app.services.claims import new_owner
 from app.services.daily import DailyDeals
-from app.services.games import prune_idempotency_keys
+from app.services.idempotency import AnswerSweeper
 from app.services.knowledge import SolverKnowledge
 from app.services.players import KnownTokens
 from app.services.ratelimit import FailedAuthLimiter
@@ -189,8 +189,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         database = Database(settings.resolved_database_url, settings)
         if settings.migrate_on_start:
             await upgrade_to_head(database.engine)
-        async with database.sessionmaker() as session:
-            await prune_idempotency_keys(session, timedelta(hours=settings.idempotency_ttl_hours))
+        # Expired stored answers: deleted once now, then every IDEMPOTENCY_SWEEP_SECONDS.
+        sweeper = AnswerSweeper(
+            database.sessionmaker,
+            timedelta(hours=settings.idempotency_ttl_hours),
+            settings.idempotency_sweep_seconds,
+        )
+        await sweeper.sweep()
+        app.state.idempotency_sweeper = sweeper
         app.state.db = database
         # What the solver knows: in the database, shared by every instance.
         app.state.knowledge = SolverKnowledge(
@@ -210,9 +216,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.solvable = SolvableDeals(settings, database.sessionmaker, secret, work, owner)
         app.state.daily.start()
         app.state.solvable.start()
+        sweeper.start()
         try:
             yield
         finally:
+            await sweeper.close()
             await app.state.daily.close()
             await app.state.solvable.close()
             work.close()

@@ -138,7 +138,8 @@ class Move(Base):
 
 
 class IdempotencyKey(Base):
-    """The first successful answer to a request sent with an `Idempotency-Key`."""
+    """The first successful answer to a request sent with an `Idempotency-Key`, bounded
+    by age and number per player (services.idempotency)."""
 
     __tablename__ = "idempotency_keys"
     __table_args__ = (

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, Header, Query, Request, Response
 
+from app.config import Settings
 from app.deps import CurrentPlayer, NoNullBody, SessionDep
 from app.engine import DRAW_MOVE, REDEAL_MOVE, EngineError, Move, Pile
 from app.errors import (
@@ -44,7 +46,8 @@ from app.schemas import (
     UndoResult,
 )
 from app.services import games
-from app.services.games import Click, Command, Idempotency
+from app.services.games import Click, Command
+from app.services.idempotency import Idempotency, fingerprint
 from app.services.solvable import SolvableDeals
 
 router = APIRouter(prefix="/games", tags=["games"])
@@ -85,7 +88,13 @@ _LOCATION = {"Location": {"description": "The game's URL", "schema": {"type": "s
 def _idempotency(request: Request, key: str | None, payload: Any) -> Idempotency | None:
     if not key:
         return None
-    return Idempotency(key, games.fingerprint(request.method, request.url.path, payload))
+    settings: Settings = request.app.state.settings
+    return Idempotency(
+        key,
+        fingerprint(request.method, request.url.path, payload),
+        ttl=timedelta(hours=settings.idempotency_ttl_hours),
+        keep=settings.idempotency_max_per_player,
+    )
 
 
 def command(body: MoveRequestMove | DrawRequest | RedealRequest | ClickRequest) -> Command:

@@ -19,7 +19,6 @@ change got there first.
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 import secrets
 import uuid
@@ -27,7 +26,7 @@ import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime
 from typing import Any, Generic, TypeVar, cast
 
 import pydantic_core
@@ -64,6 +63,7 @@ from app.schemas import (
 )
 from app.services import ranking, solvable
 from app.services.bounded import BoundedMap
+from app.services.idempotency import Idempotency, expired, forget, keep_newest
 from app.services.proving import SERVER_DEAL_MAX
 from app.services.solvable import SolvableDeals
 from app.services.variants import find_variant
@@ -447,17 +447,6 @@ async def _save(session: AsyncSession, game: Game, bump: int = 1, **values: Any)
 # --- idempotency -------------------------------------------------------------
 
 
-def fingerprint(method: str, path: str, payload: Any) -> str:
-    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(f"{method} {path}\n{canonical}".encode()).hexdigest()
-
-
-@dataclass(frozen=True)
-class Idempotency:
-    key: str
-    fingerprint: str
-
-
 async def _replay(
     session: AsyncSession,
     player_id: str,
@@ -472,6 +461,10 @@ async def _replay(
         )
     ).scalar_one_or_none()
     if row is None:
+        return None
+    if expired(row.created_at, idem.ttl):
+        # Never replayed, swept or not: forgotten now, so the key stores this answer.
+        await forget(session, row.id)
         return None
     if row.fingerprint != idem.fingerprint:
         raise IdempotencyKeyReused()
@@ -494,6 +487,7 @@ async def _remember(
         )
     )
     await session.flush()
+    await keep_newest(session, player_id, idem.keep)
 
 
 async def _idempotent(
@@ -516,15 +510,6 @@ async def _idempotent(
         if replay is None:
             raise
         return replay
-
-
-async def prune_idempotency_keys(session: AsyncSession, older_than: timedelta) -> int:
-    """Forget stored answers past their useful life (retries come within minutes)."""
-    async with unit_of_work(session):
-        result = await session.execute(
-            delete(IdempotencyKey).where(IdempotencyKey.created_at < utcnow() - older_than)
-        )
-    return int(result.rowcount or 0)  # type: ignore[attr-defined]
 
 
 # --- use cases ---------------------------------------------------------------

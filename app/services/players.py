@@ -68,9 +68,9 @@ class KnownTokens:
     ) -> Player | None:
         """The player of a token: remembered, or found by `look_up` once for all the
         requests that ask at once (a client's first burst with a new token is one lookup,
-        counted once by the failure limit, however many requests it sends together). A
-        request that comes while a lookup finds nothing, or fails, looks up itself: wrong
-        tokens stay counted request by request."""
+        however many requests it sends together). A request that comes while a lookup
+        finds nothing, or fails, looks up itself (and each wrong token is counted by the
+        failure limit, request by request)."""
         player = self.get(token_hash)
         if player is not None:
             return player
