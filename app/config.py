@@ -107,6 +107,13 @@ class Settings(BaseSettings):
     body_timeout_seconds: float = Field(default=10.0, gt=0)  # a body sent this slowly: 408
     header_timeout_seconds: float = Field(default=10.0, gt=0)  # a request head, from its start
     keep_alive_seconds: float = Field(default=5.0, gt=0)  # idle between requests
+    # A request head (request line and headers up to the blank line) longer than this,
+    # or with more headers: 431, refused before more of it is held (browsers send well
+    # under 8 KiB; nginx's default is 8 KiB, Node's 16 KiB).
+    max_header_bytes: int = Field(default=16_384, ge=1_024)
+    max_headers: int = Field(default=100, ge=10)
+    # Open connections per process; one more is answered 503 and closed as it is accepted.
+    max_connections: int = Field(default=1_000, ge=1)
     auth_failures_per_minute: int = Field(default=20, ge=1)  # wrong tokens per client address
 
     # Answers this size or larger are gzip-compressed for clients that accept gzip.
