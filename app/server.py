@@ -26,7 +26,8 @@ from typing import Any
 
 import httptools
 import uvicorn
-from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn._types import ASGI3Application
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResponseCycle
 
 from app.config import Settings, get_settings
 from app.errors import RequestHeaderTooLarge, TooManyConnections, error_body
@@ -67,6 +68,9 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         self._head_bytes: int | None = 0
         self._head_headers = 0
         self._heads_read = 0
+        # The request being answered; uvicorn's own `cycle` is the last one parsed, which
+        # with pipelining is a later one, still queued.
+        self._running: RequestResponseCycle | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -152,7 +156,18 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._cancel_head_deadline()
+        # uvicorn marks only the last request parsed as disconnected; the one being
+        # answered would then write to the closed transport (uvloop raises: an "unhandled
+        # error" with a traceback for a client that merely left). Mark them all.
+        for cycle in [self._running, *(queued for queued, _ in self.pipeline)]:
+            if cycle is not None and not cycle.response_complete:
+                cycle.disconnected = True
+                cycle.message_event.set()
         super().connection_lost(exc)
+
+    def _start_asgi_task(self, cycle: RequestResponseCycle, app: ASGI3Application) -> None:
+        self._running = cycle
+        super()._start_asgi_task(cycle, app)
 
     def send_400_response(self, msg: str) -> None:
         if not self.transport.is_closing():
