@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import secrets
+import stat
 from datetime import date
 from functools import lru_cache
 from pathlib import Path
@@ -11,6 +13,8 @@ from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+log = logging.getLogger("app.config")
 
 DEFAULT_DATA_DIR = Path("data")
 # The committed lists of proven deals live in the repository, wherever the server starts.
@@ -133,7 +137,8 @@ class Settings(BaseSettings):
         return [o.strip() for o in self.cors_origins.split(",") if o.strip()]
 
     def ensure_data_dir(self) -> None:
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        make_private(self.data_dir)
 
     def resolved_secret_key(self) -> str:
         """The server secret: from the environment, else read or created in the data dir."""
@@ -154,6 +159,24 @@ class Settings(BaseSettings):
         with os.fdopen(fd, "w") as fh:
             fh.write(key)
         return key
+
+
+def make_private(path: Path) -> None:
+    """Takes group and other access away from `path` where it has any: the data folder
+    and the database hold hidden positions and the secret, and a folder or file an older
+    version made with the umask's 0755/0644 is tightened too. A shared folder (sticky,
+    such as /tmp) and another user's file are left as they are, with a warning."""
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        return
+    current = stat.S_IMODE(info.st_mode)
+    if not current & 0o077:
+        return
+    if info.st_mode & stat.S_ISVTX or info.st_uid != os.geteuid():
+        log.warning("%s is open to other users (mode %o); not changed", path, current)
+        return
+    path.chmod(current & 0o700)
 
 
 @lru_cache
