@@ -87,8 +87,10 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         """Counts the head's bytes before the parser holds them: a chunk that would take
         the head past `max_header_bytes` is fed only up to the limit, and the rest only
         if the head ended within it."""
-        if self._head_bytes is None or self.transport.is_closing():
-            self._feed(data)  # a body (the body-limit middleware bounds it), or refused
+        if self.transport.is_closing():
+            return  # answered and closing (a refusal, or `connection: close`): nothing to read
+        if self._head_bytes is None:
+            self._feed(data)  # a body: the body-limit middleware bounds it
             return
         room = self.max_header_bytes - self._head_bytes
         if len(data) <= room:
@@ -105,7 +107,8 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
             self._refuse_head(f"the request head is longer than {self.max_header_bytes} bytes")
             return
         # The head ended within the limit; a head that follows in this chunk is counted
-        # from its rest (so one read, about 256 KB at most, can go uncounted: a bound still).
+        # from its rest on (so up to one read, at most 256 KiB in asyncio and uvloop, goes
+        # uncounted: a bound still).
         self.data_received(data[room:])
 
     def _feed(self, data: bytes) -> None:
