@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import secrets
+import stat
 from datetime import date
 from functools import lru_cache
 from pathlib import Path
@@ -11,6 +13,8 @@ from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+log = logging.getLogger("app.config")
 
 DEFAULT_DATA_DIR = Path("data")
 # The committed lists of proven deals live in the repository, wherever the server starts.
@@ -112,6 +116,13 @@ class Settings(BaseSettings):
     body_timeout_seconds: float = Field(default=10.0, gt=0)  # a body sent this slowly: 408
     header_timeout_seconds: float = Field(default=10.0, gt=0)  # a request head, from its start
     keep_alive_seconds: float = Field(default=5.0, gt=0)  # idle between requests
+    # A request head (request line and headers up to the blank line) longer than this,
+    # or with more headers: 431, refused before more of it is held (browsers send well
+    # under 8 KiB; nginx's default is 8 KiB, Node's 16 KiB).
+    max_header_bytes: int = Field(default=16_384, ge=1_024)
+    max_headers: int = Field(default=100, ge=10)
+    # Open connections per process; one more is answered 503 and closed as it is accepted.
+    max_connections: int = Field(default=1_000, ge=1)
     auth_failures_per_minute: int = Field(default=20, ge=1)  # wrong tokens per client address
 
     # Answers this size or larger are gzip-compressed for clients that accept gzip.
@@ -131,7 +142,8 @@ class Settings(BaseSettings):
         return [o.strip() for o in self.cors_origins.split(",") if o.strip()]
 
     def ensure_data_dir(self) -> None:
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        make_private(self.data_dir)
 
     def resolved_secret_key(self) -> str:
         """The server secret: from the environment, else read or created in the data dir."""
@@ -152,6 +164,24 @@ class Settings(BaseSettings):
         with os.fdopen(fd, "w") as fh:
             fh.write(key)
         return key
+
+
+def make_private(path: Path) -> None:
+    """Takes group and other access away from `path` where it has any: the data folder
+    and the database hold hidden positions and the secret, and a folder or file an older
+    version made with the umask's 0755/0644 is tightened too. A shared folder (sticky,
+    such as /tmp) and another user's file are left as they are, with a warning."""
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        return
+    current = stat.S_IMODE(info.st_mode)
+    if not current & 0o077:
+        return
+    if info.st_mode & stat.S_ISVTX or info.st_uid != os.geteuid():
+        log.warning("%s is open to other users (mode %o); not changed", path, current)
+        return
+    path.chmod(current & 0o700)
 
 
 @lru_cache

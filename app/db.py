@@ -7,6 +7,7 @@ instead of failing with "database is locked" when two moves race.
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -24,7 +25,7 @@ from sqlalchemy.ext.asyncio import (
     create_async_engine,
 )
 
-from app.config import Settings
+from app.config import Settings, make_private
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -42,14 +43,24 @@ def is_sqlite(url: str) -> bool:
 def create_engine(url: str, settings: Settings) -> AsyncEngine:
     if is_sqlite(url):
         database = make_url(url).database
-        if database and database != ":memory:":
-            Path(database).parent.mkdir(parents=True, exist_ok=True)
+        if database and database != ":memory:" and not database.startswith("file:"):
+            private_sqlite_file(Path(database))
         engine = create_async_engine(url, connect_args={"timeout": 30})
         _configure_sqlite(engine, settings.sqlite_busy_timeout_ms, settings.sqlite_synchronous)
         return engine
     return create_async_engine(
         url, pool_size=settings.db_pool_size, max_overflow=5, pool_pre_ping=True
     )
+
+
+def private_sqlite_file(path: Path) -> None:
+    """Creates the database file 0600 before SQLite opens it (SQLite gives its -wal and
+    -shm files the database file's mode), in a folder 0700 when it makes one, and
+    tightens the files an older version left open to others."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))  # an empty file is an empty database
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        make_private(path.with_name(path.name + suffix))
 
 
 def _configure_sqlite(engine: AsyncEngine, busy_timeout_ms: int, synchronous: str) -> None:

@@ -101,6 +101,12 @@ class PayloadTooLarge(ApiError):
     answered_by = "the body-limit middleware"
 
 
+class RequestHeaderTooLarge(ApiError):
+    code, status = "request_header_too_large", 431
+    default_message = "the request head is too large"
+    answered_by = "app.server"
+
+
 # --- authentication ---------------------------------------------------------------
 
 
@@ -219,6 +225,12 @@ class NoSolvableDeals(ApiError):
 
 class DailyNotReady(ApiError):
     code, status, default_message = "daily_not_ready", 503, "the daily deal is being prepared"
+
+
+class TooManyConnections(ApiError):
+    code, status = "too_many_connections", 503
+    default_message = "the server has too many open connections; retry later"
+    answered_by = "app.server"
 
 
 def retry_after(seconds: int) -> dict[str, str]:

@@ -3,7 +3,8 @@
 Every log line is one JSON object: `time` (UTC, ISO 8601 with milliseconds), `level`,
 `logger`, `message`, and, for a line written while a request is handled, its
 `request_id`; the access line of each request adds `method`, `path`, `status` and
-`duration_ms`; a line with an exception adds `exception` (the traceback, as text).
+`duration_ms` (`status` 499, nginx's "client closed request", when the client left
+before an answer was sent: not a server error); a line with an exception adds `exception` (the traceback, as text).
 
 A request's id is the incoming `X-Request-ID` when it is safe to log and echo (1 to
 `MAX_REQUEST_ID` characters of `A-Z a-z 0-9 - _ . :`), else one generated here (32 hex
@@ -30,6 +31,8 @@ MAX_REQUEST_ID = 128
 _SAFE_ID = re.compile(rf"[A-Za-z0-9._:-]{{1,{MAX_REQUEST_ID}}}")
 
 access_log = logging.getLogger("app.access")
+# The status logged for a request whose client left before it was answered.
+CLIENT_CLOSED = 499
 
 # The id of the request being handled (None outside a request), for every log line.
 request_id_var: contextvars.ContextVar[str | None] = contextvars.ContextVar(
@@ -133,7 +136,15 @@ class RequestContextMiddleware:
         scope.setdefault("state", {})["request_id"] = request_id
         token = request_id_var.set(request_id)
         started = time.perf_counter()
-        status = 500
+        status: int | None = None
+        disconnected = False
+
+        async def receive_watched() -> Message:
+            nonlocal disconnected
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                disconnected = True
+            return message
 
         async def send_with_id(message: Message) -> None:
             nonlocal status
@@ -143,15 +154,19 @@ class RequestContextMiddleware:
             await send(message)
 
         try:
-            await self.app(scope, receive, send_with_id)
+            await self.app(scope, receive_watched, send_with_id)
         finally:
             path = scope.get("path", "")
             method = scope.get("method", "")
+            if status is None:  # nothing answered: uvicorn sends 500 unless the client left
+                status = CLIENT_CLOSED if disconnected else 500
+            gone = " (client disconnected)" if status == CLIENT_CLOSED else ""
             access_log.info(
-                "%s %s %d",
+                "%s %s %d%s",
                 method,
                 path,
                 status,
+                gone,
                 extra={
                     "method": method,
                     "path": path,

@@ -1,0 +1,65 @@
+"""Clients that leave early are logged as such: an access line with status 499 (nginx's
+"client closed request"), never 500, and no traceback; traffic only on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from typing import Any
+
+from tests.probes.server import Server
+from tests.server.conftest import StartServer, connect
+
+POST = (
+    b"POST /api/v1/players HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\n"
+    b"content-length: %d\r\n\r\n"
+)
+
+
+def log_lines(server: Server) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in server.log_path.read_text().splitlines() if line]
+
+
+def access_lines(server: Server, count: int, seconds: float = 10.0) -> list[dict[str, Any]]:
+    """The server's access lines once there are `count` of them (then a moment more, for
+    any error line that follows)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        lines = [line for line in log_lines(server) if line["logger"] == "app.access"]
+        if len(lines) >= count:
+            time.sleep(0.5)
+            return [line for line in log_lines(server) if line["logger"] == "app.access"]
+        time.sleep(0.05)
+    raise AssertionError(f"fewer than {count} access lines: {log_lines(server)[-5:]}")
+
+
+def errors(server: Server) -> list[dict[str, Any]]:
+    return [line for line in log_lines(server) if line["level"] == "ERROR" or "exception" in line]
+
+
+def test_a_client_gone_mid_body_is_logged_499(start: StartServer) -> None:
+    server = start(SOLVABLE_PREPARE_AHEAD="false")
+    before = len(access_lines(server, 1))  # the harness's /health
+    sock = connect(server)
+    sock.sendall(POST % 100 + b'{"na')
+    time.sleep(0.2)
+    sock.close()
+    line = access_lines(server, before + 1)[-1]
+    assert (line["method"], line["path"], line["status"]) == ("POST", "/api/v1/players", 499)
+    assert "client disconnected" in line["message"]
+    assert errors(server) == []
+
+
+def test_a_pipelining_client_that_closes_logs_no_error(start: StartServer) -> None:
+    server = start(SOLVABLE_PREPARE_AHEAD="false")
+    before = len(access_lines(server, 1))
+    for _ in range(3):
+        sock = connect(server)
+        sock.sendall((POST % 2 + b"{}") * 10 + b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n" * 10)
+        sock.shutdown(socket.SHUT_RDWR)
+        sock.close()
+    lines = access_lines(server, before + 1)
+    time.sleep(1)  # what the last requests log
+    assert errors(server) == []
+    assert all(line["status"] != 500 for line in lines)
