@@ -206,8 +206,8 @@ class WorkPool:
         self._admit(owner, hint)
         if owner is not None:
             budget = self._typical_seconds if max_seconds is None else max_seconds
-            # The budget counts from now: waiting in line adds to it, but a
-            # Retry-After from it is a fair bound for one running search.
+            # When its budget ends, counted from now (time waiting in line comes on
+            # top): the Retry-After of the owner's next search meanwhile.
             self._owners[owner] = time.monotonic() + budget
         self._players += 1
         self._finishes += int(not hint)
