@@ -84,6 +84,14 @@ class Settings(BaseSettings):
     solver_workers: int = Field(default=1, ge=1)
     solver_queue: int = Field(default=2, ge=0)  # requests waiting beyond the busy workers
     solver_kind: Literal["process", "thread"] = "process"
+    # Workers beside those, for hints only (services.work): a hint never waits behind a
+    # finish's whole budget; finishes also leave these places of the bound to hints.
+    solver_hint_workers: int = Field(default=1, ge=0)
+    # A search that answered unknown is remembered (in memory, per process) for this
+    # long, for the same position and budget: a retry answers at once, without a search.
+    # 0: nothing is remembered. The oldest go beyond the bound (about 200 bytes each).
+    solver_unknown_ttl_seconds: float = Field(default=600.0, ge=0)
+    solver_unknown_max_entries: int = Field(default=10_000, ge=1)
     # Which search runs, for hints, finish and background proofs alike: the native core
     # where it is built ("auto"), or insist on one ("native" refuses to start without it).
     solver_core: Literal["auto", "native", "python"] = "auto"

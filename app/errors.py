@@ -214,6 +214,12 @@ class SolverBusy(ApiError):
     code, status, default_message = "solver_busy", 429, "the solver is busy; retry later"
 
 
+class SolverSearchInProgress(ApiError):
+    # One search per player: a player's clients cannot fill the solver's line.
+    code, status = "solver_search_in_progress", 429
+    default_message = "a search of yours (hint or finish) is still running; retry later"
+
+
 class InternalError(ApiError):
     code, status, default_message = "internal_error", 500, "internal server error"
     answered_by = "the crash handler"

@@ -9,6 +9,7 @@ from app.errors import (
     GameNotFound,
     NoWinFound,
     SolverBusy,
+    SolverSearchInProgress,
     Unauthorized,
     VersionConflict,
 )
@@ -33,7 +34,7 @@ router = APIRouter(prefix="/games", tags=["solver"])
                 }
             }
         },
-        **errors(Unauthorized, GameNotFound, SolverBusy),
+        **errors(Unauthorized, GameNotFound, SolverBusy, SolverSearchInProgress),
     },
     summary="The next move of a winning line from the current position",
 )
@@ -51,7 +52,14 @@ async def hint(
     response_model=FinishResult,
     responses={
         200: {"headers": ETAG},
-        **errors(Unauthorized, GameNotFound, NoWinFound, VersionConflict, SolverBusy),
+        **errors(
+            Unauthorized,
+            GameNotFound,
+            NoWinFound,
+            VersionConflict,
+            SolverBusy,
+            SolverSearchInProgress,
+        ),
     },
     summary="Play a winning line to the end (409 no_win_found when none is found)",
 )

@@ -3,7 +3,10 @@
 The search runs in the app's one pool of workers (`services.work.WorkPool`: processes,
 since a pure-Python search holds the GIL and would stall the event loop), before any
 background proof. A saturated pool answers 429 ``solver_busy``
-with ``Retry-After``. A winning line, once found, is kept for every position along it in
+with ``Retry-After``; so does a player's second search while one of theirs runs or waits
+(``solver_search_in_progress``), and a hint never waits behind a finish's whole budget
+(the pool's hint lane). A search that answered ``unknown`` is remembered for a while for
+its position and budget (`undecided.Undecided`): a retry answers the same at once. A winning line, once found, is kept for every position along it in
 the database (`knowledge.SolverKnowledge`), so a player who follows the hints gets each
 next one without a new search, on any instance; a proven deal's line (seeds, daily,
 solvable) is known from a game's first hint, and a position proven lost stays lost: so
@@ -16,7 +19,7 @@ Budgets and pool size come from the settings (``SOLVER_*``, ``HINT_*``, ``FINISH
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, NamedTuple
 
 from fastapi import FastAPI
 from sqlalchemy import select
@@ -25,7 +28,13 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.config import Settings
 from app.db import unit_of_work
 from app.engine import Move, Rules, State, deal, get_variant
-from app.errors import NoWinFound, SolverBusy, VersionConflict, retry_after
+from app.errors import (
+    NoWinFound,
+    SolverBusy,
+    SolverSearchInProgress,
+    VersionConflict,
+    retry_after,
+)
 from app.models import Game, Player, SolvableDeal
 from app.schemas import FinishResult, Hint
 from app.services import games
@@ -33,9 +42,12 @@ from app.services.daily import stored_deal as daily_stored_deal
 from app.services.games import Answer
 from app.services.knowledge import Known, SolverKnowledge
 from app.services.seeds import read_line, seed_line
+from app.services.undecided import Undecided
+from app.services.undecided import key as undecided_key
 from app.services.work import WorkPool
 from app.solver.plan import suggest
 from app.solver.search import SolveResult
+from app.solver.worker import SearchInProgress
 from app.solver.worker import SolverBusy as PoolBusy
 
 # Searches one finish may run when the game moves on while it searches.
@@ -47,6 +59,20 @@ def _settings(app: FastAPI) -> Settings:
     return settings
 
 
+class Budget(NamedTuple):
+    """A search's kind and budget, from the settings (``HINT_*``, ``FINISH_*``)."""
+
+    kind: Literal["hint", "finish"]
+    positions: int
+    seconds: float
+
+    @classmethod
+    def of(cls, settings: Settings, kind: Literal["hint", "finish"]) -> Budget:
+        if kind == "hint":
+            return cls(kind, settings.hint_max_positions, settings.hint_max_seconds)
+        return cls(kind, settings.finish_max_positions, settings.finish_max_seconds)
+
+
 class SolverService:
     """Per-app: the one pool of workers, and what the solver knows (shared through the
     database). Built in the lifespan (`app.state.solver`)."""
@@ -54,19 +80,38 @@ class SolverService:
     def __init__(self, work: WorkPool, knowledge: SolverKnowledge) -> None:
         self.work = work
         self.knowledge = knowledge
+        settings = work.settings
+        self.undecided = Undecided(
+            settings.solver_unknown_ttl_seconds, settings.solver_unknown_max_entries
+        )
 
     async def remember(self, state: State, moves: list[Move]) -> None:
         """Keep a winning line from `state` for every position along it."""
         await self.knowledge.remember_line(state.variant.name, state, moves, "search")
 
-    async def search(self, state: State, positions: int, seconds: float) -> SolveResult:
+    async def search(self, state: State, budget: Budget, owner: str) -> SolveResult:
+        """A search by player `owner` (one at a time each); an unknown answered within
+        the TTL for the same position and budget is answered again, with no search."""
+        data = state.to_bytes()
+        undecided = undecided_key(data, budget.kind, budget.positions, budget.seconds)
+        if self.undecided.recalls(undecided):
+            # `positions: 0`: answered from what was known, as from the database.
+            return SolveResult("unknown", [], 0, 0, "remembered")
         try:
             result = await self.work.search(
-                state.to_bytes(), max_positions=positions, max_seconds=seconds
+                data,
+                max_positions=budget.positions,
+                max_seconds=budget.seconds,
+                owner=owner,
+                hint=budget.kind == "hint",
             )
+        except SearchInProgress as running:
+            raise SolverSearchInProgress(headers=retry_after(running.retry_after)) from None
         except PoolBusy as busy:
             raise SolverBusy(headers=retry_after(busy.retry_after)) from None
-        if result.result == "solved":
+        if result.result == "unknown":
+            self.undecided.remember(undecided)
+        elif result.result == "solved":
             # Already replayed by the engine in the worker (`plan.solve` raises on a
             # line that does not win): every instance will answer from it.
             await self.remember(state, result.moves)
@@ -111,7 +156,7 @@ async def _known(app: FastAPI, session: AsyncSession, game: Game, state: State) 
 
 
 async def _winning_line(
-    app: FastAPI, session: AsyncSession, game: Game, state: State, positions: int, seconds: float
+    app: FastAPI, session: AsyncSession, game: Game, state: State, budget: Budget
 ) -> tuple[tuple[Move, ...] | None, dict[str, Any]]:
     if state.is_won:
         return (), {"result": "solved", "positions": 0, "elapsed_ms": 0}
@@ -121,13 +166,13 @@ async def _winning_line(
     if known is not None:
         verdict = "unsolvable" if known.lost else "solved"
         return known.rest, {"result": verdict, "positions": 0, "elapsed_ms": 0}
-    result = await solver_service(app).search(state, positions, seconds)
+    result = await solver_service(app).search(state, budget, game.player_id)
     info = {"result": result.result, "positions": result.positions, "elapsed_ms": result.elapsed_ms}
     return (tuple(result.moves) if result.result == "solved" else None), info
 
 
 async def _search_game(
-    app: FastAPI, session: Any, player: Player, game_id: str, positions: int, seconds: float
+    app: FastAPI, session: Any, player: Player, game_id: str, budget: Budget
 ) -> tuple[int, bool, State, tuple[Move, ...] | None, dict[str, Any]]:
     """The game's position as it is now and a winning line from it: (the version and
     whether the game was already assisted when read, the position, the line or None, the
@@ -137,7 +182,7 @@ async def _search_game(
     that, where it is still at the position."""
     game, state = await games.load_position(session, player, game_id)
     version, already_assisted, lost_before = game.version, game.assisted, games.known_lost(game)
-    line, info = await _winning_line(app, session, game, state, positions, seconds)
+    line, info = await _winning_line(app, session, game, state, budget)
     if info["result"] == "unsolvable" and not lost_before:
         marked = await games.mark_lost(session, player, game_id, state)
         already_assisted = marked.assisted
@@ -155,10 +200,8 @@ async def hint(app: FastAPI, session: Any, player: Player, game_id: str) -> Hint
     The answer's `version` is the one the hinted move applies at: after the marking when
     the game is still at the position searched; the version searched when the game moved
     meanwhile (a move sent with it as `expected_version` then gets 409: ask again)."""
-    settings = _settings(app)
-    version, assisted, state, line, info = await _search_game(
-        app, session, player, game_id, settings.hint_max_positions, settings.hint_max_seconds
-    )
+    budget = Budget.of(_settings(app), "hint")
+    version, assisted, state, line, info = await _search_game(app, session, player, game_id, budget)
     if line:
         move: Move | None = line[0]
     else:
@@ -184,9 +227,9 @@ async def finish(app: FastAPI, session: Any, player: Player, game_id: str) -> An
     The answer is the won state with ``events`` (all of them) and ``steps`` (each move of
     the line with its own events)."""
     for _attempt in range(_FINISH_SEARCHES):
-        budget = _settings(app).finish_max_positions, _settings(app).finish_max_seconds
+        budget = Budget.of(_settings(app), "finish")
         _version, already_assisted, state, line, info = await _search_game(
-            app, session, player, game_id, *budget
+            app, session, player, game_id, budget
         )
         if line is None:
             raise NoWinFound(

@@ -2,20 +2,35 @@
 background proofs of daily and solvable deals.
 
 Built once in the app's lifespan and injected (`app.state.work`), it runs work off the
-event loop in two lanes of workers:
+event loop in three lanes of workers:
 
 - the **player lane**: `solver_workers` processes (or threads, `solver_kind`) at normal
   priority, for hints and finish;
+- the **hint lane**: `solver_hint_workers` more of the same, for hints only;
 - the **background lane**: `daily_workers` processes at low priority (`nice` 10), or one
   thread when it is 0, for proofs.
 
 Work waits in one line ordered by priority, then arrival: a player's search
-(`PLAYER`) before a daily deal's proof (`DAILY`) before a solvable pool's (`SOLVABLE`).
-A freed worker goes to the first waiting work that may use it: proofs use the
-background lane only (a hint never waits behind one on its own lane), and a search may
-borrow an idle background process when its own lane is busy. Players' searches are
-bounded: beyond `solver_workers + solver_queue` running or waiting, a search is refused
-at once (429 `solver_busy` with `Retry-After`, from how long searches take here).
+(`PLAYER`; a hint before a finish) before a daily deal's proof (`DAILY`) before a
+solvable pool's (`SOLVABLE`). A freed worker goes to the first waiting work that may use
+it: proofs use the background lane only (a hint never waits behind one on its own lane),
+and a search may borrow an idle background process when its own lanes are busy.
+
+Fairness between players. A finish may search for `FINISH_MAX_SECONDS` (20 s), a hint
+for `HINT_MAX_SECONDS` (0.4 s); with one worker a finish would hold every hint for its
+whole budget. So a finish never runs on the hint lane: a hint runs beside a running
+finish there, and waits at most for another hint's short budget. Reserving a worker was
+chosen over cutting a finish into slices re-queued behind hints: the plan's full search
+is one call whose table would be lost between slices, and the reserved worker costs
+only a hint's budget of CPU at a time. And each player (`owner`) has at most one search
+running or waiting: another is refused at once (`SearchInProgress`, 429
+`solver_search_in_progress`, with `Retry-After` until the running one's budget ends), so
+one player's clients cannot fill the line.
+
+Players' searches are bounded: beyond `solver_workers + solver_queue` running or
+waiting, a search is refused at once (429 `solver_busy` with `Retry-After`, from how
+long searches take here); finishes may not take the last `solver_hint_workers` places of
+that bound (at least `solver_workers` remain theirs), which stay for hints.
 """
 
 from __future__ import annotations
@@ -25,6 +40,7 @@ import itertools
 import math
 import multiprocessing
 import os
+import time
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
@@ -33,7 +49,7 @@ from app.config import Settings
 from app.services.proving import Proof, prove
 from app.solver.plan import resolve_core
 from app.solver.search import SolveResult
-from app.solver.worker import SolverBusy, exit_with_parent, solve_bytes
+from app.solver.worker import SearchInProgress, SolverBusy, exit_with_parent, solve_bytes
 
 # Priorities: lower first.
 PLAYER = 0
@@ -41,6 +57,7 @@ DAILY = 1
 SOLVABLE = 2
 
 _PLAYER_LANE = "player"
+_HINT_LANE = "hint"
 _BACKGROUND_LANE = "background"
 
 
@@ -52,17 +69,20 @@ def _lower_priority() -> None:
 
 
 class WorkPool:
-    """Both lanes, one waiting line."""
+    """Three lanes, one waiting line."""
 
     def __init__(self, settings: Settings) -> None:
         resolve_core(settings.solver_core)  # refuse a core that is not there, now
         self.settings = settings
         self._executors: dict[str, Executor] = {}
-        self._busy = {_PLAYER_LANE: 0, _BACKGROUND_LANE: 0}
+        self._busy = {_PLAYER_LANE: 0, _HINT_LANE: 0, _BACKGROUND_LANE: 0}
         self._order = itertools.count()
-        # (priority, arrival, granted lane, lanes it may use)
-        self._waiting: list[tuple[int, int, asyncio.Future[str], tuple[str, ...]]] = []
+        # (priority, 0 for a hint else 1, arrival, granted lane, lanes it may use)
+        self._waiting: list[tuple[int, int, int, asyncio.Future[str], tuple[str, ...]]] = []
         self._players = 0  # players' searches running or waiting
+        self._finishes = 0  # of which not hints
+        # Players with a search running or waiting -> when its budget ends (monotonic).
+        self._owners: dict[str, float] = {}
         self._typical_seconds = 2.0  # a guess until searches have been timed
 
     # --- capacity
@@ -70,47 +90,52 @@ class WorkPool:
     def _slots(self, lane: str) -> int:
         if lane == _PLAYER_LANE:
             return self.settings.solver_workers
+        if lane == _HINT_LANE:
+            return self.settings.solver_hint_workers
         return max(1, self.settings.daily_workers)
 
-    def _lanes_for(self, priority: int) -> tuple[str, ...]:
+    def _lanes_for(self, priority: int, hint: bool = False) -> tuple[str, ...]:
         if priority != PLAYER:
             return (_BACKGROUND_LANE,)
+        lanes: tuple[str, ...] = (_PLAYER_LANE,)
+        if hint and self.settings.solver_hint_workers > 0:
+            lanes += (_HINT_LANE,)
         # A search borrows an idle background process (never its thread: a Python
         # search there would hold the event loop's GIL).
         if self.settings.daily_workers > 0:
-            return (_PLAYER_LANE, _BACKGROUND_LANE)
-        return (_PLAYER_LANE,)
+            lanes += (_BACKGROUND_LANE,)
+        return lanes
 
     def _executor(self, lane: str) -> Executor:
         executor = self._executors.get(lane)
         if executor is None:
-            spawn = multiprocessing.get_context("spawn")  # never fork a running event loop
-            if lane == _PLAYER_LANE:
-                if self.settings.solver_kind == "process":
-                    executor = ProcessPoolExecutor(
-                        self._slots(lane), mp_context=spawn, initializer=exit_with_parent
-                    )
-                else:
-                    executor = ThreadPoolExecutor(self._slots(lane), thread_name_prefix="solver")
-            elif self.settings.daily_workers == 0:
-                executor = ThreadPoolExecutor(1, thread_name_prefix="prover")
-            else:
-                executor = ProcessPoolExecutor(
-                    self.settings.daily_workers, mp_context=spawn, initializer=_lower_priority
-                )
-            self._executors[lane] = executor
+            executor = self._executors[lane] = self._new_executor(lane)
         return executor
 
-    async def _acquire(self, priority: int) -> str:
-        lanes = self._lanes_for(priority)
+    def _new_executor(self, lane: str) -> Executor:
+        spawn = multiprocessing.get_context("spawn")  # never fork a running event loop
+        if lane == _BACKGROUND_LANE:
+            if self.settings.daily_workers == 0:
+                return ThreadPoolExecutor(1, thread_name_prefix="prover")
+            return ProcessPoolExecutor(
+                self.settings.daily_workers, mp_context=spawn, initializer=_lower_priority
+            )
+        if self.settings.solver_kind == "process":
+            return ProcessPoolExecutor(
+                self._slots(lane), mp_context=spawn, initializer=exit_with_parent
+            )
+        return ThreadPoolExecutor(self._slots(lane), thread_name_prefix=f"solver-{lane}")
+
+    async def _acquire(self, priority: int, hint: bool = False) -> str:
+        lanes = self._lanes_for(priority, hint)
         for lane in lanes:
             # A free worker nobody waiting may use (those who may have it got it).
-            queued = any(lane in w[3] and not w[2].done() for w in self._waiting)
+            queued = any(lane in w[4] and not w[3].done() for w in self._waiting)
             if self._busy[lane] < self._slots(lane) and not queued:
                 self._busy[lane] += 1
                 return lane
         granted: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-        self._waiting.append((priority, next(self._order), granted, lanes))
+        self._waiting.append((priority, 0 if hint else 1, next(self._order), granted, lanes))
         try:
             return await granted
         except asyncio.CancelledError:
@@ -121,17 +146,17 @@ class WorkPool:
     def _release(self, lane: str) -> None:
         """The freed worker goes straight to the first waiting work that may use it."""
         # A handful wait at most (the queue bound, and a proof per variant): sorting is cheap.
-        self._waiting = sorted(w for w in self._waiting if not w[2].done())
+        self._waiting = sorted(w for w in self._waiting if not w[3].done())
         for entry in self._waiting:
-            if lane in entry[3]:
+            if lane in entry[4]:
                 self._waiting.remove(entry)
-                entry[2].set_result(lane)
+                entry[3].set_result(lane)
                 return
         self._busy[lane] -= 1
 
-    async def _run(self, priority: int, function: Any, *args: Any) -> Any:
-        """`function(*args)` on a worker, when one is free for `priority`."""
-        lane = await self._acquire(priority)
+    async def _run(self, priority: int, function: Any, *args: Any, hint: bool = False) -> Any:
+        """`function(*args)` on a worker, when one is free for `priority` (and a hint)."""
+        lane = await self._acquire(priority, hint)
         try:
             executor = self._executor(lane)
             return await asyncio.get_running_loop().run_in_executor(executor, function, *args)
@@ -154,19 +179,47 @@ class WorkPool:
         """Players' searches running or waiting now."""
         return self._players
 
-    async def search(
-        self, state_bytes: bytes, max_positions: int, max_seconds: float | None
-    ) -> SolveResult:
-        """A player's search from `State.to_bytes()`; raises `SolverBusy` when full."""
+    def _admit(self, owner: str | None, hint: bool) -> None:
+        """Refuse a player's search beyond the bounds (module docstring), at once."""
         s = self.settings
-        if self._players >= s.solver_workers + s.solver_queue:
+        now = time.monotonic()
+        if owner is not None and owner in self._owners:
+            raise SearchInProgress(max(1, math.ceil(self._owners[owner] - now)))
+        bound = s.solver_workers + s.solver_queue
+        if self._players >= bound:
             raise SolverBusy(self.retry_after())
+        if not hint and self._finishes >= max(s.solver_workers, bound - s.solver_hint_workers):
+            raise SolverBusy(self.retry_after())
+
+    async def search(
+        self,
+        state_bytes: bytes,
+        max_positions: int,
+        max_seconds: float | None,
+        *,
+        owner: str | None = None,
+        hint: bool = False,
+    ) -> SolveResult:
+        """A player's search from `State.to_bytes()`: `owner` names the player (one search
+        each), `hint` a hint's search (it may use the hint lane). Raises `SearchInProgress`
+        while the owner has one, `SolverBusy` when full."""
+        self._admit(owner, hint)
+        if owner is not None:
+            budget = self._typical_seconds if max_seconds is None else max_seconds
+            # When its budget ends, counted from now (time waiting in line comes on
+            # top): the Retry-After of the owner's next search meanwhile.
+            self._owners[owner] = time.monotonic() + budget
         self._players += 1
+        self._finishes += int(not hint)
         try:
+            s = self.settings
             args = (state_bytes, max_positions, max_seconds, s.solver_core, s.solver_table_size)
-            result: SolveResult = await self._run(PLAYER, solve_bytes, *args)
+            result: SolveResult = await self._run(PLAYER, solve_bytes, *args, hint=hint)
         finally:
             self._players -= 1
+            self._finishes -= int(not hint)
+            if owner is not None:
+                del self._owners[owner]
         # Retry-After follows how long searches take here (a moving average).
         self._typical_seconds = 0.8 * self._typical_seconds + 0.2 * result.elapsed_ms / 1000
         return result

@@ -1,6 +1,7 @@
 """What a solver worker runs, for the service's one pool of CPU work
-(``app.services.work.WorkPool``): a search from a position's bytes, the refusal when
-every worker is busy, and a worker process's tie to the server that started it.
+(``app.services.work.WorkPool``): a search from a position's bytes, the refusals when
+every worker is busy or the player has a search already, and a worker process's tie to
+the server that started it.
 
 Workers are processes by default: the Python search holds the GIL, so in threads it
 starves the event loop (``bench/solver.py`` measures the loop's lag both ways); the
@@ -27,6 +28,15 @@ class SolverBusy(Exception):
 
     def __init__(self, retry_after: int) -> None:
         super().__init__(f"the solver is busy; retry after {retry_after} s")
+        self.retry_after = retry_after
+
+
+class SearchInProgress(Exception):
+    """The player already has a search running or waiting: retry after ``retry_after`` s
+    (when that search's budget ends)."""
+
+    def __init__(self, retry_after: int) -> None:
+        super().__init__(f"a search of this player is in progress; retry after {retry_after} s")
         self.retry_after = retry_after
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import threading
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -10,6 +12,8 @@ import pytest
 from fastapi import FastAPI
 
 from app.services import solver as solver_service
+from app.services import work as work_module
+from app.solver.search import SolveResult
 from tests.api.conftest import API, assert_error
 
 
@@ -95,6 +99,7 @@ async def test_saturated_pool_answers_429(
     client: httpx.AsyncClient,
     auth: dict[str, str],
     new_game: Any,
+    new_player: Any,
     monkeypatch: pytest.MonkeyPatch,
     app: FastAPI,
 ) -> None:
@@ -106,8 +111,12 @@ async def test_saturated_pool_answers_429(
     monkeypatch.setattr(app.state.settings, "hint_max_positions", 5_000_000)
     monkeypatch.setattr(app.state.settings, "hint_max_seconds", 0.5)
     game = await new_game(deal=129)
-    url = f"{API}/games/{game['id']}/hint"
-    answers = await asyncio.gather(client.post(url, headers=auth), client.post(url, headers=auth))
+    bob = await new_player("bob")  # two players: one search each is the other bound
+    theirs = await new_game(headers=bob, deal=129)
+    answers = await asyncio.gather(
+        client.post(f"{API}/games/{game['id']}/hint", headers=auth),
+        client.post(f"{API}/games/{theirs['id']}/hint", headers=bob),
+    )
     statuses = sorted(a.status_code for a in answers)
     assert statuses == [200, 429], [a.text for a in answers]
     busy = next(a for a in answers if a.status_code == 429)
@@ -136,7 +145,7 @@ def move_during_search(
     searched: list[str] = []
     original = solver_service.SolverService.search
 
-    async def search(self: Any, state: Any, positions: int, seconds: float) -> Any:
+    async def search(self: Any, state: Any, *args: Any) -> Any:
         game_id = searched[-1] if searched else ""
         if game_id and len(searched) == 1:
             played = await client.post(
@@ -144,7 +153,7 @@ def move_during_search(
             )
             assert played.status_code == 200, played.text
         searched.append(game_id)
-        return await original(self, state, positions, seconds)
+        return await original(self, state, *args)
 
     monkeypatch.setattr(solver_service.SolverService, "search", search)
     return searched
@@ -311,3 +320,130 @@ async def test_a_hint_for_a_position_gone_during_its_search_names_the_old_versio
         f"{API}/games/{game['id']}/moves", json={**move, "expected_version": 0}, headers=auth
     )
     assert_error(stale, 409, "version_conflict")
+
+
+class FakeSearches:
+    """The pool's searches replaced by a stand-in run in its threads: each is counted, and
+    one whose budget is `blocked_seconds` waits for `release` (a long search, held open)."""
+
+    def __init__(self, blocked_seconds: float) -> None:
+        self.blocked_seconds = blocked_seconds
+        self.release = threading.Event()
+        self.started = threading.Event()
+        self.count = 0
+
+    def __call__(
+        self, data: bytes, positions: int, seconds: float | None, *_rest: object
+    ) -> SolveResult:
+        self.count += 1
+        if seconds == self.blocked_seconds:
+            self.started.set()
+            self.release.wait(timeout=30)  # never hangs a broken test for good
+        return SolveResult("unknown", [], positions, 1, "positions")
+
+
+@pytest.fixture
+def fake_searches(monkeypatch: pytest.MonkeyPatch, app: FastAPI) -> Iterator[FakeSearches]:
+    # Finish's budget is the one held open; a hint's answers at once. No background
+    # process to borrow: every search runs in the players' lane, threads here.
+    monkeypatch.setattr(app.state.settings, "finish_max_seconds", 7.0)
+    monkeypatch.setattr(app.state.settings, "daily_workers", 0)
+    fake = FakeSearches(blocked_seconds=7.0)
+    monkeypatch.setattr(work_module, "solve_bytes", fake)
+    yield fake
+    fake.release.set()
+
+
+async def _until(event: threading.Event) -> None:
+    for _ in range(500):
+        if event.is_set():
+            return
+        await asyncio.sleep(0.01)
+    pytest.fail("the search never started")
+
+
+async def test_a_second_search_of_the_same_player_is_refused_at_once(
+    client: httpx.AsyncClient,
+    auth: dict[str, str],
+    new_game: Any,
+    new_player: Any,
+    fake_searches: FakeSearches,
+) -> None:
+    """One search per player, running or waiting: another from the same player (hint or
+    finish, on any of its games) answers 429 at once; another player's is still taken."""
+    first, second = await new_game(deal=9), await new_game(deal=10)
+    bob = await new_player("bob")
+    theirs = await new_game(headers=bob, deal=11)
+    running = asyncio.create_task(client.post(f"{API}/games/{first['id']}/finish", headers=auth))
+    await _until(fake_searches.started)
+    for url in (f"{API}/games/{second['id']}/hint", f"{API}/games/{first['id']}/finish"):
+        refused = await asyncio.wait_for(client.post(url, headers=auth), timeout=3)
+        assert_error(refused, 429, "solver_search_in_progress")
+        assert 1 <= int(refused.headers["Retry-After"]) <= 7  # the running search's budget
+    other = await asyncio.wait_for(
+        client.post(f"{API}/games/{theirs['id']}/hint", headers=bob), timeout=3
+    )
+    assert other.status_code == 200, other.text
+    fake_searches.release.set()
+    assert_error(await running, 409, "no_win_found")
+    assert fake_searches.count == 2  # the refused ones never reached the pool
+    after = await client.post(f"{API}/games/{second['id']}/hint", headers=auth)
+    assert after.status_code == 200, after.text  # the player's search is over: free again
+
+
+async def test_a_remembered_unknown_answers_without_a_new_search(
+    client: httpx.AsyncClient,
+    auth: dict[str, str],
+    new_game: Any,
+    app: FastAPI,
+    monkeypatch: pytest.MonkeyPatch,
+    fake_searches: FakeSearches,
+) -> None:
+    fake_searches.release.set()  # every search answers unknown at once
+    game = await new_game(deal=9)
+    url = f"{API}/games/{game['id']}"
+    for _ in range(2):
+        assert_error(await client.post(f"{url}/finish", headers=auth), 409, "no_win_found")
+    assert fake_searches.count == 1  # the second finish asked no search
+    hints = [(await client.post(f"{url}/hint", headers=auth)).json() for _ in range(2)]
+    assert fake_searches.count == 2  # a hint's budget is another search: once
+    assert [h["result"] for h in hints] == ["unknown", "unknown"]
+    assert hints[0]["positions"] > 0 and hints[1]["positions"] == 0
+    assert hints[1]["move"] == hints[0]["move"]  # the usual heuristic suggestion
+    monkeypatch.setattr(app.state.settings, "finish_max_positions", 999)
+    assert_error(await client.post(f"{url}/finish", headers=auth), 409, "no_win_found")
+    assert fake_searches.count == 3  # another budget: searched anew
+    await client.post(f"{url}/moves", json={"action": "draw"}, headers=auth)
+    assert_error(await client.post(f"{url}/finish", headers=auth), 409, "no_win_found")
+    assert fake_searches.count == 4  # another position: searched anew
+
+
+async def test_a_hint_is_served_while_another_players_finish_runs(
+    client: httpx.AsyncClient,
+    auth: dict[str, str],
+    new_game: Any,
+    new_player: Any,
+    app: FastAPI,
+    monkeypatch: pytest.MonkeyPatch,
+    fake_searches: FakeSearches,
+) -> None:
+    """With one worker for players' searches (and no background process to borrow), a
+    finish running its whole budget leaves a hint of another player its own worker."""
+    game = await new_game(deal=9)
+    bob = await new_player("bob")
+    theirs = await new_game(headers=bob, deal=10)
+    finish = asyncio.create_task(client.post(f"{API}/games/{game['id']}/finish", headers=auth))
+    await _until(fake_searches.started)
+    for _ in range(3):
+        hint = await asyncio.wait_for(
+            client.post(f"{API}/games/{theirs['id']}/hint", headers=bob), timeout=3
+        )
+        assert hint.status_code == 200, hint.text
+        assert hint.json()["result"] == "unknown"
+        played = await client.post(
+            f"{API}/games/{theirs['id']}/moves", json=hint.json()["move"], headers=bob
+        )
+        assert played.status_code == 200, played.text  # a new position: a new search
+    assert fake_searches.count == 4 and not finish.done()
+    fake_searches.release.set()
+    assert_error(await finish, 409, "no_win_found")
