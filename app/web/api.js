@@ -26,6 +26,11 @@ const PREFIX = "/api/v1";
 const NETWORK_RETRIES = 3;
 /** How many 429 `solver_busy` answers a hint or finish waits out before giving up. */
 const BUSY_RETRIES = 5;
+/**
+ * The 429s a hint or finish waits out: the pool is full, or this player's own search
+ * (another tab's, a retried request's) is still running.
+ */
+const BUSY_CODES = new Set(["solver_busy", "solver_search_in_progress"]);
 
 /** A refusal, as the server worded it: `{"error": {"code", "message", "reason"?}}`. */
 export class ApiError extends Error {
@@ -61,7 +66,8 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  * @property {unknown} [body] sent as JSON
  * @property {boolean} [auth] send the bearer token (default true)
  * @property {boolean} [idempotent] send an Idempotency-Key, the same on every retry
- * @property {boolean} [waitWhenBusy] wait out 429 solver_busy for Retry-After
+ * @property {boolean} [waitWhenBusy] wait out 429 solver_busy (or this player's search in
+ *   progress) for Retry-After
  * @property {(seconds: number) => void} [onBusy] told before each such wait
  */
 
@@ -108,7 +114,7 @@ export class Api {
       }
       if (response.ok) return /** @type {T} */ (await response.json());
       const error = await readError(response);
-      if (error.code === "solver_busy" && waitWhenBusy && busyTries < BUSY_RETRIES) {
+      if (BUSY_CODES.has(error.code) && waitWhenBusy && busyTries < BUSY_RETRIES) {
         busyTries += 1;
         const seconds = error.retryAfter ?? 1;
         if (onBusy) onBusy(seconds);

@@ -14,6 +14,7 @@ chromium package), where its absence fails them.
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -380,7 +381,8 @@ def test_a_reload_carries_on_with_the_same_player_and_game(play: Play) -> None:
         assert shown == [card.get("code") for card in pile["cards"]]
 
 
-def test_solver_busy_waits_for_retry_after(play: Play) -> None:
+@pytest.mark.parametrize("code", ["solver_busy", "solver_search_in_progress"])
+def test_solver_busy_waits_for_retry_after(play: Play, code: str) -> None:
     play.new_game("rank-and-file", "number", DEALS["rank-and-file"])
     asked: list[float] = []
 
@@ -390,7 +392,7 @@ def test_solver_busy_waits_for_retry_after(play: Play) -> None:
             route.fulfill(
                 status=429,
                 headers={"Retry-After": "2", "Content-Type": "application/json"},
-                body='{"error": {"code": "solver_busy", "message": "the solver is busy"}}',
+                body=json.dumps({"error": {"code": code, "message": "the solver is busy"}}),
             )
         else:
             route.continue_()
