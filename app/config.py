@@ -72,14 +72,14 @@ class Settings(BaseSettings):
     # daily and solvable deals alike (off the event loop, at low priority); 0: a thread.
     daily_workers: int = Field(default=1, ge=0)
     # "module:function" with the solver's signature:
-    # solve(state, max_positions=, max_seconds=, core=, table_size=).
+    # solve(state, max_positions=, max_seconds=, table_size=).
     daily_prover: str = "app.solver.plan:solve"
     # Solvable games: proven deals ready per variant, kept topped up in the background
     # with the daily budgets (after the daily deals); an empty pool answers 503
     # no_solvable_deals at once.
     solvable_prepare_ahead: bool = True
     solvable_pool_size: int = Field(default=5, ge=0)
-    # Hints and finish: the players' lane of the pool (processes: a pure-Python search
+    # Hints and finish: the players' lane of the pool (processes: the replay of a line
     # holds the GIL and would stall the event loop), bounded; full: 429 solver_busy.
     solver_workers: int = Field(default=1, ge=1)
     solver_queue: int = Field(default=2, ge=0)  # requests waiting beyond the busy workers
@@ -92,9 +92,6 @@ class Settings(BaseSettings):
     # 0: nothing is remembered. The oldest go beyond the bound (about 200 bytes each).
     solver_unknown_ttl_seconds: float = Field(default=600.0, ge=0)
     solver_unknown_max_entries: int = Field(default=10_000, ge=1)
-    # Which search runs, for hints, finish and background proofs alike: the native core
-    # where it is built ("auto"), or insist on one ("native" refuses to start without it).
-    solver_core: Literal["auto", "native", "python"] = "auto"
     # The native search's transposition table bound, in keys (11 to 21 bytes each): a
     # search that fills it answers unknown. Never more than its position budget.
     solver_table_size: int = Field(default=1 << 23, ge=1)

@@ -31,7 +31,6 @@ from app.services.ratelimit import FailedAuthLimiter
 from app.services.solvable import SolvableDeals
 from app.services.solver import SolverService
 from app.services.work import WorkPool
-from app.solver.plan import describe_core
 
 log = logging.getLogger(__name__)
 
@@ -181,8 +180,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        # SOLVER_CORE=native without the core built: refuse to start, saying why.
-        log.info("solver core: %s", describe_core(settings.solver_core))
         _log_start(settings)
         settings.ensure_data_dir()
         app.state.secret_key = settings.resolved_secret_key()

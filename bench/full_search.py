@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from app.engine import VARIANTS, deal, get_variant  # noqa: E402
 from app.solver import arrangements, core, relaxation  # noqa: E402
 from app.solver.cli import end_torn_line, read_rows  # noqa: E402
-from app.solver.search import wins  # noqa: E402
+from app.solver.result import wins  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from solvability import BUDGETS, SURVEYS, verdicts  # noqa: E402

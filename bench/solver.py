@@ -53,7 +53,7 @@ from app.services.work import WorkPool  # noqa: E402
 from app.solver import arrangements  # noqa: E402
 from app.solver import core as native_core  # noqa: E402
 from app.solver.plan import CoreChoice, describe_core, solve, suggest  # noqa: E402
-from app.solver.search import _search  # noqa: E402
+from app.solver.result import _search  # noqa: E402
 from app.solver.tables import SearchTables  # noqa: E402
 
 GAMES = ("rank-and-file", "rows-of-four", "rainbow")

@@ -46,7 +46,7 @@ from app.engine import VARIANTS, State  # noqa: E402
 from app.solver import arrangements, core  # noqa: E402
 from app.solver.exhaustive import exhaustive  # noqa: E402
 from app.solver.plan import solve  # noqa: E402
-from app.solver.search import replay  # noqa: E402
+from app.solver.result import replay  # noqa: E402
 from tests.solver.test_native_core import start, walk  # noqa: E402
 
 SEARCHES = ("full", "full-undeferred", "arranged", "arranged-undeferred", "hint")

@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app.engine import deal, get_variant  # noqa: E402
 from app.solver.plan import solve  # noqa: E402
-from app.solver.search import wins  # noqa: E402
+from app.solver.result import wins  # noqa: E402
 
 
 def main() -> int:

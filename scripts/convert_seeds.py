@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT))
 
 from app.engine import deal, get_variant  # noqa: E402
 from app.services import seeds  # noqa: E402
-from app.solver.search import replay  # noqa: E402
+from app.solver.result import replay  # noqa: E402
 
 
 def check(path: Path) -> dict[str, Any]:

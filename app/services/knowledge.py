@@ -39,7 +39,7 @@ from app.db import dialect_insert, unit_of_work
 from app.engine import Move, State
 from app.models import SolverLine, SolverPosition
 from app.services.seeds import format_line, read_line
-from app.solver.search import wins
+from app.solver.result import wins
 
 log = logging.getLogger("app.knowledge")
 

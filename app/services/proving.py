@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.engine import MAX_DEAL, deal, get_variant
-from app.solver.search import wins
+from app.solver.result import wins
 
 log = logging.getLogger("app.proving")
 
@@ -61,15 +61,12 @@ def prove(
     number: int,
     positions: int,
     seconds: float,
-    core: str = "auto",
     table_size: int | None = None,
 ) -> Proof | None:
     """Try to prove one deal winnable; the line is replayed by the engine before it counts."""
     prover = _load_prover(prover_path)
     start = deal(get_variant(variant), number)
-    result = prover(
-        start, max_positions=positions, max_seconds=seconds, core=core, table_size=table_size
-    )
+    result = prover(start, max_positions=positions, max_seconds=seconds, table_size=table_size)
     if result.result != "solved":
         return None
     if not wins(start, result.moves):  # a line the rules refuse proves nothing

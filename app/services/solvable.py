@@ -38,7 +38,7 @@ from app.services import claims
 from app.services.proving import Proof, derive_deal
 from app.services.seeds import public_deals
 from app.services.work import SOLVABLE, WorkPool
-from app.solver.search import wins
+from app.solver.result import wins
 
 log = logging.getLogger("app.solvable")
 

@@ -1,7 +1,7 @@
 """Hints and finish: the solver behind the game service.
 
 The search runs in the app's one pool of workers (`services.work.WorkPool`: processes,
-since a pure-Python search holds the GIL and would stall the event loop), before any
+so that the Python around the native search never stalls the event loop), before any
 background proof. A saturated pool answers 429 ``solver_busy``
 with ``Retry-After``; so does a player's second search while one of theirs runs or waits
 (``solver_search_in_progress``), and a hint never waits behind a finish's whole budget
@@ -46,7 +46,7 @@ from app.services.undecided import Undecided
 from app.services.undecided import key as undecided_key
 from app.services.work import WorkPool
 from app.solver.plan import suggest
-from app.solver.search import SolveResult
+from app.solver.result import SolveResult
 from app.solver.worker import SearchInProgress
 from app.solver.worker import SolverBusy as PoolBusy
 

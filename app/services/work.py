@@ -47,8 +47,7 @@ from typing import Any
 
 from app.config import Settings
 from app.services.proving import Proof, prove
-from app.solver.plan import resolve_core
-from app.solver.search import SolveResult
+from app.solver.result import SolveResult
 from app.solver.worker import SearchInProgress, SolverBusy, exit_with_parent, solve_bytes
 
 # Priorities: lower first.
@@ -72,7 +71,6 @@ class WorkPool:
     """Three lanes, one waiting line."""
 
     def __init__(self, settings: Settings) -> None:
-        resolve_core(settings.solver_core)  # refuse a core that is not there, now
         self.settings = settings
         self._executors: dict[str, Executor] = {}
         self._busy = {_PLAYER_LANE: 0, _HINT_LANE: 0, _BACKGROUND_LANE: 0}
@@ -213,7 +211,7 @@ class WorkPool:
         self._finishes += int(not hint)
         try:
             s = self.settings
-            args = (state_bytes, max_positions, max_seconds, s.solver_core, s.solver_table_size)
+            args = (state_bytes, max_positions, max_seconds, s.solver_table_size)
             result: SolveResult = await self._run(PLAYER, solve_bytes, *args, hint=hint)
         finally:
             self._players -= 1
@@ -233,7 +231,6 @@ class WorkPool:
             number,
             s.daily_max_positions,
             s.daily_max_seconds,
-            s.solver_core,
             s.solver_table_size,
         )
         proof: Proof | None = await self._run(max(priority, DAILY), prove, *args)

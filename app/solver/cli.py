@@ -18,8 +18,8 @@ from tqdm import tqdm
 
 from app.engine import VARIANTS, deal, get_variant
 from app.services import seeds
-from app.solver.plan import CORES, CoreChoice, describe_core, solve
-from app.solver.search import SolveResult, replay
+from app.solver.plan import solve
+from app.solver.result import SolveResult, replay
 
 SEEDS_DIR = Path(__file__).resolve().parents[2] / "seeds"
 # Per-deal budget of `prove`: enough for the winnable deals the solver finds quickly
@@ -60,12 +60,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     for command in (prove, survey):
         command.add_argument(
-            "--core",
-            choices=CORES,
-            default="auto",
-            help="the search that runs: native where built (auto), or insist on one",
-        )
-        command.add_argument(
             "--table-size",
             type=int,
             default=None,
@@ -81,17 +75,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             "search can reach it: give the budget to spend all of it",
         )
     args = parser.parse_args(argv)
-    try:
-        print(f"solver core: {describe_core(args.core)}", file=sys.stderr)
-    except RuntimeError as exc:
-        parser.error(f"--core {args.core}: {exc}")
     if args.command == "prove":
         return run_prove(
             args.variant,
             args.count,
             args.budget,
             args.out,
-            args.core,
             args.table_size,
             args.max_depth,
         )
@@ -104,7 +93,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.json,
         out=args.out,
         jobs=args.jobs,
-        core=args.core,
         table_size=args.table_size,
         max_depth=args.max_depth,
         undecided_in=args.undecided_in,
@@ -129,7 +117,6 @@ def run_prove(
     count: int,
     budget: int,
     out: Path | None,
-    core: CoreChoice = "auto",
     table_size: int | None = None,
     max_depth: int | None = None,
 ) -> int:
@@ -145,9 +132,7 @@ def run_prove(
     last_save = time.monotonic()
     while len(deals) < count:
         start = deal(variant, number)
-        result = solve(
-            start, max_positions=budget, core=core, table_size=table_size, max_depth=max_depth
-        )
+        result = solve(start, max_positions=budget, table_size=table_size, max_depth=max_depth)
         if result.result == "solved" and replay(start, result.moves).is_won:
             deals.append(
                 {
@@ -174,7 +159,6 @@ def _survey_one(
     number: int,
     budget: int,
     seconds: float | None,
-    core: CoreChoice = "auto",
     table_size: int | None = None,
     max_depth: int | None = None,
 ) -> dict[str, Any]:
@@ -184,7 +168,6 @@ def _survey_one(
         start,
         max_positions=budget,
         max_seconds=seconds,
-        core=core,
         table_size=table_size,
         max_depth=max_depth,
     )
@@ -243,7 +226,6 @@ def run_survey(
     as_json: bool,
     out: Path | None = None,
     jobs: int = 1,
-    core: CoreChoice = "auto",
     table_size: int | None = None,
     max_depth: int | None = None,
     undecided_in: Sequence[Path] | None = None,
@@ -267,7 +249,7 @@ def run_survey(
         # In deal order either way, so the output reads the same with any --jobs.
         if pool is None:
             found = (
-                _survey_one(variant.name, n, budget, seconds, core, table_size, max_depth)
+                _survey_one(variant.name, n, budget, seconds, table_size, max_depth)
                 for n in todo
             )
         else:
@@ -277,7 +259,6 @@ def run_survey(
                 todo,
                 repeat(budget),
                 repeat(seconds),
-                repeat(core),
                 repeat(table_size),
                 repeat(max_depth),
             )

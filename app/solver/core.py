@@ -1,20 +1,17 @@
-"""The native search core (``app.solver._core``, C sources in ``app/solver/native/``).
+"""The solver's search: the native core (``app.solver._core``, C sources in
+``app/solver/native/``), built by ``pip install`` (a C compiler and the Python headers are
+needed: ``docs/native-core.md``).
 
-Built by ``pip install`` where a C compiler and the Python headers are present; else
-:func:`available` is False and :func:`missing_reason` says why, and the solver runs on
-its Python search, which stays the reference the core is tested against
-(``tests/solver/test_native_core.py``, ``docs/native-core.md``).
-
-So far the core holds the position, legal moves, apply, the plain position key, the
-safe foundation moves, the depth-first search, narrow or full, with the restarts' jitter,
-plain or up to run arrangement (:func:`search`), the beam search (:func:`beam`), the
-line shortening of :mod:`app.solver.lines` (:func:`shorten`), the plain search the
-reductions are checked against (:func:`exhaustive`), and the run-arrangement
-key and moves of :mod:`app.solver.arrangements` on their own (``Position.arranged_key``,
-``arranged_children``); moves cross the boundary as their text (``str(Move)``). The core
-is handed each variant's tables from here, built from the same
-:class:`~app.engine.Variant` (and the solver's :class:`~app.solver.tables.SearchTables`)
-the Python search reads, so no game is typed twice.
+It holds the position, legal moves, apply, the position keys, the safe foundation moves,
+the depth-first search, narrow or full, with the restarts' jitter, plain or up to run
+arrangement (:func:`search`), the beam search (:func:`beam`), the shortening of winning
+lines (:func:`shorten`), and a native plain search (:func:`exhaustive`). Moves cross the
+boundary as their text (``str(Move)``). The core is handed each variant's tables from
+here, built from the same :class:`~app.engine.Variant` (and the solver's
+:class:`~app.solver.tables.SearchTables`), so no game is typed twice. The engine is the
+authority on the rules: :func:`app.solver.plan.solve` replays every winning line through
+it, and the tests check the core against the engine and the plain search of
+:mod:`app.solver.exhaustive`.
 """
 
 from __future__ import annotations
@@ -27,44 +24,27 @@ from app.engine import CorruptState, Move, State, UnknownVariant, Variant, get_v
 from app.engine import Rules as HouseRules
 from app.solver import arrangements, relaxation
 from app.solver import beam as beam_module
-from app.solver import search as search_module
 from app.solver.exhaustive import Exhausted
+from app.solver.result import Result, SolveResult
 from app.solver.tables import SearchTables
 
 try:
     from app.solver import _core
-except ImportError as exc:  # not built here: the Python search serves alone
-    _core = None  # type: ignore[assignment]
-    _MISSING = f"app.solver._core is not built ({exc}); reinstall with a C compiler"
-else:
-    _MISSING = ""
-
-
-def available() -> bool:
-    """Is the native core built and loaded?"""
-    return _core is not None
-
-
-def missing_reason() -> str:
-    """Why the native core is not available ("" when it is)."""
-    return _MISSING
+except ImportError as exc:  # pragma: no cover - an install without its build
+    raise ImportError(
+        f"app.solver._core is not built ({exc}): reinstall with a C compiler and the Python "
+        "headers (on Debian: apt-get install gcc python3-dev; then pip install -e .)"
+    ) from exc
 
 
 def native() -> ModuleType:
-    """The loaded ``app.solver._core`` module (RuntimeError saying why when it is not)."""
-    _require()
+    """The loaded ``app.solver._core`` module."""
     return _core
-
-
-def _require() -> None:
-    if _core is None:
-        raise RuntimeError(_MISSING)
 
 
 @cache
 def tables(variant: Variant) -> _core.Tables:
     """The core's tables for ``variant`` (one per variant value, as its lookup tables)."""
-    _require()
     rules = SearchTables.of(variant)
     children, narrow_children = bytearray(52 * 52), bytearray(52 * 52)
     for table, rows in ((children, rules.children), (narrow_children, rules.narrow_children)):
@@ -120,7 +100,7 @@ def load(data: bytes) -> _core.Position:
 DEFAULT_TABLE_SIZE = 1 << 23
 
 
-_RESULTS: dict[str, search_module.Result] = {
+_RESULTS: dict[str, Result] = {
     "solved": "solved",
     "unsolvable": "unsolvable",
     "unknown": "unknown",
@@ -143,18 +123,18 @@ def search(
     relaxed: bool = True,
     relaxed_stock: int = relaxation.STOCK_LIMIT,
     relaxed_states: int = relaxation.STATE_LIMIT,
-) -> search_module.SolveResult:
-    """``search._search(state, rules, max_positions, deadline, narrow, random.Random(seed)
-    or None, arranged, defer_draws, relaxed, relaxed_stock, relaxed_states)`` run
-    natively, with the GIL released: the same children in the same order, so the same
-    verdict, positions and line. ``draw_score`` is the rules' (of
-    ``SearchTables.restart(seed)`` in a restart; default the variant's), ``eager`` is
-    ``narrow and rules.eager_foundations``.
+) -> SolveResult:
+    """One depth-first search from ``state``, with the GIL released: ``narrow`` (the
+    restarts' search: no chains of run splits, nothing back down; proves nothing) or
+    full (its exhaustion is a proof), jittered by ``seed`` (0: none), plain or up to run
+    arrangement (``arranged``), with deferred draws (``defer_draws``) and the relaxed
+    tableau's dead-end test (``relaxed``, where the stock holds at most
+    ``relaxed_stock`` cards; each test gives up at ``relaxed_states``). ``draw_score`` is
+    the rules' (of ``SearchTables.restart(seed)`` in a restart; default the variant's),
+    ``eager`` is ``narrow and rules.eager_foundations``.
     ``unknown`` also when the transposition table (``table_size`` keys) is full, or its
     stack (``max_depth`` frames, default ``DEFAULT_MAX_DEPTH``): the result says which in
-    ``stopped``. As ``_search``, the line
-    is not replayed here (``plan.solve`` replays)."""
-    _require()
+    ``stopped``. The line is not replayed here (``plan.solve`` replays)."""
     if draw_score is None:
         draw_score = SearchTables.of(state.variant).draw_score
     started = time.perf_counter()
@@ -177,7 +157,7 @@ def search(
     )
     moves = [Move.parse(text) for text in texts]
     elapsed = int((time.perf_counter() - started) * 1000)
-    return search_module.SolveResult(_RESULTS[result], moves, positions, elapsed, stop)
+    return SolveResult(_RESULTS[result], moves, positions, elapsed, stop)
 
 
 def search_full(
@@ -185,8 +165,8 @@ def search_full(
     max_positions: int,
     max_seconds: float | None = None,
     table_size: int = DEFAULT_TABLE_SIZE,
-) -> search_module.SolveResult:
-    """The full search (``_search`` with ``narrow=False``, no jitter, not arranged)."""
+) -> SolveResult:
+    """The full search (:func:`search` with ``narrow=False``, no jitter, not arranged)."""
     return search(state, max_positions, max_seconds, table_size=table_size)
 
 
@@ -201,11 +181,9 @@ def beam(
     deadline: float | None = None,
     relaxed: bool = True,
 ) -> beam_module.BeamResult:
-    """``beam.beam(position(state), ...)`` run natively, with the GIL released: the same
-    positions met in the same order (``tests/solver/test_beam.py``), without a
-    Python object per position. ``deadline`` is a ``time.perf_counter()`` time, looked at
-    after each closure and every 16 of a level's draws, as the Python loop does."""
-    _require()
+    """A beam pass (:mod:`app.solver.beam`) from ``state``, with the GIL released.
+    ``deadline`` is a ``time.perf_counter()`` time, looked at after each closure and
+    every 16 of a level's draws."""
     seconds = None if deadline is None else max(0.0, deadline - time.perf_counter())
     texts, positions, stopped = _core.beam(
         position(state),
@@ -223,54 +201,29 @@ def beam(
 
 
 def exhaustive(state: State, max_positions: int) -> Exhausted:
-    """:func:`app.solver.exhaustive.exhaustive` run natively, with the GIL released: the
-    same verdict and the same count of positions. The budget bounds its memory too: the
+    """:func:`app.solver.exhaustive.exhaustive` in C, with the GIL released: the same
+    verdict and the same count of positions. The budget bounds its memory too: the
     table holds ``max_positions`` keys, and the path at most as many positions with their
     moves (2,000,000 positions of Rank and File deal 1 peaked at 389 MB)."""
-    _require()
     result, positions = _core.exhaustive(position(state), max_positions)
     return Exhausted(result, positions)
 
 
 def shorten(state: State, line: list[str], deadline: float | None = None) -> list[str]:
-    """``lines.shorten(position(state), line, deadline)`` run natively, with the GIL
-    released: the same walk, so the same line (``tests/solver/test_lines.py``), three to
-    ten times as fast. ``deadline`` is a ``time.perf_counter()`` time. A move that is not
-    legal where the line plays it raises ValueError."""
-    _require()
+    """``line`` (moves as text, from ``state``) without its detours, with the GIL released:
+    the line is replayed once, noting each position's exact bytes, then walked from the
+    start, from each position to the latest position of the line that one legal move
+    reaches (``docs/solver.md``, "Shorter lines"). Every step is a legal move and the walk
+    ends where the line ends, so the shorter line wins too (``plan.solve`` replays it).
+    ``deadline`` is a ``time.perf_counter()`` time. A move that is not legal where the
+    line plays it raises ValueError."""
     seconds = None if deadline is None else max(0.0, deadline - time.perf_counter())
     return _core.shorten(position(state), line, seconds)
 
 
-class Lcg:
-    """The 64-bit generator the native ``playout`` draws from (search.h ``lcg_next``), so
-    a Python playout makes the same choices."""
-
-    def __init__(self, seed: int) -> None:
-        self.state = seed & (2**64 - 1)
-
-    def below(self, n: int) -> int:
-        self.state = (self.state * 6364136223846793005 + 1442695040888963407) & (2**64 - 1)
-        return (self.state >> 33) % n
-
-
-def python_playout(state: State, seed: int, steps: int) -> tuple[int, State]:
-    """The native ``playout`` in Python: at each position legal moves and the plain key,
-    then the move the shared generator picks. (positions visited, final position)."""
-    key = search_module._key_fn(SearchTables.of(state.variant))
-    rng = Lcg(seed)
-    positions = 0
-    for _ in range(steps):
-        moves = state.legal_moves()
-        key(state)
-        positions += 1
-        if not moves:
-            break
-        state, _ = state.apply(moves[rng.below(len(moves))], auto_finish=False, validate=False)
-    return positions, state
-
-
-def native_playout(state: State, seed: int, steps: int) -> tuple[int, State]:
-    """:func:`python_playout` run by the core, the whole loop in C."""
+def playout(state: State, seed: int, steps: int) -> tuple[int, State]:
+    """A seeded random playout in the core (the benchmark's and the tests' walk): at each
+    position the legal moves and the plain key, then move number ``rng % count`` of the
+    64-bit generator in ``search.h`` (``lcg_next``). (positions visited, final position)"""
     positions, _keys, end = _core.playout(position(state), seed, steps)
     return positions, State.from_bytes(end.to_bytes())

@@ -6,11 +6,11 @@ draws, no arrangement (``docs/solver.md``, "All the reductions together"). Its
 ``unsolvable`` rests on nothing but the engine's rules: every position reachable from
 the start was met and none is won.
 
-It is slow in Python (a few thousand positions a second), so the native core mirrors it
+It is slow in Python (a few thousand positions a second), so the native core has it too
 (``app/solver/native/exhaustive.c``, :func:`app.solver.core.exhaustive`): the same moves
 in the same order, so the same verdict and the same count of positions, which
-``tests/solver/test_exhaustive.py`` checks. That lets ``bench/soundness.py`` decide
-positions a hundred times larger than this one can.
+``tests/solver/test_exhaustive.py`` checks against this one. That lets
+``bench/soundness.py`` decide positions a hundred times larger than this one can.
 """
 
 from __future__ import annotations

@@ -1,30 +1,24 @@
-"""The search's moves: which to play at once, which to try, in which order, which to skip.
+"""The move knowledge of the heuristic suggestion (:func:`app.solver.plan.suggest`): which
+foundation move is safe, and which moves are worth trying, in which order.
 
-Every move comes from ``State.legal_moves()`` (or, for the moves paired with an
-obligation, is built with the engine's own tests, ``foundation_takes``/``tableau_takes``
-and the run rule ``run_start``) and is played by ``State.apply``. What this module adds
-is knowledge about the moves:
+The search itself is the native core's (``app/solver/native/``): its safe foundation
+moves, pruning, obligations and ordering are these, argued in ``docs/solver.md``. Here
+they serve a hint that has no winning line to give, and the tests' greedy play:
 
-- safe foundation moves (:func:`settle`, read from :class:`app.solver.tables.SearchTables`) are
-  played without branching: a card goes up when no card that could ever need it as a
-  tableau parent is still out of the foundations (two decks: both copies must be up);
+- safe foundation moves (:func:`safe_move`, read from
+  :class:`app.solver.tables.SearchTables`): a card goes up when no card that could ever
+  need it as a tableau parent is still out of the foundations (two decks: both copies
+  must be up);
 - pruning: a whole pile to an empty pile, the same move to a second empty pile or a
   second foundation with the same top, undoing the previous move;
-- obligations: a move whose only effect is to uncover a card (splitting a run) or to
-  empty a pile is tried only together with a move that uses what it uncovered (see
-  :func:`scored_moves` for why no win is lost);
 - ordering: turn a face-down card up or empty a pile first, then foundation moves, then
   the rest; draw (irreversible with a single-pass stock) last, but before building from
   the waste when redeals bring passed cards round again.
-
-Every pruning above keeps a winning line when one exists, so an exhausted full search
-(:mod:`app.solver.search`) is a proof.
 """
 
 from __future__ import annotations
 
-import random
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from app.engine import F_PILES, RESERVE_PILE, T_PILES, WASTE_PILE, Move, Pile, State
 from app.engine.moves import DRAW, FOUNDATION, MOVE, REDEAL, TABLEAU
@@ -32,60 +26,24 @@ from app.engine.moves import DRAW, FOUNDATION, MOVE, REDEAL, TABLEAU
 if TYPE_CHECKING:
     from app.solver.tables import SearchTables
 
-# Move scores: children are tried lowest first (a stable sort: equal scores keep the
-# engine's order). The plain moves of scored_moves and the arranged ones of
-# app.solver.arrangements.children share these names where the meaning is the same.
+# Move scores: moves are tried lowest first (a stable sort: equal scores keep the
+# engine's order); the native search scores by the same names (search.h).
 FOUNDATION_UNCOVERS = 0  # to a foundation, turning a card up or emptying a pile: pure gain
 TURN_UP = 1  # a whole face-up run off face-down cards (+ how many are face down: fewest first)
-CLEARED_FIRST = 2  # arranged: the run on a card moves to a class sibling first (+ the plain score)
-TURN_UP_TO_EMPTY = 3  # arranged: a base into an empty pile (+ face-down cards under it)
 REFILLED = 5  # empties a pile the reserve refills at once: progress, nothing spent
 TO_FOUNDATION = 10  # any other foundation move: seldom wrong
 DRAW_EARLY = 15  # with redeals: draw before building from the waste (passed cards come back)
 FROM_WASTE = 20  # the waste's (or reserve's) top onto a tableau card
-ROOT_TO_TOP = 25  # arranged: a root (a whole pile) onto a top of its parent class: frees a pile
 EMPTY_PILE = 30  # the last face-up run onto another pile: an empty pile, kept for later
 DRAW_BEFORE_SPLITS = 40  # one pass, every other restart: draw before splitting runs
 FROM_WASTE_TO_EMPTY = 40  # the waste's top into an empty pile: spends the empty pile
 SPLIT_RUN = 50  # part of a run onto another card: only for what it uncovers (an obligation)
 SPLIT_TO_EMPTY = 60  # part of a run into an empty pile: spends it as well
 FROM_FOUNDATION = 70  # a card back from a foundation: undoes progress
-FROM_FOUNDATION_TO_EMPTY = 75  # arranged: back from a foundation into an empty pile
 DRAW_LAST = 90  # one pass: drawing is irreversible, so after every tableau move
 REDEAL_LAST = 95  # the stock comes round again: after everything else
-PAIRED = 0  # an obligated move's pairings take its place, in their own order
-
-_JITTER = 12
 
 NO_USE = -1  # a move with no obligation: the next move may use any pile
-
-
-class Child(NamedTuple):
-    """A child of a search node: ``move`` played from ``before``, which the node reaches
-    by the moves of ``line`` (none, or a move that clears the way, or an obligated move
-    and the safe moves after it). A placeholder for an obligated move not yet paired has
-    ``before`` None and ``must_use`` the tableau pile the move after it must use."""
-
-    score: int
-    line: list[Move]
-    before: State | None
-    move: Move
-    must_use: int = NO_USE
-
-
-def settle(state: State, rules: SearchTables, line: list[Move], eager: bool = False) -> State:
-    """Play safe foundation moves until none is left, appending them to ``line``.
-
-    ``eager`` (narrow search, where foundation cards may return and the stock has
-    redeals) plays every foundation move: a card that goes up can still come back, so
-    it is rarely wrong, but not provably.
-    """
-    while True:
-        move = safe_move(state, rules, eager)
-        if move is None:
-            return state
-        state, _ = state.apply(move, auto_finish=False, validate=False)
-        line.append(move)
 
 
 def wanted_cards(state: State) -> dict[int, int]:
@@ -209,162 +167,3 @@ def scored_moves(
         else:
             out.append((FROM_WASTE_TO_EMPTY if to_empty else FROM_WASTE, move, NO_USE))
     return out
-
-
-def follow_ups(state: State, index: int, last: Move, runs_any: bool, narrow: bool) -> list[Move]:
-    """The moves that use tableau pile ``index`` right after ``last`` uncovered it: its
-    top card to a foundation (or, where single cards move, anywhere), or something onto
-    it. Built from the engine's own tests (``foundation_takes``, ``tableau_takes`` and
-    the run rule ``run_start``; ``tableau_takes`` inlined in the loops over piles: this
-    is the search's hottest loop)."""
-    if not runs_any:
-        # Single cards: a built sequence moves only card by card, and that relocation is
-        # what these games need; the narrow limits (meant for whole-run rotation) would
-        # forbid it. Full follow-ups in narrow searches too doubled the deals proven at
-        # 20,000 positions (Deauville 1-70: 8 -> 16; Rows of Four 1-50: 33 -> 42).
-        narrow = False
-    out: list[Move] = []
-    empty_takes = not (state.variant.reserve_fills_empty and state.reserve)
-    if state.tableau[index]:
-        _uncovered_moves(out, state, index, runs_any, empty_takes)
-    _runs_onto(out, state, index, last, runs_any, narrow, empty_takes)
-    _tops_onto(out, state, index, state.variant.foundation_return and not narrow)
-    if not runs_any:
-        _onto_moved(out, state, index, last)
-    return out
-
-
-def _onto_moved(out: list[Move], state: State, index: int, last: Move) -> None:
-    """Where single cards move, a card onto the one ``last`` moved, where it went (from
-    the tableau, but the pile ``last`` uncovered, whose top moves anywhere already; the
-    waste, the reserve, a foundation where cards return). The move can be postponed to
-    just before such a move too, not only before the next move on the pile it left: a
-    card it then holds could not be put on it where it was and moved along with it
-    (docs/solver.md, "Obligations")."""
-    assert last.dst is not None and last.dst.kind == TABLEAU
-    there = last.dst.index
-    target = T_PILES[there]
-    for j, other in enumerate(state.tableau):
-        face_up = len(other) > state.hidden[j]
-        if j not in (index, there) and face_up and state.tableau_takes(there, other[-1]):
-            out.append(Move(MOVE, T_PILES[j], target, 1))
-    _tops_onto(out, state, there, state.variant.foundation_return)
-
-
-def _tops_onto(out: list[Move], state: State, index: int, returns: bool) -> None:
-    """The waste's and the reserve's tops onto tableau pile ``index`` where it takes
-    them, and with ``returns`` the foundations' tops."""
-    here = T_PILES[index]
-    for src, cards in ((WASTE_PILE, state.waste), (RESERVE_PILE, state.reserve)):
-        if cards and state.tableau_takes(index, cards[-1]):
-            out.append(Move(MOVE, src, here, 1))
-    if returns:
-        for f, cards in enumerate(state.foundations):
-            if cards and state.tableau_takes(index, cards[-1]):
-                out.append(Move(MOVE, F_PILES[f], here, 1))
-
-
-def _uncovered_moves(
-    out: list[Move], state: State, index: int, runs_any: bool, empty_takes: bool
-) -> None:
-    """The uncovered top card P of pile ``index`` to a foundation (the first that takes
-    it) and, where single cards move, onto any tableau pile that takes it."""
-    tableau = state.tableau
-    top = tableau[index][-1]
-    here = T_PILES[index]
-    for f in range(len(state.foundations)):
-        if state.foundation_takes(f, top):
-            out.append(Move(MOVE, here, F_PILES[f], 1))
-            break
-    # Where single cards move, P itself may move on.
-    if not runs_any:
-        ok = state.variant.stack_ok
-        for j, other in enumerate(tableau):
-            if j != index and (ok[other[-1] * 52 + top] if other else empty_takes):
-                out.append(Move(MOVE, here, T_PILES[j], 1))
-
-
-def _runs_onto(
-    out: list[Move],
-    state: State,
-    index: int,
-    last: Move,
-    runs_any: bool,
-    narrow: bool,
-    empty_takes: bool,
-) -> None:
-    """Cards from the other tableau piles onto pile ``index`` (a run, or any part of one
-    outside the narrow search), except straight back where ``last`` took them from."""
-    tableau, hidden = state.tableau, state.hidden
-    ok = state.variant.stack_ok
-    append = out.append
-    pile = tableau[index]
-    here = T_PILES[index]
-    # What pile ``index`` takes: ok[parent + card] on a card, anything (or nothing) empty.
-    parent = pile[-1] * 52 if pile else -1
-    back = last.dst
-    back_pile = back.index if back is not None and back.kind == TABLEAU else -1
-    back_count = last.count
-    for j, other in enumerate(tableau):
-        if j == index or not other:
-            continue
-        size = len(other)
-        low = hidden[j]
-        # State.run_length(j): the engine's run_start, inlined (this is the search's
-        # hottest loop; a call per pile cost the Python search a tenth of its time).
-        k = size - 1
-        if runs_any:
-            while k > low and ok[other[k - 1] * 52 + other[k]]:
-                k -= 1
-        longest = size - k
-        # Narrow search: no chains of splits (they rotate runs among equal parents).
-        if narrow:
-            if longest != size - low:
-                continue
-            counts = range(longest, longest + 1)
-        else:
-            counts = range(1, longest + 1)
-        for count in counts:
-            if count == size and parent < 0 and low == 0:
-                continue  # a whole pile into an empty one
-            if j == back_pile and count == back_count:
-                continue
-            if ok[parent + other[-count]] if parent >= 0 else empty_takes:
-                append(Move(MOVE, T_PILES[j], here, count))
-
-
-def children(
-    state: State, rules: SearchTables, last: Move | None, narrow: bool, jitter: random.Random | None
-) -> list[Child]:
-    """The node's children, best first. An obligated move comes as a placeholder
-    (``before`` is None, ``must_use`` the pile it uncovers) that :func:`expand`
-    replaces by the move paired with each of its uses, when the search reaches it."""
-    out: list[Child] = []
-    for score, move, must_use in scored_moves(state, rules, last, narrow):
-        if must_use == NO_USE:
-            out.append(Child(score, [], state, move))
-        else:
-            out.append(Child(score, [], None, move, must_use))
-    if jitter is None:
-        out.sort(key=lambda child: child[0])
-        return out
-    return jittered(out, jitter)
-
-
-def jittered(out: list[Child], jitter: random.Random) -> list[Child]:
-    """Restarts: the same move classes, neighbouring ones shuffled a little."""
-    noisy = [(child[0] + jitter.random() * _JITTER, n) for n, child in enumerate(out)]
-    return [out[n] for _s, n in sorted(noisy)]
-
-
-def expand(
-    state: State, rules: SearchTables, move: Move, must_use: int, narrow: bool
-) -> list[Child]:
-    """An obligated ``move`` followed by each move that uses the pile it uncovered."""
-    mid, _ = state.apply(move, auto_finish=False, validate=False)
-    prefix = [move]
-    mid = settle(mid, rules, prefix, narrow and rules.eager_foundations)
-    if len(prefix) > 1 and mid.tableau[must_use] != state.tableau[must_use][: -move.count]:
-        return [Child(PAIRED, [], state, move)]  # the uncovered card went up: used already
-    follows = follow_ups(mid, must_use, move, rules.runs_any, narrow)
-    return [Child(PAIRED, prefix, mid, follow) for follow in follows]

@@ -1,7 +1,7 @@
 """The search plan and what the app calls: :func:`solve` runs the restarts, the beam
-passes and then the full search, each on the chosen core (the Python search of
-:mod:`app.solver.search`, or the native one of :mod:`app.solver.core`, which mirrors it
-move for move); :func:`suggest` is the heuristic move when no winning line is known.
+passes and then the full search, each a call into the native core (:mod:`app.solver.core`),
+and replays every winning line through the engine; :func:`suggest` is the heuristic move
+when no winning line is known.
 
 First narrow searches (no chains of run splits, which mostly rotate runs among equal
 parents; every foundation move played at once where cards may come back and the stock
@@ -23,17 +23,14 @@ is a proof.
 
 from __future__ import annotations
 
-import random
 import time
-from typing import Literal
 
 from app.engine import Move, State
 from app.engine import Rules as HouseRules
-from app.solver import arrangements, beam, relaxation
+from app.solver import arrangements, relaxation
 from app.solver import core as native_core
-from app.solver.lines import shorten
 from app.solver.moves import safe_move, scored_moves
-from app.solver.search import Result, SolveResult, _search, wins
+from app.solver.result import Result, SolveResult, wins
 from app.solver.tables import FIRST_TRY, SearchTables
 
 DEFAULT_MAX_POSITIONS = 1_000_000
@@ -71,59 +68,27 @@ BEAM_COST = 1_000
 # the cheap restarts win most deals first (Rows of Four's in 7,700 positions on average).
 BEAM_AFTER = 100
 
-CoreChoice = Literal["auto", "native", "python"]
-CORES: tuple[CoreChoice, ...] = ("auto", "native", "python")
-
-
-def resolve_core(choice: CoreChoice) -> Literal["native", "python"]:
-    """The core ``choice`` runs on: ``auto`` is the native one where it is built;
-    ``native`` where it is not raises RuntimeError saying why."""
-    if choice not in CORES:
-        raise ValueError(f"core must be one of {', '.join(CORES)}, not {choice!r}")
-    if choice == "python":
-        return "python"
-    if native_core.available():
-        return "native"
-    if choice == "native":
-        raise RuntimeError(native_core.missing_reason())
-    return "python"
-
-
-def describe_core(choice: CoreChoice) -> str:
-    """Which core ``choice`` runs, and why, for the start-up log."""
-    ran = resolve_core(choice)
-    if ran == "native":
-        return f"native (app.solver._core; SOLVER_CORE={choice})"
-    if choice == "python":
-        return "python (SOLVER_CORE=python)"
-    return f"python (SOLVER_CORE=auto: {native_core.missing_reason()})"
-
-
 def solve(
     state: State,
     max_positions: int = DEFAULT_MAX_POSITIONS,
     max_seconds: float | None = None,
-    core: CoreChoice = "auto",
     table_size: int | None = None,
     max_depth: int | None = None,
     relaxed_stock: int = relaxation.STOCK_LIMIT,
 ) -> SolveResult:
-    """Search for a winning line from ``state`` within the budgets, on ``core``.
+    """Search for a winning line from ``state`` within the budgets.
 
-    Both cores try the same positions in the same order, so they answer alike at the
-    same position budget; the native one is far faster. ``table_size`` bounds the
-    native transposition table (keys; default :data:`core.DEFAULT_TABLE_SIZE`) and
+    ``table_size`` bounds the transposition table (keys; default :data:`core.DEFAULT_TABLE_SIZE`) and
     ``max_depth`` its stack (frames; default ``DEFAULT_MAX_DEPTH``, 2^20, which no search
     of at most that many positions can reach): either full ends that search with
     ``unknown``, and ``stopped`` says which limit ended the last search.
     ``relaxed_stock``: the searches (not the beam passes) ask the relaxed tableau's test
     where the stock holds at most this many cards (:mod:`app.solver.relaxation`). A
-    ``solved`` line is shortened (:mod:`app.solver.lines`) and replayed by the engine
-    before it is returned, whichever core found it.
+    ``solved`` line is shortened (:func:`app.solver.core.shorten`) and replayed by the
+    engine, with validation, before it is returned.
     """
     start = time.perf_counter()
     deadline = None if max_seconds is None else start + max_seconds
-    native = resolve_core(core) == "native"
     rules = SearchTables.of(state.variant)
     positions = 0
     result: Result = "unknown"
@@ -141,46 +106,30 @@ def solve(
             break
         if kind in BEAMS:
             result, moves, used, stopped = _beam(
-                state, seed, kind == BEST_BEAM, budget, deadline, native, kind == SINGLE_BEAM
+                state, seed, kind == BEST_BEAM, budget, deadline, kind == SINGLE_BEAM
             )
             beam_spent += used
         else:
             narrow = kind == NARROW
             tables = rules.restart(seed) if kind != FULL else rules
             keyed = arranged and not narrow
-            if native:
-                result, moves, used, stopped = _native_search(
-                    state,
-                    tables,
-                    budget,
-                    deadline,
-                    narrow,
-                    seed,
-                    keyed,
-                    table_size,
-                    max_depth,
-                    relaxed_stock,
-                )
-            else:
-                jitter = random.Random(seed) if seed else None
-                result, moves, used = _search(
-                    state,
-                    tables,
-                    budget,
-                    deadline,
-                    narrow,
-                    jitter,
-                    arranged=keyed,
-                    relaxed_stock=relaxed_stock,
-                )
-                # As the native core: a search that ran out of positions to try did not stop.
-                cut = "positions" if used >= budget else "deadline"
-                stopped = cut if result == "unknown" else ""
+            result, moves, used, stopped = _search(
+                state,
+                tables,
+                budget,
+                deadline,
+                narrow,
+                seed,
+                keyed,
+                table_size,
+                max_depth,
+                relaxed_stock,
+            )
             if narrow:
                 result = "unknown" if result == "unsolvable" else result  # proves nothing
         positions += used
         if result == "solved":
-            moves = _shortened(state, moves, deadline, native)
+            moves = _shortened(state, moves)
             if not wins(state, moves):  # never claim a win the engine does not confirm
                 raise AssertionError("solver line does not replay to a win")
             break
@@ -193,17 +142,12 @@ def solve(
     return SolveResult(result, moves, positions, elapsed, "" if result != "unknown" else stopped)
 
 
-def _shortened(state: State, moves: list[Move], deadline: float | None, native: bool) -> list[Move]:
-    """The winning line without its detours (:func:`app.solver.lines.shorten`), on the
-    chosen core. The native walk runs whatever the deadline: it costs less than the
-    engine's replay of the line it shortens (a 75,071-move Diplomat line: 65 ms, then
-    16 ms to replay 2,498 moves, against 290 ms to replay it whole); the Python one
-    stops at the deadline and keeps the rest of the line as it is."""
-    texts = [str(move) for move in moves]
-    if native:
-        shorter = native_core.shorten(state, texts)
-    else:
-        shorter = shorten(beam.EnginePosition(state), texts, deadline)
+def _shortened(state: State, moves: list[Move]) -> list[Move]:
+    """The winning line without its detours (:func:`app.solver.core.shorten`). The walk
+    runs whatever the deadline: it costs less than the engine's replay of the line it
+    shortens (a 75,071-move Diplomat line: 65 ms, then 16 ms to replay 2,498 moves,
+    against 290 ms to replay it whole)."""
+    shorter = native_core.shorten(state, [str(move) for move in moves])
     return [Move.parse(text) for text in shorter]
 
 
@@ -218,7 +162,7 @@ def suggest(state: State) -> Move | None:
     return scored[0][1] if scored else None
 
 
-def _native_search(
+def _search(
     state: State,
     rules: SearchTables,
     budget: int,
@@ -230,8 +174,8 @@ def _native_search(
     max_depth: int | None,
     relaxed_stock: int,
 ) -> tuple[Result, list[Move], int, str]:
-    """:func:`~app.solver.search._search` with the same arguments, run by the core (and
-    why it stopped, when it did not decide)."""
+    """One depth-first search of the core (:func:`app.solver.core.search`): its verdict,
+    line, positions met, and why it stopped when it did not decide."""
     seconds = None if deadline is None else max(0.0, deadline - time.perf_counter())
     found = native_core.search(
         state,
@@ -255,22 +199,16 @@ def _beam(
     best: bool,
     budget: int,
     deadline: float | None,
-    native: bool,
     single: bool = False,
 ) -> tuple[Result, list[Move], int, str]:
-    """A beam pass (:func:`app.solver.beam.beam`) on the chosen core; it never answers
+    """A beam pass (:func:`app.solver.core.beam`); it never answers
     ``unsolvable``. It plays the game without foundation returns (it plays none): the
     same moves less those, and that game's safe-move rule, which puts cards up sooner
     where cards could come back (Emperor plays as Deauville). Its line is legal in the
     game itself, and :func:`solve` replays it there."""
     if state.variant.foundation_return:
         state = state._replace(variant=state.variant.with_rules(HouseRules(False)))
-    if native:
-        found = native_core.beam(state, width, budget, best=best, single=single, deadline=deadline)
-    else:
-        found = beam.beam(
-            beam.EnginePosition(state), width, budget, best=best, single=single, deadline=deadline
-        )
+    found = native_core.beam(state, width, budget, best=best, single=single, deadline=deadline)
     if found.moves is None:
         return "unknown", [], found.positions, found.stopped
     return "solved", [Move.parse(text) for text in found.moves], found.positions, ""

@@ -133,6 +133,7 @@ class SearchTables:
     def safe_to_foundation(self, state: State, card: int, returned: int = 0) -> bool:
         """Is ``card`` safe to put up: every card in ``children[card]`` up? With
         ``returned``, would it be with that many more copies of each up (an upper bound
-        on how many were up before as many cards came back: search._deferred)?"""
+        on how many were up before as many cards came back: the deferred draws' test,
+        ``docs/solver.md``)?"""
         decks = self.decks
         return all(self.on_foundations(state, m) + returned >= decks for m in self.children[card])

@@ -3,10 +3,10 @@
 every worker is busy or the player has a search already, and a worker process's tie to
 the server that started it.
 
-Workers are processes by default: the Python search holds the GIL, so in threads it
-starves the event loop (``bench/solver.py`` measures the loop's lag both ways); the
-native search releases it, but the plan around it, the conversions and the replay of a
-line are Python. Threads stay available (tests, or a single-process deployment).
+Workers are processes by default: the native search releases the GIL, but the plan
+around it, the conversions and the engine's replay of a line are Python, and in threads
+they take turns with the event loop. Threads stay available (tests, or a single-process
+deployment).
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ import threading
 import time
 
 from app.engine import State
-from app.solver.plan import CoreChoice, solve
-from app.solver.search import SolveResult
+from app.solver.plan import solve
+from app.solver.result import SolveResult
 
 
 class SolverBusy(Exception):
@@ -69,7 +69,6 @@ def solve_bytes(
     data: bytes,
     max_positions: int,
     max_seconds: float | None,
-    core: CoreChoice,
     table_size: int | None,
 ) -> SolveResult:
     """Runs in the worker: bytes in (cheap to send to a process), a small result out."""
@@ -77,6 +76,5 @@ def solve_bytes(
         State.from_bytes(data),
         max_positions=max_positions,
         max_seconds=max_seconds,
-        core=core,
         table_size=table_size,
     )

@@ -22,7 +22,7 @@ from app.models import DailyDeal, Game
 from app.services import daily as daily_service
 from app.services.daily import candidate, day_end
 from app.services.proving import prove
-from app.solver.search import SolveResult
+from app.solver.result import SolveResult
 from tests.api.conftest import API, NewPlayer, assert_error
 from tests.api.daily_helpers import (
     SECRET,

@@ -27,7 +27,7 @@ from app.services import seeds
 from app.services.daily import candidate
 from app.services.solvable import solvable_candidate
 from app.services.work import DAILY, SOLVABLE, WorkPool
-from app.solver.search import SolveResult
+from app.solver.result import SolveResult
 from tests.api.conftest import API, assert_error, empty_tables
 from tests.api.daily_helpers import SECRET, daily_settings, lifespan, today
 

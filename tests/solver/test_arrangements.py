@@ -11,7 +11,7 @@ from app.engine.cards import CODE
 from app.engine.variants import Rules as HouseRules
 from app.solver import arrangements, core
 from app.solver.moves import wanted_cards
-from app.solver.search import _key_fn, _search, replay
+from app.solver.result import _key_fn, _search, replay
 from app.solver.tables import SearchTables
 
 # Shared by the hand-built positions: everything but a few cards is up or in the stock.

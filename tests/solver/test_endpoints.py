@@ -13,7 +13,7 @@ from fastapi import FastAPI
 
 from app.services import solver as solver_service
 from app.services import work as work_module
-from app.solver.search import SolveResult
+from app.solver.result import SolveResult
 from tests.api.conftest import API, assert_error
 
 

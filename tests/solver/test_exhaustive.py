@@ -13,7 +13,7 @@ import pytest
 from app.engine import VARIANTS, State, deal
 from app.solver import arrangements, core
 from app.solver.exhaustive import Exhausted, exhaustive
-from app.solver.search import replay
+from app.solver.result import replay
 from tests.solver.test_native_core import CONFIGS, start, walk
 from tests.solver.test_native_search import seed_line
 from tests.solver.test_reductions import PLAIN_BUDGET, full, plain_verdicts

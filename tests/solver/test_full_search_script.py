@@ -10,7 +10,7 @@ from types import ModuleType
 import pytest
 
 from app.solver import core
-from app.solver.search import SolveResult
+from app.solver.result import SolveResult
 from tests.solver.bench_scripts import load
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from app.config import Settings
 from app.engine import State, deal, get_variant
-from app.solver.search import Result, SolveResult
+from app.solver.result import Result, SolveResult
 from tests.solver.bench_scripts import load
 
 
