@@ -1,37 +1,42 @@
-"""Core speed: the same seeded random playouts in the Python engine and in the native core;
-with ``--search``, the same full depth-first searches in both.
+"""Core speed: the same seeded random playouts in the Python engine and in the native
+core, side by side; with ``--search``, the native full search's rate; with ``--beam``, the
+native beam's; with ``--memory``, the transposition table's bound and leaks.
 
-One position = legal moves + the solver's plain position key + apply of the move the
-shared generator (``core.Lcg``) picks, as in ``core.python_playout``. The native side
-runs each whole playout in C (``_core.playout``), so the Python boundary is crossed
-once per playout, not per position: what the search will see once it is native too.
-Both sides must end every playout on the same position (bytes), else the run fails.
-``--search``: ``search._search(narrow=False)`` against ``core.search_full`` from deals
-1 to ``--deals`` of each game at ``--positions`` each; with both cores the run fails
-unless they give the same verdicts, positions and lines; the native search's work per
-new position (children played, obligated moves expanded) is printed beside. Each core's
-searches are repeated for at least a second (the native ones take milliseconds), and with
-``--rounds`` each core's rate is its median over the rounds, the cores taking turns. Run:
+Playouts: one position = legal moves + a position key + apply of the move a 64-bit
+generator picks (``state = state * 6364136223846793005 + 1442695040888963407 mod 2**64``,
+move number ``(state >> 33) % count``: ``lcg_next`` in ``search.h``). The engine side is
+written here (:func:`engine_playout`: ``State.legal_moves`` and ``State.apply``, with a
+small reference key, :func:`reference_key`, in place of the native plain key, which has
+no Python counterpart any more: the same parts, hashed by Python, so the work per
+position stays comparable). The native side runs each whole playout in C
+(``_core.playout``), so the Python boundary is crossed once per playout, not per
+position. Both sides must end every playout on the same position (bytes), else the run
+fails; the ratio is native over engine. Run:
 
-    .venv/bin/python bench/core.py [--core python|native|both] [--games 20] [--steps 500]
-    .venv/bin/python bench/core.py --search [--core both] [--deals 5] [--positions 20000]
-        [--rounds 1] [--clock wall|cpu]
-    .venv/bin/python bench/core.py --memory [--table-size 8388608] [--searches 1000]
+    .venv/bin/python bench/core.py [--games 20] [--steps 500] [--seed 1] [--json]
+    .venv/bin/python bench/core.py --search [--deals 5] [--positions 20000] [--rounds 1]
+        [--clock wall|cpu] [--variants ...]
     .venv/bin/python bench/core.py --beam [--deals 5] [--positions 20000] [--width 64]
         [--rounds 1] [--variants ...]
+    .venv/bin/python bench/core.py --memory [--table-size 8388608] [--searches 1000]
 
-``--beam``: the beam search (``app/solver/beam.py``) from deals 1 to ``--deals``, depth
-first, ``--width`` positions a level, ``--positions`` at most: the Python loop over
-native positions (``beam.beam(core.position(state), ...)``, what ``plan.solve`` ran
-before the tenth session) against the native loop (``core.beam``). The run fails unless
-both meet the same positions and give the same line. ``--core`` is ignored there.
+``--search``: ``core.search_full`` from deals 1 to ``--deals`` of each game at
+``--positions`` each: positions per second (distinct positions, as the search counts
+them) and the search's work per new position (children played, obligated moves
+expanded, children after a bare draw skipped). The searches are repeated within a round
+for at least a second (they take milliseconds), and with ``--rounds`` the rate is the
+median over the rounds.
 
-``--memory``: the transposition table's bound and leaks. One native full search with a
-budget of 100,000,000 positions from a deal it cannot decide (Rank and File deal 9): it
-stops when the table holds ``--table-size`` keys, and the process's peak resident memory
-(VmHWM) grows by no more than the table and the search's stacks. Then ``--searches``
-searches one after another (a small budget each, deals of all nine games): the resident
-memory after the last is compared with that after the first tenth.
+``--beam``: the native beam (``core.beam``, ``app/solver/beam.py``) from deals 1 to
+``--deals``, ``--width`` positions a level, ``--positions`` at most: positions met per
+second, the median over ``--rounds``.
+
+``--memory``: one native full search with a budget of 100,000,000 positions from a deal
+it cannot decide (Rank and File deal 9): it stops when the table holds ``--table-size``
+keys, and the process's peak resident memory (VmHWM) grows by no more than the table and
+the search's stacks. Then ``--searches`` searches one after another (a small budget each,
+deals of all nine games): the resident memory after the last is compared with that after
+the first tenth.
 """
 
 from __future__ import annotations
@@ -42,31 +47,70 @@ import random
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.engine import VARIANTS, State, deal  # noqa: E402
-from app.solver import core, search, tables  # noqa: E402
+from app.engine import VARIANTS, Rules, State, deal  # noqa: E402
+from app.solver import core, tables  # noqa: E402
 
 SEARCHED = ("rank-and-file", "rows-of-four", "rainbow")
-MIN_SECONDS = 1.0  # --search: each core's searches are repeated within a round for as long
-Answer = tuple[str, int, list[str]]
+MIN_SECONDS = 1.0  # --search: the searches are repeated within a round for as long
+MASK = 2**64 - 1
+
+
+class Lcg:
+    """The native playout's generator (``lcg_next`` in ``search.h``), so the engine's
+    playout makes the same choices."""
+
+    def __init__(self, seed: int) -> None:
+        self.state = seed & MASK
+
+    def below(self, n: int) -> int:
+        self.state = (self.state * 6364136223846793005 + 1442695040888963407) & MASK
+        return (self.state >> 33) % n
+
+
+def reference_key(state: State, single_pass: bool) -> int:
+    """A position key in Python, the parts the solver's plain key reads (piles sorted,
+    foundation tops sorted, the stock by its length where there is one pass)."""
+    tableau = tuple(sorted(zip(state.hidden, state.tableau, strict=True)))
+    found = tuple(sorted(f[-1] if f else -1 for f in state.foundations))
+    stock: Any = len(state.stock) if single_pass else state.stock
+    return hash((tableau, found, stock, state.waste, len(state.reserve), state.redeals_left))
+
+
+def engine_playout(state: State, seed: int, steps: int) -> tuple[int, State]:
+    """The native ``playout`` in the engine: at each position the legal moves and the
+    reference key, then the move :class:`Lcg` picks. (positions visited, final position)"""
+    single_pass = tables.SearchTables.of(state.variant).single_pass
+    rng = Lcg(seed)
+    positions = 0
+    for _ in range(steps):
+        moves = state.legal_moves()
+        reference_key(state, single_pass)
+        positions += 1
+        if not moves:
+            break
+        state, _ = state.apply(moves[rng.below(len(moves))], auto_finish=False, validate=False)
+    return positions, state
 
 
 def starts(name: str, games: int, seed: int) -> list[tuple[State, int]]:
-    """The deals and playout seeds, the same for both cores."""
+    """The deals and playout seeds, the same for both sides."""
     rng = random.Random(seed)
     return [
         (deal(VARIANTS[name], rng.randint(1, 1_000_000)), rng.getrandbits(64)) for _ in range(games)
     ]
 
 
-def python_rate(games: list[tuple[State, int]], steps: int) -> tuple[int, float, list[bytes]]:
+def engine_rate(games: list[tuple[State, int]], steps: int) -> tuple[int, float, list[bytes]]:
     positions, ends = 0, []
     started = time.perf_counter()
     for state, seed in games:
-        count, end = core.python_playout(state, seed, steps)
+        count, end = engine_playout(state, seed, steps)
         positions += count
         ends.append(end.to_bytes())
     return positions, time.perf_counter() - started, ends
@@ -85,15 +129,33 @@ def native_rate(games: list[tuple[State, int]], steps: int) -> tuple[int, float,
     return positions, seconds, [end.to_bytes() for end in ends]
 
 
-def python_search(state: State, positions: int) -> Answer:
-    rules = tables.SearchTables.of(state.variant)
-    result, moves, used = search._search(state, rules, positions, None, narrow=False)
-    return result, used, [str(m) for m in moves]
+def playout_rates(games: int, steps: int, seed: int) -> dict[str, dict[str, float]]:
+    """Each game's playouts in the engine and in the core: positions, rates, ratio."""
+    results: dict[str, dict[str, float]] = {}
+    for name in VARIANTS:
+        chosen = starts(name, games, seed)
+        engine_positions, engine_seconds, engine_ends = engine_rate(chosen, steps)
+        native_positions, native_seconds, native_ends = native_rate(chosen, steps)
+        if engine_ends != native_ends or engine_positions != native_positions:
+            raise SystemExit(f"{name}: the engine and the core ended a playout apart")
+        engine = round(engine_positions / engine_seconds)
+        native = round(native_positions / native_seconds)
+        results[name] = {
+            "positions": native_positions,
+            "engine_per_second": engine,
+            "native_per_second": native,
+            "ratio": round(native / max(engine, 1), 1),
+        }
+    return results
 
 
-def native_search(state: State, positions: int) -> Answer:
-    found = core.search_full(state, positions)
-    return found.result, found.positions, [str(m) for m in found.moves]
+def print_playouts(results: dict[str, dict[str, float]]) -> None:
+    print(f"{'variant':<15}{'positions':>10}{'engine pos/s':>16}{'native pos/s':>16}{'ratio':>8}")
+    for name, row in results.items():
+        print(
+            f"{name:<15}{row['positions']:>10}{row['engine_per_second']:>16,.0f}"
+            f"{row['native_per_second']:>16,.0f}{row['ratio']:>8}"
+        )
 
 
 def native_work(states: list[State], budget: int) -> tuple[float, float, float]:
@@ -111,83 +173,70 @@ def native_work(states: list[State], budget: int) -> tuple[float, float, float]:
     return children / positions, expansions / positions, skipped / positions
 
 
-def search_rates(
-    names: list[str], cores: tuple[str, ...], deals: int, budget: int, rounds: int, clock: str
-) -> None:
-    """The full search from deals 1..deals of each game, in each core, side by side: each
-    round runs every core once, and each core's rate is its median over the rounds (the
-    cores take turns, so a burst of load on the shared machine falls on one round of one
-    core, not on its median). ``clock``: ``wall`` (time.perf_counter) or ``cpu`` (the
-    process's CPU time, time.process_time: what other processes take is not counted)."""
+def _median_rate(
+    run: Callable[[], int], rounds: int, timer: Callable[[], float], at_least: float
+) -> float:
+    """Positions per second of ``run`` (which returns the positions it met): each round
+    repeats it until it has run for ``at_least`` seconds; the median over ``rounds``."""
+    measured: list[float] = []
+    for _ in range(rounds):
+        positions, seconds = 0, 0.0
+        while seconds <= at_least:
+            started = timer()
+            positions += run()
+            seconds += timer() - started
+        measured.append(positions / seconds)
+    return statistics.median(measured)
+
+
+def search_rates(names: list[str], deals: int, budget: int, rounds: int, clock: str) -> None:
+    """The native full search from deals 1..deals of each game: its rate (the median over
+    the rounds, so a burst of load on the shared machine falls on one round, not on the
+    median) and its work per position. ``clock``: ``wall`` (time.perf_counter) or ``cpu``
+    (the process's CPU time, time.process_time: what other processes take is not
+    counted)."""
     timer = time.process_time if clock == "cpu" else time.perf_counter
-    header = f"{'variant':<15}{'decided':>8}{'positions':>11}"
-    header += "".join(f"{which + ' pos/s':>16}" for which in cores)
-    header += f"{'ratio':>8}" if len(cores) == 2 else ""
-    work = f"{'children/pos':>14}{'expanded/pos':>14}{'skipped/pos':>13}"
-    print(header + (work if "native" in cores else ""))
+    print(
+        f"{'variant':<15}{'decided':>8}{'positions':>11}{'native pos/s':>16}"
+        f"{'children/pos':>14}{'expanded/pos':>14}{'skipped/pos':>13}"
+    )
     for name in names:
         states = [deal(VARIANTS[name], number) for number in range(1, deals + 1)]
-        rates: dict[str, float] = {}
-        answers: dict[str, list[Answer]] = {}
-        measured: dict[str, list[float]] = {which: [] for which in cores}
-        for _ in range(rounds):
-            for which in cores:
-                run = python_search if which == "python" else native_search
-                # The same searches again until they have run for MIN_SECONDS: the native
-                # ones take milliseconds, where a moment's load elsewhere weighs too much.
-                positions, seconds = 0, 0.0
-                while seconds < MIN_SECONDS:
-                    started = timer()
-                    answers[which] = [run(state, budget) for state in states]
-                    seconds += timer() - started
-                    positions += sum(used for _r, used, _m in answers[which])
-                measured[which].append(positions / seconds)
-        rates = {which: statistics.median(measured[which]) for which in cores}
-        if len(answers) == 2 and answers["python"] != answers["native"]:
-            raise SystemExit(f"{name}: the cores' searches differ")
-        first = answers[cores[0]]
-        decided = sum(result != "unknown" for result, _u, _m in first)
-        line = f"{name:<15}{decided:>8}{sum(used for _r, used, _m in first):>11}"
-        line += "".join(f"{rates[which]:>16,.0f}" for which in cores)
-        if len(cores) == 2:
-            line += f"{rates['native'] / rates['python']:>8.1f}"
-        if "native" in cores:
-            children, expansions, skipped = native_work(states, budget)
-            line += f"{children:>14.2f}{expansions:>14.2f}{skipped:>13.2f}"
-        print(line)
+        found = [core.search_full(state, budget) for state in states]
+
+        def run(states: list[State] = states) -> int:
+            return sum(core.search_full(state, budget).positions for state in states)
+
+        # Repeated for MIN_SECONDS: the searches take milliseconds, where a moment's load
+        # elsewhere weighs too much.
+        rate = _median_rate(run, rounds, timer, MIN_SECONDS)
+        decided = sum(result.result != "unknown" for result in found)
+        positions = sum(result.positions for result in found)
+        children, expansions, skipped = native_work(states, budget)
+        print(
+            f"{name:<15}{decided:>8}{positions:>11}{rate:>16,.0f}"
+            f"{children:>14.2f}{expansions:>14.2f}{skipped:>13.2f}"
+        )
 
 
 def beam_rates(names: list[str], deals: int, budget: int, width: int, rounds: int) -> None:
-    """The Python beam loop against the native one, the same beams, ``rounds`` times in
-    turn; each side's rate is its median over the rounds."""
-    from app.engine import Rules
-    from app.solver import beam
-
-    print(f"{'variant':<15}{'positions':>10}{'python loop/s':>16}{'native/s':>14}{'ratio':>8}")
+    """The native beam from deals 1..deals of each game, ``rounds`` times; the rate is the
+    median over the rounds."""
+    print(f"{'variant':<15}{'positions':>10}{'won':>5}{'native/s':>14}")
     for name in names:
         variant = VARIANTS[name]
         if variant.foundation_return:  # as plan._beam plays it
             variant = variant.with_rules(Rules(foundation_return=False))
         states = [deal(variant, number) for number in range(1, deals + 1)]
-        rates: dict[str, list[float]] = {"python": [], "native": []}
-        answers: dict[str, list[beam.BeamResult]] = {}
-        for _ in range(rounds):
-            for which in ("python", "native"):
-                started = time.perf_counter()
-                found = [
-                    beam.beam(core.position(state), width, budget)
-                    if which == "python"
-                    else core.beam(state, width, budget)
-                    for state in states
-                ]
-                seconds = time.perf_counter() - started
-                answers[which] = found
-                rates[which].append(sum(r.positions for r in found) / seconds)
-        if answers["python"] != answers["native"]:
-            raise SystemExit(f"{name}: the two loops met different positions")
-        positions = sum(r.positions for r in answers["native"])
-        python, native = (statistics.median(rates[which]) for which in ("python", "native"))
-        print(f"{name:<15}{positions:>10}{python:>16,.0f}{native:>14,.0f}{native / python:>8.1f}")
+        found = [core.beam(state, width, budget) for state in states]
+
+        def run(states: list[State] = states) -> int:
+            return sum(core.beam(state, width, budget).positions for state in states)
+
+        rate = _median_rate(run, rounds, time.perf_counter, 0.0)
+        positions = sum(result.positions for result in found)
+        won = sum(result.moves is not None for result in found)
+        print(f"{name:<15}{positions:>10}{won:>5}{rate:>14,.0f}")
 
 
 def _memory_kib(field: str) -> int:
@@ -237,64 +286,37 @@ def _slots_mib(table_size: int) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--core", choices=("python", "native", "both"), default="both")
-    parser.add_argument("--games", type=int, default=20)
-    parser.add_argument("--steps", type=int, default=500)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--json", action="store_true")
-    parser.add_argument("--search", action="store_true", help="time the full search")
-    parser.add_argument("--deals", type=int, default=5)
-    parser.add_argument("--positions", type=int, default=20_000)
-    parser.add_argument("--variants", nargs="*", default=list(SEARCHED))
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--games", type=int, default=20, help="playouts: deals per game")
+    parser.add_argument("--steps", type=int, default=500, help="playouts: moves at most")
+    parser.add_argument("--seed", type=int, default=1, help="playouts: deals and seeds")
+    parser.add_argument("--json", action="store_true", help="playouts: print JSON")
+    parser.add_argument("--search", action="store_true", help="the native full search's rate")
+    parser.add_argument("--beam", action="store_true", help="the native beam's rate")
     parser.add_argument("--memory", action="store_true", help="table bound and leaks")
-    parser.add_argument("--table-size", type=int, default=core.DEFAULT_TABLE_SIZE)
-    parser.add_argument("--searches", type=int, default=1_000)
-    parser.add_argument("--rounds", type=int, default=1, help="--search: median of rounds")
+    parser.add_argument("--deals", type=int, default=5, help="--search, --beam")
+    parser.add_argument("--positions", type=int, default=20_000, help="--search, --beam")
+    parser.add_argument("--variants", nargs="*", default=list(SEARCHED), help="--search, --beam")
+    parser.add_argument("--rounds", type=int, default=1, help="--search, --beam: median of")
     parser.add_argument("--clock", choices=("wall", "cpu"), default="wall", help="--search")
-    parser.add_argument("--beam", action="store_true", help="the beam: Python loop vs native")
     parser.add_argument("--width", type=int, default=64, help="--beam: positions a level")
+    parser.add_argument("--table-size", type=int, default=core.DEFAULT_TABLE_SIZE)
+    parser.add_argument("--searches", type=int, default=1_000, help="--memory")
     args = parser.parse_args()
-    cores = ("python", "native") if args.core == "both" else (args.core,)
-    if "native" in cores and not core.available():
-        parser.error(core.missing_reason())
     if args.memory:
         memory(args.table_size, args.searches)
-        return
-    if args.beam:
-        if not core.available():
-            parser.error(core.missing_reason())
+    elif args.beam:
         beam_rates(args.variants, args.deals, args.positions, args.width, args.rounds)
-        return
-    if args.search:
-        search_rates(args.variants, cores, args.deals, args.positions, args.rounds, args.clock)
-        return
-    results: dict[str, dict[str, float]] = {}
-    for name in VARIANTS:
-        games = starts(name, args.games, args.seed)
-        row: dict[str, float] = {}
-        ends: dict[str, list[bytes]] = {}
-        for which in cores:
-            measure = python_rate if which == "python" else native_rate
-            positions, seconds, ends[which] = measure(games, args.steps)
-            row[f"{which}_positions"] = positions
-            row[f"{which}_per_second"] = round(positions / seconds)
-        if len(ends) == 2:
-            if ends["python"] != ends["native"]:
-                raise SystemExit(f"{name}: the cores ended a playout on different positions")
-            row["ratio"] = round(row["native_per_second"] / row["python_per_second"], 1)
-        results[name] = row
-    if args.json:
-        print(json.dumps(results, indent=1))
-        return
-    header = f"{'variant':<15}{'positions':>10}"
-    header += "".join(f"{which + ' pos/s':>16}" for which in cores)
-    header += f"{'ratio':>8}" if len(cores) == 2 else ""
-    print(header)
-    for name, row in results.items():
-        line = f"{name:<15}{row[cores[0] + '_positions']:>10}"
-        line += "".join(f"{row[which + '_per_second']:>16,.0f}" for which in cores)
-        print(line + (f"{row['ratio']:>8}" if "ratio" in row else ""))
+    elif args.search:
+        search_rates(args.variants, args.deals, args.positions, args.rounds, args.clock)
+    else:
+        results = playout_rates(args.games, args.steps, args.seed)
+        if args.json:
+            print(json.dumps(results, indent=1))
+        else:
+            print_playouts(results)
 
 
 if __name__ == "__main__":

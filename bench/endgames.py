@@ -2,11 +2,19 @@
 
 A deal the solver cannot decide is one whose full search runs out of positions; issue
 14 asks what limits it. This samples the positions such a search meets once the stock
-is out, the *endgames* (a reserve may still hold cards: `phase` tells them apart), and searches each one alone to the end on
-the native core: how many positions proving one endgame lost (or won) takes, and, where
-the game returns foundation cards, the same with that rule turned off, to show what the
-returns cost. The search that meets them is the Python reference (it can be watched
-position by position; the native core meets the same positions in the same order).
+is out, the *endgames* (a reserve may still hold cards: `phase` tells them apart), and
+searches each one alone to the end on the native core (``core.search``): how many
+positions proving one endgame lost (or won) takes, and, where the game returns foundation
+cards, the same with that rule turned off, to show what the returns cost.
+
+The native search cannot be watched position by position, so the positions are met by a
+depth-first walk written here over the core's own moves and keys (:func:`met`): each
+child is a legal move with the safe moves after it (``Position.children``), or, where run
+arrangement holds, a move of the arranged search (``Position.arranged_children``), and
+positions are told apart by the plain key (``Position.key``) or the arranged one
+(``Position.arranged_key``). It keeps the engine's order of moves but none of the
+search's pruning (obligated moves, deferred draws, the relaxed dead-end test), so it
+meets the same kind of positions as the search, not the very same ones.
 
     nice .venv/bin/python bench/endgames.py rainbow 5 --budget 200000
     nice .venv/bin/python bench/endgames.py forty-thieves 1 --budget 200000
@@ -19,14 +27,13 @@ import random
 import statistics
 import sys
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
-from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app.engine import Rules, State, deal, get_variant  # noqa: E402
-from app.solver import arrangements, core, search  # noqa: E402
+from app.solver import _core, arrangements, core  # noqa: E402
 from app.solver.tables import SearchTables  # noqa: E402
 
 
@@ -43,50 +50,71 @@ def phase(state: State) -> str:
     return f"{stock}, {'reserve left' if state.reserve else 'reserve out'}"
 
 
+class Walk:
+    """The moves and keys :func:`met` walks with: plain, or up to run arrangement."""
+
+    def __init__(self, state: State) -> None:
+        self.arranged = arrangements.supports(state.variant)
+        self.draw_score = SearchTables.of(state.variant).draw_score
+
+    def key(self, position: _core.Position) -> int:
+        return position.arranged_key() if self.arranged else position.key()
+
+    def children(self, position: _core.Position) -> Iterator[_core.Position]:
+        """Each child with the safe moves after it played, in the search's order."""
+        if not self.arranged:
+            for _move, _safe, child in position.children():
+                yield child
+            return
+        for _score, before, move in position.arranged_children(self.draw_score):
+            child = position
+            for text in (*before, move):
+                child = child.apply(text)
+            yield child.settle()[1]
+
+
 def met(
     state: State, budget: int, sample: int, seed: int, phases: Counter[str] | None = None
 ) -> tuple[int, int, list[State]]:
-    """The full search from ``state`` (up to run arrangement where the game allows it) for
-    ``budget`` positions: children keyed (repeats of positions met included), how many of
+    """A depth-first walk from ``state`` over the core's moves (up to run arrangement
+    where the game allows it) until it has met ``budget`` distinct positions, won, or run
+    out: children keyed (repeats of positions met included, the start too), how many of
     them endgames, and a uniform sample of those endgames (reservoir sampling: one pass,
     ``sample`` kept). ``phases`` counts the children by :func:`phase`."""
-    arranged = arrangements.supports(state.variant)
+    walk = Walk(state)
     rng = random.Random(seed)
     keyed = endgames = 0
     kept: list[State] = []
 
-    def watch(position: State) -> None:
+    def watch(position: _core.Position) -> int:
         nonlocal keyed, endgames
         keyed += 1
+        seen = State.from_bytes(position.to_bytes())
         if phases is not None:
-            phases[phase(position)] += 1
-        if endgame(position):
+            phases[phase(seen)] += 1
+        if endgame(seen):
             endgames += 1
             if len(kept) < sample:
-                kept.append(position)
+                kept.append(seen)
             elif (slot := rng.randrange(endgames)) < sample:
-                kept[slot] = position
+                kept[slot] = seen
+        return walk.key(position)
 
-    if arranged:
-        key = arrangements.key
-
-        def watched_key(position: State, *rest: Any) -> Any:
-            watch(position)
-            return key(position, *rest)
-
-        patch = mock.patch.object(arrangements, "key", watched_key)
-    else:
-        parts = search._key_parts
-
-        def watched_parts(position: State, *rest: Any) -> Any:
-            watch(position)
-            return parts(position, *rest)
-
-        patch = mock.patch.object(search, "_key_parts", watched_parts)
-    with patch:
-        search._search(
-            state, SearchTables.of(state.variant), budget, None, False, arranged=arranged
-        )
+    start = core.position(state).settle()[1]
+    keys = {watch(start)}
+    stack = [walk.children(start)] if not start.is_won else []
+    while stack and len(keys) < budget:
+        child = next(stack[-1], None)
+        if child is None:
+            stack.pop()
+            continue
+        key = watch(child)
+        if key in keys:
+            continue
+        keys.add(key)
+        if child.is_won:
+            break
+        stack.append(walk.children(child))
     return keyed, endgames, kept
 
 
@@ -119,8 +147,6 @@ def main() -> int:
     parser.add_argument("--sample", type=int, default=50, help="endgames searched alone")
     parser.add_argument("--alone", type=int, default=1_000_000, help="each one's budget")
     args = parser.parse_args()
-    if not core.available():
-        raise SystemExit(f"the native core is not built: {core.missing_reason()}")
     variant = get_variant(args.game)
     for number in args.deals:
         phases: Counter[str] = Counter()

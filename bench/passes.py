@@ -61,7 +61,7 @@ def run(deals: list[tuple[str, int]], budget: int, cap: int, widest: int | None,
                     continue
                 started = time.perf_counter()
                 best, single = kind == plan.BEST_BEAM, kind == plan.SINGLE_BEAM
-                result, _, used, stopped = plan._beam(state, width, best, cap, None, True, single)
+                result, _, used, stopped = plan._beam(state, width, best, cap, None, single)
                 row = {
                     "game": game,
                     "deal": number,

@@ -1,12 +1,11 @@
-"""Solver benchmarks: search speed on each core, hint and finish latency, daily
+"""Solver benchmarks on the native core: search speed, hint and finish latency, daily
 preparation, and what a search does to the event loop.
 
-    nice .venv/bin/python bench/solver.py [--core both] [--deals 5] [--skip lag proofs]
+    nice .venv/bin/python bench/solver.py [--deals 5] [--skip lag proofs]
 
-1. positions per second of ``solve`` on fixed deals (deals 1..N of each game, a fixed
-   position budget each, so the work is the same from run to run), on each core asked
-   for; with ``--core both`` the two side by side on the same deals in one run, with
-   their ratio (both cores search the same positions, which is checked);
+1. positions per second of ``solve`` on fixed deals (deals 1..N of each game, or the
+   ``--at`` game:deal pairs, a fixed position budget each, so the work is the same from
+   run to run), by CPU time, one row a game: run it in each checkout to compare builds;
 2. hints: from positions along greedy play (``suggest``, move after move) of fresh deals
    of all nine games, a search with the service's hint budget (``HINT_MAX_POSITIONS``,
    ``HINT_MAX_SECONDS``): median, p99 and the share decided, per game and overall;
@@ -25,9 +24,10 @@ preparation, and what a search does to the event loop.
    as the server does (candidate deals from a throw-away secret, the daily budgets);
 5. event-loop lag while two searches run in a thread pool and in a process pool (why
    the pool uses processes);
-6. proofs: the Python full search with the plain position key and up to run arrangement
-   (:mod:`app.solver.arrangements`), one after the other on the same positions of
-   random play, same budget: the share each decides and its positions per second.
+6. proofs: the full search (``core.search``) with the plain position key and up to run
+   arrangement (:mod:`app.solver.arrangements`), one after the other on the same
+   positions of random play, same budget: the share each decides and its positions per
+   second.
 """
 
 from __future__ import annotations
@@ -41,7 +41,6 @@ import sys
 import time
 from datetime import date, timedelta
 from pathlib import Path
-from typing import Literal
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -52,45 +51,35 @@ from app.services.proving import prove  # noqa: E402
 from app.services.work import WorkPool  # noqa: E402
 from app.solver import arrangements  # noqa: E402
 from app.solver import core as native_core  # noqa: E402
-from app.solver.plan import CoreChoice, describe_core, solve, suggest  # noqa: E402
-from app.solver.result import _search  # noqa: E402
-from app.solver.tables import SearchTables  # noqa: E402
+from app.solver.plan import solve, suggest  # noqa: E402
 
 GAMES = ("rank-and-file", "rows-of-four", "rainbow")
-Core = Literal["native", "python"]
+CORE = "the native core"
 
 
-def speed(deals: int, budget: int, games: list[str], at: list[str], cores: list[Core]) -> None:
+def speed(deals: int, budget: int, games: list[str], at: list[str]) -> None:
     """Deals 1..``deals`` of each game, or the ``game:deal`` pairs of ``at`` (deals that
-    stay unknown search the whole budget, so a deal won early cannot shrink the work).
-    Each deal on every core in turn, so both meet the same load."""
+    stay unknown search the whole budget, so a deal won early cannot shrink the work):
+    the positions ``solve`` meets and their rate by CPU time, one row a game."""
     chosen = [(name, range(1, deals + 1)) for name in games]
     if at:
         pairs = [item.rsplit(":", 1) for item in at]
         chosen = [(name, range(int(number), int(number) + 1)) for name, number in pairs]
     which = ", ".join(at) or f"deals 1-{deals}"
-    print(f"## positions per second ({which}, budget {budget:,} positions each)")
-    head = " | ".join(f"{c} positions/s (CPU)" for c in cores)
-    print(f"| game | positions | {head} |" + (" native/python |" if len(cores) == 2 else ""))
-    print("|---" * (2 + len(cores) + (len(cores) == 2)) + "|")
+    print(f"## positions per second on {CORE} ({which}, budget {budget:,} positions each)")
+    print("| game | positions | positions/s (CPU) |")
+    print("|---|---|---|")
     for name, numbers in chosen:
-        positions: dict[Core, int] = dict.fromkeys(cores, 0)
-        cpu: dict[Core, float] = dict.fromkeys(cores, 0.0)
+        positions = 0
+        cpu = 0.0
         for number in numbers:
             state = deal(get_variant(name), number)
-            for which_core in cores:
-                start = time.process_time()
-                result = solve(state, max_positions=budget, core=which_core)
-                cpu[which_core] += time.process_time() - start
-                positions[which_core] += result.positions
-        if len(set(positions.values())) != 1:
-            raise SystemExit(f"{name}: the cores searched different positions: {positions}")
+            start = time.process_time()
+            result = solve(state, max_positions=budget)
+            cpu += time.process_time() - start
+            positions += result.positions
         # CPU time: on a shared machine it moves less than the wall clock.
-        count = positions[cores[0]]
-        rates = {c: count / max(cpu[c], 1e-9) for c in cores}
-        cells = " | ".join(f"{rates[c]:,.0f} ({cpu[c]:.2f} s)" for c in cores)
-        ratio = f" {rates['native'] / rates['python']:.0f}x |" if len(cores) == 2 else ""
-        print(f"| {name} | {count:,} | {cells} |{ratio}")
+        print(f"| {name} | {positions:,} | {positions / max(cpu, 1e-9):,.0f} ({cpu:.2f} s) |")
 
 
 def _percentile(values: list[float], share: float) -> float:
@@ -161,7 +150,6 @@ def _searches(
     positions: list[State],
     budget: int,
     seconds: float,
-    core: CoreChoice,
     results: list[str] | None = None,
 ) -> tuple[list[float], dict[str, int]]:
     """Each position searched alone: the times and the count of each result (each one
@@ -170,7 +158,7 @@ def _searches(
     outcomes: dict[str, int] = {}
     for state in positions:
         started = time.perf_counter()
-        result = solve(state, max_positions=budget, max_seconds=seconds, core=core)
+        result = solve(state, max_positions=budget, max_seconds=seconds)
         times.append((time.perf_counter() - started) * 1000)
         outcomes[result.result] = outcomes.get(result.result, 0) + 1
         if results is not None:
@@ -191,7 +179,6 @@ def hints_and_finish(
     deals: range,
     moves: int,
     every: int,
-    core: CoreChoice,
     settings: Settings,
     finish: bool,
     hint_budgets: list[int],
@@ -213,7 +200,7 @@ def hints_and_finish(
         runs.append((what, budget, seconds, "winning lines", lines))
     for what, budget, seconds, source, corpus in runs:
         print(
-            f"## {what} latency on {describe_core(core)}: budget {budget:,} positions or "
+            f"## {what} latency on {CORE}: budget {budget:,} positions or "
             f"{seconds} s, positions along {source} of deals {deals.start}-{deals.stop - 1}"
             f" (every {every}th move"
             + (f" of the first {moves})" if source == "greedy play" else ")")
@@ -228,7 +215,7 @@ def hints_and_finish(
                 print(f"| {name} | 0 | - | - | - | - | - |")  # no deal of the range won
                 continue
             results: list[str] = []
-            times, outcomes = _searches(positions, budget, seconds, core, results)
+            times, outcomes = _searches(positions, budget, seconds, results)
             print(_line(name, times, outcomes))
             if source == "greedy play":
                 decided, carried = asked_in_order(games[name], results)
@@ -249,15 +236,13 @@ def hints_and_finish(
             )
 
 
-def lost_hints(
-    deals: range, moves: int, every: int, core: CoreChoice, settings: Settings, proof: int
-) -> None:
+def lost_hints(deals: range, moves: int, every: int, settings: Settings, proof: int) -> None:
     """Hints in lost positions: of the positions along greedy play (as for the hint
     latency), those a long full search proves lost (``proof`` positions, native, up to
     run arrangement where it holds); then the hint at its budget from each: how many it
     answers ``unsolvable``, and how fast."""
     print(
-        f"## Hints in lost positions on {describe_core(core)}: positions along greedy play "
+        f"## Hints in lost positions on {CORE}: positions along greedy play "
         f"of deals {deals.start}-{deals.stop - 1} (every {every}th of the first {moves} "
         f"moves) that a full search of {proof:,} positions proves lost; the hint's budget "
         f"{settings.hint_max_positions:,} positions or {settings.hint_max_seconds} s"
@@ -274,9 +259,7 @@ def lost_hints(
             for state in positions
             if native_core.search(state, proof, None, arranged=arranged).result == "unsolvable"
         ]
-        times, outcomes = _searches(
-            lost, settings.hint_max_positions, settings.hint_max_seconds, core
-        )
+        times, outcomes = _searches(lost, settings.hint_max_positions, settings.hint_max_seconds)
         said = outcomes.get("unsolvable", 0)
         every_count += len(positions)
         every_lost += len(lost)
@@ -290,7 +273,6 @@ def hint_fate(
     deals: range,
     moves: int,
     every: int,
-    core: CoreChoice,
     settings: Settings,
     budget: int,
     games: list[str],
@@ -298,7 +280,7 @@ def hint_fate(
     """What becomes of the hints the hint's budget leaves undecided, at ``budget``, in
     ``games`` (``--fate-games``)."""
     print(
-        f"## Undecided hints at {budget:,} positions on {describe_core(core)}: positions "
+        f"## Undecided hints at {budget:,} positions on {CORE}: positions "
         f"along greedy play of deals {deals.start}-{deals.stop - 1} (every {every}th of the "
         f"first {moves} moves) that the hint's budget ({settings.hint_max_positions:,} "
         f"positions or {settings.hint_max_seconds} s) leaves undecided"
@@ -312,16 +294,11 @@ def hint_fate(
         for number in deals:
             for state in greedy_positions(name, range(number, number + 1), moves, every):
                 counts[0] += 1
-                hint = solve(
-                    state,
-                    settings.hint_max_positions,
-                    settings.hint_max_seconds,
-                    core,
-                )
+                hint = solve(state, settings.hint_max_positions, settings.hint_max_seconds)
                 if hint.result != "unknown":
                     continue
                 counts[1] += 1
-                again = solve(state, budget, None, core).result
+                again = solve(state, budget, None).result
                 slot = {"solved": 2, "unsolvable": 3}.get(again, 4)
                 counts[slot] += 1
                 if slot == 4:
@@ -340,7 +317,7 @@ def _timing(times: list[float]) -> str:
     return f"{statistics.median(times):.1f} | {_percentile(times, 0.99):.1f}"
 
 
-def daily(core: CoreChoice, settings: Settings) -> None:
+def daily(settings: Settings) -> None:
     """The 18 deals the server prepares at start-up (today's and tomorrow's of each game),
     one after another with the daily budgets, candidates from a fresh secret."""
     secret = secrets.token_urlsafe(16)
@@ -358,14 +335,13 @@ def daily(core: CoreChoice, settings: Settings) -> None:
                     number,
                     settings.daily_max_positions,
                     settings.daily_max_seconds,
-                    core,
                     settings.solver_table_size,
                 )
                 if proof is not None:
                     break
     took = time.perf_counter() - started
     print(
-        f"## daily preparation on {describe_core(core)}: 18 deals proven in {took:.1f} s "
+        f"## daily preparation on {CORE}: 18 deals proven in {took:.1f} s "
         f"({attempts} candidates; budget {settings.daily_max_positions:,} positions or "
         f"{settings.daily_max_seconds} s each)"
     )
@@ -403,7 +379,6 @@ def proofs(games: int, budget: int) -> None:
     print(f"## full search, plain key vs up to run arrangement ({budget:,} positions each)")
     for name in ("rank-and-file", "number-ten"):
         variant = get_variant(name)
-        rules = SearchTables.of(variant)
         for steps in (100, 200, 300, 400):
             tally: dict[bool, dict[str, int]] = {False: {}, True: {}}
             work = {False: [0, 0.0], True: [0, 0.0]}
@@ -417,9 +392,8 @@ def proofs(games: int, budget: int) -> None:
                     state, _ = state.apply(rng.choice(moves), auto_finish=False, validate=False)
                 for arranged in (False, True):
                     start = time.perf_counter()
-                    result, _, positions = _search(
-                        state, rules, budget, None, False, arranged=arranged
-                    )
+                    found = native_core.search(state, budget, arranged=arranged)
+                    result, positions = found.result, found.positions
                     work[arranged][0] += positions
                     work[arranged][1] += time.perf_counter() - start
                     tally[arranged][result] = tally[arranged].get(result, 0) + 1
@@ -435,15 +409,13 @@ def proofs(games: int, budget: int) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--deals", type=int, default=5)
     parser.add_argument("--games", nargs="*", default=list(GAMES), help="for the speed part")
     parser.add_argument("--at", nargs="*", default=[], help="speed: game:deal pairs instead")
     parser.add_argument("--budget", type=int, default=5_000)
-    parser.add_argument(
-        "--core", choices=["both", "native", "python"], default="both", help="speed: the cores"
-    )
-    parser.add_argument("--hint-core", choices=["auto", "native", "python"], default="auto")
     parser.add_argument("--hint-deals", default="1001-1010", help="fresh deals, first-last")
     parser.add_argument("--hint-moves", type=int, default=100, help="greedy moves per deal")
     parser.add_argument("--every", type=int, default=5, help="keep every Nth position")
@@ -475,12 +447,11 @@ def main() -> None:
     )
     args = parser.parse_args()
     settings = Settings()
-    cores: list[Core] = ["python", "native"] if args.core == "both" else [args.core]
     if "speed" not in args.skip:
-        speed(args.deals, args.budget, args.games, args.at, cores)
+        speed(args.deals, args.budget, args.games, args.at)
     first, last = (int(n) for n in args.hint_deals.split("-"))
     # Hints, finish and lost hints start from the same positions of greedy play.
-    positions = (range(first, last + 1), args.hint_moves, args.every, args.hint_core, settings)
+    positions = (range(first, last + 1), args.hint_moves, args.every, settings)
     if "hints" not in args.skip:
         hints_and_finish(*positions, "finish" not in args.skip, args.hint_budgets)
     if "lost" not in args.skip:
@@ -488,7 +459,7 @@ def main() -> None:
     if args.fate_budget:
         hint_fate(*positions, args.fate_budget, args.fate_games)
     if "daily" not in args.skip:
-        daily(args.hint_core, settings)
+        daily(settings)
     if "lag" not in args.skip:
         loop_lag(3.0)
     if "proofs" not in args.skip:

@@ -61,7 +61,7 @@ def positions(name: str, flip: bool, number: int, back: int = 8) -> Iterator[tup
         for steps, state in enumerate(played[-1::-12][:back]):
             yield f"{kind}-{steps}", state
     state = start(name, flip, number)
-    won = solve(state, 1_000_000, core="native")
+    won = solve(state, 1_000_000)
     if won.result != "solved":
         return
     rng = random.Random(f"soundness-line-{name}-{flip}-{number}")
@@ -81,7 +81,7 @@ def verdicts(state: State, budget: int, hint_budget: int) -> dict[str, str]:
         out["arranged-undeferred"] = core.search(
             state, budget, arranged=True, defer_draws=False
         ).result
-    out["hint"] = solve(state, hint_budget, core="native").result
+    out["hint"] = solve(state, hint_budget).result
     return out
 
 
@@ -180,8 +180,6 @@ def main() -> int:
     args = parser.parse_args()
     if args.summary:
         return summary(args)
-    if not core.available():
-        raise SystemExit(f"the native core is not built: {core.missing_reason()}")
     sweep(args)
     return summary(args)
 

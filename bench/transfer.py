@@ -43,7 +43,6 @@ def main() -> int:
             found = solve(
                 deal(source, number),
                 max_positions=args.budget,
-                core="native",
                 table_size=1 << 24,
                 max_depth=1 << 24,
             )

@@ -4,21 +4,18 @@
 # is), run the differential tests (tests/solver/test_native_core.py, or the -k
 # expression in NATIVE_SANITIZED_TESTS; then a sample of the search's,
 # tests/solver/test_native_search.py, the -k expression in NATIVE_SANITIZED_SEARCH;
-# then the run-arrangement functions', tests/solver/test_native_arrangements.py, or the
-# -k expression in NATIVE_SANITIZED_ARRANGED; then the beam on both cores, the native
-# beam's own tests and its relaxed tableau, tests/solver/test_beam.py -k "both_cores or
-# native_beam or drops"; then the shorter lines', tests/solver/test_lines.py; then the
-# plain search's on larger positions, tests/solver/test_exhaustive.py; then the relaxed
-# tableau's searches on the native core, tests/solver/test_relaxation.py -k "lost_deal
-# or with_it and True") against that build, and fail on any report.
+# then the run-arrangement functions', tests/solver/test_arrangements.py, or the
+# -k expression in NATIVE_SANITIZED_ARRANGED; then the beam's, tests/solver/test_beam.py;
+# then the shorter lines', tests/solver/test_lines.py; then the plain search's on larger
+# positions, tests/solver/test_exhaustive.py; then the relaxed tableau's searches,
+# tests/solver/test_relaxation.py -k "lost_deal or with_it and True") against that
+# build, and fail on any report.
 #
-# The relaxed tableau's sample leaves out the two tests that spend most of their time in
-# the Python reference or in searches the other files already run (the core against the
-# Python test, 11 minutes under the sanitizers on CI; the search with and without the
-# test, not up to arrangement, 4.5 minutes): the whole suite runs both against the
-# optimised build, and the relaxed test's native code runs here in the lost deal's
-# search (15,475 positions, each asking it), the arranged search with it on every corpus
-# position, and the beam's drops (test_beam.py).
+# The relaxed tableau's sample leaves out the searches the other files already run (the
+# search with and without the test, not up to arrangement): the whole suite runs them
+# against the optimised build, and the relaxed test's native code runs here in the lost
+# deal's search (15,475 positions, each asking it), the arranged search with it, and the
+# beam's passes (test_beam.py).
 #
 #     scripts/native_sanitized.sh            # PYTHON=.venv/bin/python by default
 set -euo pipefail
@@ -26,7 +23,7 @@ cd "$(dirname "$0")/.."
 ROOT="$(pwd)"
 PYTHON="${PYTHON:-$ROOT/.venv/bin/python}"
 SAMPLE="${NATIVE_SANITIZED_TESTS:-}"
-SEARCH_SAMPLE="${NATIVE_SANITIZED_SEARCH:-late_positions or near_the_end or won_or or hand_built or budget or table or deadline or bad_limits or rank-and-file-True or passed_over or decides_the_search}"
+SEARCH_SAMPLE="${NATIVE_SANITIZED_SEARCH:-late_positions or near_the_end or won_or or hand_built or position_budget or full_table or deadline or bad_limits or passed_over or whole_cycle or rank-and-file-True}"
 ARRANGED_SAMPLE="${NATIVE_SANITIZED_ARRANGED:-}"
 WORK="$(mktemp -d /tmp/native-sanitized.XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
@@ -66,13 +63,12 @@ echo "== tests/solver/test_native_search.py -k $SEARCH_SAMPLE"
 "$PYTHON" -m pytest -q -s -p no:cacheprovider tests/solver/test_native_search.py \
     -k "$SEARCH_SAMPLE" >>"$WORK/tests.log" 2>&1 || status=$?
 tail -n 1 "$WORK/tests.log"
-echo "== tests/solver/test_native_arrangements.py${ARRANGED_SAMPLE:+ -k $ARRANGED_SAMPLE}"
-"$PYTHON" -m pytest -q -s -p no:cacheprovider tests/solver/test_native_arrangements.py \
+echo "== tests/solver/test_arrangements.py${ARRANGED_SAMPLE:+ -k $ARRANGED_SAMPLE}"
+"$PYTHON" -m pytest -q -s -p no:cacheprovider tests/solver/test_arrangements.py \
     ${ARRANGED_SAMPLE:+-k "$ARRANGED_SAMPLE"} >>"$WORK/tests.log" 2>&1 || status=$?
 tail -n 1 "$WORK/tests.log"
-echo "== tests/solver/test_beam.py -k 'both_cores or native_beam or drops'"
+echo "== tests/solver/test_beam.py"
 "$PYTHON" -m pytest -q -s -p no:cacheprovider tests/solver/test_beam.py \
-    -k "both_cores or native_beam or drops" \
     >>"$WORK/tests.log" 2>&1 || status=$?
 tail -n 1 "$WORK/tests.log"
 echo "== tests/solver/test_lines.py"

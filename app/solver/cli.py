@@ -249,8 +249,7 @@ def run_survey(
         # In deal order either way, so the output reads the same with any --jobs.
         if pool is None:
             found = (
-                _survey_one(variant.name, n, budget, seconds, table_size, max_depth)
-                for n in todo
+                _survey_one(variant.name, n, budget, seconds, table_size, max_depth) for n in todo
             )
         else:
             found = pool.map(

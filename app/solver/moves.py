@@ -46,6 +46,21 @@ REDEAL_LAST = 95  # the stock comes round again: after everything else
 NO_USE = -1  # a move with no obligation: the next move may use any pile
 
 
+def settle(state: State, rules: SearchTables, line: list[Move], eager: bool = False) -> State:
+    """Play safe foundation moves until none is left, appending them to ``line``.
+
+    ``eager`` (narrow search, where foundation cards may return and the stock has
+    redeals) plays every foundation move: a card that goes up can still come back, so
+    it is rarely wrong, but not provably.
+    """
+    while True:
+        move = safe_move(state, rules, eager)
+        if move is None:
+            return state
+        state, _ = state.apply(move, auto_finish=False, validate=False)
+        line.append(move)
+
+
 def wanted_cards(state: State) -> dict[int, int]:
     """The cards the foundations take now, each with the first foundation that takes it."""
     foundations, variant = state.foundations, state.variant

@@ -68,6 +68,7 @@ BEAM_COST = 1_000
 # the cheap restarts win most deals first (Rows of Four's in 7,700 positions on average).
 BEAM_AFTER = 100
 
+
 def solve(
     state: State,
     max_positions: int = DEFAULT_MAX_POSITIONS,

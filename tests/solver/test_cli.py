@@ -10,7 +10,7 @@ import pytest
 
 from app.engine import deal, get_variant
 from app.services import seeds
-from app.solver import core, replay, solve
+from app.solver import replay, solve
 from app.solver.cli import main
 
 BUDGET = "3000"
@@ -108,15 +108,3 @@ def test_prove_writes_replayable_lines_and_resumes(
         start = deal(get_variant("rank-and-file"), entry["deal"])
         assert isinstance(entry["line"], str)  # format 2: the moves' text forms
         assert replay(start, seeds.read_line(entry["line"])).is_won
-
-
-@pytest.mark.skipif(not core.available(), reason=core.missing_reason())
-def test_survey_rows_are_the_same_on_either_core(capsys: pytest.CaptureFixture[str]) -> None:
-    args = ["survey", "rows-of-four", "--from", "1", "--count", "3", "--budget", BUDGET, "--json"]
-    main([*args, "--core", "python"])
-    python = capsys.readouterr()
-    main([*args, "--core", "native"])
-    native = capsys.readouterr()
-    assert [_same(r) for r in _rows(native.out)] == [_same(r) for r in _rows(python.out)]
-    assert "solver core: python" in python.err
-    assert "solver core: native" in native.err

@@ -8,10 +8,7 @@ from types import ModuleType
 
 import pytest
 
-from app.solver import core
 from tests.solver.bench_scripts import load
-
-pytestmark = pytest.mark.skipif(not core.available(), reason=core.missing_reason())
 
 
 def confirm_lost() -> ModuleType:

@@ -1,11 +1,11 @@
-"""bench/endgames.py samples the endgames a search meets and prices each one: the sample
+"""bench/endgames.py samples the endgames a depth-first walk over the core's moves and keys
+meets and prices each one: the walk meets its budget of distinct positions, the sample
 holds only endgames, no more than asked, and the prices are those of the native search."""
 
 from __future__ import annotations
 
 import random
-
-import pytest
+from collections import Counter
 
 from app.engine import deal, get_variant
 from app.solver import core
@@ -24,6 +24,17 @@ def test_the_sample_holds_only_endgames_and_no_more_than_asked() -> None:
     assert len({position.to_text() for position in sample}) == 7  # distinct positions
 
 
+def test_every_child_keyed_is_counted_by_its_phase() -> None:
+    module = load("endgames")
+    for name in ("canfield", "forty-thieves"):  # run arrangement holds in one, not the other
+        phases: Counter[str] = Counter()
+        state = deal(get_variant(name), 2)
+        keyed, endgames, _sample = module.met(state, 2_000, 5, 1, phases)
+        assert sum(phases.values()) == keyed >= 2_000
+        out = sum(count for label, count in phases.items() if label.startswith("stock out"))
+        assert out == endgames
+
+
 def test_a_search_that_never_empties_the_stock_samples_nothing() -> None:
     module = load("endgames")
     keyed, endgames, sample = module.met(deal(get_variant("rainbow"), 5), 50, 7, seed=1)
@@ -31,7 +42,6 @@ def test_a_search_that_never_empties_the_stock_samples_nothing() -> None:
     assert keyed >= 50
 
 
-@pytest.mark.skipif(not core.available(), reason="the prices are the native core's")
 def test_each_endgame_is_priced_by_the_search_alone() -> None:
     module = load("endgames")
     state = deal(get_variant("rainbow"), 3)

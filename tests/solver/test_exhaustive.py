@@ -1,7 +1,7 @@
-"""The plain search, the oracle of every reduction (app/solver/exhaustive.py), and its
-native mirror: the same verdict and the same count of positions wherever they run, so the
-native one can stand in for it on positions the Python one cannot afford; and on such
-larger positions the solver's searches never contradict it."""
+"""The plain search, the oracle of every reduction (app/solver/exhaustive.py), and its C
+copy: the same verdict and the same count of positions wherever they run, so the C one
+can stand in for it on positions the Python one cannot afford; and on such larger
+positions the solver's searches never contradict it."""
 
 from __future__ import annotations
 
@@ -17,8 +17,6 @@ from app.solver.result import replay
 from tests.solver.test_native_core import CONFIGS, start, walk
 from tests.solver.test_native_search import seed_line
 from tests.solver.test_reductions import PLAIN_BUDGET, full, plain_verdicts
-
-native = pytest.mark.skipif(not core.available(), reason=core.missing_reason())
 
 LARGER = 200_000  # the native one's, on positions further from the end of play
 
@@ -47,7 +45,6 @@ def test_the_budget_counts_the_positions_met() -> None:
     assert exhaustive(state, 500) == Exhausted("unknown", 500)
 
 
-@native
 def test_the_native_mirror_meets_the_same_positions() -> None:
     decided = 0
     for state, expected in plain_verdicts():  # tests/solver/test_reductions.py's corpus
@@ -68,7 +65,6 @@ def test_the_native_mirror_meets_the_same_positions() -> None:
     assert decided >= 100
 
 
-@native
 def test_the_native_mirror_refuses_a_budget_below_one() -> None:
     with pytest.raises(ValueError, match="max_positions"):
         core.native().exhaustive(core.position(deal(VARIANTS["rainbow"], 1)), 0)
@@ -89,7 +85,6 @@ def further_back() -> Iterator[State]:
             yield replay(state, line[: len(line) // 2])
 
 
-@native
 def test_the_solver_never_contradicts_the_plain_search_on_larger_positions() -> None:
     """tests/solver/test_reductions.py's comparison, on positions the Python plain search
     mostly cannot decide within its budget: every search the solver runs, with all its

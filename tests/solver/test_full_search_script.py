@@ -9,7 +9,6 @@ from types import ModuleType
 
 import pytest
 
-from app.solver import core
 from app.solver.result import SolveResult
 from tests.solver.bench_scripts import load
 
@@ -55,7 +54,6 @@ def test_the_deals_left_are_those_no_row_within_the_budget_decides(tmp_path: Pat
         script.undecided("canfield", 999_999, 4, directory)
 
 
-@pytest.mark.skipif(not core.available(), reason=core.missing_reason())
 def test_each_deal_left_gets_one_row_and_a_rerun_searches_nothing_again(tmp_path: Path) -> None:
     """Canfield deal 3 is lost (the full search exhausts it at once): its row says so, and
     names the search; deals decided by a row are not searched."""
@@ -72,7 +70,6 @@ def test_each_deal_left_gets_one_row_and_a_rerun_searches_nothing_again(tmp_path
     assert out.read_text() == before
 
 
-@pytest.mark.skipif(not core.available(), reason=core.missing_reason())
 def test_only_searches_the_deals_named_that_are_left(tmp_path: Path) -> None:
     """``--only`` names deals: those still undecided are searched in the order given, the
     decided ones (deal 2, lost at 10M) are not."""

@@ -1,16 +1,20 @@
-"""Shorter winning lines (app/solver/lines.py): a shortened line still wins, is never
-longer, loses its detours, is the same on both cores, and is what solve() returns."""
+"""Shorter winning lines (``core.shorten``, app/solver/native/lines.c), checked through the
+engine: a shortened line still wins (every move validated) and is never longer, a move
+there and back or a loop put into a line is cut, a shortcut past a detour is taken, a
+shortened prefix ends where the prefix ends, illegal moves raise, a deadline leaves the
+line as it is, and ``plan.solve`` returns lines with no shortcut left.
+"""
 
 from __future__ import annotations
 
 import time
+from functools import cache
 
 import pytest
 
 from app.engine import VARIANTS, Move, State, deal
-from app.solver import beam, core, lines, plan, search
-
-needs_native = pytest.mark.skipif(not core.available(), reason=core.missing_reason())
+from app.solver import core, plan
+from app.solver.result import replay, wins
 
 # A deal of each game that its full search wins within 200,000 positions; most of their
 # lines wander (Rainbow 4: 12,280 moves, 377 once shortened; Diplomat 16: 123,693).
@@ -27,107 +31,153 @@ WON = (
 )
 
 
-def raw_line(name: str, number: int) -> tuple[State, list[str]]:
+@cache
+def raw_line(name: str, number: int) -> tuple[State, tuple[str, ...]]:
     """A deal and the full search's own line for it (not shortened: solve() shortens)."""
     state = deal(VARIANTS[name], number)
     found = core.search_full(state, 200_000)
     assert found.result == "solved", (name, number)
-    return state, [str(move) for move in found.moves]
+    return state, tuple(str(move) for move in found.moves)
 
 
-def wins(state: State, texts: list[str]) -> bool:
-    return search.wins(state, [Move.parse(text) for text in texts])
+def texts_win(state: State, texts: list[str]) -> bool:
+    return wins(state, [Move.parse(text) for text in texts])
 
 
-@needs_native
+def reached(state: State, texts: list[str]) -> bytes:
+    return replay(state, [Move.parse(text) for text in texts]).to_bytes()
+
+
 def test_a_shortened_line_wins_and_is_never_longer() -> None:
     before = after = 0
     for name, number in WON:
-        state, line = raw_line(name, number)
-        shorter = lines.shorten(core.position(state), line)
-        assert wins(state, shorter), (name, number)
+        state, raw = raw_line(name, number)
+        line = list(raw)
+        assert texts_win(state, line)
+        shorter = core.shorten(state, line)
+        assert texts_win(state, shorter), (name, number)
         assert len(shorter) <= len(line), (name, number)
+        assert core.shorten(state, shorter) == shorter, (name, number)  # nothing left to cut
         before, after = before + len(line), after + len(shorter)
     assert after < before / 5, (before, after)  # depth-first lines do wander
 
 
-@needs_native
-def test_a_detour_is_cut() -> None:
-    # A move and the move straight back, put into a winning line: the line passes the same
-    # position twice, and the shortened line goes on from its second time.
-    state, line = raw_line("rows-of-four", 1)
+def _positions(state: State, line: list[str]) -> list[bytes]:
+    out = [state.to_bytes()]
+    for text in line:
+        state, _ = state.apply(Move.parse(text), auto_finish=False, validate=True)
+        out.append(state.to_bytes())
+    return out
+
+
+def test_a_move_there_and_back_is_cut() -> None:
+    """A move and the move straight back, put into a shortened winning line at each place
+    where there is one: the line passes the same position twice, and the shortened line
+    loses both moves (it is the line shortened without them)."""
+    state, raw = raw_line("rows-of-four", 1)
+    line = core.shorten(state, list(raw))
     positions = [core.position(state)]
     for move in line:
         positions.append(positions[-1].apply(move))
+    detours = 0
     for at, here in enumerate(positions[:-1]):
         for out in here.legal_moves():
             away = here.apply(out)
             back = [m for m in away.legal_moves() if away.apply(m).to_bytes() == here.to_bytes()]
             if back and out != line[at]:
                 detoured = [*line[:at], out, back[0], *line[at:]]
-                assert wins(state, detoured)
-                shorter = lines.shorten(core.position(state), detoured)
-                assert wins(state, shorter)
-                assert len(shorter) <= len(detoured) - 2
-                assert lines.shorten(core.position(state), line) == shorter
-                return
-    pytest.fail("no move with a way straight back along the line")
+                assert texts_win(state, detoured)
+                assert core.shorten(state, detoured) == line, (at, out, back[0])
+                detours += 1
+                break
+        if detours >= 10:
+            break
+    assert detours >= 10, "too few moves with a way straight back along the line"
 
 
-@needs_native
+def test_a_loop_is_cut() -> None:
+    """A loop of three moves (a card round three piles and back where it was): the
+    shortened line loses all three."""
+    state, raw = raw_line("rows-of-four", 1)
+    line = core.shorten(state, list(raw))
+    positions = _positions(state, line)
+    for at in range(len(line)):
+        here = replay(state, [Move.parse(text) for text in line[:at]])
+        for first in here.legal_moves():
+            one, _ = here.apply(first, auto_finish=False, validate=False)
+            for second in one.legal_moves():
+                two, _ = one.apply(second, auto_finish=False, validate=False)
+                if two.to_bytes() in positions:
+                    continue
+                for third in two.legal_moves():
+                    back, _ = two.apply(third, auto_finish=False, validate=False)
+                    if back.to_bytes() == positions[at]:
+                        loop = [str(first), str(second), str(third)]
+                        looped = [*line[:at], *loop, *line[at:]]
+                        assert texts_win(state, looped)
+                        assert core.shorten(state, looped) == line
+                        return
+    pytest.fail("no loop of three moves along the line")
+
+
+def test_a_detour_gives_way_to_a_shortcut() -> None:
+    """A winning line whose first moves wander off: where one legal move from an early
+    position reaches a later position of the line, the shortened line takes it, and
+    still wins."""
+    state, raw = raw_line("deauville", 2)
+    line = list(raw)
+    positions = _positions(state, line)
+    index = {data: i for i, data in enumerate(positions)}
+    shortcuts = 0
+    here = state
+    for at in range(min(len(line), 200)):
+        for move in here.legal_moves():
+            after, _ = here.apply(move, auto_finish=False, validate=False)
+            later = index.get(after.to_bytes(), -1)
+            if later > at + 1:  # a move that skips line[at:later]
+                shortcuts += 1
+        here, _ = here.apply(Move.parse(line[at]), auto_finish=False, validate=True)
+    assert shortcuts, "the line has no shortcut to take"
+    shorter = core.shorten(state, line)
+    assert len(shorter) < len(line) and texts_win(state, shorter)
+
+
 def test_past_its_deadline_the_line_is_left_as_it_is() -> None:
-    state, line = raw_line("rainbow", 4)
-    assert lines.shorten(core.position(state), line, time.perf_counter() - 1) == line
-    assert len(lines.shorten(core.position(state), line)) < len(line)
-
-
-@needs_native
-def test_both_cores_shorten_a_line_alike() -> None:
-    # The walk over the engine's positions, over native ones, and the native walk
-    # (core.shorten, app/solver/native/lines.c) give the same line.
-    for name, number in WON:
-        state, line = raw_line(name, number)
-        native = lines.shorten(core.position(state), line)
-        python = lines.shorten(beam.EnginePosition(state), line)
-        assert native == python == core.shorten(state, line), (name, number)
-    state, line = raw_line("rows-of-four", 2)
-    detoured = [*line[:1], "t0>t1", "t1>t0", *line[1:]]
-    if wins(state, detoured):  # a move and straight back, where it is legal
-        assert core.shorten(state, detoured) == lines.shorten(core.position(state), detoured)
+    state, raw = raw_line("rainbow", 4)
+    line = list(raw)
     assert core.shorten(state, line, time.perf_counter() - 1) == line
+    assert len(core.shorten(state, line, time.perf_counter() + 60)) < len(line)
     assert core.shorten(state, []) == []
 
 
-@needs_native
-def test_the_native_walk_refuses_what_is_not_a_line() -> None:
-    state, line = raw_line("rank-and-file", 2)
-    for bad in (["nonsense"], [*line[:3], "t0>f0", *line[3:]], [3], [*line[:5], "draw\x00"]):
-        with pytest.raises((ValueError, TypeError)):
-            core.shorten(state, bad)  # type: ignore[arg-type]
+def test_what_is_not_a_line_raises() -> None:
+    state, raw = raw_line("rank-and-file", 2)
+    line = list(raw)
+    illegal = [*line[:3], "t0>f0", *line[3:]]
+    with pytest.raises(ValueError):
+        core.shorten(state, illegal)
+    for bad in (["nonsense"], [*line[:5], "draw\x00"]):
+        with pytest.raises(ValueError):
+            core.shorten(state, bad)
+    with pytest.raises((ValueError, TypeError)):
+        core.shorten(state, [3])  # type: ignore[list-item]
     with pytest.raises(TypeError):
         core.shorten(state, 5)  # type: ignore[arg-type]
     # Not every prefix of a line wins, but every prefix shortens to one that reaches the
-    # same position.
+    # same position, and is no longer.
     for cut in (0, 1, 17, len(line) // 2):
         shorter = core.shorten(state, line[:cut])
+        assert len(shorter) <= cut
         assert reached(state, shorter) == reached(state, line[:cut])
 
 
-def reached(state: State, texts: list[str]) -> bytes:
-    return search.replay(state, [Move.parse(text) for text in texts]).to_bytes()
-
-
-@pytest.mark.parametrize("which", ["native", "python"])
-def test_solve_returns_lines_with_no_shortcut_left(which: str) -> None:
-    # A line with a shortcut left would be shortened again; on the native core these
-    # are the deals above, whose search lines have detours (the test just before).
-    if which == "native" and not core.available():
-        pytest.skip(core.missing_reason())
-    cases = WON if which == "native" else (("rows-of-four", 1),)
-    for name, number in cases:
+def test_solve_returns_lines_with_no_shortcut_left() -> None:
+    # A line with a shortcut left would be shortened again; these are the deals above,
+    # whose search lines have detours (the tests just before).
+    for name, number in WON:
         state = deal(VARIANTS[name], number)
-        found = plan.solve(state, 200_000, core=which)  # type: ignore[arg-type]
+        found = plan.solve(state, 200_000)
         assert found.result == "solved", (name, number)
+        assert wins(state, found.moves)
         texts = [str(move) for move in found.moves]
-        start = core.position(state) if which == "native" else beam.EnginePosition(state)
-        assert lines.shorten(start, texts) == texts, (name, number)
+        assert core.shorten(state, texts) == texts, (name, number)

@@ -1,11 +1,12 @@
-"""Differential tests of the native core (app.solver._core) against the Python engine and
-search, position by position: bytes in and out, legal moves (same list, same order),
-apply, the plain position key, safe foundation moves and settle.
+"""The native core (app.solver._core) against the engine, the authority on the rules,
+position by position: bytes in and out, legal moves (same list, same order), apply, the
+children the search plays (a legal move, then safe foundation moves the engine accepts),
+safe foundation moves and settle (as the heuristic suggestion's, app.solver.moves), and
+the plain position key against its definition (:func:`reference_key`).
 
 The corpus: deals of all nine games, each also with its house rule flipped, and the
 positions along seeded random and greedy play from them; hypothesis adds playouts of
-its own. Bytes the core cannot read must raise, never crash. Skipped, with the reason,
-where the core is not built (``pip install -e .`` without a C compiler).
+its own. Bytes the core cannot read must raise, never crash.
 """
 
 from __future__ import annotations
@@ -22,10 +23,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.engine import VARIANTS, CorruptState, Move, Rules, State, UnknownVariant, deal
-from app.solver import beam, core, search, tables
+from app.engine.moves import FOUNDATION
+from app.solver import core, tables
 from app.solver import moves as solver_moves
-
-pytestmark = pytest.mark.skipif(not core.available(), reason=core.missing_reason())
 
 THOROUGH = os.environ.get("HYPOTHESIS_PROFILE") == "thorough"
 EXAMPLES = 100 if THOROUGH else 12
@@ -107,13 +107,19 @@ def check_position(state: State) -> Any:
     native = core.position(state)
     assert native.to_bytes() == state.to_bytes()
     assert native.is_won == state.is_won
-    assert native.features() == beam.features(state)
-    reference = beam.EnginePosition(state).children()
-    assert [(move, safe, child.to_bytes()) for move, safe, child in native.children()] == [
-        (move, safe, child.state.to_bytes()) for move, safe, child in reference
-    ]
     legal = state.legal_moves()
     assert native.legal_moves() == [str(m) for m in legal]
+    # The search's children: each legal move, then safe foundation moves, every one of
+    # which the engine accepts, to the same position.
+    children = native.children()
+    assert [move for move, _safe, _child in children] == [str(m) for m in legal]
+    for text_move, safe_moves, child in children:
+        after, _ = state.apply(Move.parse(text_move), auto_finish=False, validate=True)
+        for text in safe_moves:
+            up = Move.parse(text)
+            assert up.dst is not None and up.dst.kind == FOUNDATION, text
+            after, _ = after.apply(up, auto_finish=False, validate=True)
+        assert child.to_bytes() == after.to_bytes(), text_move
     for move in legal:
         after, _ = state.apply(move, auto_finish=False, validate=False)
         assert native.apply(str(move)).to_bytes() == after.to_bytes(), str(move)
@@ -134,12 +140,20 @@ def test_every_corpus_position_agrees() -> None:
         check_position(state)
 
 
-def key_parts(state: State) -> tuple[Any, ...]:
-    return search._key_parts(state, tables.SearchTables.of(state.variant).single_pass)
+def reference_key(state: State) -> tuple[Any, ...]:
+    """What the plain key means (docs/solver.md, "The position key"): the position with
+    tableau piles (with their face-down counts) and same-suit foundations interchangeable,
+    and, where the stock comes out in one pass, the stock by its length (it is always a
+    prefix of the dealt stock)."""
+    single_pass = tables.SearchTables.of(state.variant).single_pass
+    tableau = tuple(sorted(zip(state.hidden, state.tableau, strict=True)))
+    found = tuple(sorted(f[-1] if f else -1 for f in state.foundations))
+    stock: Any = len(state.stock) if single_pass else state.stock
+    return (tableau, found, stock, state.waste, len(state.reserve), state.redeals_left)
 
 
 def shuffled_copies(state: State, rng: random.Random) -> list[State]:
-    """Positions the Python key cannot tell from ``state``: tableau piles reordered,
+    """Positions the reference key cannot tell from ``state``: tableau piles reordered,
     same-suit foundations swapped, and with one pass the stock (or the reserve) reordered."""
     order = list(range(len(state.tableau)))
     rng.shuffle(order)
@@ -160,7 +174,7 @@ def shuffled_copies(state: State, rng: random.Random) -> list[State]:
     return copies
 
 
-def test_native_keys_equal_exactly_when_the_python_keys_are() -> None:
+def test_native_keys_equal_exactly_when_the_reference_keys_are() -> None:
     rng = random.Random(5)
     by_parts: dict[tuple[str, bool, tuple[Any, ...]], int] = {}
     by_key: dict[tuple[str, bool, int], tuple[Any, ...]] = {}
@@ -171,11 +185,11 @@ def test_native_keys_equal_exactly_when_the_python_keys_are() -> None:
         ]
         for position in [state, *children, *shuffled_copies(state, rng)]:
             game = (position.variant.name, position.variant.foundation_return)
-            parts, key = key_parts(position), core.position(position).key()
+            parts, key = reference_key(position), core.position(position).key()
             if by_parts.setdefault((*game, parts), key) != key:
-                pytest.fail(f"equal Python keys, different native keys: {position}")
+                pytest.fail(f"equal reference keys, different native keys: {position}")
             if by_key.setdefault((*game, key), parts) != parts:
-                pytest.fail(f"different Python keys, equal native keys: {position}")
+                pytest.fail(f"different reference keys, equal native keys: {position}")
             equal_pairs += 1
     assert len(by_parts) > 20_000 and equal_pairs > len(by_parts)
 
@@ -186,19 +200,42 @@ def test_positions_equal_only_up_to_their_key_get_one_key() -> None:
     for state in corpus()[::7]:
         key = core.position(state).key()
         for copy in shuffled_copies(state, rng):
-            assert key_parts(copy) == key_parts(state)
+            assert reference_key(copy) == reference_key(state)
             assert core.position(copy).key() == key
             copied += 1
     assert copied > 300
 
 
+class Lcg:
+    """The 64-bit generator the native ``playout`` draws from (search.h ``lcg_next``)."""
+
+    def __init__(self, seed: int) -> None:
+        self.state = seed & (2**64 - 1)
+
+    def below(self, n: int) -> int:
+        self.state = (self.state * 6364136223846793005 + 1442695040888963407) & (2**64 - 1)
+        return (self.state >> 33) % n
+
+
+def engine_playout(state: State, seed: int, steps: int) -> tuple[int, State]:
+    """The native playout's walk through the engine: the same generator's choices."""
+    rng = Lcg(seed)
+    positions = 0
+    for _ in range(steps):
+        moves = state.legal_moves()
+        positions += 1
+        if not moves:
+            break
+        state, _ = state.apply(moves[rng.below(len(moves))], auto_finish=False, validate=True)
+    return positions, state
+
+
 @pytest.mark.parametrize(("name", "flip"), CONFIGS)
-def test_a_long_native_playout_is_the_python_playout(name: str, flip: bool) -> None:
-    """The whole loop in C (legal moves, key, apply) against the same choices in Python."""
+def test_a_long_native_playout_is_the_engines(name: str, flip: bool) -> None:
+    """The whole loop in C (legal moves, key, apply) against the engine's, 400 moves."""
     for seed in (1, 2, 3):
         state = start(name, flip, 7 + seed)
-        positions, end = core.python_playout(state, seed, 400)
-        assert core.native_playout(state, seed, 400) == (positions, end)
+        assert core.playout(state, seed, 400) == engine_playout(state, seed, 400)
 
 
 # ------------------------------------------------------------- hypothesis playouts

@@ -1,78 +1,41 @@
-"""Differential tests of the native full search (``core.search_full``) against the Python
-full search (``search._search(..., narrow=False)``), on positions small enough for the
-Python search to decide or to spend a small budget: late positions of greedy and random
-play of all nine games (each with its house rule flipped too), positions near the end
-of the known winning lines in ``seeds/``, and positions built by hand.
+"""The native search (``core.search``, ``core.search_full``) checked against the oracles:
+every ``solved`` line replays to a win through the engine with validation, and no
+``unsolvable`` of the full search is a position the plain search (:func:`core.exhaustive`,
+no reduction at all) wins; where both decide they agree, and a full search decides the
+same in any of its orders (jittered restarts, up to run arrangement). The narrow search,
+which proves nothing, never makes ``plan.solve`` answer ``unsolvable``.
 
-Both searches are deterministic (no jitter): the native one tries the same children in
-the same order, so verdict, positions counted and line are expected to be identical,
-not only to agree where both decide. Skipped, with the reason, where the core is not
-built.
+The positions: late positions of greedy and random play of all nine games (each with its
+house rule flipped too), positions near the end of the known winning lines in ``seeds/``,
+positions of play that leaves a short stock (where children are passed over after a bare
+draw), long wrapped runs and lost positions built by hand, and positions of play that
+hypothesis generates. Also what only the core does: budgets, a full table, the depth
+bound, the deadline looked at every 512 positions, the GIL released, bad limits and
+seeds refused, the arranged search refused where it does not hold, the stop reasons.
 """
 
 from __future__ import annotations
 
-import json
 import random
 import threading
 import time
 from functools import cache
-from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from app.engine import VARIANTS, Move, State, deal
-from app.services import seeds
-from app.solver import arrangements, cli, core, plan, relaxation, search, tables
+from app.solver import arrangements, cli, core, plan, tables
+from app.solver.result import SolveResult, replay, wins
+from tests.solver.oracle import CONFIGS, agree, checked, seed_line, start, walk
 from tests.solver.test_arrangements import ONE_PILE, wrapped_positions
-from tests.solver.test_native_core import CONFIGS, PLAY, SLOW_OK, start, walk
+from tests.solver.test_native_core import PLAY, SLOW_OK
 from tests.solver.test_solver import LOST
 
-pytestmark = pytest.mark.skipif(not core.available(), reason=core.missing_reason())
+__all__ = ["seed_line"]  # tests/solver/test_exhaustive.py takes it from here
 
 BUDGET = 800
-# These whole searches of Rainbow ask the relaxed tableau's test up to 4 stock cards on
-# both cores: at relaxation.STOCK_LIMIT (8) a Python test can meet 100,000 relaxed
-# positions, and the comparisons took minutes where they took seconds. The cores are
-# compared at the limit in tests/solver/test_relaxation.py.
-STOCK = 4
-SEEDS = Path(__file__).resolve().parents[2] / "seeds"
-
-
-def python_full(
-    state: State,
-    budget: int,
-    *,
-    arranged: bool = False,
-    defer_draws: bool = True,
-    relaxed_stock: int = STOCK,
-    relaxed_states: int = relaxation.STATE_LIMIT,
-) -> search.SolveResult:
-    result, moves, positions = search._search(
-        state,
-        tables.SearchTables.of(state.variant),
-        budget,
-        None,
-        narrow=False,
-        arranged=arranged,
-        defer_draws=defer_draws,
-        relaxed_stock=relaxed_stock,
-        relaxed_states=relaxed_states,
-    )
-    return search.SolveResult(result, moves, positions, 0)
-
-
-def compare(state: State, budget: int = BUDGET) -> str:
-    """Both searches from ``state``: the same answer; a native win replays. The verdict."""
-    expected = python_full(state, budget)
-    native = core.search(state, budget, relaxed_stock=STOCK)
-    assert (native.result, native.positions) == (expected.result, expected.positions), state
-    assert [str(m) for m in native.moves] == [str(m) for m in expected.moves]
-    if native.result == "solved":
-        assert search.replay(state, native.moves).is_won
-    return native.result
 
 
 @cache
@@ -87,57 +50,65 @@ def late_positions() -> tuple[State, ...]:
     return tuple(positions)
 
 
-def test_late_positions_of_every_game_get_the_same_answer() -> None:
-    verdicts = [compare(state) for state in late_positions()]
+def test_late_positions_of_every_game_get_the_plain_search_verdict() -> None:
+    verdicts = []
+    for state in late_positions():
+        got = checked(state, core.search_full(state, BUDGET))
+        plain = core.exhaustive(state, 20_000).result
+        assert agree(got, plain), (state.to_text(), got, plain)
+        verdicts.append((plain, got))
+    found = [verdict for _plain, verdict in verdicts]
     # The corpus decides often enough, both ways, to mean something.
-    assert verdicts.count("solved") >= 5
-    assert verdicts.count("unsolvable") >= 10
-    assert verdicts.count("unknown") >= 5  # the budget cut at the same position count
+    assert found.count("solved") >= 5
+    assert found.count("unsolvable") >= 10
+    assert found.count("unknown") >= 5  # the budget cut these
+    assert sum(v == ("unsolvable", "unsolvable") for v in verdicts) >= 10
 
 
 @pytest.mark.parametrize(("name", "flip"), CONFIGS)
-def test_fresh_deals_spend_a_small_budget_alike(name: str, flip: bool) -> None:
-    """From the deal itself, where the search is undecided: the same positions, in the
-    same order, up to the budget (else the counts or a found line would differ)."""
+def test_fresh_deals_spend_a_small_budget_the_same_way_each_time(name: str, flip: bool) -> None:
+    """From the deal itself: a search without jitter is deterministic (the same count,
+    line and stop twice), spends its budget to the position, and proves nothing there."""
     for number in (1, 2):
-        compare(start(name, flip, number), 300)
-
-
-def seed_line(name: str, index: int) -> tuple[State, list[Move]]:
-    data = json.loads((SEEDS / f"{name}.json").read_text())["deals"][index]
-    return deal(VARIANTS[name], data["deal"]), seeds.read_line(data["line"])
+        state = start(name, flip, number)
+        found = core.search_full(state, 300)
+        assert core.search_full(state, 300)[:3] == found[:3]
+        if checked(state, found) == "unknown":
+            assert (found.positions, found.stopped) == (300, "positions")
+        assert found.result != "unsolvable"
 
 
 @pytest.mark.parametrize("name", ["rank-and-file", "rows-of-four", "rainbow"])
-def test_positions_near_the_end_of_known_wins_are_solved_alike(name: str) -> None:
+def test_positions_near_the_end_of_known_wins_are_never_proven_lost(name: str) -> None:
     verdicts = []
     for index in (0, 3, 7):
         state, line = seed_line(name, index)
         # Late enough that Rainbow's full search, with no safe moves there since they
         # were found not to be a proof (docs/solver.md), still wins some in 2,000.
         for share in (0.9, 0.96, 0.99):
-            position = search.replay(state, line[: int(len(line) * share)])
-            verdicts.append(compare(position, 2000))
+            position = replay(state, line[: int(len(line) * share)])
+            verdicts.append(checked(position, core.search_full(position, 2000)))
     assert "unsolvable" not in verdicts  # winnable: the line says so
     assert verdicts.count("solved") >= 3
 
 
 def test_a_won_or_finishing_position_is_solved_at_once() -> None:
     state, line = seed_line("rainbow", 1)
-    end = search.replay(state, line)
+    end = replay(state, line)
     assert end.is_won
     native = core.search_full(end, 10)
     assert (native.result, native.moves, native.positions) == ("solved", [], 1)
     # One move before the end: settle or the engine's auto-finish plays it.
-    before = search.replay(state, line[:-1])
-    assert compare(before, 10) == "solved"
+    before = replay(state, line[:-1])
+    assert checked(before, core.search_full(before, 10)) == "solved"
 
 
-def test_hand_built_lost_positions_are_proven_lost_alike() -> None:
+def test_hand_built_lost_positions_are_proven_lost() -> None:
     """Canfield with its stock gone and the tableau blocked: a King over the card the
     foundations need next, nowhere to put it (no empty pile while the reserve lasts)."""
     state = deal(VARIANTS["canfield"], 3)
-    assert compare(state, 5000) == "unsolvable"
+    assert checked(state, core.search_full(state, 5000)) == "unsolvable"
+    assert core.exhaustive(state, 1_000_000).result == "unsolvable"
     # Rainbow with nothing left but a blocked pile: no move at all.
     rainbow = deal(VARIANTS["rainbow"], 4)
     blocked = rainbow._replace(
@@ -147,7 +118,8 @@ def test_hand_built_lost_positions_are_proven_lost_alike() -> None:
         tableau=(tuple(range(12, -1, -1)), (), (), ()),
         hidden=(12, 0, 0, 0),
     )
-    assert compare(blocked, 100) == "unsolvable"
+    assert checked(blocked, core.search_full(blocked, 100)) == "unsolvable"
+    assert core.exhaustive(blocked, 100).result == "unsolvable"
 
 
 def drawing_walk(state: State, rng: random.Random, steps: int) -> list[State]:
@@ -166,24 +138,26 @@ def drawing_walk(state: State, rng: random.Random, steps: int) -> list[State]:
 
 
 def test_children_passed_over_after_a_bare_draw_change_nothing() -> None:
-    """After a bare draw the native search passes over, unplayed, the children `deferred`
-    would skip once played: the tableau moves that leave nothing for settle, the pairs of
-    an obligated move made from the piles that could (`exposing_piles`), the obligated
-    moves that leave no pair (`leaves_no_pairs`). Searches that do much of that, from
-    every third position of play that leaves a short stock, count the same positions and
-    find the same lines as the Python search, which plays every child; among them lost
-    positions where a tableau move after the draw lets settle play the card the draw
-    covered (the child then stays)."""
-    passed_over = 0
+    """After a bare draw the search passes over, unplayed, the children it would skip
+    once played (tableau moves that leave nothing for settle, pairs of an obligated move
+    made from the piles that could, obligated moves that leave no pair). From every third
+    position of play that leaves a short stock: the search passes over many children,
+    and with deferred draws and without (``defer_draws=False``, which plays every child)
+    it never contradicts itself or the plain search, and its lines win."""
+    passed_over = compared = 0
     for n, (name, flip) in enumerate(CONFIGS):
         line = drawing_walk(start(name, flip, 1), random.Random(f"drawing-{n}"), 300)
         for state in [s for s in line if 0 < len(s.stock) <= 24][::3]:
-            compare(state, 400)
             rules = tables.SearchTables.of(state.variant)
-            found = core.native().search(core.position(state), 400, None, 400, rules.draw_score)
+            found = core.native().search(core.position(state), 2_000, None, 2_000, rules.draw_score)
             passed_over += found[4][2]
-    # The corpus does pass over children, else it would test nothing.
+            with_it = checked(state, core.search_full(state, 2_000))
+            without = checked(state, core.search(state, 2_000, defer_draws=False))
+            assert with_it == found[0] and agree(with_it, without), state.to_text()
+            compared += "unknown" not in (with_it, without)
+    # The corpus does pass over children, and decides, else it would test nothing.
     assert passed_over >= 1000
+    assert compared >= 20
 
 
 # Positions (game, house rule flipped, deal, walk seed, index along drawing_walk) where a
@@ -201,16 +175,21 @@ PASSED_OVER_CASES = [
 def test_where_passing_over_decides_the_search_it_changes_nothing(
     name: str, flip: bool, number: int, seed: str, index: int
 ) -> None:
+    """The search decides these, as the plain search does where it decides and as the
+    search without deferred draws where that decides (Rows of Four's: not in 100,000)."""
     state = drawing_walk(start(name, flip, number), random.Random(seed), index)[index]
-    compare(state, 6000)
+    with_it = checked(state, core.search_full(state, 100_000), 1_000_000)
+    without = checked(state, core.search(state, 100_000, defer_draws=False), 1_000_000)
+    plain = core.exhaustive(state, 1_000_000).result
+    assert with_it != "unknown" and agree(with_it, without, plain), (with_it, without, plain)
 
 
-def test_the_position_budget_cuts_at_the_same_count() -> None:
+def test_the_position_budget_cuts_at_the_count() -> None:
     state = deal(VARIANTS["rank-and-file"], 1)
     for budget in (2, 50, 513):
         native = core.search_full(state, budget)
         assert (native.result, native.positions, native.moves) == ("unknown", budget, [])
-        assert python_full(state, budget).positions == budget
+        assert native.stopped == "positions"
 
 
 def test_a_full_table_answers_unknown_never_a_verdict() -> None:
@@ -218,7 +197,7 @@ def test_a_full_table_answers_unknown_never_a_verdict() -> None:
     assert core.search_full(lost, 5000).result == "unsolvable"
     for size in (1, 5, 12):
         native = core.search_full(lost, 5000, table_size=size)
-        assert (native.result, native.positions) == ("unknown", size)
+        assert (native.result, native.positions, native.stopped) == ("unknown", size, "table")
         result, _moves, positions, stop, _work = core.native().search(
             core.position(lost), 5000, None, size, tables.SearchTables.of(lost.variant).draw_score
         )
@@ -230,7 +209,7 @@ def test_a_full_table_answers_unknown_never_a_verdict() -> None:
 def test_the_deadline_is_looked_at_every_512_positions() -> None:
     state = deal(VARIANTS["rank-and-file"], 1)
     native = core.search_full(state, 100_000, max_seconds=0.0)
-    assert (native.result, native.positions) == ("unknown", 512)
+    assert (native.result, native.positions, native.stopped) == ("unknown", 512, "deadline")
     result, _moves, _positions, stop, _work = core.native().search(
         core.position(state), 100_000, 0.0, 100_000, 90
     )
@@ -269,24 +248,12 @@ def test_bad_limits_raise() -> None:
 # ------------------------------------------------------------------ restarts, solve
 
 
-def python_restart(
+def restart(
     state: State, budget: int, narrow: bool, seed: int, arranged: bool = False
-) -> search.SolveResult:
-    """``_search`` as :func:`plan.solve` runs a restart: the restart's tables, jittered."""
-    rules = tables.SearchTables.of(state.variant).restart(seed)
-    jitter = random.Random(seed) if seed else None
-    result, moves, positions = search._search(
-        state, rules, budget, None, narrow, jitter, arranged=arranged, relaxed_stock=STOCK
-    )
-    return search.SolveResult(result, moves, positions, 0)
-
-
-def compare_restart(
-    state: State, budget: int, narrow: bool, seed: int, arranged: bool = False
-) -> str:
-    expected = python_restart(state, budget, narrow, seed, arranged)
+) -> SolveResult:
+    """A search as :func:`plan.solve` runs a restart: the restart's tables, jittered."""
     rules = tables.SearchTables.of(state.variant)
-    native = core.search(
+    return core.search(
         state,
         budget,
         draw_score=rules.restart(seed).draw_score,
@@ -294,79 +261,134 @@ def compare_restart(
         eager=narrow and rules.eager_foundations,
         seed=seed,
         arranged=arranged,
-        relaxed_stock=STOCK,
     )
-    where = (state.variant.name, state.variant.foundation_return, narrow, seed, arranged)
-    assert (native.result, native.positions) == (expected.result, expected.positions), where
-    assert [str(m) for m in native.moves] == [str(m) for m in expected.moves], where
-    if native.result == "solved":
-        assert search.replay(state, native.moves).is_won
-    return native.result
+
+
+def check_restart(
+    state: State, budget: int, narrow: bool, seed: int, arranged: bool = False
+) -> str:
+    """A restart's verdict, after the oracles: its line wins; a full restart's
+    ``unsolvable`` is no position the plain search wins. The same again when repeated."""
+    found = restart(state, budget, narrow, seed, arranged)
+    assert restart(state, budget, narrow, seed, arranged)[:3] == found[:3]
+    if narrow:  # proves nothing: only its wins are checked
+        return checked(state, found) if found.result == "solved" else found.result
+    return checked(state, found)
 
 
 @pytest.mark.parametrize(("name", "flip"), CONFIGS)
-def test_restarts_narrow_and_jittered_search_alike(name: str, flip: bool) -> None:
-    """Narrow and full restarts, jittered by random.Random(seed) (the native core draws
-    from the same Mersenne Twister), from a deal and from late positions of play: the
-    same positions in the same order, the same lines."""
+def test_restarts_narrow_and_jittered_keep_to_the_oracles(name: str, flip: bool) -> None:
+    """Narrow and full restarts, jittered by random.Random(seed) or not, from a deal and
+    from decided late positions of play: lines win, and the full restarts (and the
+    arranged ones where they hold) of a position give one verdict in every order, the
+    plain search's where it decides."""
     decided = decided_positions(name, flip)
-    assert len(decided) >= 2, "too few decided positions to compare the order"
+    assert len(decided) >= 2, "too few decided positions to compare the orders"
     arranged = arrangements.supports(start(name, flip, 1).variant)
     kinds = [(True, False), (False, False)] + ([(False, True)] if arranged else [])
     for state in [start(name, flip, 3), *decided]:
+        complete = [core.exhaustive(state, 200_000).result]
         for narrow, keyed in kinds:
             for seed in (0, 1, 2, 7, 2**32 - 1):
-                compare_restart(state, 400, narrow, seed, keyed)
+                got = check_restart(state, 400, narrow, seed, keyed)
+                if not narrow:
+                    complete.append(got)
+        assert agree(*complete), (state.to_text(), complete)
 
 
 ARRANGED_CONFIGS = [c for c in CONFIGS if arrangements.supports(start(*c, 1).variant)]
 
 
 @pytest.mark.parametrize(("name", "flip"), ARRANGED_CONFIGS)
-def test_the_search_up_to_run_arrangement_answers_alike(name: str, flip: bool) -> None:
-    """The arranged full search (arrangements.key and children) from late positions
-    of play and from deals: same verdicts, positions and lines, also proofs of loss."""
-    won = [compare_restart(state, 1_500, False, 0, True) for state in near_wins(name, flip)]
+def test_the_search_up_to_run_arrangement_keeps_to_the_oracles(name: str, flip: bool) -> None:
+    """The arranged full search from positions near wins, late positions of play and
+    deals: lines win, proofs of loss agree with the plain search, and with the plain
+    full search where both decide."""
+    won = [check_restart(state, 1_500, False, 0, True) for state in near_wins(name, flip)]
     positions: list[State] = []
     for n, greedy in enumerate((True, False, True)):
         rng = random.Random(f"arranged-{name}-{flip}-{n}")
         positions.extend(list(walk(start(name, flip, 5 + n), rng, 400, greedy))[-1::-40][:4])
     verdicts = []
     for state in positions:
-        verdicts.append(compare_restart(state, 1_500, False, 0, True))
-        compare_restart(state, 300, False, 3, True)
+        got = check_restart(state, 1_500, False, 0, True)
+        jittered = check_restart(state, 300, False, 3, True)
+        plain = checked(state, core.search_full(state, 1_500))
+        assert agree(got, jittered, plain), (state.to_text(), got, jittered, plain)
+        verdicts.append(got)
     for number in (1, 2):
-        compare_restart(start(name, flip, number), 1_000, False, 0, True)
+        assert check_restart(start(name, flip, number), 1_000, False, 0, True) != "unsolvable"
     assert "solved" in won + verdicts, (won, verdicts)
+    assert "unsolvable" not in won
 
 
 def near_wins(name: str, flip: bool) -> list[State]:
     """Positions near the end of a winning line (found by ``solve``, replayed)."""
     for number in range(4, 12):
         state = start(name, flip, number)
-        found = plan.solve(state, max_positions=20_000, core="native")
+        found = plan.solve(state, max_positions=20_000)
         if found.result == "solved":
             cut = [int(len(found.moves) * share) for share in (0.9, 0.95, 0.98)]
-            return [search.replay(state, found.moves[:n]) for n in cut]
+            return [replay(state, found.moves[:n]) for n in cut]
     raise AssertionError("no deal won to take positions from")
 
 
 @pytest.mark.parametrize("name", ["rainbow", "canfield"])
-def test_hand_built_long_runs_where_builds_wrap_are_searched_alike(name: str) -> None:
+def test_hand_built_long_runs_where_builds_wrap_are_searched_soundly(name: str) -> None:
     """Where a run can hold the only top a move needs (test_arrangements.wrapped_position),
-    the arranged children play up to three moves before their own: both cores search
-    such positions alike, to the same verdicts, positions and lines."""
+    the arranged children play up to three moves before their own: such positions get
+    the plain search's verdict where it decides, and lines that win."""
     positions = wrapped_positions(name, 4)[::3] + wrapped_positions(name, 10)[::6]
     if name == "rainbow":
         positions.append(State.from_text(ONE_PILE))  # the rejoin
-    verdicts = [compare_restart(state, 1_500, False, 0, True) for state in positions]
+    verdicts = []
+    for state in positions:
+        got = check_restart(state, 1_500, False, 0, True)
+        assert agree(got, core.exhaustive(state, 100_000).result), state.to_text()
+        verdicts.append(got)
     assert "solved" in verdicts, verdicts
 
 
-def test_a_lost_position_is_proven_lost_up_to_run_arrangement_alike() -> None:
+# Canfield, wrapped_positions("canfield", 10)[42]: pile 0 one run round the whole cycle
+# and more, every legal move a part of it onto another pile. The plain search wins it in
+# 131 positions, the arranged search in 9; the full search (and the narrow one) answered
+# `unsolvable` at its root (1 position), with and without deferred draws and the relaxed
+# test: found by these oracles when the Python mirror went (the core's bug, app/).
+WRAPPED_TO_NO_MOVE = """\
+canfield foundation_return=0 redeals=inf base=11
+stock:
+waste:
+reserve: 6D 8D
+f0:
+f1:
+f2: JD QD KD AD 2D 3D 4D 5D
+f3: JS QS KS AS 2S 3S 4S 5S 6S 7S 8S 9S
+t0: 3H 2C AH KC QH JC TD 9C 8H 7C 6H 5C 4H 3C 2H AC KH QC JH TS 9H 8C 7H 6C 5H 4C
+t1: 7D
+t2: TC 9D
+t3: TH
+"""
+
+
+def test_a_run_round_the_whole_cycle_is_won_by_every_search() -> None:
+    state = State.from_text(WRAPPED_TO_NO_MOVE)
+    assert core.exhaustive(state, 1_000).result == "solved"
+    assert checked(state, core.search(state, 1_500, arranged=True)) == "solved"
+    assert checked(state, plan.solve(state, 5_000)) == "solved"
+
+
+@pytest.mark.xfail(strict=True, reason="the core's full search proves a won position lost")
+def test_the_full_search_of_a_run_round_the_whole_cycle_never_proves_it_lost() -> None:
+    state = State.from_text(WRAPPED_TO_NO_MOVE)
+    assert checked(state, core.search_full(state, 1_500)) != "unsolvable"
+
+
+def test_a_lost_position_is_proven_lost_up_to_run_arrangement() -> None:
     lost = State.from_text(LOST)
-    assert compare_restart(lost, 5_000, False, 0, True) == "unsolvable"
-    assert compare_restart(lost, 5_000, False, 5, True) == "unsolvable"
+    assert core.exhaustive(lost, 100_000).result == "unsolvable"
+    assert check_restart(lost, 5_000, False, 0, True) == "unsolvable"
+    assert check_restart(lost, 5_000, False, 5, True) == "unsolvable"
+    assert checked(lost, core.search_full(lost, 5_000)) == "unsolvable"
 
 
 def test_the_arranged_search_is_refused_where_it_does_not_hold() -> None:
@@ -385,26 +407,25 @@ def test_the_arranged_search_is_refused_where_it_does_not_hold() -> None:
 
 
 def decided_positions(name: str, flip: bool) -> list[State]:
-    """Up to three positions of play that a jittered restart decides within its budget: a
-    search cut at the budget counts the same positions in any order, a decided one only
-    when it took the same path."""
+    """Up to three positions of play that a jittered restart decides within its budget
+    (dead ends of play, often lost; positions along a winning line)."""
     candidates: list[State] = []
     for greedy in (True, False):  # dead ends of play: often lost
         rng = random.Random(f"restart-{name}-{flip}-{greedy}")
         candidates.extend(list(walk(start(name, flip, 4), rng, 300, greedy))[-1::-12][:4])
     for number in range(4, 12):  # along a winning line (where play never ends: redeals)
         state = start(name, flip, number)
-        won = plan.solve(state, max_positions=20_000, core="native")
+        won = plan.solve(state, max_positions=20_000)
         if won.result == "solved":
             candidates.extend(
-                search.replay(state, won.moves[: int(len(won.moves) * share)])
+                replay(state, won.moves[: int(len(won.moves) * share)])
                 for share in (0.85, 0.92, 0.97)
             )
             break
     out: list[State] = []
     for state in candidates:
         if len(out) < 3 and any(
-            python_restart(state, 400, narrow, 1).result != "unknown" for narrow in (True, False)
+            restart(state, 400, narrow, 1).result != "unknown" for narrow in (True, False)
         ):
             out.append(state)
     return out
@@ -417,26 +438,43 @@ def test_a_seed_beyond_32_bits_is_refused() -> None:
         )
 
 
-def solve_both(state: State, budget: int) -> str:
-    python = plan.solve(state, max_positions=budget, core="python", relaxed_stock=STOCK)
-    native = plan.solve(state, max_positions=budget, core="native", relaxed_stock=STOCK)
-    where = (state.variant.name, state.variant.foundation_return)
-    assert (native.result, native.positions) == (python.result, python.positions), where
-    assert [str(m) for m in native.moves] == [str(m) for m in python.moves], where
-    return native.result
-
-
 @pytest.mark.parametrize(("name", "flip"), CONFIGS)
-def test_solve_answers_alike_on_both_cores(name: str, flip: bool) -> None:
-    """The whole plan (narrow restarts, their complete partners, the full search) on
-    either core: the same verdict, the same positions, the same line."""
+def test_solve_keeps_to_the_oracles(name: str, flip: bool) -> None:
+    """The whole plan (narrow restarts, their complete partners, the full search): lines
+    that win, never a deal proven lost that the full search alone does not prove lost."""
     for number in (1, 2, 5):
-        solve_both(start(name, flip, number), 3_000)
+        state = start(name, flip, number)
+        found = plan.solve(state, max_positions=3_000)
+        if checked(state, found) == "unsolvable":
+            assert core.search_full(state, 1_000_000).result == "unsolvable"
+
+
+def test_a_narrow_unsolvable_is_never_the_answer_of_solve(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A narrow search proves nothing: where every narrow restart exhausts without a win
+    (here made to, on positions the plain search wins), ``solve`` answers from the
+    complete searches after it, never ``unsolvable``."""
+    searched = core.search
+    narrow_calls = 0
+
+    def narrow_fails(state: State, *args: object, **kwargs: object) -> SolveResult:
+        nonlocal narrow_calls
+        if kwargs.get("narrow"):
+            narrow_calls += 1
+            return SolveResult("unsolvable", [], 1, 0)
+        return searched(state, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(plan.native_core, "search", narrow_fails)
+    won = [state for state in late_positions() if core.exhaustive(state, 20_000)[0] == "solved"]
+    assert len(won) >= 3
+    for state in won:
+        found = plan.solve(state, 3_000)
+        assert checked(state, found) != "unsolvable", state.to_text()
+    assert narrow_calls >= len(won)
 
 
 def test_the_depth_bound_answers_unknown_never_a_verdict() -> None:
     """The native stack is bounded too (``max_depth`` frames): a search that would go
-    deeper stops with ``unknown``, where the Python search (no bound) goes on."""
+    deeper stops with ``unknown``; with room it decides, and its line wins."""
     state = deal(VARIANTS["rank-and-file"], 1)
     native, position = core.native(), core.position(state)
     assert native.DEFAULT_MAX_DEPTH == 2**20
@@ -446,7 +484,8 @@ def test_the_depth_bound_answers_unknown_never_a_verdict() -> None:
     assert (result, moves, stop) == ("unknown", [], "depth")
     assert positions < 5_000
     deep = native.search(position, 5_000, None, 5_000, 90, max_depth=2**20)
-    assert deep[0] == python_full(state, 5_000).result
+    assert deep[3] in ("", "positions") and deep[2] > positions
+    assert deep[0] != "solved" or wins(state, [Move.parse(m) for m in deep[1]])
     # The work behind the positions: every position but the start was a child played.
     children, expansions, skipped = deep[4]
     assert children >= deep[2] - 1 and expansions >= 0 and skipped >= 0
@@ -459,16 +498,15 @@ def test_an_undecided_solve_says_which_limit_stopped_it() -> None:
     small budget leaves it unknown: the result names the limit that ended the search, and
     a survey row keeps it; a decided result names none."""
     state = deal(VARIANTS["rank-and-file"], 31)
-    assert plan.solve(state, 3_000, core="native").stopped == "positions"
-    assert plan.solve(state, 3_000, core="python").stopped == "positions"
-    assert plan.solve(state, 3_000, core="native", max_depth=40).stopped == "depth"
-    assert plan.solve(state, 3_000, core="native", table_size=200).stopped == "table"
-    assert plan.solve(state, 10**9, max_seconds=0.05, core="native").stopped == "deadline"
-    row = cli._survey_one("rank-and-file", 31, 3_000, None, "native", None, 40)
+    assert plan.solve(state, 3_000).stopped == "positions"
+    assert plan.solve(state, 3_000, max_depth=40).stopped == "depth"
+    assert plan.solve(state, 3_000, table_size=200).stopped == "table"
+    assert plan.solve(state, 10**9, max_seconds=0.05).stopped == "deadline"
+    row = cli._survey_one("rank-and-file", 31, 3_000, None, None, 40)
     assert (row["result"], row["stopped"]) == ("unknown", "depth")
-    won = plan.solve(deal(VARIANTS["rank-and-file"], 1), 3_000, core="native")
+    won = plan.solve(deal(VARIANTS["rank-and-file"], 1), 3_000)
     assert (won.result, won.stopped) == ("solved", "")
-    assert "stopped" not in cli._survey_one("rank-and-file", 1, 3_000, None, "native")
+    assert "stopped" not in cli._survey_one("rank-and-file", 1, 3_000, None)
 
 
 @SLOW_OK
@@ -476,22 +514,25 @@ def test_an_undecided_solve_says_which_limit_stopped_it() -> None:
     config=st.sampled_from(CONFIGS),
     **PLAY,
     steps=st.integers(0, 400),
-    restart=st.integers(0, 9),
+    seed_=st.integers(0, 9),
     narrow=st.booleans(),
 )
-def test_generated_positions_search_alike(
+def test_generated_positions_keep_to_the_oracles(
     config: tuple[str, bool],
     number: int,
     seed: int,
     greedy: bool,
     steps: int,
-    restart: int,
+    seed_: int,
     narrow: bool,
 ) -> None:
     """Hypothesis: a position after generated play, searched by a generated restart
-    (narrow or full, jittered or not, up to run arrangement where it holds), alike."""
+    (narrow or full, jittered or not, up to run arrangement where it holds): lines win,
+    and the full searches agree with each other and with the plain search."""
     first = start(*config, number)
     state = [first, *walk(first, random.Random(seed), steps, greedy)][-1]
-    compare_restart(state, 300, narrow, restart)
-    if not narrow and arrangements.supports(state.variant):
-        compare_restart(state, 300, False, restart, True)
+    check_restart(state, 300, narrow, seed_)
+    verdicts = [check_restart(state, 3_000, False, seed_), core.exhaustive(state, 50_000).result]
+    if arrangements.supports(state.variant):
+        verdicts.append(check_restart(state, 3_000, False, seed_, True))
+    assert agree(*verdicts), (state.to_text(), verdicts)

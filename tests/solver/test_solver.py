@@ -13,7 +13,6 @@ from app.engine import Move, State, deal, get_variant
 from app.engine.variants import Rules as HouseRules
 from app.services import seeds
 from app.solver import arrangements, replay, solve
-from app.solver.moves import follow_ups
 from app.solver.plan import ARRANGED, FULL, NARROW, restart_kinds, restarts
 from app.solver.tables import SearchTables
 
@@ -118,22 +117,8 @@ def test_every_seed_line_wins(path: Path) -> None:
         assert end.is_won, f"{variant.name} deal {entry['deal']}: the line does not win"
 
 
-def test_single_card_games_relocate_built_cards_in_narrow_restarts() -> None:
-    """Where single cards move, a card lying on its parent may still move on to another
-    parent in the narrow restarts: card-by-card relocation is how those games are won."""
-    position = State.from_text(
-        "deauville redeals=0\nstock: KD KD\n"
-        + "".join(f"f{i}:\n" for i in range(8))
-        + "t0: 2C | 8S 7H\nt1: 3C | 8C 6S\nt2: 4C | 8C\n"
-        + "".join(f"t{i}: KS\n" for i in range(3, 10))
-    )
-    follow = follow_ups(position, 0, Move.parse("t0>t9"), runs_any=False, narrow=True)
-    assert Move.parse("t0>t2") in follow  # 7H off 8S onto the other 8C
-    assert Move.parse("t1>t0") in follow  # 6S, on a card it does not build on, onto 7H
-
-
-# The search keeps small tables between calls (the foundations' wanted cards, run bases per
-# pile); searches must not see each other's entries, nor depend on what a table holds.
+# Searches run in threads at once (the core releases the GIL; the plan's tables are
+# shared): none may see another's state.
 # Deals each won after a few hundred to a few thousand positions: the count and the line
 # trace the whole search, so any changed step shows.
 _MIXED = [
@@ -162,12 +147,6 @@ def test_interleaved_searches_in_threads_match_searches_alone() -> None:
     finally:
         sys.setswitchinterval(interval)
     assert together == alone
-
-
-def test_run_base_table_starting_afresh_changes_no_search(monkeypatch: pytest.MonkeyPatch) -> None:
-    wide = [_signature("rank-and-file", n) for n in (5, 11, 18)]
-    monkeypatch.setattr(arrangements, "_BASES_LIMIT", 3)
-    assert [_signature("rank-and-file", n) for n in (5, 11, 18)] == wide
 
 
 def test_restarts_grow_where_runs_move_and_stay_short_where_single_cards_move() -> None:

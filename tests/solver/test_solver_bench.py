@@ -1,6 +1,8 @@
-"""bench/solver.py's logic: its account of hints asked in the order of play (once a game's
-position is proven lost, its later hints are answered so without a search,
-``Game.lost_at``), and the fate part's choice of games."""
+"""bench/solver.py's logic: its speed table (one row a game, the positions ``solve`` met),
+its account of hints asked in the order of play (once a game's position is proven lost,
+its later hints are answered so without a search, ``Game.lost_at``), and the fate part's
+choice of games; and bench/core.py's playouts: the engine's, written in the bench, end
+where the native core's do."""
 
 from __future__ import annotations
 
@@ -8,6 +10,8 @@ import pytest
 
 from app.config import Settings
 from app.engine import State, deal, get_variant
+from app.solver import core
+from app.solver.plan import solve
 from app.solver.result import Result, SolveResult
 from tests.solver.bench_scripts import load
 
@@ -35,17 +39,44 @@ def test_the_fate_part_searches_only_the_games_asked(
         asked.append((name, deals.start))
         return [state, state]
 
-    def solve(position: State, budget: int, seconds: float | None, core: str) -> SolveResult:
+    def solve(position: State, budget: int, seconds: float | None) -> SolveResult:
         # The hint's budget leaves both undecided; the long search proves them lost.
         result: Result = "unknown" if seconds is not None else "unsolvable"
         return SolveResult(result, [], budget, 0, "")
 
     monkeypatch.setattr(bench, "greedy_positions", positions)
     monkeypatch.setattr(bench, "solve", solve)
-    bench.hint_fate(range(1, 3), 8, 8, "native", Settings(), 1_000, ["canfield"])
+    bench.hint_fate(range(1, 3), 8, 8, Settings(), 1_000, ["canfield"])
     rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ")]
     assert asked == [("canfield", 1), ("canfield", 2)]
     assert rows[-2:] == [
         "| canfield | 4 | 4 | 0 | 4 | 0 | 0 |",
         "| these | 4 | 4 | 0 | 4 | 0 | 0 |",
     ]
+
+
+def test_the_speed_table_has_one_row_a_game_with_the_positions_solve_met(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    load("solver").speed(2, 300, [], ["canfield:1", "rainbow:2"])
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("## positions per second on the native core (canfield:1, rainbow:2")
+    assert out[1] == "| game | positions | positions/s (CPU) |"
+    rows = [line.split(" | ") for line in out[3:]]
+    assert [row[0] for row in rows] == ["| canfield", "| rainbow"]
+    for row, (name, number) in zip(rows, [("canfield", 1), ("rainbow", 2)], strict=True):
+        met = solve(deal(get_variant(name), number), max_positions=300).positions
+        assert row[1] == f"{met:,}"
+
+
+def test_the_engine_playout_ends_where_the_native_one_does() -> None:
+    bench = load("core")
+    for name in ("canfield", "forty-thieves"):
+        for state, seed in bench.starts(name, 2, seed=3):
+            positions, end = bench.engine_playout(state, seed, 200)
+            native_positions, _keys, native_end = core.native().playout(
+                core.position(state), seed, 200
+            )
+            assert (positions, end.to_bytes()) == (native_positions, native_end.to_bytes())
+    rows = bench.playout_rates(1, 30, seed=1)
+    assert all(row["positions"] > 0 and row["ratio"] > 0 for row in rows.values())

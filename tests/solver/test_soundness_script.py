@@ -14,7 +14,6 @@ from types import ModuleType
 import pytest
 
 from app.engine import State
-from app.solver import core
 from tests.solver.bench_scripts import load
 from tests.solver.test_native_core import start, walk
 
@@ -58,7 +57,6 @@ def two_positions(name: str, flip: bool, number: int, back: int = 8) -> Iterator
     yield "late", played[-1]  # random play's last position: small enough for it
 
 
-@pytest.mark.skipif(not core.available(), reason="the sweep runs the native core")
 def test_a_sweep_writes_a_row_per_position_and_resumes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
