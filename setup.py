@@ -15,15 +15,16 @@ setup(
             sources=[
                 f"{NATIVE}/{name}.c"
                 for name in (
-                    "module", "state", "search", "arrangements", "beam", "exhaustive", "jitter",
-                    "lines", "relaxation", "table", "variants",
+                    "module", "state", "keys", "settle", "playout", "search", "arrangements",
+                    "beam", "exhaustive", "jitter", "lines", "relaxation", "table", "variants",
                 )
             ],
             depends=[
                 f"{NATIVE}/{name}.h"
                 for name in (
-                    "state", "search", "arrangements", "arrays", "beam", "exhaustive", "hash",
-                    "jitter", "lines", "relaxation", "table", "variants",
+                    "state", "keys", "settle", "playout", "scores", "search", "arrangements",
+                    "arrays", "beam", "exhaustive", "hash", "jitter", "lines", "relaxation", "table",
+                    "variants",
                 )
             ],
             extra_compile_args=["-std=c99", "-O2", "-fvisibility=hidden", "-Wall", "-Wextra"],

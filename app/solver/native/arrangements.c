@@ -6,7 +6,8 @@
 #include <string.h>
 
 #include "hash.h"
-#include "search.h"  /* the move scores */
+#include "keys.h"
+#include "scores.h"
 
 /* A card's role in its pile's top run, as children numbers them. */
 enum { BASE, ROOT, ATTACHED };

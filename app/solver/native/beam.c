@@ -8,7 +8,9 @@
 #include <time.h>
 
 #include "arrays.h"
+#include "keys.h"
 #include "relaxation.h"
+#include "settle.h"
 #include "table.h"
 
 enum { DRAWS_BETWEEN_CLOCKS = 16 };  /* beam.DRAWS_BETWEEN_CLOCKS */

@@ -15,7 +15,10 @@
 #include "exhaustive.h"
 #include "lines.h"
 #include "relaxation.h"
+#include "keys.h"
+#include "playout.h"
 #include "search.h"
+#include "settle.h"
 #include "state.h"
 #include "variants.h"
 
