@@ -43,15 +43,19 @@ setup(
             sources=[
                 f"{NATIVE}/{name}.c"
                 for name in (
-                    "module", "state", "search", "arrangements", "beam", "exhaustive", "jitter",
-                    "lines", "relaxation", "table", "variants",
+                    "module", "state", "keys", "settle", "playout", "search", "children",
+                    "followups", "reduce_settle", "reduce_obligations", "reduce_narrow",
+                    "reduce_straight_back", "reduce_deferred", "reduce_passed_over",
+                    "reduce_relaxed", "reduce_arranged", "arrangements", "beam", "exhaustive",
+                    "jitter", "lines", "relaxation", "table", "variants",
                 )
             ],
             depends=[
                 f"{NATIVE}/{name}.h"
                 for name in (
-                    "state", "search", "arrangements", "arrays", "beam", "exhaustive", "hash",
-                    "jitter", "lines", "relaxation", "table", "variants",
+                    "state", "keys", "settle", "playout", "scores", "search", "frames", "arrangements",
+                    "arrays", "beam", "exhaustive", "hash", "jitter", "lines", "relaxation", "table",
+                    "variants",
                 )
             ],
             extra_compile_args=["-std=c99", "-O2", "-fvisibility=hidden", "-Wall", "-Wextra"],

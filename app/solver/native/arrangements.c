@@ -6,7 +6,8 @@
 #include <string.h>
 
 #include "hash.h"
-#include "search.h"  /* the move scores */
+#include "keys.h"
+#include "scores.h"
 
 /* A card's role in its pile's top run, as children numbers them. */
 enum { BASE, ROOT, ATTACHED };
@@ -224,6 +225,60 @@ static void pile_children(const Tables *t, const Position *p, const int8_t want[
     }
 }
 
+/* The waste's and the reserve's tops: up, onto a parent top, into an empty pile. */
+static void stack_children(const Tables *t, const Position *p, const int8_t want[DECK],
+                           const int8_t top_of[DECK], int empty, ArrangedChild *out, int *n)
+{
+    const CardStack *stacks[2] = {&p->waste, &p->reserve};
+    const int kinds[2] = {WASTE, RESERVE};
+    for (int s = 0; s < 2; s++) {
+        if (!stacks[s]->len)
+            continue;
+        int card = stacks[s]->cards[stacks[s]->len - 1];
+        if (want[card] >= 0)
+            put(out, n, TO_FOUNDATION, tableau_move(kinds[s], 0, FOUNDATION, want[card], 1));
+        int target = parent_top(t, top_of, card);
+        if (target >= 0)
+            put(out, n, FROM_WASTE, tableau_move(kinds[s], 0, TABLEAU, target, 1));
+        if (empty >= 0)
+            put(out, n, FROM_WASTE_TO_EMPTY, tableau_move(kinds[s], 0, TABLEAU, empty, 1));
+    }
+}
+
+/* The foundations' tops back onto a parent top or into an empty pile, where the house
+ * rule lets them return; a top card already met on another foundation (two decks) once. */
+static void return_children(const Tables *t, const Position *p, const int8_t top_of[DECK],
+                            int empty, ArrangedChild *out, int *n)
+{
+    uint64_t returned = 0;  /* the foundation tops already given their moves */
+    for (int f = 0; f < t->foundation_count; f++) {
+        const FoundationPile *pile = &p->foundations[f];
+        if (!pile->len)
+            continue;
+        int card = pile->cards[pile->len - 1];
+        if (returned >> card & 1)
+            continue;
+        returned |= 1ULL << card;
+        int target = parent_top(t, top_of, card);
+        if (target >= 0)
+            put(out, n, FROM_FOUNDATION, tableau_move(FOUNDATION, f, TABLEAU, target, 1));
+        if (empty >= 0)
+            put(out, n, FROM_FOUNDATION_TO_EMPTY, tableau_move(FOUNDATION, f, TABLEAU, empty, 1));
+    }
+}
+
+/* out.sort(key=score): stable, as Python's sort (an insertion sort: the lists are short). */
+static void sort_by_score(ArrangedChild *out, int n)
+{
+    for (int i = 1; i < n; i++) {
+        ArrangedChild child = out[i];
+        int j = i;
+        for (; j > 0 && out[j - 1].score > child.score; j--)
+            out[j] = out[j - 1];
+        out[j] = child;
+    }
+}
+
 int arranged_children(const Tables *t, const Position *p, const int8_t want[DECK],
                       int draw_score, ArrangedChild *out)
 {
@@ -233,51 +288,15 @@ int arranged_children(const Tables *t, const Position *p, const int8_t want[DECK
     for (int j = 0; j < t->tableau_piles; j++)
         if (p->tableau[j].len)
             pile_children(t, p, want, top_of, empty, j, done, out, &n);
-    const CardStack *stacks[2] = {&p->waste, &p->reserve};
-    const int kinds[2] = {WASTE, RESERVE};
-    for (int s = 0; s < 2; s++) {
-        if (!stacks[s]->len)
-            continue;
-        int card = stacks[s]->cards[stacks[s]->len - 1];
-        if (want[card] >= 0)
-            put(out, &n, TO_FOUNDATION, tableau_move(kinds[s], 0, FOUNDATION, want[card], 1));
-        int target = parent_top(t, top_of, card);
-        if (target >= 0)
-            put(out, &n, FROM_WASTE, tableau_move(kinds[s], 0, TABLEAU, target, 1));
-        if (empty >= 0)
-            put(out, &n, FROM_WASTE_TO_EMPTY, tableau_move(kinds[s], 0, TABLEAU, empty, 1));
-    }
-    if (t->foundation_return) {
-        uint64_t returned = 0;  /* the foundation tops already given their moves */
-        for (int f = 0; f < t->foundation_count; f++) {
-            const FoundationPile *pile = &p->foundations[f];
-            if (!pile->len)
-                continue;
-            int card = pile->cards[pile->len - 1];
-            if (returned >> card & 1)
-                continue;
-            returned |= 1ULL << card;
-            int target = parent_top(t, top_of, card);
-            if (target >= 0)
-                put(out, &n, FROM_FOUNDATION, tableau_move(FOUNDATION, f, TABLEAU, target, 1));
-            if (empty >= 0)
-                put(out, &n, FROM_FOUNDATION_TO_EMPTY,
-                    tableau_move(FOUNDATION, f, TABLEAU, empty, 1));
-        }
-    }
+    stack_children(t, p, want, top_of, empty, out, &n);
+    if (t->foundation_return)
+        return_children(t, p, top_of, empty, out, &n);
     /* Draw, else redeal while redeals are left (redeals_left > 0) or unlimited (-1); the
      * same Move values as legal_moves gives. */
     if (p->stock.len || (p->waste.len && p->redeals_left != 0)) {
         Move move = {p->stock.len ? DRAW : REDEAL, 0, 0, 0, 0, 1};
         put(out, &n, p->stock.len ? draw_score : REDEAL_LAST, move);
     }
-    /* out.sort(key=score): stable, as Python's sort. */
-    for (int i = 1; i < n; i++) {
-        ArrangedChild child = out[i];
-        int j = i;
-        for (; j > 0 && out[j - 1].score > child.score; j--)
-            out[j] = out[j - 1];
-        out[j] = child;
-    }
+    sort_by_score(out, n);
     return n;
 }

@@ -39,7 +39,7 @@ typedef struct {
 uint64_t arranged_key(const Tables *t, Position *p);  /* refreshes p's kept parts */
 
 /* arrangements.children(state, wanted, draw_score), in its order (stably sorted by
- * score): `want` is wanted()'s (search.h). `out` holds MAX_ARRANGED_CHILDREN; returns
+ * score): `want` is wanted()'s (settle.h). `out` holds MAX_ARRANGED_CHILDREN; returns
  * how many. */
 int arranged_children(const Tables *t, const Position *p, const int8_t want[DECK],
                       int draw_score, ArrangedChild *out);

@@ -8,7 +8,9 @@
 #include <time.h>
 
 #include "arrays.h"
+#include "keys.h"
 #include "relaxation.h"
+#include "settle.h"
 #include "table.h"
 
 enum { DRAWS_BETWEEN_CLOCKS = 16 };  /* beam.DRAWS_BETWEEN_CLOCKS */
@@ -326,6 +328,47 @@ static void release_all(Beam *b, Entries *entries)
     entries->len = 0;
 }
 
+/* Does a closure try this move? Draws end a level and foundation cards do not return
+ * within one; with limits->single, runs move one card at a time. */
+static bool closure_tries(const BeamLimits *limits, const Move *move)
+{
+    if (move->action != MOVE || move->src_kind == FOUNDATION)
+        return false;
+    return !(limits->single && move->count > 1);
+}
+
+/* One move of a closure from `at`: its position, where new, becomes a candidate and
+ * joins the frontier (`order`: a heap, or NULL: a stack), `*found` counting it, unless
+ * the relaxed tableau finds it lost. False: the search ends (`out` says why). */
+static bool closure_step(Beam *b, const Entry *at, const Move *move, Before order, long *found,
+                         BeamOutcome *out)
+{
+    int step;
+    int slot = met(b, at->slot, at->step, move, &step);
+    if (slot == -2)
+        return out->verdict = NO_MEMORY, false;
+    if (slot < 0)
+        return true;
+    ++*found;
+    if (is_won(b->t, &b->pool[slot])) {
+        won(b, step, out);
+        return false;
+    }
+    if (b->dead_end && relaxation_lost(b->dead_end, &b->pool[slot])) {
+        slot_release(b, slot);  /* met, neither kept nor explored */
+    } else {
+        Entry child = {score_of(b, &b->pool[slot]), *found, slot, step};
+        if (!candidate_add(b, child.score, slot, step)
+            || !(order ? heap_push(&b->frontier, child, order) : push(&b->frontier, child)))
+            return out->verdict = NO_MEMORY, false;
+    }
+    if (b->positions >= b->limits->max_positions) {
+        out->stop = STOP_POSITIONS;
+        return false;
+    }
+    return true;
+}
+
 /* One root's closure: positions met from `root` by moves that do not draw, up to the
  * cap, each a candidate. False: the search ends (`out` says why). */
 static bool closure(Beam *b, const Entry *root, double deadline, BeamOutcome *out)
@@ -344,37 +387,10 @@ static bool closure(Beam *b, const Entry *root, double deadline, BeamOutcome *ou
         Entry at = order ? heap_pop(&b->frontier, order) : b->frontier.items[--b->frontier.len];
         /* b->legal stays as it is until the loop ends: nothing in it lists moves */
         int n = legal_moves(b->t, &b->pool[at.slot], b->legal);
-        for (int i = 0; i < n; i++) {
-            const Move *move = &b->legal[i];
-            if (move->action != MOVE || move->src_kind == FOUNDATION)
-                continue;  /* draws end a level; no returns */
-            if (limits->single && move->count > 1)
-                continue;
-            int step;
-            int slot = met(b, at.slot, at.step, move, &step);
-            if (slot == -2)
-                return out->verdict = NO_MEMORY, false;
-            if (slot < 0)
-                continue;
-            found++;
-            if (is_won(b->t, &b->pool[slot])) {
-                won(b, step, out);
+        for (int i = 0; i < n; i++)
+            if (closure_tries(limits, &b->legal[i])
+                && !closure_step(b, &at, &b->legal[i], order, &found, out))
                 return false;
-            }
-            if (b->dead_end && relaxation_lost(b->dead_end, &b->pool[slot])) {
-                slot_release(b, slot);  /* met, neither kept nor explored */
-            } else {
-                Entry child = {score_of(b, &b->pool[slot]), found, slot, step};
-                if (!candidate_add(b, child.score, slot, step)
-                    || !(order ? heap_push(&b->frontier, child, order)
-                               : push(&b->frontier, child)))
-                    return out->verdict = NO_MEMORY, false;
-            }
-            if (b->positions >= limits->max_positions) {
-                out->stop = STOP_POSITIONS;
-                return false;
-            }
-        }
         slot_release(b, at.slot);
     }
     release_all(b, &b->frontier);

@@ -51,86 +51,133 @@ static int latest(const Noted *n, const Tables *t, const Position *p, uint8_t *s
     return n->slots[i] - 1;
 }
 
+/* Room for the positions of a line of `len` moves, with a slot table at most half full.
+ * False: no memory (noted_free frees what was found). */
+static bool noted_alloc(Noted *n, int len)
+{
+    size_t slots = 16;
+    while (slots < 2 * ((size_t)len + 1))
+        slots *= 2;
+    n->mask = slots - 1;
+    n->slots = calloc(slots, sizeof *n->slots);
+    n->offsets = malloc(((size_t)len + 2) * sizeof *n->offsets);
+    n->hashes = malloc(((size_t)len + 1) * sizeof *n->hashes);
+    return n->slots && n->offsets && n->hashes;
+}
+
+static void noted_free(Noted *n)
+{
+    free(n->bytes);
+    free(n->offsets);
+    free(n->hashes);
+    free(n->slots);
+}
+
+/* Note the line's position `i` (`p`), its bytes after those of position i - 1. A later
+ * position with the same bytes takes the slot of an earlier one, so that `latest` finds
+ * the last. `*cap` is the bytes' room. False: no memory. */
+static bool note(Noted *n, size_t *cap, const Tables *t, const Position *p, int i)
+{
+    if (!reserve_room((void **)&n->bytes, cap, n->offsets[i] + POSITION_BYTES, 1))
+        return false;
+    size_t size = position_write(t, "", 0, p, n->bytes + n->offsets[i], POSITION_BYTES);
+    n->offsets[i + 1] = n->offsets[i] + size;
+    n->hashes[i] = bytes_hash(n->bytes + n->offsets[i], size);
+    n->slots[find_slot(n, n->bytes + n->offsets[i], size, n->hashes[i])] = i + 1;
+    return true;
+}
+
+/* Note the line's positions, checking each move as lines.py's apply does. Past the
+ * deadline `*late` is set: the moves are still checked (an illegal line is an error
+ * either way), but nothing more is noted, as nothing will be shortened. SHORTEN_ILLEGAL:
+ * line[*out_len] is not legal where it is played. `at_pos` and `moves` are scratch. */
+static ShortenResult note_line(const Tables *t, const Position *start, const Move *line,
+                               int len, double deadline, Noted *n, Position *at_pos,
+                               Move *moves, bool *late, int *out_len)
+{
+    size_t cap = 0;
+    *at_pos = *start;
+    n->offsets[0] = 0;
+    for (int i = 0; i <= len; i++) {
+        if (!*late && deadline >= 0 && now_seconds() > deadline)
+            *late = true;  /* keep checking the moves, but shorten nothing */
+        if (!*late && !note(n, &cap, t, at_pos, i))
+            return SHORTEN_NO_MEMORY;
+        if (i == len)
+            break;
+        if (!is_legal(t, at_pos, &line[i], moves)) {
+            *out_len = i;
+            return SHORTEN_ILLEGAL;
+        }
+        apply_move(t, at_pos, &line[i]);
+    }
+    return SHORTEN_DONE;
+}
+
+/* From the line's position `at` (`at_pos`): the latest index of the line's positions
+ * that one legal move reaches, and that move (`*move`), the first in legal_moves' order
+ * to reach it; at + 1 and the line's own move where none reaches further. */
+static int furthest(const Tables *t, const Noted *n, Position *at_pos, const Move *line, int at,
+                    Move *moves, Move *move)
+{
+    uint8_t scratch[POSITION_BYTES];
+    int step = at + 1;
+    *move = line[at];
+    int count = legal_moves(t, at_pos, moves);
+    for (int i = 0; i < count; i++) {
+        Undo undo;
+        apply_undoable(t, at_pos, &moves[i], &undo);
+        int reached = latest(n, t, at_pos, scratch);
+        undo_move(t, at_pos, &undo);
+        if (reached > step) {
+            step = reached;
+            *move = moves[i];
+        }
+    }
+    return step;
+}
+
+/* The shorter line into `out`: from each position reached, the move furthest along the
+ * noted line. Past the deadline, the rest of the line as it is (it still wins from
+ * there). Returns its length. */
+static int shortcut(const Tables *t, const Position *start, const Move *line, int len,
+                    double deadline, const Noted *n, Position *at_pos, Move *moves, Move *out)
+{
+    int written = 0;
+    *at_pos = *start;
+    for (int at = 0; at < len;) {
+        if (deadline >= 0 && now_seconds() > deadline) {
+            memcpy(out + written, line + at, (size_t)(len - at) * sizeof *line);
+            return written + (len - at);
+        }
+        Move move;
+        int step = furthest(t, n, at_pos, line, at, moves, &move);
+        out[written++] = move;
+        apply_move(t, at_pos, &move);
+        at = step;
+    }
+    return written;
+}
+
 ShortenResult shorten_line(const Tables *t, const Position *start, const Move *line, int len,
                            double max_seconds, Move *out, int *out_len)
 {
     double deadline = max_seconds < 0 ? -1 : now_seconds() + max_seconds;
     ShortenResult result = SHORTEN_NO_MEMORY;
     Noted n = {0};
-    size_t slots = 16;
-    while (slots < 2 * ((size_t)len + 1))
-        slots *= 2;
-    n.mask = slots - 1;
-    n.slots = calloc(slots, sizeof *n.slots);
-    n.offsets = malloc(((size_t)len + 2) * sizeof *n.offsets);
-    n.hashes = malloc(((size_t)len + 1) * sizeof *n.hashes);
-    size_t cap = 0;
+    bool room = noted_alloc(&n, len);
     Position *at_pos = malloc(sizeof *at_pos);
     Move *moves = malloc(MAX_MOVES * sizeof *moves);
-    if (!n.slots || !n.offsets || !n.hashes || !at_pos || !moves)
-        goto done;
-    /* Note the line's positions, checking each move as lines.py's apply does. */
-    *at_pos = *start;
-    n.offsets[0] = 0;
     bool late = false;
-    for (int i = 0; i <= len; i++) {
-        if (!late && deadline >= 0 && now_seconds() > deadline)
-            late = true;  /* keep checking the moves, but shorten nothing */
-        if (!late) {
-            if (!reserve_room((void **)&n.bytes, &cap, n.offsets[i] + POSITION_BYTES, 1))
-                goto done;
-            size_t size = position_write(t, "", 0, at_pos, n.bytes + n.offsets[i], POSITION_BYTES);
-            n.offsets[i + 1] = n.offsets[i] + size;
-            n.hashes[i] = bytes_hash(n.bytes + n.offsets[i], size);
-            n.slots[find_slot(&n, n.bytes + n.offsets[i], size, n.hashes[i])] = i + 1;
-        }
-        if (i == len)
-            break;
-        if (!is_legal(t, at_pos, &line[i], moves)) {
-            *out_len = i;
-            result = SHORTEN_ILLEGAL;
-            goto done;
-        }
-        apply_move(t, at_pos, &line[i]);
-    }
-    int written = 0;
-    if (late) {
+    if (room && at_pos && moves)
+        result = note_line(t, start, line, len, deadline, &n, at_pos, moves, &late, out_len);
+    if (result == SHORTEN_DONE && late) {  /* nothing noted: the line as it is */
         memcpy(out, line, (size_t)len * sizeof *line);
-        written = len;
-    } else {
-        uint8_t scratch[POSITION_BYTES];
-        *at_pos = *start;
-        for (int at = 0; at < len;) {
-            if (deadline >= 0 && now_seconds() > deadline) {
-                memcpy(out + written, line + at, (size_t)(len - at) * sizeof *line);
-                written += len - at;
-                break;
-            }
-            int step = at + 1;
-            Move move = line[at];
-            int count = legal_moves(t, at_pos, moves);
-            for (int i = 0; i < count; i++) {
-                Undo undo;
-                apply_undoable(t, at_pos, &moves[i], &undo);
-                int reached = latest(&n, t, at_pos, scratch);
-                undo_move(t, at_pos, &undo);
-                if (reached > step) {
-                    step = reached;
-                    move = moves[i];
-                }
-            }
-            out[written++] = move;
-            apply_move(t, at_pos, &move);
-            at = step;
-        }
+        *out_len = len;
+    } else if (result == SHORTEN_DONE) {
+        *out_len = shortcut(t, start, line, len, deadline, &n, at_pos, moves, out);
     }
-    *out_len = written;
-    result = SHORTEN_DONE;
-done:
-    free(n.bytes);
-    free(n.offsets);
-    free(n.hashes);
-    free(n.slots);
+    noted_free(&n);
     free(at_pos);
     free(moves);
     return result;

@@ -15,7 +15,10 @@
 #include "exhaustive.h"
 #include "lines.h"
 #include "relaxation.h"
+#include "keys.h"
+#include "playout.h"
 #include "search.h"
+#include "settle.h"
 #include "state.h"
 #include "variants.h"
 
@@ -53,6 +56,29 @@ static int read_flags(const char *what, const char *data, Py_ssize_t len, bool *
             return -1;
         }
         out[i] = data[i] != 0;
+    }
+    return 0;
+}
+
+/* The run-arrangement classes (arrangements._classes): `klass` and `parent`, 52 bytes
+ * each, into t->klass and t->parent_class; a parent class of -1 (none) comes as 255.
+ * -1 with an exception set where either is missing or not a class. */
+static int read_classes(Tables *t, const char *klass, Py_ssize_t klass_len, const char *parent,
+                        Py_ssize_t parent_len)
+{
+    if (!klass || !parent || klass_len != DECK || parent_len != DECK) {
+        PyErr_SetString(PyExc_ValueError,
+                        "arranged or relaxed tables need klass and parent_class, 52 bytes each");
+        return -1;
+    }
+    for (int card = 0; card < DECK; card++) {
+        uint8_t own = (uint8_t)klass[card], up = (uint8_t)parent[card];
+        if (own >= DECK || (up >= DECK && up != 255)) {
+            PyErr_SetString(PyExc_ValueError, "a card class is not a class");
+            return -1;
+        }
+        t->klass[card] = own;
+        t->parent_class[card] = up == 255 ? -1 : (int8_t)up;
     }
     return 0;
 }
@@ -104,27 +130,12 @@ static PyObject *tables_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
         goto fail;
     }
     memcpy(t->found_next, next, DECK);
-    /* The run-arrangement classes (arrangements._classes), read only where arranged or
-     * relaxed (the relaxed tableau counts by class too); a parent class of -1 (none) comes
-     * as 255. */
+    /* The run-arrangement classes, read only where arranged or relaxed (the relaxed
+     * tableau counts by class too). */
     t->arranged = arranged;
     t->relaxed = relaxed;
-    if (arranged || relaxed) {
-        if (!klass || !parent || klass_len != DECK || parent_len != DECK) {
-            PyErr_SetString(PyExc_ValueError,
-                            "arranged or relaxed tables need klass and parent_class, 52 bytes each");
-            goto fail;
-        }
-        for (int card = 0; card < DECK; card++) {
-            uint8_t own = (uint8_t)klass[card], up = (uint8_t)parent[card];
-            if (own >= DECK || (up >= DECK && up != 255)) {
-                PyErr_SetString(PyExc_ValueError, "a card class is not a class");
-                goto fail;
-            }
-            t->klass[card] = own;
-            t->parent_class[card] = up == 255 ? -1 : (int8_t)up;
-        }
-    }
+    if ((arranged || relaxed) && read_classes(t, klass, klass_len, parent, parent_len) < 0)
+        goto fail;
     bad = tables_prepare(t);
     if (bad) {
         PyErr_SetString(PyExc_ValueError, bad);

@@ -73,6 +73,74 @@ size_t relaxation_lost_limit(size_t table_size)
     return table_size / 8 > LOST_LIMIT ? table_size / 8 : LOST_LIMIT;
 }
 
+/* The waste sequence (the root's waste, bottom first, then its stock in the order it is
+ * drawn) and each card's place in it: the waste mask's bits name these cards. */
+static void sequence_prepare(Relaxation *r, const Position *root)
+{
+    int waste = root->waste.len, stock = root->stock.len;
+    r->root_waste = waste;
+    r->root_stock = stock;
+    r->sequence_len = waste + stock;
+    for (int card = 0; card < DECK; card++)
+        r->sequence_index[card] = -1;
+    for (int i = 0; i < waste; i++)
+        r->sequence[i] = root->waste.cards[i];
+    for (int i = 0; i < stock; i++)  /* the stock's top (last) is drawn first */
+        r->sequence[waste + i] = root->stock.cards[stock - 1 - i];
+    for (int i = 0; i < r->sequence_len; i++)
+        r->sequence_index[r->sequence[i]] = (int8_t)i;
+}
+
+/* The cards a relaxed position's lengths and counts stand for: the stock and the reserve
+ * only shrink from the top, and the foundations grow a suit's cards in order, so a length
+ * or a count names its cards (a bit each) and a top card. */
+static void lengths_prepare(Relaxation *r, const Position *root)
+{
+    for (int len = 1; len <= root->stock.len; len++)
+        r->stock_cards[len] = r->stock_cards[len - 1] | 1ULL << root->stock.cards[len - 1];
+    for (int len = 1; len <= root->reserve.len; len++) {
+        r->reserve_top[len] = root->reserve.cards[len - 1];
+        r->reserve_cards[len] = r->reserve_cards[len - 1] | 1ULL << r->reserve_top[len];
+    }
+    int first = first_rank_of(root);
+    for (int suit = 0; suit < 4; suit++)
+        for (int offset = 0; offset < FOUNDATION_CAP; offset++) {
+            int card = suit * 13 + (first + offset) % 13;
+            r->up_card[suit][offset] = (uint8_t)card;
+            r->up_cards[suit][offset + 1] = r->up_cards[suit][offset] | 1ULL << card;
+        }
+}
+
+/* The classes' parents and children and how many classes; false where the bottoms' code
+ * would not fit (relaxation.applies says no: Tables.relaxed is false then). */
+static bool classes_prepare(Relaxation *r, const Tables *t)
+{
+    for (int card = 0; card < DECK; card++) {
+        int klass = t->klass[card];
+        r->parent[klass] = t->parent_class[card];
+        r->child[t->parent_class[card]] = (int8_t)klass;
+        if (klass >= r->classes)
+            r->classes = klass + 1;
+    }
+    if (r->classes > BOTTOMS_MOST_CLASSES || t->tableau_piles > BOTTOMS_MOST_PILES)
+        return false;
+    for (int k = 0, power = 1; k < r->classes; k++, power *= BOTTOMS_BASE)
+        r->power[k] = (uint32_t)power;
+    return true;
+}
+
+/* One test's buffers (up to `state_limit` positions) and the sets kept across tests. */
+static bool buffers_alloc(Relaxation *r, int state_limit, size_t lost_limit)
+{
+    r->order = malloc((size_t)state_limit * sizeof *r->order);
+    r->from = malloc((size_t)state_limit * sizeof *r->from);
+    r->todo = malloc((size_t)state_limit * sizeof *r->todo);
+    return r->order && r->from && r->todo
+           && table_init_tagged(&r->visited, (size_t)state_limit, false)
+           && table_init_tagged(&r->lost, lost_limit, true)
+           && table_init_tagged(&r->open, lost_limit / OPEN_SHARE, true);
+}
+
 bool relaxation_new(const Tables *t, const Position *root, int stock_limit, int state_limit,
                     size_t lost_limit, Relaxation **out)
 {
@@ -87,50 +155,13 @@ bool relaxation_new(const Tables *t, const Position *root, int stock_limit, int 
     r->t = t;
     r->stock_limit = stock_limit;
     r->deadline = -1;
-    r->root_waste = waste;
-    r->root_stock = stock;
-    r->sequence_len = waste + stock;
-    for (int card = 0; card < DECK; card++)
-        r->sequence_index[card] = -1;
-    for (int i = 0; i < waste; i++)
-        r->sequence[i] = root->waste.cards[i];
-    for (int i = 0; i < stock; i++)  /* the stock's top (last) is drawn first */
-        r->sequence[waste + i] = root->stock.cards[stock - 1 - i];
-    for (int i = 0; i < r->sequence_len; i++)
-        r->sequence_index[r->sequence[i]] = (int8_t)i;
-    for (int len = 1; len <= stock; len++)
-        r->stock_cards[len] = r->stock_cards[len - 1] | 1ULL << root->stock.cards[len - 1];
-    for (int len = 1; len <= root->reserve.len; len++) {
-        r->reserve_top[len] = root->reserve.cards[len - 1];
-        r->reserve_cards[len] = r->reserve_cards[len - 1] | 1ULL << r->reserve_top[len];
-    }
-    int first = first_rank_of(root);
-    for (int suit = 0; suit < 4; suit++)
-        for (int offset = 0; offset < FOUNDATION_CAP; offset++) {
-            int card = suit * 13 + (first + offset) % 13;
-            r->up_card[suit][offset] = (uint8_t)card;
-            r->up_cards[suit][offset + 1] = r->up_cards[suit][offset] | 1ULL << card;
-        }
-    for (int card = 0; card < DECK; card++) {
-        int klass = t->klass[card];
-        r->parent[klass] = t->parent_class[card];
-        r->child[t->parent_class[card]] = (int8_t)klass;
-        if (klass >= r->classes)
-            r->classes = klass + 1;
-    }
-    if (r->classes > BOTTOMS_MOST_CLASSES || t->tableau_piles > BOTTOMS_MOST_PILES) {
+    sequence_prepare(r, root);
+    lengths_prepare(r, root);
+    if (!classes_prepare(r, t)) {
         relaxation_free(r);  /* relaxation.applies says no (Tables.relaxed is false) */
         return true;
     }
-    for (int k = 0, power = 1; k < r->classes; k++, power *= BOTTOMS_BASE)
-        r->power[k] = (uint32_t)power;
-    r->order = malloc((size_t)state_limit * sizeof *r->order);
-    r->from = malloc((size_t)state_limit * sizeof *r->from);
-    r->todo = malloc((size_t)state_limit * sizeof *r->todo);
-    if (!r->order || !r->from || !r->todo
-        || !table_init_tagged(&r->visited, (size_t)state_limit, false)
-        || !table_init_tagged(&r->lost, lost_limit, true)
-        || !table_init_tagged(&r->open, lost_limit / OPEN_SHARE, true)) {
+    if (!buffers_alloc(r, state_limit, lost_limit)) {
         relaxation_free(r);
         return false;
     }
@@ -222,78 +253,165 @@ static bool image(const Relaxation *r, const Position *p, Relaxed *out)
  * up from the tableau, the waste's and the reserve's top up. */
 enum { MOST_FOLLOWING = 2 * DECK + 8 + 4 + 1 + 8 + 2 };
 
-/* Relaxation._following: the relaxed positions one move from `at` (not won), those
- * putting a card up last, so that the depth-first search tries them first. */
-static int following(const Relaxation *r, Relaxed at, Relaxed *next)
+/* A relaxed position taken apart for `following`: the suits' counts up, the stock's,
+ * reserve's and waste's state, the tableau's cards (`in`, a bit each) and its layout by
+ * class, and whether a pile is empty and may take any card (the reserve being empty, as
+ * it refills every empty pile at once). Each kind of move reads these rather than the
+ * word, so that the moves can be listed by helpers of their own. */
+typedef struct {
+    uint64_t state, waste, in;
+    uint32_t bottoms;
+    int up[4], stock, reserve;
+    Tableau tab;
+    bool empty, takes_any;
+} Unpacked;
+
+/* The waste's and the reserve's tops, index 0 and 1: the word with the card gone, the
+ * card (-1: none), and whether it may go to an empty pile. */
+typedef struct {
+    uint64_t rests[2];
+    int cards[2];
+    bool may_open[2];
+} StackTops;
+
+/* The cards out of the tableau (up, in the stock, the reserve or the waste) as bits. */
+static uint64_t cards_out(const Relaxation *r, const Unpacked *u)
+{
+    uint64_t out = 0;
+    for (int suit = 0; suit < 4; suit++)
+        out |= r->up_cards[suit][u->up[suit]];
+    out |= r->stock_cards[u->stock] | r->reserve_cards[u->reserve];
+    for (uint64_t bits = u->waste; bits; bits &= bits - 1)
+        out |= 1ULL << r->sequence[__builtin_ctzll(bits)];
+    return out;
+}
+
+static void unpack(const Relaxation *r, Relaxed at, Unpacked *u)
 {
     uint64_t state = at.word;
-    int up[4], n = 0;
-    uint64_t out = 0;
-    for (int suit = 0; suit < 4; suit++) {
-        up[suit] = up_count(state, suit);
-        out |= r->up_cards[suit][up[suit]];
-    }
-    int stock = stock_len(state), reserve = reserve_len(state);
-    uint64_t waste = waste_mask(state);
-    out |= r->stock_cards[stock] | r->reserve_cards[reserve];
-    for (uint64_t bits = waste; bits; bits &= bits - 1)
-        out |= 1ULL << r->sequence[__builtin_ctzll(bits)];
-    uint64_t in = ~out & ((1ULL << DECK) - 1);  /* the tableau */
-    Tableau tab = {{0}, {0}, 0, 0, at.bottoms};
-    for (uint64_t bits = in; bits; bits &= bits - 1, tab.cards++)
-        tab.counts[r->t->klass[__builtin_ctzll(bits)]]++;
+    u->state = state;
+    u->bottoms = at.bottoms;
+    for (int suit = 0; suit < 4; suit++)
+        u->up[suit] = up_count(state, suit);
+    u->stock = stock_len(state);
+    u->reserve = reserve_len(state);
+    u->waste = waste_mask(state);
+    u->in = ~cards_out(r, u) & ((1ULL << DECK) - 1);  /* the tableau */
+    u->tab = (Tableau){{0}, {0}, 0, 0, at.bottoms};
+    for (uint64_t bits = u->in; bits; bits &= bits - 1, u->tab.cards++)
+        u->tab.counts[r->t->klass[__builtin_ctzll(bits)]]++;
     uint32_t digits = at.bottoms;  /* class k's digit is worth r->power[k], BOTTOMS_BASE^k */
     for (int k = 0; k < r->classes; k++, digits /= BOTTOMS_BASE) {
-        tab.below[k] = (int)(digits % BOTTOMS_BASE);
-        tab.piles += tab.below[k];
+        u->tab.below[k] = (int)(digits % BOTTOMS_BASE);
+        u->tab.piles += u->tab.below[k];
     }
     /* A pile is empty, and (once the reserve is empty, which refills every empty pile at
      * once) may take any card or run. */
-    bool empty = tab.piles < r->t->tableau_piles, takes_any = empty && !reserve;
-    const uint8_t *klass = r->t->klass;
+    u->empty = u->tab.piles < r->t->tableau_piles;
+    u->takes_any = u->empty && !u->reserve;
+}
+
+/* Moves within the tableau, a class at a time. */
+static int within_tableau(const Relaxation *r, Unpacked *u, Relaxed *next, int n)
+{
     uint32_t after;
-    for (int k = 0; k < r->classes; k++) {  /* within the tableau */
+    for (int k = 0; k < r->classes; k++) {
         /* a whole pile onto a top of its bottom's parent class */
-        if (tab.below[k] && tops(r, &tab, r->parent[k]) && fits(r, &tab, k, 0, -1, &after))
-            next[n++] = (Relaxed){state, after};
+        if (u->tab.below[k] && tops(r, &u->tab, r->parent[k])
+            && fits(r, &u->tab, k, 0, -1, &after))
+            next[n++] = (Relaxed){u->state, after};
         /* a run from a card not a bottom into an empty pile */
-        if (takes_any && tab.counts[k] > tab.below[k] && fits(r, &tab, k, 0, 1, &after))
-            next[n++] = (Relaxed){state, after};
-    }
-    for (int suit = 0; suit < 4; suit++) {  /* a foundation's top back onto the tableau */
-        if (!up[suit])
-            continue;
-        int card = r->up_card[suit][up[suit] - 1];
-        for (int bottom = 0; bottom <= (takes_any ? 1 : 0); bottom++)  /* onto a top, or a pile */
-            if (fits(r, &tab, klass[card], 1, bottom, &after))
-                next[n++] = (Relaxed){state - (1ULL << (UP_SHIFT + 4 * suit)), after};
-    }
-    /* the waste's and the reserve's tops: what is left, and the card */
-    int top = waste ? 63 - __builtin_clzll(waste) : 0;
-    uint64_t rests[2] = {state & ~(1ULL << top), state - (1ULL << RESERVE_SHIFT)};
-    int cards[2] = {waste ? r->sequence[top] : -1, reserve ? r->reserve_top[reserve] : -1};
-    bool may_open[2] = {takes_any, empty};
-    for (int i = 0; i < 2; i++)  /* onto the tableau */
-        for (int bottom = 0; cards[i] >= 0 && bottom <= (may_open[i] ? 1 : 0); bottom++)
-            if (fits(r, &tab, klass[cards[i]], 1, bottom, &after))
-                next[n++] = (Relaxed){rests[i], after};
-    if (stock)  /* draw: the next card of the sequence joins the waste */
-        next[n++] = (Relaxed){(state - (1ULL << STOCK_SHIFT)) | 1ULL << (r->sequence_len - stock),
-                              at.bottoms};
-    for (int suit = 0; suit < 4; suit++) {  /* a tableau card up */
-        int card = up[suit] < FOUNDATION_CAP ? r->up_card[suit][up[suit]] : -1;
-        if (card < 0 || !(in & 1ULL << card) || !tops(r, &tab, klass[card]))
-            continue;
-        for (int bottom = 0; bottom >= -1; bottom--)  /* a card under it, or none */
-            if (fits(r, &tab, klass[card], -1, bottom, &after))
-                next[n++] = (Relaxed){state + (1ULL << (UP_SHIFT + 4 * suit)), after};
-    }
-    for (int i = 0; i < 2; i++) {  /* the waste's or the reserve's top up */
-        int suit = cards[i] >= 0 ? card_suit(cards[i]) : 0;
-        if (cards[i] >= 0 && up[suit] < FOUNDATION_CAP && r->up_card[suit][up[suit]] == cards[i])
-            next[n++] = (Relaxed){rests[i] + (1ULL << (UP_SHIFT + 4 * suit)), at.bottoms};
+        if (u->takes_any && u->tab.counts[k] > u->tab.below[k]
+            && fits(r, &u->tab, k, 0, 1, &after))
+            next[n++] = (Relaxed){u->state, after};
     }
     return n;
+}
+
+/* A foundation's top back onto the tableau: onto a top, or into an empty pile. */
+static int foundation_returns(const Relaxation *r, Unpacked *u, Relaxed *next, int n)
+{
+    uint32_t after;
+    for (int suit = 0; suit < 4; suit++) {
+        if (!u->up[suit])
+            continue;
+        int card = r->up_card[suit][u->up[suit] - 1];
+        for (int bottom = 0; bottom <= (u->takes_any ? 1 : 0); bottom++)
+            if (fits(r, &u->tab, r->t->klass[card], 1, bottom, &after))
+                next[n++] = (Relaxed){u->state - (1ULL << (UP_SHIFT + 4 * suit)), after};
+    }
+    return n;
+}
+
+static StackTops stack_tops(const Relaxation *r, const Unpacked *u)
+{
+    int top = u->waste ? 63 - __builtin_clzll(u->waste) : 0;
+    StackTops s = {
+        {u->state & ~(1ULL << top), u->state - (1ULL << RESERVE_SHIFT)},
+        {u->waste ? r->sequence[top] : -1, u->reserve ? r->reserve_top[u->reserve] : -1},
+        {u->takes_any, u->empty},
+    };
+    return s;
+}
+
+/* The waste's and the reserve's tops onto the tableau: onto a top, or into an empty pile. */
+static int stack_tops_down(const Relaxation *r, Unpacked *u, const StackTops *s, Relaxed *next,
+                           int n)
+{
+    uint32_t after;
+    for (int i = 0; i < 2; i++)
+        for (int bottom = 0; s->cards[i] >= 0 && bottom <= (s->may_open[i] ? 1 : 0); bottom++)
+            if (fits(r, &u->tab, r->t->klass[s->cards[i]], 1, bottom, &after))
+                next[n++] = (Relaxed){s->rests[i], after};
+    return n;
+}
+
+/* A tableau card up, with a card under it or none. */
+static int tableau_ups(const Relaxation *r, Unpacked *u, Relaxed *next, int n)
+{
+    const uint8_t *klass = r->t->klass;
+    uint32_t after;
+    for (int suit = 0; suit < 4; suit++) {
+        int card = u->up[suit] < FOUNDATION_CAP ? r->up_card[suit][u->up[suit]] : -1;
+        if (card < 0 || !(u->in & 1ULL << card) || !tops(r, &u->tab, klass[card]))
+            continue;
+        for (int bottom = 0; bottom >= -1; bottom--)  /* a card under it, or none */
+            if (fits(r, &u->tab, klass[card], -1, bottom, &after))
+                next[n++] = (Relaxed){u->state + (1ULL << (UP_SHIFT + 4 * suit)), after};
+    }
+    return n;
+}
+
+/* The waste's or the reserve's top up, where it is its suit's next card. */
+static int stack_tops_up(const Relaxation *r, const Unpacked *u, const StackTops *s,
+                         Relaxed *next, int n)
+{
+    for (int i = 0; i < 2; i++) {
+        int suit = s->cards[i] >= 0 ? card_suit(s->cards[i]) : 0;
+        if (s->cards[i] >= 0 && u->up[suit] < FOUNDATION_CAP
+            && r->up_card[suit][u->up[suit]] == s->cards[i])
+            next[n++] = (Relaxed){s->rests[i] + (1ULL << (UP_SHIFT + 4 * suit)), u->bottoms};
+    }
+    return n;
+}
+
+/* Relaxation._following: the relaxed positions one move from `at` (not won), those
+ * putting a card up last, so that the depth-first search tries them first. The order of
+ * the kinds of move below is the Python's, which the search's answers depend on. */
+static int following(const Relaxation *r, Relaxed at, Relaxed *next)
+{
+    Unpacked u;
+    unpack(r, at, &u);
+    int n = within_tableau(r, &u, next, 0);
+    n = foundation_returns(r, &u, next, n);
+    StackTops s = stack_tops(r, &u);
+    n = stack_tops_down(r, &u, &s, next, n);
+    if (u.stock)  /* draw: the next card of the sequence joins the waste */
+        next[n++] = (Relaxed){(u.state - (1ULL << STOCK_SHIFT))
+                                  | 1ULL << (r->sequence_len - u.stock),
+                              at.bottoms};
+    n = tableau_ups(r, &u, next, n);
+    return stack_tops_up(r, &u, &s, next, n);
 }
 
 static bool won(Relaxed at)

@@ -1,4 +1,6 @@
-/* Keys, safe moves, settle, the full search and the benchmark playout (see search.h). */
+/* The search's driver (search.h): the frames, the budgets, the transposition table, and
+ * the list of reductions it runs (a narrow list or a full one, below). What each
+ * reduction leaves out, and why no win is lost by it, is in its own file (reduce_*.c). */
 #define _POSIX_C_SOURCE 199309L /* clock_gettime */
 #include "search.h"
 
@@ -6,1140 +8,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "arrangements.h"
 #include "arrays.h"
-#include "hash.h"
-#include "jitter.h"
-#include "relaxation.h"
-#include "table.h"
-
-/* ------------------------------------------------------------------------- keys */
-
-/* cards_section reads the card arrays a word at a time. */
-typedef char cards_are_whole_words[MAX_CARDS % 8 == 0 ? 1 : -1];
-
-uint64_t root_weight[DECK], attached_weight[DECK];
-
-void keys_init(void)
-{
-    for (int top = 0; top <= DECK; top++)  /* state.h top_hash */
-        top_hash[top] = mix64(SEED + (uint64_t)top);
-    uint64_t x = 0x2545f4914f6cdd1dULL;  /* splitmix64: add the golden gamma, mix */
-    for (int card = 0; card < DECK; card++) {
-        root_weight[card] = mix64(x += SEED);
-        attached_weight[card] = mix64(x += SEED);
-    }
-}
-
-/* The key's parts, each as plain_key keeps it in the position. */
-static uint64_t pile_key(const TableauPile *pile)
-{
-    return cards_section(SEED, pile->hidden, pile->cards, pile->len);
-}
-
-static uint64_t stacks_key(const Tables *t, const Position *p)
-{
-    /* With one pass, the stock is always a prefix of the dealt stock: its length. */
-    uint64_t h = t->single_pass ? section(SEED, 2, &p->stock.len, 1)
-                                : cards_section(SEED, 3, p->stock.cards, p->stock.len);
-    return cards_section(h, 4, p->waste.cards, p->waste.len);
-}
-
-#ifdef SOLVER_CHECKS
-static uint64_t tops_key(const Tables *t, const Position *p)
-{
-    /* sorted(f[-1] if f else -1), a multiset too: the tops (0 for an empty foundation)
-     * hashed each and summed. */
-    uint64_t tops = 0;
-    for (int f = 0; f < t->foundation_count; f++) {
-        const FoundationPile *pile = &p->foundations[f];
-        tops += top_hash[pile->len ? pile->cards[pile->len - 1] + 1 : 0];
-    }
-    return tops;
-}
-#endif
-
-#ifdef SOLVER_CHECKS
-static uint64_t wanted_set(const Tables *t, const Position *p);
-
-#include <stdio.h>
-/* Built with -DSOLVER_CHECKS: every part the position says is fresh is what it would be
- * worked out again (apply marks what it changes stale, undo puts the parts back). */
-static void check_fresh(const Tables *t, const Position *p)
-{
-    uint64_t sum = 0;
-    bool fresh = true;
-    for (int i = 0; i < t->tableau_piles; i++) {
-        sum += p->pile_hash[i];
-        fresh = fresh && ((p->stale & (1u << i)) || p->pile_hash[i] == pile_key(&p->tableau[i]));
-    }
-    fresh = fresh && sum == p->piles_hash
-         && ((p->stale & STALE_STACKS) || p->stacks_hash == stacks_key(t, p))
-         && p->tops_hash == tops_key(t, p) && p->wanted_cards == wanted_set(t, p);
-    if (!fresh) {
-        fprintf(stderr, "SOLVER_CHECKS: a key part kept fresh is not the position's\n");
-        abort();
-    }
-}
-#endif
-
-uint64_t shared_key_parts(const Tables *t, Position *p)
-{
-#ifdef SOLVER_CHECKS
-    check_fresh(t, p);
-#endif
-    if (p->stale & STALE_STACKS) {
-        p->stacks_hash = stacks_key(t, p);
-        p->stale &= ~STALE_STACKS;
-    }
-    return mix64(p->tops_hash ^ mix64(p->stacks_hash));
-}
-
-uint64_t plain_key(const Tables *t, Position *p)
-{
-#ifdef SOLVER_CHECKS
-    check_fresh(t, p);
-#endif
-    /* Refresh the parts a move changed since (Position.stale). The piles are a multiset
-     * (sorted(zip(hidden, tableau))): their hashes are summed, which needs no sort and
-     * follows a changed pile by two additions. Each pile's hash is a strong 64-bit one,
-     * so two different multisets share a sum only by chance. */
-    for (int i = 0; p->stale & ((1u << t->tableau_piles) - 1); i++)
-        if (p->stale & (1u << i)) {
-            uint64_t fresh = pile_key(&p->tableau[i]);
-            p->piles_hash += fresh - p->pile_hash[i];
-            p->pile_hash[i] = fresh;
-            p->stale &= ~(1u << i);
-        }
-    uint64_t h = mix64(mix64(SEED ^ p->piles_hash) ^ shared_key_parts(t, p));
-    uint8_t counters[3] = {p->reserve.len, (uint8_t)(p->redeals_left & 0xff),
-                           (uint8_t)((p->redeals_left >> 8) & 0xff)};
-    return section(h, 5, counters, 3);
-}
-
-/* ------------------------------------------------------------------- safe moves */
-
-void wanted(const Tables *t, const Position *p, int8_t out[DECK])
-{
-    memset(out, -1, DECK);
-    int empty = -1;
-    for (int f = 0; f < t->foundation_count; f++) {
-        const FoundationPile *pile = &p->foundations[f];
-        if (!pile->len) {
-            if (empty < 0)
-                empty = f;
-        } else if (pile->len < FOUNDATION_CAP) {
-            int next = t->found_next[pile->cards[pile->len - 1]];
-            if (next != NO_CARD && out[next] < 0)
-                out[next] = (int8_t)f;
-        }
-    }
-    if (empty >= 0)
-        for (int suit = 0; suit < 4; suit++) {
-            int card = suit * 13 + first_rank(p) - 1;
-            if (out[card] < 0)
-                out[card] = (int8_t)empty;
-        }
-}
-
-/* SearchTables.on_foundations: how many copies of `card` are on the foundations. */
-static int on_foundations(const Tables *t, const Position *p, int card)
-{
-    (void)t;
-    return p->copies_up[card];
-}
-
-/* The safe-move rule a search plays by: for each card, the cards that must all be up
- * before it goes up without branching (SearchTables.children; narrow searches:
- * narrow_children), or NULL: eager, every foundation move. */
-typedef const Accepted *SafeRule;
-
-static SafeRule safe_rule(const Tables *t, bool eager) { return eager ? NULL : t->children_of; }
-
-/* SearchTables.safe_to_foundation: every card that could want `card` as a parent is up
- * (with `returned`: would be, with that many more copies of each up; see deferred). */
-static bool safe_with(const Tables *t, Position *p, SafeRule rule, int card, int returned)
-{
-    if (!rule)
-        return true;
-    const Accepted *wanting = &rule[card];
-    for (int i = 0; i < wanting->count; i++)
-        if (on_foundations(t, p, wanting->cards[i]) + returned < t->decks)
-            return false;
-    return true;
-}
-
-static bool safe_to_foundation(const Tables *t, Position *p, SafeRule rule, int card)
-{
-    return safe_with(t, p, rule, card, 0);
-}
-
-static void to_foundation(Move *out, int src_kind, int src, int f)
-{
-    memset(out, 0, sizeof *out);
-    out->action = MOVE;
-    out->src_kind = (uint8_t)src_kind;
-    out->src = (uint8_t)src;
-    out->dst_kind = FOUNDATION;
-    out->dst = (uint8_t)f;
-    out->count = 1;
-}
-
-static bool safe_move_by(const Tables *t, Position *p, SafeRule rule, Move *out);
-
-bool safe_move(const Tables *t, Position *p, bool eager, Move *out)
-{
-    return safe_move_by(t, p, safe_rule(t, eager), out);
-}
-
-/* wanted(...)[card] for a card some foundation takes: the first foundation taking it (a
- * base-rank card only an empty one takes, any other only one it builds on). */
-static int first_taking(const Tables *t, const Position *p, int card)
-{
-    int f = 0;
-    while (f + 1 < t->foundation_count && !foundation_takes(t, p, f, card))
-        f++;
-    return f;
-}
-
-static bool safe_move_by(const Tables *t, Position *p, SafeRule rule, Move *out)
-{
-    /* The wanted set the position keeps (apply and undo keep it), rather than wanted()'s
-     * table built anew on every call: settle asks after every move. */
-    uint64_t want = p->wanted_cards;
-    for (int i = 0; i < t->tableau_piles; i++) {
-        const TableauPile *pile = &p->tableau[i];
-        if (!pile->len || pile->hidden >= pile->len)
-            continue;
-        int top = pile->cards[pile->len - 1];
-        if (!(want >> top & 1))
-            continue;
-        /* Emptying a pile refills it from the reserve: not provably harmless, so skip. */
-        if (t->reserve_fills_empty && pile->len == 1 && p->reserve.len)
-            continue;
-        if (safe_to_foundation(t, p, rule, top)) {
-            to_foundation(out, TABLEAU, i, first_taking(t, p, top));
-            return true;
-        }
-    }
-    const CardStack *stacks[2] = {&p->waste, &p->reserve};
-    const int kinds[2] = {WASTE, RESERVE};
-    for (int s = waste_settles(t) ? 0 : 1; s < 2; s++) {
-        if (!stacks[s]->len)
-            continue;
-        int top = stacks[s]->cards[stacks[s]->len - 1];
-        if ((want >> top & 1) && safe_to_foundation(t, p, rule, top)) {
-            to_foundation(out, kinds[s], 0, first_taking(t, p, top));
-            return true;
-        }
-    }
-    return false;
-}
-
-#ifdef SOLVER_CHECKS
-/* The cards some foundation takes next (wanted(...)[card] >= 0), worked out from the
- * foundations: what Position.wanted_cards, kept by apply and undo, must be. */
-static uint64_t wanted_set(const Tables *t, const Position *p)
-{
-    uint64_t cards = 0;
-    bool empty = false;
-    for (int f = 0; f < t->foundation_count; f++) {
-        const FoundationPile *pile = &p->foundations[f];
-        if (!pile->len)
-            empty = true;
-        else if (pile->len < FOUNDATION_CAP && t->found_next[pile->cards[pile->len - 1]] != NO_CARD)
-            cards |= 1ull << t->found_next[pile->cards[pile->len - 1]];
-    }
-    for (int suit = 0; empty && suit < 4; suit++)
-        cards |= 1ull << (suit * 13 + first_rank(p) - 1);
-    return cards;
-}
-#endif
-
-/* wanted(...)[card] >= 0: some foundation takes `card` next (the set the position
- * keeps: the search asks it for every child). */
-static bool is_wanted(const Tables *t, Position *p, int card)
-{
-    (void)t;
-    return p->wanted_cards >> card & 1;
-}
-
-/* Would safe_move take the top of tableau pile `index` (or of `stack`)? */
-static bool safe_tableau_top(const Tables *t, Position *p, int index, SafeRule rule)
-{
-    const TableauPile *pile = &p->tableau[index];
-    if (!pile->len || pile->hidden >= pile->len)
-        return false;
-    int top = pile->cards[pile->len - 1];
-    if (t->reserve_fills_empty && pile->len == 1 && p->reserve.len)
-        return false;
-    return is_wanted(t, p, top) && safe_to_foundation(t, p, rule, top);
-}
-
-static bool safe_stack_top(const Tables *t, Position *p, const CardStack *stack, SafeRule rule)
-{
-    if (!stack->len || (stack == &p->waste && !waste_settles(t)))
-        return false;
-    int top = stack->cards[stack->len - 1];
-    return is_wanted(t, p, top) && safe_to_foundation(t, p, rule, top);
-}
-
-/* Could settle play anything after `moves`, played from a settled position (one where
- * safe_move finds nothing)? The search up to run arrangement does not ask: it settles
- * after every child, whose moves before its own this look was not written for. False
- * means settle would play nothing; true, that it might (settle then looks everywhere, as
- * always), so settle's moves are the same either way. Why the look can be this narrow
- * (docs/native-core.md): whether a top is taken depends on the foundations (wanted,
- * safe_to_foundation), on the reserve (a one-card pile does not empty while the reserve
- * would refill it) and on the top itself. A move that changes foundations or reserve (or
- * refills a pile) gets the full look. Else only a top the moves changed can be newly
- * taken: the new top of a tableau pile a move took cards from, the waste's after a draw
- * or a move from it. The top of a pile cards went onto is the card that was on top where
- * they came from (a tableau top, the waste's): not taken there, and what decides it is
- * unchanged (a one-card pile it left was emptied, which refilled from the reserve or
- * left the reserve empty); but for a waste top that settle leaves in the waste
- * (waste_settles), which it may take on the tableau. */
-static bool could_settle(const Tables *t, Position *p, const Undo *moves, int n, SafeRule rule)
-{
-    for (int i = 0; i < n; i++) {
-        const Move *move = &moves[i].move;
-        if (move->action != MOVE) {
-            if (safe_stack_top(t, p, &p->waste, rule))
-                return true;
-            continue;
-        }
-        if (move->src_kind == FOUNDATION || move->dst_kind == FOUNDATION
-            || move->src_kind == RESERVE || (move->src_kind == TABLEAU && moves[i].refilled))
-            return true;
-        /* A waste top settle leaves where it is (waste_settles) may be one it takes on the
-         * tableau pile the move put it on. */
-        if (move->src_kind == WASTE && !waste_settles(t) && safe_tableau_top(t, p, move->dst, rule))
-            return true;
-        if (move->src_kind == TABLEAU ? safe_tableau_top(t, p, move->src, rule)
-                                      : safe_stack_top(t, p, &p->waste, rule))
-            return true;
-    }
-    return false;
-}
-
-int settle(const Tables *t, Position *p, bool eager, Move *line)
-{
-    int n = 0;
-    Move move;
-    while (safe_move(t, p, eager, &move)) {
-        apply_move(t, p, &move);
-        if (line)
-            line[n] = move;
-        n++;
-    }
-    return n;
-}
-
-/* ------------------------------------------------------------------ auto-finish */
-
-/* State._next_foundation_move: the first tableau top a foundation takes. */
-static bool next_foundation_move(const Tables *t, const Position *p, Move *out)
-{
-    for (int i = 0; i < t->tableau_piles; i++) {
-        const TableauPile *pile = &p->tableau[i];
-        if (!pile->len)
-            continue;
-        for (int f = 0; f < t->foundation_count; f++)
-            if (foundation_takes(t, p, f, pile->cards[pile->len - 1])) {
-                to_foundation(out, TABLEAU, i, f);
-                return true;
-            }
-    }
-    return false;
-}
-
-/* _finish_line: the engine's auto-finish moves (at most MAX_CARDS) when they would win
- * from here, else -1. auto_finish_ready tests the play-out only where the tableau wraps,
- * and _finish_line keeps only a won end: playing it out here always is the same test. */
-static int finish_line(const Tables *t, const Position *p, Move *out)
-{
-    if (p->stock.len || p->waste.len || p->reserve.len || is_won(t, p))
-        return -1;
-    for (int i = 0; i < t->tableau_piles; i++) {
-        const TableauPile *pile = &p->tableau[i];
-        if (pile->hidden)
-            return -1;
-        for (int k = 0; k + 1 < pile->len; k++)
-            if (!stack_ok(t, pile->cards[k], pile->cards[k + 1]))
-                return -1;
-    }
-    Position end = *p;
-    int n = 0;
-    while (next_foundation_move(t, &end, &out[n]))
-        apply_move(t, &end, &out[n++]);
-    return is_won(t, &end) ? n : -1;
-}
-
-/* ------------------------------------------------------------------- the search */
-
-enum {
-    NO_USE = -1,               /* a child that obligates no pile */
-    TIME_CHECK_EVERY = 512,    /* positions between looks at the clock, as in Python */
-    /* A child's line: the obligated move or the moves before it (MAX_BEFORE; with the
-     * rejoin one more), the move, one card taken back down by either at most, so at most
-     * MAX_CARDS + 1 safe moves. */
-    LINE_CAP = 3 + MAX_BEFORE + MAX_CARDS,
-};
-
-/* moves.Child: a move from the frame's position (PLAIN), an obligated move not yet
- * paired (OBLIGED; must_use: the pile the next move must use), a move played after the
- * frame's prefix, the expanded obligation (PAIR), or, up to run arrangement, a move
- * played after `clear` (CLEARED: the run on the moving card to a class sibling). With a
- * wrap an arranged child can have up to three moves before its own (ArrangedChild);
- * kept in 16 bytes, as they have a shape: `clear`, then `then` more cards from the same
- * pile onto the same pile, then `move`, then (REJOIN) all of them back onto the pile
- * they came from. */
-typedef enum { CHILD_PLAIN, CHILD_OBLIGED, CHILD_PAIR, CHILD_CLEARED } ChildKind;
-
-enum { REJOIN = 0x80, THEN_COUNT = 0x7f };
-
-typedef struct {
-    int16_t score;
-    union {
-        int8_t must_use;  /* CHILD_OBLIGED only */
-        uint8_t then;     /* CHILD_CLEARED only: a count, and REJOIN */
-    };
-    uint8_t kind;
-    Move move;
-    Move clear;  /* CHILD_CLEARED only */
-} Child;
-
-/* search._Frame, without its position: the search keeps one position, `at`, the top
- * frame's, applying a child's moves to it and undoing them (a copy per child cost a
- * quarter of the time, and a copy per frame bounded the depth by memory). Its children
- * are kids[first .. first + count), its line (the moves from the parent: chosen and safe
- * ones) undos[line .. line + line_len), its prefix (expand's obligated move and the safe
- * moves after it) prefixes[prefix .. prefix + prefix_len). All three are stacks: the top
- * frame's segments are the last ones, so expand can grow them in place. */
-typedef struct {
-    size_t first, count, next;
-    size_t line, line_len;
-    size_t prefix, prefix_len;
-    int8_t drawn;  /* NOT_DRAWN, or reached by a bare draw covering this card (deferred) */
-    bool exposing_known;  /* drawn frames: `exposing` worked out (exposing_piles) */
-    uint32_t exposing;
-} Frame;
-
-/* Frame.drawn when not reached by a bare draw; NOTHING_COVERED: the waste was empty
- * (search.NOT_DRAWN, search.NOTHING_COVERED). */
-enum { NOT_DRAWN = -2, NOTHING_COVERED = -1 };
-
-typedef struct {
-    const Tables *t;
-    int draw_score;
-    bool narrow, jitter, arranged, defer_draws;
-    SafeRule rule;               /* the safe moves settle plays */
-    Random random;               /* the restart's jitter (when `jitter`) */
-    Position at;                 /* the top frame's position */
-    size_t max_depth;
-    Frame *frames;
-    size_t depth, frames_cap;
-    Child *kids;
-    size_t kids_len, kids_cap;
-    Undo *undos;                 /* the frames' lines, as the moves with their undo records */
-    size_t undos_len, undos_cap;
-    Move *prefixes;
-    size_t prefixes_len, prefixes_cap;
-    Table seen;
-    Relaxation *dead_end;        /* the relaxed tableau's test, or NULL (search._search) */
-    long skipped;                /* Outcome.skipped */
-    Move moves[MAX_MOVES];       /* scratch: the legal moves of the node being scored */
-    int found_marks[MAX_MOVES];  /* scratch: scored_moves' seen_found and seen_empty */
-    int empty_marks[MAX_MOVES];
-    Child pairs[MAX_MOVES];      /* scratch: expand's children */
-    double noisy[MAX_MOVES];     /* scratch: jittered's scores */
-    ArrangedChild arranged_kids[MAX_ARRANGED_CHILDREN];  /* scratch: arranged_children's */
-} Search;
-
-static bool tableau_takes(const Tables *t, const Position *p, int index, int card)
-{
-    const TableauPile *pile = &p->tableau[index];
-    if (!pile->len)
-        return !(t->reserve_fills_empty && p->reserve.len);
-    return stack_ok(t, pile->cards[pile->len - 1], card);
-}
-
-static void put_child(Child *out, int score, const Move *move, int must_use, ChildKind kind)
-{
-    out->score = (int16_t)score;
-    out->must_use = (int8_t)must_use;
-    out->kind = (uint8_t)kind;
-    out->move = *move;
-}
-
-/* Add `mark` to the set marks[0 .. *len); false when it was there already. */
-static bool mark_new(int *marks, int *len, int mark)
-{
-    for (int i = 0; i < *len; i++)
-        if (marks[i] == mark)
-            return false;
-    marks[(*len)++] = mark;
-    return true;
-}
-
-static bool straight_back(const Move *last, const Move *move)
-{
-    return last && last->action == MOVE && last->src_kind == move->dst_kind
-        && last->src == move->dst && last->dst_kind == move->src_kind
-        && last->dst == move->src && last->count == move->count;
-}
-
-/* A foundation move of scored_moves: its score, or -1 when it is not worth trying. */
-static int foundation_score(Search *s, const Position *p, const Move *move, int *found_len)
-{
-    const FoundationPile *top = &p->foundations[move->dst];
-    int source = move->src_kind * MAX_PILES + move->src;
-    if (!mark_new(s->found_marks, found_len,
-                  source * 64 + (top->len ? top->cards[top->len - 1] + 1 : 0)))
-        return -1;  /* the same card onto an equal foundation */
-    if (move->src_kind == TABLEAU) {
-        const TableauPile *pile = &p->tableau[move->src];
-        int left = pile->len - 1;
-        /* also turns up or empties */
-        return left == 0 || pile->hidden == left ? FOUNDATION_UNCOVERS : TO_FOUNDATION;
-    }
-    return move->src_kind == FOUNDATION ? -1 : TO_FOUNDATION;
-}
-
-/* A move between tableau piles of scored_moves: its score and obligation, or false. */
-static bool tableau_score(const Tables *t, const Position *p, const Move *move, bool to_empty,
-                          int *score, int *must_use)
-{
-    const TableauPile *pile = &p->tableau[move->src];
-    int down = pile->hidden;
-    *must_use = NO_USE;
-    if (move->count != pile->len - down) {
-        *score = to_empty ? SPLIT_TO_EMPTY : SPLIT_RUN;  /* splits a run */
-        *must_use = move->src;
-    } else if (down) {
-        *score = TURN_UP + down;  /* turns a card up */
-    } else if (to_empty) {
-        return false;  /* whole pile to an empty pile: nothing changes */
-    } else if (t->reserve_fills_empty && p->reserve.len) {
-        *score = REFILLED;  /* the reserve refills it: progress */
-    } else {
-        *score = EMPTY_PILE;  /* empties a pile */
-        *must_use = move->src;
-    }
-    return true;
-}
-
-/* scored_moves, as children: the legal moves worth trying with their
- * scores, an obligated move as an OBLIGED child. Returns how many went to `out`. */
-static int scored_moves(Search *s, const Position *p, const Move *last, Child *out)
-{
-    const Tables *t = s->t;
-    int n = legal_moves(t, p, s->moves), k = 0, found_len = 0, empty_len = 0;
-    for (int i = 0; i < n; i++) {
-        const Move *move = &s->moves[i];
-        int score, must_use = NO_USE;
-        if (move->action != MOVE) {
-            score = move->action == DRAW ? s->draw_score : REDEAL_LAST;
-        } else if (straight_back(last, move)) {
-            continue;  /* straight back where it came from */
-        } else if (move->dst_kind == FOUNDATION) {
-            score = foundation_score(s, p, move, &found_len);
-            if (score < 0)
-                continue;
-        } else {
-            bool to_empty = !p->tableau[move->dst].len;
-            int source = move->src_kind * MAX_PILES + move->src;
-            if (to_empty && !mark_new(s->empty_marks, &empty_len, source * 128 + move->count))
-                continue;  /* a second empty pile is the same position */
-            if (move->src_kind == TABLEAU) {
-                if (!tableau_score(t, p, move, to_empty, &score, &must_use))
-                    continue;
-            } else if (move->src_kind == FOUNDATION) {
-                if (s->narrow)
-                    continue;  /* the narrow search never takes cards back from foundations */
-                score = FROM_FOUNDATION;
-            } else {
-                score = to_empty ? FROM_WASTE_TO_EMPTY : FROM_WASTE;  /* waste or reserve */
-            }
-        }
-        put_child(&out[k++], score, move, must_use,
-                  must_use == NO_USE ? CHILD_PLAIN : CHILD_OBLIGED);
-    }
-    return k;
-}
-
-/* Sort children by `keys` (their scores, or jittered's noisy ones), stably: as Python's
- * sort, and as sorting (noisy, n) pairs. Insertion sort: a few dozen children. */
-static void sort_children(Child *out, double *keys, int n)
-{
-    for (int i = 1; i < n; i++) {
-        Child child = out[i];
-        double key = keys[i];
-        int j = i;
-        for (; j > 0 && keys[j - 1] > key; j--) {
-            out[j] = out[j - 1];
-            keys[j] = keys[j - 1];
-        }
-        out[j] = child;
-        keys[j] = key;
-    }
-}
-
-/* _search's kids up to run arrangement: arrangements.children, best first already. */
-static int arranged_kids(Search *s, const Position *p, Child *out)
-{
-    int8_t want[DECK];
-    wanted(s->t, p, want);
-    int n = arranged_children(s->t, p, want, s->draw_score, s->arranged_kids);
-    for (int i = 0; i < n; i++) {
-        /* into Child's shape: the before list is a clear, a clear and `then`, or a clear,
-         * `then` and the card up, the move the rejoin (arrangements.c, foundation_child) */
-        const ArrangedChild *kid = &s->arranged_kids[i];
-        int len = kid->before_len;
-        put_child(&out[i], kid->score, len == 3 ? &kid->before[2] : &kid->move, NO_USE,
-                  len ? CHILD_CLEARED : CHILD_PLAIN);
-        if (len) {
-            out[i].clear = kid->before[0];
-            int then = len > 1 ? kid->before[1].count : 0;
-            out[i].then = (uint8_t)(then | (len == 3 ? REJOIN : 0));
-        }
-    }
-    return n;
-}
-
-static bool passed_over(Search *s, Frame *frame, const Child *child);
-
-/* children (or, up to run arrangement, arranged_kids): best first; in a restart
- * (jittered) each score plus a draw of up to JITTER_SPREAD, drawn in the order the
- * moves came. In a frame reached by a bare draw, less the children passed over
- * (passed_over): dropped after the draws, so a restart draws the same numbers, and
- * before the sort, which is stable, so the others keep their order. */
-static int children(Search *s, Frame *frame, const Move *last, Child *out)
-{
-    const Position *p = &s->at;
-    int n = s->arranged ? arranged_kids(s, p, out) : scored_moves(s, p, last, out), kept = 0;
-    bool drawn = frame->drawn != NOT_DRAWN && !s->arranged;
-    for (int i = 0; i < n; i++) {
-        double noisy = s->jitter ? out[i].score + random_random(&s->random) * JITTER_SPREAD
-                                 : out[i].score;
-        if (drawn && passed_over(s, frame, &out[i])) {
-            s->skipped++;
-            continue;
-        }
-        out[kept] = out[i];
-        s->noisy[kept++] = noisy;
-    }
-    sort_children(out, s->noisy, kept);
-    return kept;
-}
-
-static void put_pair(Child *out, int src_kind, int src, int dst_kind, int dst, int count)
-{
-    Move move = {MOVE, (uint8_t)src_kind, (uint8_t)src, (uint8_t)dst_kind, (uint8_t)dst,
-                 (uint8_t)count};
-    put_child(out, PAIRED, &move, NO_USE, CHILD_PAIR);
-}
-
-/* follow_ups' moves onto pile `index` from the other tableau piles in `from` (a run, or
- * any part of one, not straight back where `last` put it; narrow: only a whole face-up
- * run, no chains of splits). */
-static int runs_onto(const Tables *t, const Position *p, int index, const Move *last,
-                     bool narrow, uint32_t from, Child *out)
-{
-    const TableauPile *pile = &p->tableau[index];
-    int back_pile = last->dst_kind == TABLEAU ? last->dst : -1, back_count = last->count, n = 0;
-    /* the piles to look at, lowest first (a drawn frame's expansions look at few) */
-    from &= ((1u << t->tableau_piles) - 1) & ~(1u << index);
-    if (!pile->len) {
-        if (t->reserve_fills_empty && p->reserve.len)
-            return 0;  /* the reserve fills it */
-        for (; from; from &= from - 1) {
-            int j = __builtin_ctz(from);
-            const TableauPile *other = &p->tableau[j];
-            int size = other->len, low = other->hidden;
-            if (!size)
-                continue;
-            int longest = t->runs_any ? size - run_start(t, other) : 1;  /* run_length(j) */
-            if (narrow && longest != size - low)
-                continue;  /* the run does not reach down to the face-down cards */
-            for (int count = narrow ? longest : 1; count <= longest; count++)
-                if (!(count == size && low == 0)  /* a whole pile into an empty one */
-                    && !(j == back_pile && count == back_count))
-                    put_pair(&out[n++], TABLEAU, j, TABLEAU, index, count);
-        }
-        return n;
-    }
-    /* Onto a card: where the tables build down, only every 13th count from the first that
-     * could fit (Tables.first_fit) needs a look; else every count (first_fit is 1). A
-     * count past the run (longest) is past the face-up cards too. */
-    int parent = pile->cards[pile->len - 1], step = t->builds_down ? 13 : 1;
-    const uint8_t *first_fit = &t->first_fit[parent * DECK];
-    const bool *fits = &t->stack_ok[parent * DECK];
-    for (; from; from &= from - 1) {
-        int j = __builtin_ctz(from);
-        const TableauPile *other = &p->tableau[j];
-        int size = other->len;
-        if (!size)
-            continue;
-        int count = first_fit[other->cards[size - 1]];
-        int longest = t->runs_any ? size - run_start(t, other) : 1;  /* run_length(j) */
-        if (count > longest || (narrow && longest != size - other->hidden))
-            continue;
-        for (; count <= longest; count += step)
-            if ((!narrow || count == longest) && !(j == back_pile && count == back_count)
-                && fits[other->cards[size - count]])
-                put_pair(&out[n++], TABLEAU, j, TABLEAU, index, count);
-    }
-    return n;
-}
-
-/* Every tableau pile, for follow_ups' `from`. */
-static const uint32_t ALL_PILES = ~0u;
-
-/* moves._tops_onto: the waste's and the reserve's tops onto tableau pile `index` where it
- * takes them, and with `returns` the foundations' tops. */
-static int tops_onto(const Tables *t, Position *p, int index, bool returns, Child *out)
-{
-    int n = 0;
-    const CardStack *stacks[2] = {&p->waste, &p->reserve};
-    const int kinds[2] = {WASTE, RESERVE};
-    for (int s = 0; s < 2; s++)
-        if (stacks[s]->len && tableau_takes(t, p, index, stacks[s]->cards[stacks[s]->len - 1]))
-            put_pair(&out[n++], kinds[s], 0, TABLEAU, index, 1);
-    for (int f = 0; returns && f < t->foundation_count; f++) {
-        const FoundationPile *cards = &p->foundations[f];
-        if (cards->len && tableau_takes(t, p, index, cards->cards[cards->len - 1]))
-            put_pair(&out[n++], FOUNDATION, f, TABLEAU, index, 1);
-    }
-    return n;
-}
-
-/* moves._onto_moved: where single cards move, a card onto the one `last` moved, where it
- * went (from the tableau but pile `index`, whose top moves anywhere already; the waste,
- * the reserve, a foundation where cards return): the obligated move can be postponed to
- * just before such a move too. */
-static int onto_moved(const Tables *t, Position *p, int index, const Move *last, Child *out)
-{
-    int there = last->dst, n = 0;
-    for (int j = 0; j < t->tableau_piles; j++) {
-        const TableauPile *other = &p->tableau[j];
-        if (j != index && j != there && other->len > other->hidden
-            && tableau_takes(t, p, there, other->cards[other->len - 1]))
-            put_pair(&out[n++], TABLEAU, j, TABLEAU, there, 1);
-    }
-    return n + tops_onto(t, p, there, t->foundation_return, out + n);
-}
-
-/* follow_ups: the moves that use tableau pile `index` right after `last` uncovered it:
- * its top to a foundation (or, where single cards move, anywhere), or something onto it.
- * `narrow` counts only where runs move (single cards relocate card by card). Runs come
- * onto it from the piles in `from` only (ALL_PILES: follow_ups in full). */
-static int follow_ups(const Tables *t, Position *p, int index, const Move *last,
-                      bool narrow, uint32_t from, Child *out)
-{
-    narrow = narrow && t->runs_any;
-    const TableauPile *pile = &p->tableau[index];
-    bool empty_takes = !(t->reserve_fills_empty && p->reserve.len);
-    int n = 0;
-    if (pile->len) {
-        int top = pile->cards[pile->len - 1];
-        for (int f = 0; is_wanted(t, p, top) && f < t->foundation_count; f++)
-            if (foundation_takes(t, p, f, top)) {
-                put_pair(&out[n++], TABLEAU, index, FOUNDATION, f, 1);
-                break;
-            }
-        for (int j = 0; !t->runs_any && j < t->tableau_piles; j++) {
-            const TableauPile *other = &p->tableau[j];
-            if (j != index
-                && (other->len ? stack_ok(t, other->cards[other->len - 1], top) : empty_takes))
-                put_pair(&out[n++], TABLEAU, index, TABLEAU, j, 1);
-        }
-    }
-    n += runs_onto(t, p, index, last, narrow, from, out + n);
-    n += tops_onto(t, p, index, t->foundation_return && !narrow, out + n);
-    if (!t->runs_any)
-        n += onto_moved(t, p, index, last, out + n);
-    return n;
-}
-
-/* settle, recording each move's undo. */
-static int settle_undoable(const Tables *t, Position *p, SafeRule rule, Undo *line)
-{
-    int n = 0;
-    Move move;
-    while (safe_move_by(t, p, rule, &move))
-        apply_undoable(t, p, &move, &line[n++]);
-    return n;
-}
-
-/* The top frame's child at `at` replaced by expand's `n` pairs (s->pairs), in place. */
-static bool replace_child(Search *s, Frame *frame, size_t at, int n)
-{
-    if (!reserve_room((void **)&s->kids, &s->kids_cap, s->kids_len + (size_t)n, sizeof(Child)))
-        return false;
-    memmove(&s->kids[at + (size_t)n], &s->kids[at + 1], (s->kids_len - at - 1) * sizeof(Child));
-    memcpy(&s->kids[at], s->pairs, (size_t)n * sizeof(Child));
-    s->kids_len = s->kids_len + (size_t)n - 1;
-    frame->count = frame->count + (size_t)n - 1;
-    return true;
-}
-
-/* Would could_settle look further after tableau move `move`, played after `before`
- * (the frame's one-move prefix, or NULL)? Its answer for a move between tableau piles,
- * read off the piles as the two moves would leave them, without playing them: true
- * when the reserve would refill the pile `move` leaves, else when that pile's new top
- * is one settle takes (safe_tableau_top). Where `before` emptied a pile the reserve
- * refills, it answers true: not worked out here, the child is played. */
-static bool top_left_could_settle(Search *s, const Move *before, const Move *move)
-{
-    const Tables *t = s->t;
-    Position *p = &s->at;
-    const TableauPile *pile = &p->tableau[move->src];
-    int len = pile->len;
-    const TableauPile *from = NULL;  /* `before`'s source, when it put cards on this pile */
-    if (before) {
-        const TableauPile *left = &p->tableau[before->src];
-        if (before->action != MOVE || before->src_kind != TABLEAU || before->dst_kind != TABLEAU
-            || (before->count == left->len && t->reserve_fills_empty && p->reserve.len))
-            return true;
-        if (before->src == move->src) {
-            len -= before->count;  /* the cards left under are the pile's own */
-        } else if (before->dst == move->src) {
-            from = left;
-            len += before->count;
-        }
-    }
-    int rest = len - move->count;
-    if (!rest)
-        return t->reserve_fills_empty && p->reserve.len;
-    if (t->reserve_fills_empty && rest == 1 && p->reserve.len)
-        return false;
-    int at = rest - 1;  /* the new top (turned up if it was face down) */
-    int top = at < pile->len ? pile->cards[at]
-                             : from->cards[from->len - before->count + (at - pile->len)];
-    return is_wanted(t, p, top) && safe_to_foundation(t, p, s->rule, top);
-}
-
-/* The card a bare draw covered, as search._search takes it (the waste top before it). */
-static int covered_by(const Position *p, const Undo *draw)
-{
-    int under = (int)p->waste.len - (int)draw->drawn - 1;
-    return under >= 0 ? p->waste.cards[under] : NOTHING_COVERED;
-}
-
-/* The piles whose top run, lifted in part or in whole, would leave a top that settle
- * takes, or an empty pile the reserve refills (a superset: every card the lifted runs
- * can uncover is looked at). In a frame reached by a bare draw, the runs from the other
- * piles onto a pile an obligated move uncovered give pairs that played_pairs would all
- * drop; expand does not make them. Worked out once per frame, at its position, where
- * its children are made and its obligated moves expanded. */
-static uint32_t exposing_piles(Search *s)
-{
-    const Tables *t = s->t;
-    Position *p = &s->at;
-    uint64_t takeable = 0;  /* cards settle would play from a tableau top */
-    for (uint64_t want = p->wanted_cards; want; want &= want - 1) {
-        int card = __builtin_ctzll(want);
-        if (safe_to_foundation(t, p, s->rule, card))
-            takeable |= 1ull << card;
-    }
-    bool refills = t->reserve_fills_empty && p->reserve.len;
-    uint32_t piles = 0;
-    for (int j = 0; j < t->tableau_piles; j++) {
-        const TableauPile *pile = &p->tableau[j];
-        int run = run_start(t, pile);
-        bool exposes = pile->len && run == 0 && refills;
-        for (int k = run > 0 ? run - 1 : 0; !exposes && k + 1 < pile->len; k++)
-            exposes = takeable >> pile->cards[k] & 1;
-        if (exposes)
-            piles |= 1u << j;
-    }
-    return piles;
-}
-
-static uint32_t frame_exposing(Search *s, Frame *frame)
-{
-    if (!frame->exposing_known) {
-        frame->exposing = exposing_piles(s);
-        frame->exposing_known = true;
-    }
-    return frame->exposing;
-}
-
-#ifdef SOLVER_CHECKS
-static bool deferred(Search *s, const Undo *line, int len, int covered);
-/* Built with -DSOLVER_CHECKS: a child passed over unplayed (a pair after its one-move
- * prefix `before`, or a plain move: `before` NULL), played as play_child plays it, is
- * one `deferred` skips. */
-static void check_dropped(Search *s, const Frame *frame, const Move *before, const Move *move)
-{
-    Undo line[LINE_CAP];
-    int len = 0;
-    if (before)
-        apply_undoable(s->t, &s->at, before, &line[len++]);
-    int settled = len;
-    apply_undoable(s->t, &s->at, move, &line[len++]);
-    if (could_settle(s->t, &s->at, line + settled, 1, s->rule))
-        len += settle_undoable(s->t, &s->at, s->rule, line + len);
-    bool skipped = deferred(s, line, len, frame->drawn);
-    for (int i = len; i-- > 0;)
-        undo_move(s->t, &s->at, &line[i]);
-    if (!skipped) {
-        fprintf(stderr, "SOLVER_CHECKS: a pair dropped unplayed is not one deferred skips\n");
-        abort();
-    }
-}
-#endif
-
-/* A drawn frame's children s->pairs[0 .. n), played after `before` (the frame's one-move
- * prefix; NULL: none), less those whose line would move cards only between tableau piles
- * with nothing for settle to play after them (could_settle's look, worked out by
- * top_left_could_settle): `deferred` skips each of them, whatever it plays. How many
- * are left, in their order. */
-static int played_pairs(Search *s, const Frame *frame, const Move *before, int n)
-{
-    (void)frame;
-    int kept = 0;
-    for (int i = 0; i < n; i++) {
-        const Move *move = &s->pairs[i].move;
-        if (move->action == MOVE && move->src_kind == TABLEAU && move->dst_kind == TABLEAU
-            && !top_left_could_settle(s, before, move)) {
-#ifdef SOLVER_CHECKS
-            check_dropped(s, frame, before, move);
-#endif
-            s->skipped++;
-        } else {
-            s->pairs[kept++] = s->pairs[i];
-        }
-    }
-    return kept;
-}
-
-/* In a frame reached by a bare draw: does obligated move `move` (peeks() holds: it
- * turns nothing up, refills nothing) certainly leave no pair for the search to play,
- * known without a look at the piles it moves? So it does where runs move and the pile
- * keeps a card, `under`, and nothing could use it: no foundation takes it (nor settles
- * it), neither the waste's nor the reserve's top nor a foundation's (returns) goes on
- * it, no exposing pile but the two the move touches could give a run, and no part of
- * the pile the run went onto but the run itself would go back onto it. Then the pairs
- * expand would make are only ones skipped unplayed. Any doubt answers false and the
- * move is expanded, its pairs filtered (played_pairs). */
-static bool leaves_no_pairs(Search *s, Frame *frame, const Move *move)
-{
-    const Tables *t = s->t;
-    Position *p = &s->at;
-    const TableauPile *from = &p->tableau[move->src], *onto = &p->tableau[move->dst];
-    int left = from->len - move->count;
-    if (!t->runs_any || left <= 0)
-        return false;  /* where single cards move, `under` itself goes anywhere */
-    int under = from->cards[left - 1];
-    if (is_wanted(t, p, under))
-        return false;
-    const bool *fits = &t->stack_ok[under * DECK];
-    if ((p->waste.len && fits[p->waste.cards[p->waste.len - 1]])
-        || (p->reserve.len && fits[p->reserve.cards[p->reserve.len - 1]]))
-        return false;
-    for (int f = 0; t->foundation_return && f < t->foundation_count; f++) {
-        const FoundationPile *cards = &p->foundations[f];
-        if (cards->len && fits[cards->cards[cards->len - 1]])
-            return false;
-    }
-    uint32_t others = ~(1u << move->src | 1u << move->dst);
-    if (frame_exposing(s, frame) & others)
-        return false;
-    /* The pile the run went onto, as the move leaves it: any count of its face-up cards
-     * (more than its run) but the run's own that runs_onto would try onto `under`. */
-    int size = onto->len + move->count, step = t->builds_down ? 13 : 1;
-    int moved_from = left - onto->len;  /* `from` index of a moved card, less its index there */
-    for (int count = t->first_fit[under * DECK + from->cards[from->len - 1]];
-         count <= size - onto->hidden; count += step) {
-        int at = size - count;
-        int card = at < onto->len ? onto->cards[at] : from->cards[moved_from + at];
-        if (count != move->count && fits[card])
-            return false;
-    }
-    return true;
-}
-
-#ifdef SOLVER_CHECKS
-/* For the checks below: obligated move `move` (peeks() holds) expanded in full, from
- * every pile, and filtered by played_pairs, into s->pairs; how many are left (the
- * search's `skipped` count is left as it was). `settles`: the peek leaves a top settle
- * takes (expand would then play the move rather than peek). */
-static int filtered_expansion(Search *s, const Frame *frame, const Move *move, int must_use,
-                              bool *settles)
-{
-    long skipped = s->skipped;
-    Peek peek;
-    peek_move(s->t, &s->at, move, &peek);
-    *settles = safe_tableau_top(s->t, &s->at, move->src, s->rule);
-    int n = follow_ups(s->t, &s->at, must_use, move, s->narrow, ALL_PILES, s->pairs);
-    peek_back(&s->at, move, &peek);
-    n = played_pairs(s, frame, move, n);
-    s->skipped = skipped;
-    return n;
-}
-
-/* Built with -DSOLVER_CHECKS: a drawn frame's pairs, made from the exposing piles only
- * and less those passed over, are the full expansion's less those. */
-static void check_drawn_pairs(Search *s, const Frame *frame, const Move *move, int must_use, int n)
-{
-    Child made[MAX_MOVES];
-    memcpy(made, s->pairs, (size_t)n * sizeof(Child));
-    bool settles;
-    int full = filtered_expansion(s, frame, move, must_use, &settles);
-    bool same = full == n;
-    for (int i = 0; same && i < n; i++)
-        same = s->pairs[i].kind == made[i].kind && move_equal(&s->pairs[i].move, &made[i].move)
-            && s->pairs[i].move.count == made[i].move.count;
-    if (!same) {
-        fprintf(stderr, "SOLVER_CHECKS: a drawn frame's pairs differ from the full expansion's\n");
-        abort();
-    }
-    memcpy(s->pairs, made, (size_t)n * sizeof(Child));
-}
-
-/* Built with -DSOLVER_CHECKS: an expansion read from a peek gives the pairs that playing
- * the move in full, settling and undoing gives. */
-static void check_expansion(Search *s, const Move *move, int must_use, uint32_t from, int n)
-{
-    Child peeked[MAX_MOVES];
-    memcpy(peeked, s->pairs, (size_t)n * sizeof(Child));
-    Undo mid[1 + MAX_CARDS];
-    apply_undoable(s->t, &s->at, move, &mid[0]);
-    int played = 1 + settle_undoable(s->t, &s->at, s->rule, mid + 1);
-    int played_n = follow_ups(s->t, &s->at, must_use, move, s->narrow, from, s->pairs);
-    for (int i = played; i-- > 0;)
-        undo_move(s->t, &s->at, &mid[i]);
-    bool same = played == 1 && played_n == n;
-    for (int i = 0; same && i < n; i++)
-        same = s->pairs[i].score == peeked[i].score && s->pairs[i].kind == peeked[i].kind
-            && move_equal(&s->pairs[i].move, &peeked[i].move)
-            && s->pairs[i].move.count == peeked[i].move.count;
-    if (!same) {
-        fprintf(stderr, "SOLVER_CHECKS: a peeked expansion differs from the played one\n");
-        abort();
-    }
-    memcpy(s->pairs, peeked, (size_t)n * sizeof(Child));
-}
-#endif
-
-#ifdef SOLVER_CHECKS
-/* Built with -DSOLVER_CHECKS: an obligated move that leaves_no_pairs says leaves no pair,
- * expanded in full and its pairs filtered, leaves none. */
-static void check_no_pairs(Search *s, const Frame *frame, const Move *move, int must_use)
-{
-    bool settles;
-    int n = filtered_expansion(s, frame, move, must_use, &settles);
-    if (settles || n) {
-        fprintf(stderr, "SOLVER_CHECKS: an obligated move said to leave no pair leaves some\n");
-        abort();
-    }
-}
-#endif
-
-/* In a frame reached by a bare draw: is `child` one `deferred` skips whatever it plays,
- * known without playing it? So is a plain move between tableau piles with nothing for
- * settle to play after it (top_left_could_settle), and an obligated move that leaves no
- * pair (leaves_no_pairs). Exact: the search is the same, only cheaper (most of a drawn
- * frame's children are of these kinds); children() drops them before they are sorted. */
-static bool passed_over(Search *s, Frame *frame, const Child *child)
-{
-    const Move *move = &child->move;
-    if (move->action != MOVE || move->src_kind != TABLEAU || move->dst_kind != TABLEAU)
-        return false;
-    if (child->kind == CHILD_PLAIN) {
-        if (top_left_could_settle(s, NULL, move))
-            return false;
-#ifdef SOLVER_CHECKS
-        check_dropped(s, frame, NULL, move);
-#endif
-        return true;
-    }
-    if (child->kind != CHILD_OBLIGED || !peeks(s->t, &s->at, move)
-        || !leaves_no_pairs(s, frame, move))
-        return false;
-#ifdef SOLVER_CHECKS
-    check_no_pairs(s, frame, move, child->must_use);
-#endif
-    return true;
-}
-
-/* expand: the top frame's next child, an obligated move, replaced in place by that move
- * paired with each of its follow-ups (the frame keeps the move and the safe moves after
- * it as its prefix). False: out of memory. */
-static bool expand(Search *s, Frame *frame)
-{
-    const Tables *t = s->t;
-    size_t at = frame->first + frame->next;
-    Move move = s->kids[at].move;
-    int must_use = s->kids[at].must_use;
-    /* The frame's earlier prefix is spent (its pairs came before this placeholder). */
-    s->prefixes_len = frame->prefix;
-    if (!reserve_room((void **)&s->prefixes, &s->prefixes_cap, s->prefixes_len + 1 + MAX_CARDS,
-                      sizeof(Move)))
-        return false;
-    int n;
-    bool drawn = frame->drawn != NOT_DRAWN && !s->arranged;
-    if (!s->arranged && peeks(t, &s->at, &move)) {
-        /* Most obligated moves turn nothing up, refill nothing, and leave no safe move
-         * (could_settle's look, for such a move: the new top of the pile it left): their
-         * follow-ups are read from the piles moved for a look (peek_move), the position
-         * is not played and undone in full. */
-        /* After a bare draw, runs onto the pile only from the piles that could leave a
-         * top settle takes: the others' pairs would all be skipped unplayed. */
-        uint32_t from = drawn ? frame_exposing(s, frame) | 1u << move.dst : ALL_PILES;
-        Peek peek;
-        peek_move(t, &s->at, &move, &peek);
-        bool settles = safe_tableau_top(t, &s->at, move.src, s->rule);
-        if (!settles)
-            n = follow_ups(t, &s->at, must_use, &move, s->narrow, from, s->pairs);
-        peek_back(&s->at, &move, &peek);
-        if (!settles) {
-            s->prefixes[frame->prefix] = move;
-            frame->prefix_len = 1;
-            s->prefixes_len += 1;
-#ifdef SOLVER_CHECKS
-            check_expansion(s, &move, must_use, from, n);
-#endif
-            if (drawn) {
-                n = played_pairs(s, frame, &move, n);
-#ifdef SOLVER_CHECKS
-                check_drawn_pairs(s, frame, &move, must_use, n);
-#endif
-            }
-            return replace_child(s, frame, at, n);
-        }
-    }
-    /* The pairs are built at `mid`, the frame's position after the move and settle:
-     * played on `at` and undone after (a copy per expansion cost 3% of the search). */
-    Undo mid[1 + MAX_CARDS];
-    int before = s->at.tableau[must_use].len;
-    apply_undoable(t, &s->at, &move, &mid[0]);
-    int played = 1;
-    if (s->arranged || could_settle(t, &s->at, mid, 1, s->rule))
-        played += settle_undoable(t, &s->at, s->rule, mid + 1);
-    for (int i = 0; i < played; i++)
-        s->prefixes[frame->prefix + (size_t)i] = mid[i].move;
-    frame->prefix_len = (size_t)played;
-    s->prefixes_len += frame->prefix_len;
-    /* mid.tableau[must_use] != state.tableau[must_use][:-count]: the move took the top
-     * cards off must_use, and safe moves only take cards off piles, so the pile is as
-     * the move left it unless it is shorter. */
-    if (played > 1 && s->at.tableau[must_use].len != before - move.count) {
-        put_child(s->pairs, PAIRED, &move, NO_USE, CHILD_PLAIN);  /* the uncovered card went up */
-        n = 1;
-    } else {
-        n = follow_ups(t, &s->at, must_use, &move, s->narrow, ALL_PILES, s->pairs);
-    }
-    for (int i = played; i-- > 0;)
-        undo_move(t, &s->at, &mid[i]);
-    if (drawn && played == 1)
-        n = played_pairs(s, frame, &move, n);
-    else if (drawn && n == 1 && s->pairs[0].kind == CHILD_PLAIN)
-        n = played_pairs(s, frame, NULL, n);  /* the move alone, played as a plain child */
-    return replace_child(s, frame, at, n);
-}
+#include "frames.h"
+#include "keys.h"
 
 /* A new top frame at `at`, reached by `line` (the moves just applied, with their undo
  * records). */
@@ -1246,133 +117,203 @@ static uint64_t key_of(Search *s)
     return s->arranged ? arranged_key(s->t, &s->at) : plain_key(s->t, &s->at);
 }
 
-/* search._reversible: would playing the child's move straight back give its parent
- * exactly (no safe moves after it, no card turned up, no reserve refill)? Only then do
- * its children skip that move (docs/solver.md, "Straight back"). */
-static bool reversible(const Search *s, const Undo *line, int len)
+/* The reductions' hooks at each point of the loop, in list order. */
+static bool skipped(Search *s, const Frame *frame, const Undo *line, int len)
 {
-    if (len != 1)
-        return false;
-    const Move *move = &line[0].move;
-    return !(move->action == MOVE && move->src_kind == TABLEAU
-             && (line[0].refilled || s->at.tableau[move->src].hidden != line[0].hidden));
+    for (int r = 0; r < s->reductions_len; r++)
+        if (s->reductions[r]->skips && s->reductions[r]->skips(s, frame, line, len))
+            return true;
+    return false;
 }
 
-/* search._deferred: after a bare draw that covered `covered`, is this child skipped? So
- * it is when its line moves cards only from tableau piles, the reserve or foundations
- * (returns) onto tableau piles or foundations and, where it puts a card up, `covered` was
- * not safe at any point of the line: bounded by its safety at `at` with each card up as
- * many more times as the line returned cards (the same moves played before the draw
- * reach the same position: docs/solver.md, "Deferred draws"). */
-static bool deferred(Search *s, const Undo *line, int len, int covered)
+static int reached(const Search *s, const Undo *line, int len)
 {
-    bool up = false;
-    int returned = 0;
-    for (int i = 0; i < len; i++) {
-        const Move *move = &line[i].move;
-        if (move->action != MOVE)
-            return false;
-        if (move->src_kind == FOUNDATION && move->dst_kind == TABLEAU)
-            returned++;
-        else if (move->src_kind != TABLEAU && move->src_kind != RESERVE)
-            return false;
-        else if (move->dst_kind == FOUNDATION)
-            up = true;
-        else if (move->dst_kind != TABLEAU)
-            return false;
+    int drawn = NOT_DRAWN;
+    for (int r = 0; r < s->reductions_len; r++)
+        if (s->reductions[r]->reached && drawn == NOT_DRAWN)
+            drawn = s->reductions[r]->reached(s, line, len);
+    return drawn;
+}
+
+static bool dead_end(Search *s)
+{
+    for (int r = 0; r < s->reductions_len; r++)
+        if (s->reductions[r]->dead_end && s->reductions[r]->dead_end(s))
+            return true;
+    return false;
+}
+
+static bool goes_back(const Search *s, const Undo *line, int len)
+{
+    for (int r = 0; r < s->reductions_len; r++)
+        if (s->reductions[r]->goes_back && s->reductions[r]->goes_back(s, line, len))
+            return true;
+    return false;
+}
+
+static bool expanded(Search *s, Frame *frame)
+{
+    for (int r = 0; r < s->reductions_len; r++)
+        if (s->reductions[r]->expands)
+            return s->reductions[r]->expands(s, frame);
+    return false;  /* an obligated child with no reduction to expand it: never made */
+}
+
+/* What the loop does after a child is played. */
+typedef enum { NEXT, PUSH, STOP } Step;
+
+/* A new position met (counted, not won): is the search to stop, to go on with the next
+ * child (a dead end), or to push a frame for it? */
+static Step met(Search *s, const Limits *limits, double deadline, Outcome *out)
+{
+    if (out->positions >= limits->max_positions) {
+        out->stop = STOP_POSITIONS;
+        return STOP;
     }
-    return !(up && covered >= 0 && safe_with(s->t, &s->at, s->rule, covered, returned));
+    if (deadline >= 0 && out->positions % TIME_CHECK_EVERY == 0 && now_seconds() > deadline) {
+        out->stop = STOP_DEADLINE;
+        return STOP;
+    }
+    if (dead_end(s))  /* met, not expanded */
+        return NEXT;
+    if (s->depth >= s->max_depth) {
+        out->stop = STOP_DEPTH;
+        return STOP;
+    }
+    return PUSH;
 }
 
-/* Keys of positions reached by a bare draw, apart from the same positions reached
- * otherwise (their children are fewer). */
-static const uint64_t DRAWN_MARK = 0x5851f42d4c957f2dULL;
+/* The top frame's next child played: skipped, met already, or new (then won, a dead end,
+ * the end of a budget, or a new frame). */
+static Step step(Search *s, Frame *frame, const Limits *limits, double deadline, Outcome *out)
+{
+    Undo line[LINE_CAP];
+    Move finish[MAX_CARDS];
+    int len = play_child(s, frame, line);
+    if (skipped(s, frame, line, len)) {
+        undo_line(s, line, len);
+        return NEXT;
+    }
+    out->children++;
+    int drawn = reached(s, line, len);
+    uint64_t key = key_of(s);
+    TableAdd added = table_add(&s->seen, drawn != NOT_DRAWN ? drawn_key(key, drawn) : key);
+    if (added == TABLE_FULL) {
+        out->stop = STOP_TABLE;
+        return STOP;
+    }
+    Step next = NEXT;
+    if (added != TABLE_SEEN) {
+        out->positions++;
+        int finish_len = is_won(s->t, &s->at) ? 0 : finish_line(s->t, &s->at, finish);
+        if (finish_len >= 0) {
+            won(s, line, len, finish, finish_len, out);
+            return STOP;
+        }
+        next = met(s, limits, deadline, out);
+    }
+    if (next == PUSH) {
+        Move chosen = s->kids[frame->first + frame->next - 1].move;  /* kids may move */
+        bool back = goes_back(s, line, len);
+        if (!push_frame(s, line, len, back ? &chosen : NULL, drawn)) {
+            out->verdict = NO_MEMORY;
+            return STOP;
+        }
+    } else if (next == NEXT) {
+        undo_line(s, line, len);
+    }
+    return next;
+}
 
 /* The loop of _search over the frames, from the root frame pushed. */
 static void run(Search *s, const Limits *limits, double deadline, Outcome *out)
 {
-    const Tables *t = s->t;
-    Undo line[LINE_CAP];
-    Move finish[MAX_CARDS];
     while (s->depth) {
         Frame *frame = &s->frames[s->depth - 1];
         if (frame->next >= frame->count) {
             pop_frame(s);
-            continue;
-        }
-        if (s->kids[frame->first + frame->next].kind == CHILD_OBLIGED) {
+        } else if (s->kids[frame->first + frame->next].kind == CHILD_OBLIGED) {
             out->expansions++;
-            if (!expand(s, frame)) {
+            if (!expanded(s, frame)) {
                 out->verdict = NO_MEMORY;
                 return;
             }
-            continue;
-        }
-        int len = play_child(s, frame, line);
-        if (frame->drawn != NOT_DRAWN && deferred(s, line, len, frame->drawn)) {
-            undo_line(s, line, len);
-            continue;
-        }
-        out->children++;
-        const Position *pos = &s->at;
-        int drawn = NOT_DRAWN;
-        if (s->defer_draws && len == 1 && line[0].move.action == DRAW)
-            drawn = covered_by(pos, &line[0]);
-        /* what a drawn position skips reads the card covered: keyed with it */
-        TableAdd added = table_add(&s->seen, drawn != NOT_DRAWN
-                                                 ? mix64(key_of(s) ^ DRAWN_MARK
-                                                         ^ (uint64_t)(drawn + 2) << 56)
-                                                 : key_of(s));
-        if (added == TABLE_SEEN) {
-            undo_line(s, line, len);
-            continue;
-        }
-        if (added == TABLE_FULL) {
-            out->stop = STOP_TABLE;
-            return;
-        }
-        out->positions++;
-        int finish_len = is_won(t, pos) ? 0 : finish_line(t, pos, finish);
-        if (finish_len >= 0) {
-            won(s, line, len, finish, finish_len, out);
-            return;
-        }
-        if (out->positions >= limits->max_positions) {
-            out->stop = STOP_POSITIONS;
-            return;
-        }
-        if (deadline >= 0 && out->positions % TIME_CHECK_EVERY == 0 && now_seconds() > deadline) {
-            out->stop = STOP_DEADLINE;
-            return;
-        }
-        if (s->dead_end && relaxation_lost(s->dead_end, pos)) {  /* met, not expanded */
-            undo_line(s, line, len);
-            continue;
-        }
-        if (s->depth >= s->max_depth) {
-            out->stop = STOP_DEPTH;
-            return;
-        }
-        Move chosen = s->kids[frame->first + frame->next - 1].move;  /* kids may move */
-        /* A narrow search skips straight back after any step (search._search). */
-        bool back = s->narrow || reversible(s, line, len);
-        if (!push_frame(s, line, len, back ? &chosen : NULL, drawn)) {
-            out->verdict = NO_MEMORY;
+        } else if (step(s, frame, limits, deadline, out) == STOP) {
             return;
         }
     }
     out->verdict = UNSOLVABLE;
 }
 
+/* The two lists. The narrow one (search._search's narrow: restarts, which prove
+ * nothing): the direct safe-move rule, the narrow moves, the loose straight back. The full
+ * one: the sound safe-move rule, exact straight back, deferred draws and their children
+ * passed over, the relaxed tableau's test, positions up to run arrangement where asked.
+ * Each list orders its hooks: settle's rule first, the expansion of obligations, the
+ * skips after play, the dead-end test. eager (SearchTables.eager_foundations, asked for
+ * narrow restarts) plays every foundation move in either. */
+static int narrow_list(const Limits *limits, const Reduction **list)
+{
+    int n = 0;
+    list[n++] = limits->eager ? &SETTLE_EAGER : &SETTLE_NARROW;
+    list[n++] = &OBLIGATIONS;
+    list[n++] = &NARROW_MOVES;
+    list[n++] = &STRAIGHT_BACK_LOOSE;
+    return n;
+}
+
+static int full_list(const Limits *limits, const Reduction **list)
+{
+    int n = 0;
+    list[n++] = limits->eager ? &SETTLE_EAGER : &SETTLE;
+    list[n++] = &OBLIGATIONS;
+    list[n++] = &STRAIGHT_BACK;
+    if (limits->defer_draws)
+        list[n++] = &DEFERRED_DRAWS;
+    if (limits->defer_draws && !limits->arranged)
+        list[n++] = &PASSED_OVER;  /* not written for the arranged children */
+    if (limits->relaxed)
+        list[n++] = &RELAXED_DEAD_END;
+    if (limits->arranged)
+        list[n++] = &ARRANGED;
+    return n;
+}
+
 static void search_free(Search *s)
 {
+    for (int r = 0; r < s->reductions_len; r++)
+        if (s->reductions[r]->release)
+            s->reductions[r]->release(s);
     table_free(&s->seen);
-    relaxation_free(s->dead_end);
     free(s->frames);
     free(s->kids);
     free(s->undos);
     free(s->prefixes);
     free(s);
+}
+
+/* The search's state before its root: the table, the list's reductions prepared (false:
+ * out of memory). */
+static bool search_init(Search *s, const Tables *t, const Position *start,
+                        const Limits *limits, double deadline)
+{
+    size_t limit = limits->table_size;
+    if ((size_t)limits->max_positions < limit)
+        limit = (size_t)limits->max_positions + 1;  /* never more keys than positions */
+    if (!table_init(&s->seen, limit))
+        return false;
+    s->t = t;
+    s->draw_score = limits->draw_score;
+    s->max_depth = limits->max_depth;
+    s->reductions_len = limits->narrow ? narrow_list(limits, s->reductions)
+                                       : full_list(limits, s->reductions);
+    for (int r = 0; r < s->reductions_len; r++)
+        if (s->reductions[r]->prepare && !s->reductions[r]->prepare(s, start, limits, deadline))
+            return false;
+    s->jitter = limits->seed != 0;
+    if (s->jitter)
+        random_seed(&s->random, limits->seed);
+    return true;
 }
 
 void search_run(const Tables *t, const Position *start, const Limits *limits, Outcome *out)
@@ -1382,32 +323,12 @@ void search_run(const Tables *t, const Position *start, const Limits *limits, Ou
     out->verdict = UNKNOWN;
     out->positions = 1;
     Search *s = calloc(1, sizeof *s);
-    size_t limit = limits->table_size;
-    if ((size_t)limits->max_positions < limit)
-        limit = (size_t)limits->max_positions + 1;  /* never more keys than positions */
-    /* The relaxed tableau's test (search._search's `relaxed`, never narrow). */
-    if (!s || !table_init(&s->seen, limit)
-        || (limits->relaxed && !limits->narrow
-            && !relaxation_new(t, start, limits->relaxed_stock, limits->relaxed_states,
-                               relaxation_lost_limit(limits->table_size), &s->dead_end))) {
+    if (!s || !search_init(s, t, start, limits, deadline)) {
         out->verdict = NO_MEMORY;
         if (s)
             search_free(s);
         return;
     }
-    if (s->dead_end)
-        relaxation_set_deadline(s->dead_end, deadline);
-    s->t = t;
-    s->draw_score = limits->draw_score;
-    s->max_depth = limits->max_depth;
-    s->narrow = limits->narrow;
-    s->arranged = limits->arranged;
-    /* Narrow restarts prove nothing: they play by the narrow rule (tables.py). */
-    s->rule = limits->eager ? NULL : limits->narrow ? t->narrow_children_of : t->children_of;
-    s->defer_draws = limits->defer_draws && !limits->narrow;  /* as search._search */
-    s->jitter = limits->seed != 0;
-    if (s->jitter)
-        random_seed(&s->random, limits->seed);
     Undo line[MAX_CARDS];
     Move finish[MAX_CARDS];
     Position *root = &s->at;
@@ -1416,7 +337,7 @@ void search_run(const Tables *t, const Position *start, const Limits *limits, Ou
     int finish_len = is_won(t, root) ? 0 : finish_line(t, root, finish);
     if (finish_len >= 0)
         won(s, line, len, finish, finish_len, out);
-    else if (s->dead_end && relaxation_lost(s->dead_end, root))
+    else if (dead_end(s))
         out->verdict = UNSOLVABLE;
     else if (table_add(&s->seen, key_of(s)) == TABLE_FULL)
         out->stop = STOP_TABLE;
@@ -1426,23 +347,4 @@ void search_run(const Tables *t, const Position *start, const Limits *limits, Ou
         run(s, limits, deadline, out);
     out->skipped = s->skipped;
     search_free(s);
-}
-
-/* --------------------------------------------------------------------- playout */
-
-long playout(const Tables *t, Position *p, uint64_t seed, long steps, uint64_t *keys)
-{
-    Move moves[MAX_MOVES];
-    uint64_t rng = seed;
-    long positions = 0;
-    *keys = 0;
-    for (long step = 0; step < steps; step++) {
-        int n = legal_moves(t, p, moves);
-        *keys ^= plain_key(t, p);
-        positions++;
-        if (!n)
-            break;
-        apply_move(t, p, &moves[lcg_next(&rng) % (uint32_t)n]);
-    }
-    return positions;
 }

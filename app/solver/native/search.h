@@ -1,8 +1,6 @@
-/* The solver's position key, safe foundation moves, settle and the depth-first search:
- * a mirror of app/solver/moves.py (wanted_cards, safe_move, settle, scored_moves,
- * follow_ups, children, jittered, expand) and app/solver/search.py (_key_fn,
- * _finish_line, _search: narrow or full, with or without jitter, plain or up to run
- * arrangement with arrangements.c). */
+/* The depth-first search: a mirror of app/solver/search.py's _search (narrow or full,
+ * with or without jitter, plain or up to run arrangement with arrangements.c). The
+ * driver (search.c) and what it is built from are listed in docs/native-core.md. */
 #ifndef SOLVER_NATIVE_SEARCH_H
 #define SOLVER_NATIVE_SEARCH_H
 
@@ -10,66 +8,6 @@
 #include <stdint.h>
 
 #include "state.h"
-
-/* _key_fn: tableau piles and same-suit foundations interchangeable, the stock by its
- * length with a single pass. Equal exactly when the Python key tuples are equal
- * (barring a 64-bit collision). */
-uint64_t plain_key(const Tables *t, Position *p);  /* refreshes p's cached parts */
-/* Fills the key's tables; once, before any search (the module's init). */
-void keys_init(void);
-
-/* The parts both keys share, refreshed where stale and mixed into one word: the
- * foundation tops (a multiset) and the stock and the waste. */
-uint64_t shared_key_parts(const Tables *t, Position *p);
-
-/* The weights of the arranged key's card multisets (arrangements.c): a root's, an
- * attached card's. Random words (splitmix64's, filled by keys_init). */
-extern uint64_t root_weight[DECK], attached_weight[DECK];
-
-/* The move scores of app/solver/moves.py (lowest tried first), by the same names: why
- * each sits where it does is said there. */
-enum {
-    FOUNDATION_UNCOVERS = 0,
-    TURN_UP = 1,           /* + the face-down cards under the run */
-    CLEARED_FIRST = 2,     /* + the plain score */
-    TURN_UP_TO_EMPTY = 3,  /* + the face-down cards under the base */
-    REFILLED = 5,
-    TO_FOUNDATION = 10,
-    FROM_WASTE = 20,
-    ROOT_TO_TOP = 25,
-    EMPTY_PILE = 30,
-    FROM_WASTE_TO_EMPTY = 40,
-    SPLIT_RUN = 50,
-    SPLIT_TO_EMPTY = 60,
-    FROM_FOUNDATION = 70,
-    FROM_FOUNDATION_TO_EMPTY = 75,
-    REDEAL_LAST = 95,
-    PAIRED = 0,
-};
-
-/* wanted_cards: for each card the foundations take now, the first foundation taking it
- * (else -1). */
-void wanted(const Tables *t, const Position *p, int8_t out[DECK]);
-
-/* safe_move: the foundation move settle plays next, if any (eager: every one). */
-bool safe_move(const Tables *t, Position *p, bool eager, Move *out);
-
-/* settle: play safe moves until none is left; returns how many (at most MAX_CARDS),
- * written to `line` when it is not NULL. */
-int settle(const Tables *t, Position *p, bool eager, Move *line);
-
-/* A seeded random playout for the benchmark and the differential tests: at each of up
- * to `steps` positions legal_moves + plain_key, then apply move number rng % count
- * (core.Lcg in Python draws the same numbers). Returns the positions visited; the
- * final position is left in `p` and the keys' xor in `*keys`. */
-long playout(const Tables *t, Position *p, uint64_t seed, long steps, uint64_t *keys);
-
-/* The generator core.Lcg mirrors: a 64-bit LCG (Knuth's MMIX constants), high bits. */
-static inline uint32_t lcg_next(uint64_t *state)
-{
-    *state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (uint32_t)(*state >> 33);
-}
 
 /* What _search answers, and why an "unknown" stopped. */
 typedef enum { SOLVED, UNSOLVABLE, UNKNOWN, NO_MEMORY } Verdict;

@@ -50,53 +50,83 @@ static int read_cards(Reader *r, uint8_t *cards, int cap)
 
 static void foundation_share(const Tables *t, Position *p, int f, int sign);
 
+/* The header: the format's version, the variant's name (skipped: the tables name it),
+ * the house rule, the redeals left and the base rank. An error found here is returned at
+ * once, as are those of a read past the end; 0 otherwise. */
+static const char *read_header(const Tables *t, Reader *r, Position *out)
+{
+    if (read_byte(r) != BYTES_VERSION && !r->error)
+        return "unknown format version";
+    int name_len = read_byte(r);
+    if (!r->error && r->size - r->pos < (size_t)name_len)
+        r->error = "truncated";
+    if (r->error)
+        return r->error;
+    r->pos += (size_t)name_len;
+    if ((read_byte(r) != 0) != t->foundation_return && !r->error)
+        return "the bytes' house rule differs from the tables'";
+    int redeals = read_byte(r);
+    out->redeals_left = redeals == 255 ? -1 : (int16_t)redeals;
+    out->base_rank = (uint8_t)read_byte(r);
+    if (out->base_rank > 13 && !r->error)
+        return "the base rank is not a rank";
+    return 0;
+}
+
+/* The foundations, counting the copies of each card up; `*total` counts their cards. A
+ * read past the end is left in r->error for the caller. */
+static const char *read_foundations(const Tables *t, Reader *r, Position *out, int *total)
+{
+    int foundations = read_byte(r);
+    if (!r->error && foundations != t->foundation_count)
+        return "pile counts do not match the variant";
+    for (int f = 0; f < foundations && !r->error; f++) {
+        FoundationPile *pile = &out->foundations[f];
+        pile->len = (uint8_t)read_cards(r, pile->cards, FOUNDATION_CAP);
+        for (int k = 0; k < pile->len; k++)
+            out->copies_up[pile->cards[k]]++;
+        *total += pile->len;
+    }
+    return 0;
+}
+
+/* The tableau piles with their face-down counts and run starts; `*total` counts their
+ * cards. A read past the end is left in r->error for the caller. */
+static const char *read_tableau(const Tables *t, Reader *r, Position *out, int *total)
+{
+    int piles = read_byte(r);
+    if (!r->error && piles != t->tableau_piles)
+        return "pile counts do not match the variant";
+    for (int i = 0; i < piles && !r->error; i++) {
+        TableauPile *pile = &out->tableau[i];
+        pile->hidden = (uint8_t)read_byte(r);
+        pile->len = (uint8_t)read_cards(r, pile->cards, MAX_CARDS);
+        *total += pile->len;
+        if (!r->error && pile->hidden > (pile->len ? pile->len - 1 : 0))
+            return "a face-down card on top of a pile";
+        if (!r->error)
+            pile->run = (uint8_t)find_run_start(t, pile);
+    }
+    return 0;
+}
+
 const char *position_read(const Tables *t, const uint8_t *data, size_t size, Position *out)
 {
     Reader r = {data, size, 0, 0};
     memset(out, 0, sizeof *out);
     out->stale = STALE_ALL;
-    if (read_byte(&r) != BYTES_VERSION && !r.error)
-        return "unknown format version";
-    int name_len = read_byte(&r);
-    if (!r.error && r.size - r.pos < (size_t)name_len)
-        r.error = "truncated";
-    if (r.error)
-        return r.error;
-    r.pos += (size_t)name_len;
-    if ((read_byte(&r) != 0) != t->foundation_return && !r.error)
-        return "the bytes' house rule differs from the tables'";
-    int redeals = read_byte(&r);
-    out->redeals_left = redeals == 255 ? -1 : (int16_t)redeals;
-    out->base_rank = (uint8_t)read_byte(&r);
-    if (out->base_rank > 13 && !r.error)
-        return "the base rank is not a rank";
+    const char *bad = read_header(t, &r, out);
+    if (bad)
+        return bad;
     out->stock.len = (uint8_t)read_cards(&r, out->stock.cards, MAX_CARDS);
     out->waste.len = (uint8_t)read_cards(&r, out->waste.cards, MAX_CARDS);
     out->reserve.len = (uint8_t)read_cards(&r, out->reserve.cards, MAX_CARDS);
     int total = out->stock.len + out->waste.len + out->reserve.len;
-    int foundations = read_byte(&r);
-    if (!r.error && foundations != t->foundation_count)
-        return "pile counts do not match the variant";
-    for (int f = 0; f < foundations && !r.error; f++) {
-        FoundationPile *pile = &out->foundations[f];
-        pile->len = (uint8_t)read_cards(&r, pile->cards, FOUNDATION_CAP);
-        for (int k = 0; k < pile->len; k++)
-            out->copies_up[pile->cards[k]]++;
-        total += pile->len;
-    }
-    int piles = read_byte(&r);
-    if (!r.error && piles != t->tableau_piles)
-        return "pile counts do not match the variant";
-    for (int i = 0; i < piles && !r.error; i++) {
-        TableauPile *pile = &out->tableau[i];
-        pile->hidden = (uint8_t)read_byte(&r);
-        pile->len = (uint8_t)read_cards(&r, pile->cards, MAX_CARDS);
-        total += pile->len;
-        if (!r.error && pile->hidden > (pile->len ? pile->len - 1 : 0))
-            return "a face-down card on top of a pile";
-        if (!r.error)
-            pile->run = (uint8_t)find_run_start(t, pile);
-    }
+    bad = read_foundations(t, &r, out, &total);
+    if (!bad)
+        bad = read_tableau(t, &r, out, &total);
+    if (bad)
+        return bad;
     if (r.error)
         return r.error;
     if (r.pos != r.size)

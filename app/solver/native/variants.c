@@ -73,7 +73,8 @@ static const char *arranged_check(const Tables *t)
     return 0;
 }
 
-const char *tables_prepare(Tables *t)
+/* The sizes and the foundations' next cards: what the tables built from them index by. */
+static const char *sizes_check(const Tables *t)
 {
     if (t->decks < 1 || t->decks > 2)
         return "decks must be 1 or 2";
@@ -86,6 +87,12 @@ const char *tables_prepare(Tables *t)
     for (int card = 0; card < DECK; card++)
         if (t->found_next[card] >= DECK && t->found_next[card] != NO_CARD)
             return "found_next holds a card id above 51";
+    return 0;
+}
+
+/* The cards each card takes on it (stack_ok as lists, for move generation). */
+static void accepted_prepare(Tables *t)
+{
     for (int target = 0; target < DECK; target++) {
         Accepted *takes = &t->accepted_by[target];
         takes->count = 0;
@@ -93,6 +100,11 @@ const char *tables_prepare(Tables *t)
             if (stack_ok(t, target, moving))
                 takes->cards[takes->count++] = (uint8_t)moving;
     }
+}
+
+/* The children and the narrow children of each card, as lists. */
+static void children_prepare(Tables *t)
+{
     for (int card = 0; card < DECK; card++) {
         Accepted *wanting = &t->children_of[card], *narrow = &t->narrow_children_of[card];
         wanting->count = narrow->count = 0;
@@ -103,15 +115,40 @@ const char *tables_prepare(Tables *t)
                 narrow->cards[narrow->count++] = (uint8_t)m;
         }
     }
-    t->builds_down = true;
+}
+
+/* Does every card build only on cards one rank above its own (a King on an Ace where
+ * the build wraps)? The search relies on it to find where in a run a card could go
+ * without walking the run (variants.h). */
+static bool builds_down_of(const Tables *t)
+{
     for (int target = 0; target < DECK; target++)
         for (int moving = 0; moving < DECK; moving++)
             if (stack_ok(t, target, moving) && card_rank(moving) % 13 != card_rank(target) - 1)
-                t->builds_down = false;
+                return false;
+    return true;
+}
+
+/* first_fit (variants.h): where builds_down, the first count at which a run topped by
+ * `top` could go onto `parent`, their ranks' difference modulo 13 (13 for 0); else 1,
+ * every count being tried. Needs t->builds_down. */
+static void first_fit_prepare(Tables *t)
+{
     for (int parent = 0; parent < DECK; parent++)
         for (int top = 0; top < DECK; top++) {
             int first = ((card_rank(parent) - card_rank(top)) % 13 + 13) % 13;
             t->first_fit[parent * DECK + top] = (uint8_t)(!t->builds_down ? 1 : first ? first : 13);
         }
+}
+
+const char *tables_prepare(Tables *t)
+{
+    const char *bad = sizes_check(t);
+    if (bad)
+        return bad;
+    accepted_prepare(t);
+    children_prepare(t);
+    t->builds_down = builds_down_of(t);
+    first_fit_prepare(t);
     return t->arranged ? arranged_check(t) : 0;
 }
