@@ -43,3 +43,28 @@ def test_every_reduction_says_why_and_whether_a_proof_may_use_it() -> None:
         assert values, path.name
         for value in values:
             assert re.search(r"\.sound_for_loss = (true|false)", value), path.name
+
+
+def reduction_soundness() -> dict[str, bool]:
+    """Each reduction's name in C and its `sound_for_loss` flag."""
+    flags = {}
+    for path in NATIVE.glob("reduce_*.c"):
+        for name, value in re.findall(
+            r"const Reduction (\w+) = \{(.*?)\};", path.read_text(), re.S
+        ):
+            flags[name] = "sound_for_loss = true" in value
+    return flags
+
+
+def test_the_full_search_lists_only_reductions_sound_for_proofs_of_loss() -> None:
+    """Its exhaustion answers `unsolvable`: every reduction it may run must keep a win."""
+    source = (NATIVE / "search.c").read_text()
+    full = source[source.index("static int full_list(") :]
+    full = full[: full.index("\n}\n")]
+    listed = re.findall(r"&(\w+)", full)
+    flags = reduction_soundness()
+    assert listed and set(listed) <= set(flags), listed
+    assert [name for name in listed if not flags[name]] == []
+    narrow = source[source.index("static int narrow_list(") :]
+    narrow = narrow[: narrow.index("\n}\n")]
+    assert any(not flags[name] for name in re.findall(r"&(\w+)", narrow))

@@ -377,7 +377,6 @@ def test_a_run_round_the_whole_cycle_is_won_by_every_search() -> None:
     assert checked(state, plan.solve(state, 5_000)) == "solved"
 
 
-@pytest.mark.xfail(strict=True, reason="the core's full search proves a won position lost")
 def test_the_full_search_of_a_run_round_the_whole_cycle_never_proves_it_lost() -> None:
     state = State.from_text(WRAPPED_TO_NO_MOVE)
     assert checked(state, core.search_full(state, 1_500)) != "unsolvable"
@@ -389,6 +388,15 @@ def test_a_lost_position_is_proven_lost_up_to_run_arrangement() -> None:
     assert check_restart(lost, 5_000, False, 0, True) == "unsolvable"
     assert check_restart(lost, 5_000, False, 5, True) == "unsolvable"
     assert checked(lost, core.search_full(lost, 5_000)) == "unsolvable"
+
+
+def test_the_full_search_is_never_eager() -> None:
+    """Playing every foundation move at once is not sound for proofs of loss: only the
+    narrow search (whose unsolvable proves nothing) may."""
+    state = deal(VARIANTS["emperor"], 1)
+    with pytest.raises(ValueError, match="eager goes with narrow"):
+        core.search(state, 100, eager=True)
+    assert core.search(state, 100, narrow=True, eager=True).positions <= 101
 
 
 def test_the_arranged_search_is_refused_where_it_does_not_hold() -> None:

@@ -85,6 +85,45 @@ static int runs_onto(const Tables *t, const Position *p, int index, const Move *
     return runs_into_empty(t, p, index, back_pile, back_count, narrow, from, out);
 }
 
+/* Whether a run from pile `index` may go onto pile `j`, `count` cards of it. */
+static bool run_fits(const Tables *t, const Position *p, int index, int j, int count)
+{
+    const TableauPile *pile = &p->tableau[index], *there = &p->tableau[j];
+    if (there->len)
+        return stack_ok(t, there->cards[there->len - 1], pile->cards[pile->len - count]);
+    /* an empty pile takes any run but a whole pile (nothing would change) */
+    return !(t->reserve_fills_empty && p->reserve.len)
+        && !(count == pile->len && pile->hidden == 0);
+}
+
+/* The moves of the uncovered card's run that "move it together with the split-off
+ * cards" does not replace (docs/solver.md, "Obligations"): onto the split-off cards
+ * themselves (no combined move puts a run onto itself; only a run round the whole cycle
+ * makes it legal), and, where the split-off cards did not lie on the uncovered card as
+ * one run (Number Ten deals two face-up cards that need not build), to every pile. */
+static int uncovered_run_moves(const Tables *t, const Position *p, int index,
+                               const Move *last, bool narrow, Child *out)
+{
+    if (last->action != MOVE || last->src_kind != TABLEAU || last->src != index
+        || last->dst_kind != TABLEAU || last->dst == index || !p->tableau[index].len)
+        return 0;
+    const TableauPile *pile = &p->tableau[index], *there = &p->tableau[last->dst];
+    /* The split-off cards are still where `last` put them (settle takes none of them: the
+     * uncovered card going up is expanded elsewhere); where that cannot be read, every
+     * move of the run is paired, which is never unsound. */
+    bool joined = there->len >= last->count
+        && stack_ok(t, pile->cards[pile->len - 1], there->cards[there->len - last->count]);
+    int longest = pile->len - run_start(t, pile), n = 0;
+    for (int j = 0; j < t->tableau_piles; j++) {
+        if (j == index || (joined && j != last->dst))
+            continue;
+        for (int count = narrow ? longest : 1; count <= longest; count++)
+            if (run_fits(t, p, index, j, count))
+                put_pair(&out[n++], TABLEAU, index, TABLEAU, j, count);
+    }
+    return n;
+}
+
 /* moves._tops_onto: the waste's and the reserve's tops onto tableau pile `index` where it
  * takes them, and with `returns` the foundations' tops. */
 static int tops_onto(const Tables *t, Position *p, int index, bool returns, Child *out)
@@ -145,6 +184,8 @@ int follow_ups(const Tables *t, Position *p, int index, const Move *last,
         }
     }
     n += runs_onto(t, p, index, last, narrow, from, out + n);
+    if (t->runs_any)
+        n += uncovered_run_moves(t, p, index, last, narrow, out + n);
     n += tops_onto(t, p, index, t->foundation_return && !narrow, out + n);
     if (!t->runs_any)
         n += onto_moved(t, p, index, last, out + n);

@@ -593,6 +593,11 @@ static PyObject *core_search(PyObject *module, PyObject *args, PyObject *kwargs)
         return PyErr_Format(PyExc_ValueError, "these tables do not support run arrangement");
     if (arranged && narrow)
         return PyErr_Format(PyExc_ValueError, "a narrow search is never arranged");
+    /* The full search's exhaustion is a proof: its list holds only reductions sound for
+     * proofs of loss, and the eager rule is not one. */
+    if (eager && !narrow)
+        return PyErr_Format(PyExc_ValueError, "eager goes with narrow: the full search "
+                                              "plays only safe foundation moves at once");
     Position pos = from->pos;  /* the search reads its own copy, without the GIL */
     Outcome out;
     Py_BEGIN_ALLOW_THREADS

@@ -251,7 +251,8 @@ static void run(Search *s, const Limits *limits, double deadline, Outcome *out)
  * passed over, the relaxed tableau's test, positions up to run arrangement where asked.
  * Each list orders its hooks: settle's rule first, the expansion of obligations, the
  * skips after play, the dead-end test. eager (SearchTables.eager_foundations, asked for
- * narrow restarts) plays every foundation move in either. */
+ * narrow restarts) plays every foundation move, in the narrow list only: every reduction
+ * of the full list is sound for proofs of loss (tests/solver/test_native_layout.py). */
 static int narrow_list(const Limits *limits, const Reduction **list)
 {
     int n = 0;
@@ -265,7 +266,7 @@ static int narrow_list(const Limits *limits, const Reduction **list)
 static int full_list(const Limits *limits, const Reduction **list)
 {
     int n = 0;
-    list[n++] = limits->eager ? &SETTLE_EAGER : &SETTLE;
+    list[n++] = &SETTLE;  /* never eager: module.c refuses it; every entry is sound */
     list[n++] = &OBLIGATIONS;
     list[n++] = &STRAIGHT_BACK;
     if (limits->defer_draws)
