@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import os
 import random
-from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
@@ -26,44 +25,13 @@ from app.engine import VARIANTS, CorruptState, Move, Rules, State, UnknownVarian
 from app.engine.moves import FOUNDATION
 from app.solver import core, tables
 from app.solver import moves as solver_moves
+from tests.solver.oracle import CONFIGS, start, walk
 
 THOROUGH = os.environ.get("HYPOTHESIS_PROFILE") == "thorough"
 EXAMPLES = 100 if THOROUGH else 12
-CONFIGS = [(name, flip) for name in VARIANTS for flip in (False, True)]
 DEALS = (1, 2, 31999, 123456)  # both shuffles: Microsoft's below 32000, Mersenne Twister above
 STEPS = 70
 LONG_STEPS = 600
-
-
-def start(name: str, flip: bool, number: int) -> State:
-    variant = VARIANTS[name]
-    rules = Rules(foundation_return=not variant.foundation_return) if flip else None
-    return deal(variant, number, rules)
-
-
-def greedy_move(state: State, rng: random.Random, last: Move | None) -> Move:
-    """A safe foundation move, else one of the search's best-scored moves (ties at random)."""
-    rules = tables.SearchTables.of(state.variant)
-    safe = solver_moves.safe_move(state, rules, False)
-    if safe is not None:
-        return safe
-    scored = solver_moves.scored_moves(state, rules, last, False)
-    if not scored:
-        return rng.choice(state.legal_moves())
-    best = min(score for score, _m, _u in scored)
-    return rng.choice([move for score, move, _u in scored if score == best])
-
-
-def walk(state: State, rng: random.Random, steps: int, greedy: bool) -> Iterator[State]:
-    last = None
-    for _ in range(steps):
-        yield state
-        moves = state.legal_moves()
-        if not moves:
-            return
-        move = greedy_move(state, rng, last) if greedy else rng.choice(moves)
-        state, _ = state.apply(move, auto_finish=False, validate=False)
-        last = move
 
 
 @cache
