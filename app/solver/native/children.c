@@ -142,15 +142,6 @@ static int arranged_kids(Search *s, const Position *p, Child *out)
     return n;
 }
 
-/* Does a reduction of the list drop `child` unplayed? */
-static bool dropped(Search *s, Frame *frame, const Child *child)
-{
-    for (int r = 0; r < s->reductions_len; r++)
-        if (s->reductions[r]->drops && s->reductions[r]->drops(s, frame, child))
-            return true;
-    return false;
-}
-
 /* children (or, up to run arrangement, arranged_kids): best first; in a restart
  * (jittered) each score plus a draw of up to JITTER_SPREAD, drawn in the order the
  * moves came. In a frame reached by a bare draw, less the children passed over
@@ -159,17 +150,13 @@ static bool dropped(Search *s, Frame *frame, const Child *child)
 int children(Search *s, Frame *frame, const Move *last, Child *out)
 {
     const Position *p = &s->at;
-    int n = s->arranged ? arranged_kids(s, p, out) : scored_moves(s, p, last, out), kept = 0;
-    for (int i = 0; i < n; i++) {
-        double noisy = s->jitter ? out[i].score + random_random(&s->random) * JITTER_SPREAD
-                                 : out[i].score;
-        if (dropped(s, frame, &out[i])) {
-            s->skipped++;
-            continue;
-        }
-        out[kept] = out[i];
-        s->noisy[kept++] = noisy;
-    }
-    sort_children(out, s->noisy, kept);
-    return kept;
+    int n = s->arranged ? arranged_kids(s, p, out) : scored_moves(s, p, last, out);
+    for (int i = 0; i < n; i++)
+        s->noisy[i] = s->jitter ? out[i].score + random_random(&s->random) * JITTER_SPREAD
+                                : out[i].score;
+    for (int r = 0; r < s->reductions_len; r++)
+        if (s->reductions[r]->drops)
+            n = s->reductions[r]->drops(s, frame, out, s->noisy, n);
+    sort_children(out, s->noisy, n);
+    return n;
 }

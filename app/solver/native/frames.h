@@ -116,8 +116,10 @@ typedef struct Reduction {
     bool sound_for_loss;
     /* Before the search: set what it changes in the search (false: out of memory). */
     bool (*prepare)(Search *s, const Position *start, const Limits *limits, double deadline);
-    /* A frame's child, when the frame's children are made: true drops it unplayed. */
-    bool (*drops)(Search *s, Frame *frame, const Child *child);
+    /* A frame's children, once made (`n` of them in `out`, each with its score in
+     * `noisy`): drop some unplayed, keeping the others (and their scores) in order;
+     * returns how many are kept. Called once a frame, not once a child. */
+    int (*drops)(Search *s, Frame *frame, Child *out, double *noisy, int n);
     /* An obligated child comes up: replace it by its pairs (false: out of memory). */
     bool (*expands)(Search *s, Frame *frame);
     /* A child played (`line`, safe moves included): true skips it, undone, uncounted. */

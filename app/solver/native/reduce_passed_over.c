@@ -243,7 +243,7 @@ static void check_no_pairs(Search *s, const Frame *frame, const Move *move, int 
 static bool passed_over(Search *s, Frame *frame, const Child *child)
 {
     const Move *move = &child->move;
-    if (frame->drawn == NOT_DRAWN || move->action != MOVE || move->src_kind != TABLEAU || move->dst_kind != TABLEAU)
+    if (move->action != MOVE || move->src_kind != TABLEAU || move->dst_kind != TABLEAU)
         return false;
     if (child->kind == CHILD_PLAIN) {
         if (top_left_could_settle(s, NULL, move))
@@ -262,6 +262,24 @@ static bool passed_over(Search *s, Frame *frame, const Child *child)
     return true;
 }
 
+/* The drops hook: a frame reached by a bare draw loses its children passed over, the
+ * others keep their order (and their jittered scores); other frames lose none. */
+static int drop_passed_over(Search *s, Frame *frame, Child *out, double *noisy, int n)
+{
+    if (frame->drawn == NOT_DRAWN)
+        return n;
+    int kept = 0;
+    for (int i = 0; i < n; i++) {
+        if (passed_over(s, frame, &out[i])) {
+            s->skipped++;
+            continue;
+        }
+        out[kept] = out[i];
+        noisy[kept++] = noisy[i];
+    }
+    return kept;
+}
+
 static bool prepare(Search *s, const Position *start, const Limits *limits, double deadline)
 {
     (void)start, (void)limits, (void)deadline;
@@ -270,4 +288,4 @@ static bool prepare(Search *s, const Position *start, const Limits *limits, doub
 }
 
 const Reduction PASSED_OVER = {
-    .name = "passed over", .sound_for_loss = true, .prepare = prepare, .drops = passed_over};
+    .name = "passed over", .sound_for_loss = true, .prepare = prepare, .drops = drop_passed_over};
