@@ -6,8 +6,8 @@ background proof. A saturated pool answers 429 ``solver_busy``
 with ``Retry-After``; so does a player's second search while one of theirs runs or waits
 (``solver_search_in_progress``), and a hint never waits behind a finish's whole budget
 (the pool's hint lane). A search that answered ``unknown`` is remembered for a while for
-its position and budget (`undecided.Undecided`): a retry answers the same at once. A winning line, once found, is kept for every position along it in
-the database (`knowledge.SolverKnowledge`), so a player who follows the hints gets each
+its position and budget (`undecided.Undecided`): a retry answers the same at once. A
+winning line, once found, is kept for every position along it in the database (`knowledge.SolverKnowledge`), so a player who follows the hints gets each
 next one without a new search, on any instance; a proven deal's line (seeds, daily,
 solvable) is known from a game's first hint, and a position proven lost stays lost: so
 does every later position of that game's line of play (`Game.lost_at`, until an undo

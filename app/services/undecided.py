@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections import OrderedDict
 from collections.abc import Callable
+
+from app.services.bounded import BoundedMap
 
 Key = tuple[bytes, str, int, float]
 
@@ -26,28 +27,21 @@ def key(state_bytes: bytes, kind: str, positions: int, seconds: float) -> Key:
 
 
 class Undecided:
-    """A bounded map of keys to when they stop being remembered."""
+    """Keys and when they stop being remembered, at most `max_entries` (the oldest go)."""
 
     def __init__(
         self, ttl_seconds: float, max_entries: int, clock: Callable[[], float] = time.monotonic
     ) -> None:
         self.ttl_seconds = ttl_seconds
-        self.max_entries = max_entries
         self._clock = clock
-        self._until: OrderedDict[Key, float] = OrderedDict()  # oldest first
+        self._until: BoundedMap[Key, float] = BoundedMap(max_entries)
 
     def __len__(self) -> int:
         return len(self._until)
 
     def remember(self, search: Key) -> None:
-        if self.ttl_seconds <= 0:
-            return
-        now = self._clock()
-        self._until.pop(search, None)  # to the end: remembered anew
-        self._until[search] = now + self.ttl_seconds
-        # One TTL for all: the oldest are the first to expire.
-        while len(self._until) > self.max_entries or next(iter(self._until.values())) <= now:
-            self._until.popitem(last=False)
+        if self.ttl_seconds > 0:
+            self._until.put(search, self._clock() + self.ttl_seconds)
 
     def recalls(self, search: Key) -> bool:
         """Whether the search answered unknown within the TTL (an expired entry goes)."""
@@ -56,5 +50,5 @@ class Undecided:
             return False
         if self._clock() < until:
             return True
-        del self._until[search]
+        self._until.pop(search)
         return False
