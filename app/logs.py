@@ -4,7 +4,8 @@ Every log line is one JSON object: `time` (UTC, ISO 8601 with milliseconds), `le
 `logger`, `message`, and, for a line written while a request is handled, its
 `request_id`; the access line of each request adds `method`, `path`, `status` and
 `duration_ms` (`status` 499, nginx's "client closed request", when the client left
-before an answer was sent: not a server error); a line with an exception adds `exception` (the traceback, as text).
+before an answer was sent: not a server error); a line with an exception adds
+`exception` (the traceback, as text).
 
 A request's id is the incoming `X-Request-ID` when it is safe to log and echo (1 to
 `MAX_REQUEST_ID` characters of `A-Z a-z 0-9 - _ . :`), else one generated here (32 hex
