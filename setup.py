@@ -4,6 +4,8 @@ The solver is the core: where it cannot be compiled (no C compiler, no Python he
 the install stops with a message that names what to install.
 """
 
+from pathlib import Path
+
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 from setuptools.errors import CCompilerError, CompileError, ExecError, LinkError, PlatformError
@@ -33,31 +35,16 @@ class BuildCore(build_ext):
         except BUILD_ERRORS as exc:
             raise SystemExit(f"{NEEDED}\n({type(exc).__name__}: {exc})") from exc
 
-NATIVE = "app/solver/native"
+NATIVE = Path("app/solver/native")
 
 setup(
     cmdclass={"build_ext": BuildCore},
     ext_modules=[
         Extension(
             "app.solver._core",
-            sources=[
-                f"{NATIVE}/{name}.c"
-                for name in (
-                    "module", "state", "keys", "settle", "playout", "search", "children",
-                    "followups", "reduce_settle", "reduce_obligations", "reduce_narrow",
-                    "reduce_straight_back", "reduce_deferred", "reduce_passed_over",
-                    "reduce_relaxed", "reduce_arranged", "arrangements", "beam", "exhaustive",
-                    "jitter", "lines", "relaxation", "table", "variants",
-                )
-            ],
-            depends=[
-                f"{NATIVE}/{name}.h"
-                for name in (
-                    "state", "keys", "settle", "playout", "scores", "search", "frames", "arrangements",
-                    "arrays", "beam", "exhaustive", "hash", "jitter", "lines", "relaxation", "table",
-                    "variants",
-                )
-            ],
+            # Every file of the core: a new reduction (reduce_*.c) needs no line here.
+            sources=sorted(path.as_posix() for path in NATIVE.glob("*.c")),
+            depends=sorted(path.as_posix() for path in NATIVE.glob("*.h")),
             extra_compile_args=["-std=c99", "-O2", "-fvisibility=hidden", "-Wall", "-Wextra"],
         )
     ]

@@ -19,6 +19,12 @@ MOVES moves of deals 1001 to 1000 + ``--deals``), worked out once by the checkou
 build and handed to every build as text: where the relaxed tableau's tests do most of a
 Rainbow hint's work.
 
+``--hints`` times hints instead: ``plan.solve`` with the service's hint budget
+(``HINT_MAX_POSITIONS`` or ``HINT_MAX_SECONDS``) from the greedy positions (``--greedy``,
+default 100 moves), every game by default; per build the median and p99 latency and the
+share decided, over every round (a deadline makes answers differ under load: not
+compared).
+
 ``--callgrind`` counts instructions instead (valgrind's callgrind, the search alone:
 ``--toggle-collect=search_run``): exact and the same on a loaded machine, where wall time
 swings by a fifth from run to run. Run::
@@ -27,6 +33,7 @@ swings by a fifth from run to run. Run::
     .venv/bin/python bench/builds.py --build ... --callgrind --positions 20000
     .venv/bin/python bench/builds.py --build ... --variants rainbow --arranged --deals 8 \
         --greedy 80 --positions 20000
+    .venv/bin/python bench/builds.py --build ... --hints --deals 10 --rounds 2
 """
 
 from __future__ import annotations
@@ -42,6 +49,10 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from app.engine import VARIANTS  # noqa: E402
+
 GAMES = ("rank-and-file", "rows-of-four", "rainbow")
 ARRANGED = ("rank-and-file", "number-ten")  # the games with run arrangement
 
@@ -75,6 +86,53 @@ print(json.dumps(rows))
 """
 
 
+# Run in the subprocess for --hints: each start searched with the hint's budget.
+_HINTS_CHILD = """
+import importlib.machinery, importlib.util, json, sys, time
+sys.path.insert(0, {root!r})
+loader = importlib.machinery.ExtensionFileLoader("app.solver._core", {path!r})
+spec = importlib.util.spec_from_file_location("app.solver._core", {path!r}, loader=loader)
+module = importlib.util.module_from_spec(spec)
+loader.exec_module(module)
+sys.modules["app.solver._core"] = module
+from app.config import Settings
+from app.engine import State
+from app.solver.plan import solve
+settings = Settings()
+starts = json.load(open({starts!r}))
+rows = {{}}
+for name in {games!r}:
+    answers = []
+    for text in starts[name]:
+        started = time.perf_counter()
+        found = solve(State.from_text(text), settings.hint_max_positions,
+                      settings.hint_max_seconds)
+        answers.append([found.result, (time.perf_counter() - started) * 1000])
+    rows[name] = {{"answers": answers}}
+print(json.dumps(rows))
+"""
+
+
+def hint_table(results: dict[str, list[dict[str, dict]]], games: tuple[str, ...]) -> None:
+    """Per build: the hints' median and p99 latency and the share decided, all games and
+    rounds together, then the median of each game."""
+    print("| build | hints | median ms | p99 ms | decided | " + " | ".join(games) + " |")
+    print("|---|---:|---:|---:|---:|" + "---:|" * len(games))
+    for label, runs in results.items():
+        answers = [a for run in runs for game in games for a in run[game]["answers"]]
+        ms = sorted(a[1] for a in answers)
+        decided = sum(a[0] != "unknown" for a in answers) / len(answers)
+        per_game = [
+            statistics.median(a[1] for run in runs for a in run[game]["answers"]) for game in games
+        ]
+        print(
+            f"| {label} | {len(ms)} | {statistics.median(ms):.0f} | "
+            f"{ms[min(len(ms) - 1, int(len(ms) * 0.99))]:.0f} | {decided:.1%} | "
+            + " | ".join(f"{m:.0f}" for m in per_game)
+            + " |"
+        )
+
+
 def greedy_starts(games: tuple[str, ...], deals: int, moves: int) -> dict[str, list[str]]:
     """The hint table's positions of each game, as text (this checkout's build plays)."""
     sys.path.insert(0, str(ROOT))
@@ -97,7 +155,14 @@ def run_build(
     callgrind: bool,
     arranged: bool,
     starts: str = "",
+    hints: bool = False,
 ) -> dict[str, dict]:
+    if hints:
+        code = _HINTS_CHILD.format(root=str(ROOT), path=str(path), games=games, starts=starts)
+        done = subprocess.run(
+            [sys.executable, "-c", code], check=True, capture_output=True, text=True
+        )
+        return json.loads(done.stdout)
     code = _CHILD.format(
         root=str(ROOT),
         path=str(path),
@@ -158,7 +223,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--callgrind", action="store_true", help="instruction counts")
     parser.add_argument("--greedy", type=int, metavar="MOVES", help="from greedy play's positions")
+    parser.add_argument("--hints", action="store_true", help="hint latency, every game")
     args = parser.parse_args()
+    if args.hints:
+        args.greedy = args.greedy or 100
+        args.variants = args.variants or sorted(VARIANTS)
     builds = [
         (label, Path(path).resolve()) for label, _, path in (b.partition("=") for b in args.build)
     ]
@@ -183,8 +252,16 @@ def main() -> None:
                         args.callgrind,
                         args.arranged,
                         str(starts),
+                        args.hints,
                     )
                 )
+    if args.hints:
+        print(
+            f"hints (plan.solve at the hint's budget), positions along greedy play of deals "
+            f"1001-{1000 + args.deals} (every 8th of {args.greedy} moves); {rounds} rounds"
+        )
+        hint_table(results, games)
+        return
     reference = results[builds[0][0]][0]
     for label, runs in results.items():
         for run in runs:

@@ -4,7 +4,7 @@ native beam's; with ``--memory``, the transposition table's bound and leaks.
 
 Playouts: one position = legal moves + a position key + apply of the move a 64-bit
 generator picks (``state = state * 6364136223846793005 + 1442695040888963407 mod 2**64``,
-move number ``(state >> 33) % count``: ``lcg_next`` in ``search.h``). The engine side is
+move number ``(state >> 33) % count``: ``lcg_next`` in ``playout.h``). The engine side is
 written here (:func:`engine_playout`: ``State.legal_moves`` and ``State.apply``, with a
 small reference key, :func:`reference_key`, in place of the native plain key, which has
 no Python counterpart any more: the same parts, hashed by Python, so the work per
@@ -62,7 +62,7 @@ MASK = 2**64 - 1
 
 
 class Lcg:
-    """The native playout's generator (``lcg_next`` in ``search.h``), so the engine's
+    """The native playout's generator (``lcg_next`` in ``playout.h``), so the engine's
     playout makes the same choices."""
 
     def __init__(self, seed: int) -> None:

@@ -63,6 +63,11 @@ mutate "run-length" app/solver/native/state.c \
     's/for (int count = 2; count <= longest; count++) {/for (int count = 2; count < longest; count++) {/' \
     tests/solver/test_native_core.py -k "every_corpus_position"
 
+# Deferred draws made unsound: after a bare draw, nothing but another draw.
+mutate "deferred-all" app/solver/native/reduce_deferred.c \
+    's/return frame->drawn != NOT_DRAWN \&\& deferred(s, line, len, frame->drawn);/return frame->drawn != NOT_DRAWN \&\& line[0].move.action != DRAW;/' \
+    tests/solver/test_reductions.py -k "full_search_gives_the_plain_search_verdict"
+
 if [ "$survived" -ne 0 ]; then
     echo "== a mutation was not caught (above)"
     exit 1

@@ -7,6 +7,7 @@ RELAXED_MOST_STATES: int
 RELAXED_BEAM_STATE_LIMIT: int
 RELAXED_STOCK_LIMIT: int
 RELAXED_CLOCK_EVERY: int
+FULL_REDUCTIONS: tuple[str, ...]
 
 class Tables:
     def __init__(
@@ -71,6 +72,7 @@ def search(
     relaxed: bool = True,
     relaxed_stock: int = ...,
     relaxed_states: int = ...,
+    without: tuple[str, ...] | None = None,
 ) -> tuple[
     str, list[str], int, str, tuple[int, int, int]
 ]: ...  # ..., (children, expansions, skipped)

@@ -17,6 +17,7 @@ it, and the tests check the core against the engine and the plain search of
 from __future__ import annotations
 
 import time
+from collections.abc import Collection
 from functools import cache
 from types import ModuleType
 
@@ -35,6 +36,10 @@ except ImportError as exc:  # pragma: no cover - an install without its build
         f"app.solver._core is not built ({exc}): reinstall with a C compiler and the Python "
         "headers (on Debian: apt-get install gcc python3-dev; then pip install -e .)"
     ) from exc
+
+
+# The full search's reductions by name, in list order (the C list, search.c).
+FULL_REDUCTIONS: tuple[str, ...] = _core.FULL_REDUCTIONS
 
 
 def native() -> ModuleType:
@@ -123,6 +128,7 @@ def search(
     relaxed: bool = True,
     relaxed_stock: int = relaxation.STOCK_LIMIT,
     relaxed_states: int = relaxation.STATE_LIMIT,
+    without: Collection[str] = (),
 ) -> SolveResult:
     """One depth-first search from ``state``, with the GIL released: ``narrow`` (the
     restarts' search: no chains of run splits, nothing back down; proves nothing) or
@@ -131,7 +137,9 @@ def search(
     tableau's dead-end test (``relaxed``, where the stock holds at most
     ``relaxed_stock`` cards; each test gives up at ``relaxed_states``). ``draw_score`` is
     the rules' (of ``SearchTables.restart(seed)`` in a restart; default the variant's),
-    ``eager`` is ``narrow and rules.eager_foundations``.
+    ``eager`` is ``narrow and rules.eager_foundations``. ``without`` leaves reductions of
+    the full search out by name (:data:`FULL_REDUCTIONS`; the differential tests switch
+    each off alone).
     ``unknown`` also when the transposition table (``table_size`` keys) is full, or its
     stack (``max_depth`` frames, default ``DEFAULT_MAX_DEPTH``): the result says which in
     ``stopped``. The line is not replayed here (``plan.solve`` replays)."""
@@ -154,6 +162,7 @@ def search(
         relaxed=relaxed,
         relaxed_stock=relaxed_stock,
         relaxed_states=relaxed_states,
+        without=tuple(without),
     )
     moves = [Move.parse(text) for text in texts]
     elapsed = int((time.perf_counter() - started) * 1000)
@@ -224,6 +233,6 @@ def shorten(state: State, line: list[str], deadline: float | None = None) -> lis
 def playout(state: State, seed: int, steps: int) -> tuple[int, State]:
     """A seeded random playout in the core (the benchmark's and the tests' walk): at each
     position the legal moves and the plain key, then move number ``rng % count`` of the
-    64-bit generator in ``search.h`` (``lcg_next``). (positions visited, final position)"""
+    64-bit generator in ``playout.h`` (``lcg_next``). (positions visited, final position)"""
     positions, _keys, end = _core.playout(position(state), seed, steps)
     return positions, State.from_bytes(end.to_bytes())

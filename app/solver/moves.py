@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from app.solver.tables import SearchTables
 
 # Move scores: moves are tried lowest first (a stable sort: equal scores keep the
-# engine's order); the native search scores by the same names (search.h).
+# engine's order); the native search scores by the same names (scores.h).
 FOUNDATION_UNCOVERS = 0  # to a foundation, turning a card up or emptying a pile: pure gain
 TURN_UP = 1  # a whole face-up run off face-down cards (+ how many are face down: fewest first)
 REFILLED = 5  # empties a pile the reserve refills at once: progress, nothing spent

@@ -175,7 +175,7 @@ def test_positions_equal_only_up_to_their_key_get_one_key() -> None:
 
 
 class Lcg:
-    """The 64-bit generator the native ``playout`` draws from (search.h ``lcg_next``)."""
+    """The 64-bit generator the native ``playout`` draws from (playout.h ``lcg_next``)."""
 
     def __init__(self, seed: int) -> None:
         self.state = seed & (2**64 - 1)

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import lizard  # type: ignore[import-untyped]
 
+from app.solver import core
+
 NATIVE = Path(__file__).resolve().parents[2] / "app" / "solver" / "native"
 MOST_COMPLEX = 20
 
@@ -59,12 +61,13 @@ def reduction_soundness() -> dict[str, bool]:
 def test_the_full_search_lists_only_reductions_sound_for_proofs_of_loss() -> None:
     """Its exhaustion answers `unsolvable`: every reduction it may run must keep a win."""
     source = (NATIVE / "search.c").read_text()
-    full = source[source.index("static int full_list(") :]
-    full = full[: full.index("\n}\n")]
+    full = source[source.index("static const Reduction *const FULL[] = {") :]
+    full = full[: full.index("};")]
     listed = re.findall(r"&(\w+)", full)
     flags = reduction_soundness()
     assert listed and set(listed) <= set(flags), listed
     assert [name for name in listed if not flags[name]] == []
+    assert len(listed) == len(core.FULL_REDUCTIONS)
     narrow = source[source.index("static int narrow_list(") :]
     narrow = narrow[: narrow.index("\n}\n")]
     assert any(not flags[name] for name in re.findall(r"&(\w+)", narrow))

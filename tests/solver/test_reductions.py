@@ -10,9 +10,10 @@ other verdict, and seldom none: an ``unsolvable`` that the plain search contradi
 the worst bug the solver can have, and reductions that are sound alone can be unsound
 together. Every ``solved`` line replays to a win through the engine.
 
-Each reduction the core lets a search switch off (deferred draws, the relaxed tableau's
-dead-end test, run arrangement where it holds, and the narrow search's limits) is
-switched off alone: no verdict changes, and none contradicts the plain search. Positions
+Each reduction of the full search's list (``core.FULL_REDUCTIONS``: safe moves, same
+targets, obligations, straight back, deferred draws, passed-over children, the relaxed
+tableau's dead-end test; run arrangement switched on where it holds) is switched off
+alone: no verdict changes, and none contradicts the plain search. Positions
 built by hand that once got the wrong verdict are searched with each too.
 """
 
@@ -76,9 +77,17 @@ def decided() -> tuple[tuple[State, str], ...]:
 
 
 @cache
+def full_results() -> tuple[SolveResult, ...]:
+    """The full search's answer for each decided position, in order."""
+    return tuple(full(state) for state, _verdict in decided())
+
+
+@cache
 def full_verdicts() -> tuple[str, ...]:
     """The full search's verdict of each decided position (lines checked), in order."""
-    return tuple(checked(state, full(state)) for state, _verdict in decided())
+    return tuple(
+        checked(state, found) for (state, _v), found in zip(decided(), full_results(), strict=True)
+    )
 
 
 def test_the_corpus_decides_both_ways_in_every_game() -> None:
@@ -113,12 +122,28 @@ def test_the_search_up_to_run_arrangement_gives_the_plain_search_verdict() -> No
     agrees(verdicts)
 
 
-# Each reduction switched off alone: the search's keywords, and the games where it acts.
+# Reductions that only spare work: what each leaves out reaches a key met already (same
+# targets: a twin of a child tried; straight back: the parent) or a child the deferred
+# draws skip after playing it (passed over: before playing it). Without one, the search
+# must meet the very same positions.
+SPARING = ("same targets", "straight back", "passed over")
+
+# The others, each switched off alone: the search's keywords, and the games where it
+# acts. Run arrangement is off by default: it is switched on instead.
 SWITCHED_OFF: dict[str, tuple[dict[str, Any], Any]] = {
-    "deferred draws": ({"defer_draws": False}, lambda v: True),
-    "relaxed tableau": ({"relaxed": False}, relaxation.applies),
-    "run arrangement": ({"arranged": True}, arrangements.supports),  # off by default: on
+    "safe moves": ({"without": ("safe moves",)}, lambda v: True),
+    "obligations": ({"without": ("obligations",)}, lambda v: True),
+    "deferred draws": ({"without": ("deferred draws",)}, lambda v: True),
+    "relaxed tableau": ({"without": ("relaxed tableau",)}, relaxation.applies),
+    "up to run arrangement": ({"arranged": True}, arrangements.supports),
 }
+
+
+def test_every_reduction_of_the_full_list_is_switched_off_by_a_test() -> None:
+    assert set(SWITCHED_OFF) | set(SPARING) == set(core.FULL_REDUCTIONS)
+    assert {"safe moves", "obligations", "deferred draws"} <= set(SWITCHED_OFF)
+    with pytest.raises(ValueError, match="not a reduction"):
+        core.search(start("rainbow", False, 1), 10, without=("no such reduction",))
 
 
 @pytest.mark.parametrize("reduction", SWITCHED_OFF)
@@ -139,6 +164,19 @@ def test_each_reduction_switched_off_alone_changes_no_verdict(reduction: str) ->
         undecided += got == "unknown" and usual != "unknown"
     assert both >= 20 and lost >= 5, (both, lost)
     assert undecided <= both // 10, (undecided, both)
+
+
+@pytest.mark.parametrize("reduction", SPARING)
+def test_a_reduction_that_spares_work_meets_the_same_positions(reduction: str) -> None:
+    """Without it the search meets the same positions, as many, to the same answer and
+    line, on every position of the corpus (deferred draws, which passed over needs, on)."""
+    for (state, _verdict), usual in zip(decided(), full_results(), strict=True):
+        got = core.search(state, FULL_BUDGET, without=(reduction,))
+        assert (got.result, got.positions, got.moves) == (
+            usual.result,
+            usual.positions,
+            usual.moves,
+        ), (state.to_text(), reduction)
 
 
 def test_the_narrow_search_never_contradicts_the_plain_one_through_solve() -> None:
@@ -246,7 +284,13 @@ def test_a_waste_card_put_up_early_can_shift_the_threes_a_line_needs() -> None:
     assert ace in wanted_cards(state) and rules.safe_to_foundation(state, ace)
     assert safe_move(state, rules, False) is None
     assert core.position(state).safe_move() is None
-    for keywords in ({}, {"arranged": True}, {"defer_draws": False}, {"relaxed": False}):
+    switches: tuple[dict[str, Any], ...] = (
+        {},
+        {"arranged": True},
+        {"defer_draws": False},
+        {"relaxed": False},
+    )
+    for keywords in switches:
         assert checked(state, core.search(state, FULL_BUDGET, **keywords)) == "solved"
     assert plan.solve(state, 5_000).result == "solved"
     # One card a draw: the same waste settles (any order of cards stays reachable).
@@ -289,7 +333,8 @@ def test_a_single_card_moved_for_another_to_go_on_it_is_paired_with_that_move() 
     both, and wins where the plain search does, with every switch."""
     state = State.from_text(HELD_WHERE_IT_WENT)
     assert core.exhaustive(state, 1_000_000).result == "solved"
-    for keywords in ({}, {"defer_draws": False}, {"relaxed": False}):
+    switches: tuple[dict[str, Any], ...] = ({}, {"defer_draws": False}, {"relaxed": False})
+    for keywords in switches:
         assert checked(state, core.search(state, FULL_BUDGET, **keywords)) == "solved"
     rules = SearchTables.of(state.variant)
     narrow = core.search(state, 5_000, narrow=True, eager=rules.eager_foundations)

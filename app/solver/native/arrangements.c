@@ -1,6 +1,6 @@
-/* The run-arrangement key and moves (see arrangements.h); each function
- * names the one of app/solver/arrangements.py it mirrors. The tables are arranged ones:
- * tables_prepare has checked what the comments here rely on. */
+/* The run-arrangement key and moves (see arrangements.h; the argument is the docstring
+ * of app/solver/arrangements.py). The tables are arranged ones: tables_prepare has
+ * checked what the comments here rely on. */
 #include "arrangements.h"
 
 #include <string.h>
@@ -12,9 +12,8 @@
 /* A card's role in its pile's top run, as children numbers them. */
 enum { BASE, ROOT, ATTACHED };
 
-/* _run_base is state.c's run_start. (Python walks down to the pile's bottom, through its
- * table of piles, then takes the larger of that and the face-down count: the same index,
- * since the walk only stops early at a card that does not build on the one under it.) */
+/* A pile's top run starts at run_start (state.h), never below the face-down cards: its
+ * card there is the pile's base where anything lies under it, else its root. */
 
 /* top_of: for each class, the first pile whose top card is of it (else -1); returns the
  * first empty pile (else -1). */
@@ -36,7 +35,7 @@ static int tops_by_class(const Tables *t, const Position *p, int8_t top_of[DECK]
     return empty;
 }
 
-/* top_of.get(parent[card], -1): a pile whose top `card` builds on. */
+/* A pile whose top `card` builds on (the first, from top_of), else -1. */
 static int parent_top(const Tables *t, const int8_t top_of[DECK], int card)
 {
     int parent = t->parent_class[card];
@@ -48,8 +47,8 @@ static int top_class(const Tables *t, const TableauPile *pile)
     return t->klass[pile->cards[pile->len - 1]];
 }
 
-/* _Tops.elsewhere: the first pile other than j whose top card is of class `klass`, else
- * -1 (top_of gives the first pile; only with a wrap can it be j's own). */
+/* The first pile other than j whose top card is of class `klass`, else -1 (top_of gives
+ * the first pile; only with a wrap can it be j's own). */
 static int elsewhere(const Tables *t, const Position *p, const int8_t top_of[DECK], int klass,
                      int j)
 {
@@ -63,10 +62,10 @@ static int elsewhere(const Tables *t, const Position *p, const int8_t top_of[DEC
     return -1;
 }
 
-/* _Tops.split: with a wrap, where pile j's own top is the only top of the class its card
- * i needs: the first other pile with cards (else -1), and in *k the lowest card above i
- * whose card below is of that pile's top class (the run from i to the top holds every
- * class, and the one wanted is not the caller's). */
+/* With a wrap, where pile j's own top is the only top of the class its card i needs: the
+ * first other pile with cards (else -1), and in *k the lowest card above i whose card
+ * below is of that pile's top class (the run from i to the top holds every class, and the
+ * one wanted is not the caller's). */
 static int split(const Tables *t, const Position *p, int j, int i, int *k)
 {
     const TableauPile *pile = &p->tableau[j];
@@ -137,9 +136,9 @@ static void before(ArrangedChild *child, Move move)
     child->before[child->before_len++] = move;
 }
 
-/* _foundation_child: pile j's card i to foundation f, at once when it is the top card,
- * else after the run on it goes to a class sibling (key unchanged). With a wrap that
- * sibling can be the run's own top, and the only one (split). */
+/* Pile j's card i to foundation f, at once when it is the top card, else after the run on
+ * it goes to a class sibling (key unchanged). With a wrap that sibling can be the run's
+ * own top, and the only one (split). */
 static void foundation_child(const Tables *t, const Position *p, const int8_t top_of[DECK],
                              int empty, int j, int i, int f, bool uncovers, ArrangedChild *out,
                              int *n)
@@ -182,7 +181,8 @@ static void foundation_child(const Tables *t, const Position *p, const int8_t to
     }
 }
 
-/* The children of one tableau pile's top-run cards, in the order Python appends them. */
+/* The children of one tableau pile's top-run cards, from the run's bottom card up: the
+ * order equal scores keep. */
 static void pile_children(const Tables *t, const Position *p, const int8_t want[DECK],
                           const int8_t top_of[DECK], int empty, int j, uint64_t done[3],
                           ArrangedChild *out, int *n)
@@ -267,7 +267,8 @@ static void return_children(const Tables *t, const Position *p, const int8_t top
     }
 }
 
-/* out.sort(key=score): stable, as Python's sort (an insertion sort: the lists are short). */
+/* By score, stably: equal scores keep the order the children were made in (an insertion
+ * sort: the lists are short). */
 static void sort_by_score(ArrangedChild *out, int n)
 {
     for (int i = 1; i < n; i++) {

@@ -1,5 +1,5 @@
-/* The full search up to run arrangement: a mirror of app/solver/arrangements.py (key,
- * children), for the variants it supports (Tables.arranged, which
+/* The full search up to run arrangement: its key and children, for the variants where
+ * app/solver/arrangements.py says the argument holds (Tables.arranged, which
  * tables_prepare checks). Building blocks for the search (search.c): none of them
  * searches. The module docstring of arrangements.py says why equal keys are won or
  * lost alike. */
@@ -20,11 +20,10 @@ enum {
     MAX_ARRANGED_CHILDREN = 2 * MAX_CARDS + MAX_PILES + 2 * 3 + 2 * MAX_PILES + 1,
 };
 
-/* A child of arrangements.children: `move`, from the position itself or after the
- * `before_len` moves of `before`: Python's (score, before, mid, move). One, the clear:
- * the run on the moving card to a class sibling, which leaves the key alone. Two or
- * three only with a wrap, where a run can hold the only top a move needs (see
- * arrangements.py, "With a wrap"). */
+/* A child up to run arrangement: `move`, from the position itself or after the
+ * `before_len` moves of `before`. One, the clear: the run on the moving card to a class
+ * sibling, which leaves the key alone. Two or three only with a wrap, where a run can
+ * hold the only top a move needs (see arrangements.py, "With a wrap"). */
 enum { MAX_BEFORE = 3 };
 
 typedef struct {
@@ -34,13 +33,15 @@ typedef struct {
     Move move;
 } ArrangedChild;
 
-/* arrangements.key(state, single_pass): equal exactly when the Python key tuples (before
- * hash) are equal, barring a 64-bit collision. */
+/* The key up to run arrangement: each pile's base with what lies under it, the roots and
+ * the attached cards, as multisets; the foundations, stock and waste as the plain key has
+ * them; the reserve's cards and the redeals left. Equal exactly when those parts are
+ * equal, barring a 64-bit collision. */
 uint64_t arranged_key(const Tables *t, Position *p);  /* refreshes p's kept parts */
 
-/* arrangements.children(state, wanted, draw_score), in its order (stably sorted by
- * score): `want` is wanted()'s (settle.h). `out` holds MAX_ARRANGED_CHILDREN; returns
- * how many. */
+/* The children up to run arrangement, stably sorted by score (equal scores in the order
+ * they are made): `want` is wanted()'s (settle.h). `out` holds MAX_ARRANGED_CHILDREN;
+ * returns how many. */
 int arranged_children(const Tables *t, const Position *p, const int8_t want[DECK],
                       int draw_score, ArrangedChild *out);
 

@@ -1,5 +1,4 @@
-/* The beam search by stock level (see beam.h and app/solver/beam.py, which this mirrors
- * line for line: the names below are its names). */
+/* The beam search by stock level (see beam.h and app/solver/beam.py). */
 #define _POSIX_C_SOURCE 199309L /* clock_gettime */
 #include "beam.h"
 
@@ -13,10 +12,10 @@
 #include "settle.h"
 #include "table.h"
 
-enum { DRAWS_BETWEEN_CLOCKS = 16 };  /* beam.DRAWS_BETWEEN_CLOCKS */
+enum { DRAWS_BETWEEN_CLOCKS = 16 };  /* a level's draws between looks at the clock */
 
-/* A line as a chain of steps (beam.Line): a step's moves are moves[first .. first + len),
- * played after its parent's (-1: none). Positions that extend a line share its steps. */
+/* A line as a chain of steps: a step's moves are moves[first .. first + len), played
+ * after its parent's (-1: none). Positions that extend a line share its steps. */
 typedef struct {
     int parent;
     size_t first;
@@ -42,9 +41,9 @@ typedef struct {
     const Tables *t;
     const BeamLimits *limits;
     /* The positions, by slot, with how many entries hold each (a position can be a
-     * candidate, a frontier entry and a level's root at once, as the Python objects are
-     * shared); a slot no entry holds is free for the next. Entries keep slots, not
-     * positions: a position is some 2.5 KB, and the pool grows by realloc. */
+     * candidate, a frontier entry and a level's root at once); a slot no entry holds is
+     * free for the next. Entries keep slots, not positions: a position is some 2.5 KB,
+     * and the pool grows by realloc. */
     Position *pool;
     int *refs;
     size_t pool_len, pool_cap;
@@ -56,11 +55,11 @@ typedef struct {
     size_t moves_len, moves_cap;
     Table seen;
     long positions;
-    long added;          /* _Best.added */
-    Entries candidates;  /* _Best.heap: a min-heap by (score, -order) */
+    long added;          /* candidates added so far: each one's order */
+    Entries candidates;  /* the level's `width` best: a min-heap by (score, -order) */
     Entries frontier;    /* a stack (depth first) or a min-heap by (-score, order) (best) */
     Entries level, next_level, ranked;
-    Relaxation *dead_end;  /* the relaxed tableau's test, or NULL (beam.beam's `lost`) */
+    Relaxation *dead_end;  /* the relaxed tableau's test, or NULL */
     Move legal[MAX_MOVES];
 } Beam;
 
@@ -130,7 +129,7 @@ static void line_moves(const Beam *b, int step, Move *out, size_t len)
 }
 
 /* Only the level's lines are needed past a level: each becomes one step of a fresh
- * arena, and the steps of the positions dropped go (the Python lines are collected). */
+ * arena, and the steps of the positions dropped go. */
 static bool compact_lines(Beam *b, Entries *level)
 {
     Step *steps = NULL;
@@ -228,7 +227,7 @@ static Entry heap_pop(Entries *h, Before before)
     return top;
 }
 
-/* _Best.add: kept while fewer than `width` are, or in place of the lowest when higher
+/* A new candidate: kept while fewer than `width` are, or in place of the lowest when higher
  * (a later entry of an equal score is lower: ties go to the first added). */
 static bool candidate_add(Beam *b, int score, int slot, int step)
 {

@@ -1,8 +1,8 @@
-/* The beam search by stock level: a mirror of app/solver/beam.py's beam(), run over
- * native positions without a Python object per position (the Python loop over the
- * native Position spent six sevenths of a 10,000,000-position survey deal). The same
- * positions met in the same order, so the same line and count (the differential tests
- * compare it with beam.beam()). */
+/* The beam search by stock level (what it is for: app/solver/beam.py's docstring and
+ * docs/solver.md, "The beam search"): each level keeps the `width` best positions met,
+ * explores from each the moves that do not draw (up to `closure` new positions), and
+ * draws from the best of them into the next level. It proves nothing: it answers a line
+ * or nothing. */
 #ifndef SOLVER_NATIVE_BEAM_H
 #define SOLVER_NATIVE_BEAM_H
 
@@ -33,8 +33,8 @@ typedef struct {
     size_t line_len;
 } BeamOutcome;
 
-/* beam.beam(start, ...) over native positions. Holds none of the GIL's objects: it may
- * run with the GIL released. */
+/* The beam search from `start`. Holds none of the GIL's objects: it may run with the GIL
+ * released. */
 void beam_run(const Tables *t, const Position *start, const BeamLimits *limits,
               BeamOutcome *out);
 

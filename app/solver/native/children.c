@@ -29,9 +29,10 @@ static int foundation_score(Search *s, const Position *p, const Move *move, int 
 {
     const FoundationPile *top = &p->foundations[move->dst];
     int source = move->src_kind * MAX_PILES + move->src;
-    if (!mark_new(s->found_marks, found_len,
-                  source * 64 + (top->len ? top->cards[top->len - 1] + 1 : 0)))
-        return -1;  /* the same card onto an equal foundation */
+    if (s->twins_once
+        && !mark_new(s->found_marks, found_len,
+                     source * 64 + (top->len ? top->cards[top->len - 1] + 1 : 0)))
+        return -1;  /* the same card onto an equal foundation (reduce_same_targets.c) */
     if (move->src_kind == TABLEAU) {
         const TableauPile *pile = &p->tableau[move->src];
         int left = pile->len - 1;
@@ -42,9 +43,10 @@ static int foundation_score(Search *s, const Position *p, const Move *move, int 
 }
 
 /* A move between tableau piles of scored_moves: its score and obligation, or false. */
-static bool tableau_score(const Tables *t, const Position *p, const Move *move, bool to_empty,
+static bool tableau_score(const Search *s, const Position *p, const Move *move, bool to_empty,
                           int *score, int *must_use)
 {
+    const Tables *t = s->t;
     const TableauPile *pile = &p->tableau[move->src];
     int down = pile->hidden;
     *must_use = NO_USE;
@@ -54,7 +56,8 @@ static bool tableau_score(const Tables *t, const Position *p, const Move *move, 
     } else if (down) {
         *score = TURN_UP + down;  /* turns a card up */
     } else if (to_empty) {
-        return false;  /* whole pile to an empty pile: nothing changes */
+        *score = EMPTY_PILE;
+        return !s->twins_once;  /* whole pile to an empty pile: the same key */
     } else if (t->reserve_fills_empty && p->reserve.len) {
         *score = REFILLED;  /* the reserve refills it: progress */
     } else {
@@ -84,10 +87,11 @@ static int scored_moves(Search *s, const Position *p, const Move *last, Child *o
         } else {
             bool to_empty = !p->tableau[move->dst].len;
             int source = move->src_kind * MAX_PILES + move->src;
-            if (to_empty && !mark_new(s->empty_marks, &empty_len, source * 128 + move->count))
+            if (to_empty && s->twins_once
+                && !mark_new(s->empty_marks, &empty_len, source * 128 + move->count))
                 continue;  /* a second empty pile is the same position */
             if (move->src_kind == TABLEAU) {
-                if (!tableau_score(t, p, move, to_empty, &score, &must_use))
+                if (!tableau_score(s, p, move, to_empty, &score, &must_use))
                     continue;
             } else if (move->src_kind == FOUNDATION) {
                 if (s->narrow)
@@ -97,14 +101,16 @@ static int scored_moves(Search *s, const Position *p, const Move *last, Child *o
                 score = to_empty ? FROM_WASTE_TO_EMPTY : FROM_WASTE;  /* waste or reserve */
             }
         }
+        if (!s->obliges)
+            must_use = NO_USE;  /* obligations switched off: every move a plain child */
         put_child(&out[k++], score, move, must_use,
                   must_use == NO_USE ? CHILD_PLAIN : CHILD_OBLIGED);
     }
     return k;
 }
 
-/* Sort children by `keys` (their scores, or jittered's noisy ones), stably: as Python's
- * sort, and as sorting (noisy, n) pairs. Insertion sort: a few dozen children. */
+/* Sort children by `keys` (their scores, or a restart's noisy ones), stably: equal keys
+ * keep the order the children were made in. Insertion sort: a few dozen children. */
 static void sort_children(Child *out, double *keys, int n)
 {
     for (int i = 1; i < n; i++) {
@@ -120,7 +126,7 @@ static void sort_children(Child *out, double *keys, int n)
     }
 }
 
-/* _search's kids up to run arrangement: arrangements.children, best first already. */
+/* The children up to run arrangement: arranged_children's, best first already. */
 static int arranged_kids(Search *s, const Position *p, Child *out)
 {
     int8_t want[DECK];
@@ -142,11 +148,11 @@ static int arranged_kids(Search *s, const Position *p, Child *out)
     return n;
 }
 
-/* children (or, up to run arrangement, arranged_kids): best first; in a restart
- * (jittered) each score plus a draw of up to JITTER_SPREAD, drawn in the order the
- * moves came. In a frame reached by a bare draw, less the children passed over
- * (passed_over): dropped after the draws, so a restart draws the same numbers, and
- * before the sort, which is stable, so the others keep their order. */
+/* children (or, up to run arrangement, arranged_kids): best first; in a restart each
+ * score plus a draw of up to JITTER_SPREAD, drawn in the order the moves came. In a
+ * frame reached by a bare draw, less the children passed over (passed_over): dropped
+ * after the draws, so a restart draws the same numbers, and before the sort, which is
+ * stable, so the others keep their order. */
 int children(Search *s, Frame *frame, const Move *last, Child *out)
 {
     const Position *p = &s->at;
@@ -154,9 +160,8 @@ int children(Search *s, Frame *frame, const Move *last, Child *out)
     for (int i = 0; i < n; i++)
         s->noisy[i] = s->jitter ? out[i].score + random_random(&s->random) * JITTER_SPREAD
                                 : out[i].score;
-    for (int r = 0; r < s->reductions_len; r++)
-        if (s->reductions[r]->drops)
-            n = s->reductions[r]->drops(s, frame, out, s->noisy, n);
+    for (int r = 0; r < s->hooks.drops_len; r++)
+        n = s->hooks.drops[r](s, frame, out, s->noisy, n);
     sort_children(out, s->noisy, n);
     return n;
 }

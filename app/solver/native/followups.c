@@ -1,5 +1,5 @@
-/* follow_ups (moves.follow_ups): the moves that use a pile an obligated move uncovered,
- * which expand (reduce_obligations.c) pairs it with. */
+/* follow_ups: the moves that use a pile an obligated move uncovered, which expand
+ * (reduce_obligations.c) pairs it with. */
 #include "frames.h"
 
 #include "scores.h"
@@ -113,6 +113,10 @@ static int uncovered_run_moves(const Tables *t, const Position *p, int index,
      * move of the run is paired, which is never unsound. */
     bool joined = there->len >= last->count
         && stack_ok(t, pile->cards[pile->len - 1], there->cards[there->len - last->count]);
+    /* Joined, the split-off cards build on the uncovered card: a part of its run onto
+     * their top would close a chain of builds on itself, which needs a wrap. */
+    if (joined && !t->wraps)
+        return 0;
     int longest = pile->len - run_start(t, pile), n = 0;
     for (int j = 0; j < t->tableau_piles; j++) {
         if (j == index || (joined && j != last->dst))
@@ -124,8 +128,8 @@ static int uncovered_run_moves(const Tables *t, const Position *p, int index,
     return n;
 }
 
-/* moves._tops_onto: the waste's and the reserve's tops onto tableau pile `index` where it
- * takes them, and with `returns` the foundations' tops. */
+/* The waste's and the reserve's tops onto tableau pile `index` where it takes them, and
+ * with `returns` the foundations' tops. */
 static int tops_onto(const Tables *t, Position *p, int index, bool returns, Child *out)
 {
     int n = 0;
@@ -142,10 +146,10 @@ static int tops_onto(const Tables *t, Position *p, int index, bool returns, Chil
     return n;
 }
 
-/* moves._onto_moved: where single cards move, a card onto the one `last` moved, where it
- * went (from the tableau but pile `index`, whose top moves anywhere already; the waste,
- * the reserve, a foundation where cards return): the obligated move can be postponed to
- * just before such a move too. */
+/* Where single cards move, a card onto the one `last` moved, where it went (from the
+ * tableau but pile `index`, whose top moves anywhere already; the waste, the reserve, a
+ * foundation where cards return): the obligated move can be postponed to just before
+ * such a move too. */
 static int onto_moved(const Tables *t, Position *p, int index, const Move *last, Child *out)
 {
     int there = last->dst, n = 0;

@@ -17,7 +17,7 @@
 
 enum {
     NO_USE = -1,               /* a child that obligates no pile */
-    TIME_CHECK_EVERY = 512,    /* positions between looks at the clock, as in Python */
+    TIME_CHECK_EVERY = 512,    /* positions between looks at the clock */
     /* A child's line: the obligated move or the moves before it (MAX_BEFORE; with the
      * rejoin one more), the move, one card taken back down by either at most, so at most
      * MAX_CARDS + 1 safe moves. */
@@ -25,7 +25,7 @@ enum {
     MAX_REDUCTIONS = 8,        /* the longest list (search.c) */
 };
 
-/* moves.Child: a move from the frame's position (PLAIN), an obligated move not yet
+/* A child: a move from the frame's position (PLAIN), an obligated move not yet
  * paired (OBLIGED; must_use: the pile the next move must use), a move played after the
  * frame's prefix, the expanded obligation (PAIR), or, up to run arrangement, a move
  * played after `clear` (CLEARED: the run on the moving card to a class sibling). With a
@@ -48,7 +48,7 @@ typedef struct {
     Move clear;  /* CHILD_CLEARED only */
 } Child;
 
-/* search._Frame, without its position: the search keeps one position, `at`, the top
+/* A frame, without its position: the search keeps one position, `at`, the top
  * frame's, applying a child's moves to it and undoing them (a copy per child cost a
  * quarter of the time, and a copy per frame bounded the depth by memory). Its children
  * are kids[first .. first + count), its line (the moves from the parent: chosen and safe
@@ -64,14 +64,33 @@ typedef struct {
     uint32_t exposing;
 } Frame;
 
-/* Frame.drawn when not reached by a bare draw; NOTHING_COVERED: the waste was empty
- * (search.NOT_DRAWN, search.NOTHING_COVERED). */
+/* Frame.drawn when not reached by a bare draw; NOTHING_COVERED: the waste was empty. */
 enum { NOT_DRAWN = -2, NOTHING_COVERED = -1 };
 
 /* Every tableau pile, for follow_ups' `from`. */
 static const uint32_t ALL_PILES = ~0u;
 
 struct Reduction;
+struct Search;
+
+/* The hooks a reduction may have (Reduction, below). */
+typedef int DropsHook(struct Search *s, Frame *frame, Child *out, double *noisy, int n);
+typedef bool SkipsHook(struct Search *s, const Frame *frame, const Undo *line, int len);
+typedef int ReachedHook(const struct Search *s, const Undo *line, int len);
+typedef bool DeadEndHook(struct Search *s);
+typedef bool GoesBackHook(const struct Search *s, const Undo *line, int len);
+
+/* The list's hooks of each kind, in list order, gathered once before the search (the
+ * loop calls these for every child: no look at a reduction without the hook). */
+typedef struct {
+    DropsHook *drops[MAX_REDUCTIONS];
+    SkipsHook *skips[MAX_REDUCTIONS];
+    ReachedHook *reached[MAX_REDUCTIONS];
+    DeadEndHook *dead_end[MAX_REDUCTIONS];
+    GoesBackHook *goes_back[MAX_REDUCTIONS];
+    int drops_len, skips_len, reached_len, dead_end_len, goes_back_len;
+    bool (*expands)(struct Search *s, Frame *frame);  /* the first list entry's with one */
+} Hooks;
 
 typedef struct Search {
     const Tables *t;
@@ -80,8 +99,10 @@ typedef struct Search {
     bool narrow;                 /* reduce_narrow.c: no chains of run splits, nothing back down */
     bool arranged;               /* reduce_arranged.c: positions up to run arrangement */
     bool passes_over;            /* reduce_passed_over.c: drawn frames drop children unplayed */
+    bool obliges;                /* reduce_obligations.c: a split or emptying move is OBLIGED */
+    bool twins_once;             /* reduce_same_targets.c: one of moves with the same key */
     bool jitter;
-    SafeRule rule;               /* the safe moves settle plays (reduce_settle.c) */
+    SafeRule rule;               /* the safe moves settle plays (reduce_settle.c; else none) */
     Random random;               /* the restart's jitter (when `jitter`) */
     Position at;                 /* the top frame's position */
     size_t max_depth;
@@ -99,11 +120,12 @@ typedef struct Search {
     /* The list's hooks, each kind in list order (search.c gathers them). */
     const struct Reduction *reductions[MAX_REDUCTIONS];
     int reductions_len;
+    Hooks hooks;
     Move moves[MAX_MOVES];       /* scratch: the legal moves of the node being scored */
     int found_marks[MAX_MOVES];  /* scratch: scored_moves' seen_found and seen_empty */
     int empty_marks[MAX_MOVES];
     Child pairs[MAX_MOVES];      /* scratch: expand's children */
-    double noisy[MAX_MOVES];     /* scratch: jittered's scores */
+    double noisy[MAX_MOVES];     /* scratch: the children's sort keys (noisy in a restart) */
     ArrangedChild arranged_kids[MAX_ARRANGED_CHILDREN];  /* scratch: arranged_children's */
 } Search;
 
@@ -119,17 +141,17 @@ typedef struct Reduction {
     /* A frame's children, once made (`n` of them in `out`, each with its score in
      * `noisy`): drop some unplayed, keeping the others (and their scores) in order;
      * returns how many are kept. Called once a frame, not once a child. */
-    int (*drops)(Search *s, Frame *frame, Child *out, double *noisy, int n);
+    DropsHook *drops;
     /* An obligated child comes up: replace it by its pairs (false: out of memory). */
     bool (*expands)(Search *s, Frame *frame);
     /* A child played (`line`, safe moves included): true skips it, undone, uncounted. */
-    bool (*skips)(Search *s, const Frame *frame, const Undo *line, int len);
+    SkipsHook *skips;
     /* A child played and counted: the new frame's `drawn` (NOT_DRAWN: not drawn). */
-    int (*reached)(const Search *s, const Undo *line, int len);
+    ReachedHook *reached;
     /* A new position (the root too): true: lost, met but not expanded. */
-    bool (*dead_end)(Search *s);
+    DeadEndHook *dead_end;
     /* A new frame: do its children skip the move straight back where `line` came from? */
-    bool (*goes_back)(const Search *s, const Undo *line, int len);
+    GoesBackHook *goes_back;
     void (*release)(Search *s);
 } Reduction;
 
@@ -158,13 +180,13 @@ int played_pairs(Search *s, const Frame *frame, const Move *before, int n);
 void check_drawn_pairs(Search *s, const Frame *frame, const Move *move, int must_use, int n);
 #endif
 
-/* reduce_deferred.c: search._deferred, and a drawn position's key. */
+/* reduce_deferred.c: does a drawn frame skip this child? And a drawn position's key. */
 bool deferred(Search *s, const Undo *line, int len, int covered);
 uint64_t drawn_key(uint64_t key, int drawn);
 
 /* The reductions (reduce_*.c). */
-extern const Reduction SETTLE, SETTLE_NARROW, SETTLE_EAGER, OBLIGATIONS, NARROW_MOVES,
-    STRAIGHT_BACK, STRAIGHT_BACK_LOOSE, DEFERRED_DRAWS, PASSED_OVER, RELAXED_DEAD_END,
-    ARRANGED;
+extern const Reduction SETTLE, SETTLE_NARROW, SETTLE_EAGER, SAME_TARGETS, OBLIGATIONS,
+    NARROW_MOVES, STRAIGHT_BACK, STRAIGHT_BACK_LOOSE, DEFERRED_DRAWS, PASSED_OVER,
+    RELAXED_DEAD_END, ARRANGED;
 
 #endif

@@ -1,4 +1,4 @@
-/* The hashing both position keys are built from (search.c's plain_key, arrangements.c's
+/* The hashing both position keys are built from (keys.c's plain_key, arrangements.c's
  * arranged_key): sections of bytes chained through splitmix64's finaliser (interchangeable
  * parts are summed, not sorted). Static inline, so each file gets its own copy and the
  * hot key loops can inline them. */

@@ -37,8 +37,8 @@ static uint64_t stacks_key(const Tables *t, const Position *p)
 #ifdef SOLVER_CHECKS
 static uint64_t tops_key(const Tables *t, const Position *p)
 {
-    /* sorted(f[-1] if f else -1), a multiset too: the tops (0 for an empty foundation)
-     * hashed each and summed. */
+    /* The foundations' tops as a multiset: each top (0 for an empty foundation) hashed,
+     * and the hashes summed. */
     uint64_t tops = 0;
     for (int f = 0; f < t->foundation_count; f++) {
         const FoundationPile *pile = &p->foundations[f];
@@ -106,7 +106,7 @@ uint64_t plain_key(const Tables *t, Position *p)
     check_fresh(t, p);
 #endif
     /* Refresh the parts a move changed since (Position.stale). The piles are a multiset
-     * (sorted(zip(hidden, tableau))): their hashes are summed, which needs no sort and
+     * (each with its face-down count): their hashes are summed, which needs no sort and
      * follows a changed pile by two additions. Each pile's hash is a strong 64-bit one,
      * so two different multisets share a sum only by chance. */
     for (int i = 0; p->stale & ((1u << t->tableau_piles) - 1); i++)

@@ -1,5 +1,5 @@
-/* The solver's position keys: the plain key (_key_fn) and the parts it shares with the
- * key up to run arrangement (arrangements.c). docs/native-core.md, "The key". */
+/* The solver's position keys: the plain key and the parts it shares with the key up to
+ * run arrangement (arrangements.c). docs/solver.md, "The position key". */
 #ifndef SOLVER_NATIVE_KEYS_H
 #define SOLVER_NATIVE_KEYS_H
 
@@ -7,8 +7,8 @@
 
 #include "state.h"
 
-/* _key_fn: tableau piles and same-suit foundations interchangeable, the stock by its
- * length with a single pass. Equal exactly when the Python key tuples are equal
+/* The plain key: tableau piles and same-suit foundations interchangeable, the stock by
+ * its length with a single pass. Equal exactly when the positions are equal up to that
  * (barring a 64-bit collision). */
 uint64_t plain_key(const Tables *t, Position *p);  /* refreshes p's cached parts */
 /* Fills the key's tables; once, before any search (the module's init). */

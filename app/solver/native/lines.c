@@ -1,4 +1,4 @@
-/* Shorter winning lines (see lines.h and app/solver/lines.py, which this mirrors). */
+/* Shorter winning lines (see lines.h). */
 #define _POSIX_C_SOURCE 199309L /* clock_gettime */
 #include "lines.h"
 
@@ -14,8 +14,8 @@
 enum { POSITION_BYTES = 64 + 2 * MAX_CARDS + 4 * MAX_PILES };
 
 /* The positions of the line by their exact bytes (State.to_bytes less the variant's name,
- * the same for all of them): `latest` in lines.py. Open addressing over the bytes' hash;
- * a slot holds its position's index + 1 (0: empty), and a match compares the bytes. */
+ * the same for all of them), for `latest`. Open addressing over the bytes' hash; a slot
+ * holds its position's index + 1 (0: empty), and a match compares the bytes. */
 typedef struct {
     uint8_t *bytes;       /* every position's bytes, one after another */
     size_t *offsets;      /* position i: bytes[offsets[i] .. offsets[i + 1]) */
@@ -87,7 +87,7 @@ static bool note(Noted *n, size_t *cap, const Tables *t, const Position *p, int 
     return true;
 }
 
-/* Note the line's positions, checking each move as lines.py's apply does. Past the
+/* Note the line's positions, checking that each move is legal where played. Past the
  * deadline `*late` is set: the moves are still checked (an illegal line is an error
  * either way), but nothing more is noted, as nothing will be shortened. SHORTEN_ILLEGAL:
  * line[*out_len] is not legal where it is played. `at_pos` and `moves` are scratch. */

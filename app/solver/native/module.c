@@ -474,21 +474,21 @@ static PyMethodDef position_methods[] = {
     {"apply", (PyCFunction)position_apply, METH_O,
      "The position after a legal move (its text), as State.apply(move, auto_finish=False)."},
     {"key", (PyCFunction)position_key, METH_NOARGS,
-     "The solver's plain key (search._key_fn) as a 64-bit hash."},
+     "The solver's plain key (docs/solver.md, \"The position key\") as a 64-bit hash."},
     {"children", (PyCFunction)position_children, METH_NOARGS,
      "[(move, *position.apply(move).settle()) for move in position.legal_moves()]."},
     {"features", (PyCFunction)position_features, METH_NOARGS,
-     "beam.EnginePosition.features(): what the beam's score reads, as a tuple."},
+     "What the beam's score reads (in the order of beam.WEIGHTS), as a tuple."},
     {"safe_move", (PyCFunction)(void (*)(void))position_safe_move, METH_VARARGS | METH_KEYWORDS,
      "moves.safe_move(state, rules, eager): a move text or None."},
     {"settle", (PyCFunction)(void (*)(void))position_settle, METH_VARARGS | METH_KEYWORDS,
      "moves.settle(state, rules, line, eager): (the moves played, the position after)."},
     {"arranged_key", (PyCFunction)position_arranged_key, METH_NOARGS,
-     "arrangements.key(state, single_pass) as a 64-bit hash (ValueError where the tables "
-     "do not support run arrangement)."},
+     "The key up to run arrangement as a 64-bit hash (ValueError where the tables do not "
+     "support run arrangement)."},
     {"arranged_children", (PyCFunction)(void (*)(void))position_arranged_children,
      METH_VARARGS | METH_KEYWORDS,
-     "arrangements.children(state, moves.wanted_cards(state), draw_score), in its order: a "
+     "arranged_children(draw_score): the children up to run arrangement, best first: a "
      "list of (score, the moves before the move, the move), as move texts."},
     {NULL, NULL, 0, NULL},
 };
@@ -551,53 +551,112 @@ static bool read_seconds(PyObject *seconds, double *out)
 }
 static const char *const STOPS[] = {"", "positions", "deadline", "table", "depth"};
 
+/* `without`: None or an iterable of the full list's reduction names, as Limits.without's
+ * bits; false with the error set (an unknown name is a ValueError). */
+static bool read_without(PyObject *names, uint32_t *out)
+{
+    *out = 0;
+    if (!names || names == Py_None)
+        return true;
+    PyObject *iterator = PyObject_GetIter(names), *name;
+    if (!iterator)
+        return false;
+    while ((name = PyIter_Next(iterator))) {
+        const char *text = PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : NULL;
+        int index = 0;
+        while (text && search_reduction(index) && strcmp(search_reduction(index), text) != 0)
+            index++;
+        if (text && search_reduction(index))
+            *out |= 1u << index;
+        else if (!PyErr_Occurred())
+            PyErr_Format(PyExc_ValueError, "not a reduction of the full search: %R", name);
+        Py_DECREF(name);
+        if (PyErr_Occurred())
+            break;
+    }
+    Py_DECREF(iterator);
+    return !PyErr_Occurred();
+}
+
+/* FULL_REDUCTIONS: the full search's reductions by name, in list order. */
+static PyObject *reduction_names(void)
+{
+    PyObject *names = PyList_New(0);
+    for (int i = 0; names && search_reduction(i); i++) {
+        PyObject *name = PyUnicode_FromString(search_reduction(i));
+        if (!name || PyList_Append(names, name) < 0)
+            Py_CLEAR(names);
+        Py_XDECREF(name);
+    }
+    if (!names)
+        return NULL;
+    PyObject *tuple = PyList_AsTuple(names);
+    Py_DECREF(names);
+    return tuple;
+}
+
+/* search's limits in range (the raw max_depth, seed and table_size, before the casts);
+ * false with the error set. */
+static bool check_limits(const Limits *limits, Py_ssize_t max_depth, unsigned long long seed,
+                         Py_ssize_t table_size, const Tables *tables)
+{
+    const char *wrong = NULL;
+    if (max_depth < 1)
+        wrong = "max_depth must be at least 1";
+    else if (seed > UINT32_MAX)
+        wrong = "seed must be below 2**32";
+    else if (limits->relaxed_stock < 0)
+        wrong = "relaxed_stock must be at least 0";
+    else if (limits->relaxed_states < 1 || limits->relaxed_states > RELAXED_MOST_STATES) {
+        PyErr_Format(PyExc_ValueError, "relaxed_states must be 1 to %d", RELAXED_MOST_STATES);
+        return false;
+    } else if (limits->max_positions < 1 || table_size < 1 || limits->draw_score < 0
+             || limits->draw_score > 127)
+        wrong = "max_positions and table_size must be at least 1, draw_score 0-127";
+    else if (limits->arranged && !tables->arranged)
+        wrong = "these tables do not support run arrangement";
+    else if (limits->arranged && limits->narrow)
+        wrong = "a narrow search is never arranged";
+    /* The full search's exhaustion is a proof: its list holds only reductions sound for
+     * proofs of loss, and the eager rule is not one. */
+    else if (limits->eager && !limits->narrow)
+        wrong = "eager goes with narrow: the full search plays only safe foundation moves "
+                "at once";
+    if (wrong)
+        PyErr_SetString(PyExc_ValueError, wrong);
+    return !wrong;
+}
+
 static PyObject *core_search(PyObject *module, PyObject *args, PyObject *kwargs)
 {
     (void)module;
     static char *names[] = {"position", "max_positions", "max_seconds", "table_size",
                             "draw_score", "narrow", "eager", "seed", "max_depth", "arranged",
-                            "defer_draws", "relaxed", "relaxed_stock", "relaxed_states", NULL};
-    PyObject *start, *seconds;
+                            "defer_draws", "relaxed", "relaxed_stock", "relaxed_states",
+                            "without", NULL};
+    PyObject *start, *seconds, *without = NULL;
     long max_positions;
     Py_ssize_t table_size;
     int draw_score, narrow = 0, eager = 0, arranged = 0, defer_draws = 1, relaxed = 1;
     int relaxed_stock = RELAXED_STOCK_LIMIT, relaxed_states = RELAXED_STATE_LIMIT;
     unsigned long long seed = 0;
     Py_ssize_t max_depth = DEFAULT_MAX_DEPTH;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!lOni|$ppKnpppii", names, &PositionType,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!lOni|$ppKnpppiiO", names, &PositionType,
                                      &start, &max_positions, &seconds, &table_size,
                                      &draw_score, &narrow, &eager, &seed, &max_depth,
                                      &arranged, &defer_draws, &relaxed, &relaxed_stock,
-                                     &relaxed_states))
+                                     &relaxed_states, &without))
         return NULL;
-    if (max_depth < 1)
-        return PyErr_Format(PyExc_ValueError, "max_depth must be at least 1");
-    if (seed > UINT32_MAX)
-        return PyErr_Format(PyExc_ValueError, "seed must be below 2**32");
-    if (relaxed_stock < 0)
-        return PyErr_Format(PyExc_ValueError, "relaxed_stock must be at least 0");
-    if (relaxed_states < 1 || relaxed_states > RELAXED_MOST_STATES)
-        return PyErr_Format(PyExc_ValueError, "relaxed_states must be 1 to %d",
-                            RELAXED_MOST_STATES);
     Limits limits = {max_positions, -1.0, (size_t)table_size, draw_score,
                      narrow != 0,   eager != 0, (uint32_t)seed, (size_t)max_depth,
                      arranged != 0, defer_draws != 0, relaxed != 0, relaxed_stock,
-                     relaxed_states};
-    if (!read_seconds(seconds, &limits.max_seconds))
-        return NULL;
-    if (max_positions < 1 || table_size < 1 || draw_score < 0 || draw_score > 127)
-        return PyErr_Format(PyExc_ValueError,
-                            "max_positions and table_size must be at least 1, draw_score 0-127");
+                     relaxed_states, 0};
     PositionObject *from = (PositionObject *)start;
-    if (arranged && !from->owner->tables.arranged)
-        return PyErr_Format(PyExc_ValueError, "these tables do not support run arrangement");
-    if (arranged && narrow)
-        return PyErr_Format(PyExc_ValueError, "a narrow search is never arranged");
-    /* The full search's exhaustion is a proof: its list holds only reductions sound for
-     * proofs of loss, and the eager rule is not one. */
-    if (eager && !narrow)
-        return PyErr_Format(PyExc_ValueError, "eager goes with narrow: the full search "
-                                              "plays only safe foundation moves at once");
+    if (!check_limits(&limits, max_depth, seed, table_size, &from->owner->tables)
+        || !read_seconds(seconds, &limits.max_seconds) || !read_without(without, &limits.without))
+        return NULL;
+    if (limits.without && narrow)
+        return PyErr_Format(PyExc_ValueError, "without names the full search's reductions");
     Position pos = from->pos;  /* the search reads its own copy, without the GIL */
     Outcome out;
     Py_BEGIN_ALLOW_THREADS
@@ -772,11 +831,13 @@ static PyMethodDef core_methods[] = {
     {"search", (PyCFunction)(void (*)(void))core_search, METH_VARARGS | METH_KEYWORDS,
      "search(position, max_positions, max_seconds, table_size, draw_score, *, narrow=False, "
      "eager=False, seed=0, max_depth=2**20, arranged=False, defer_draws=True, relaxed=True, "
-     "relaxed_stock=RELAXED_STOCK_LIMIT, relaxed_states=RELAXED_STATE_LIMIT) -> (result, "
+     "relaxed_stock=RELAXED_STOCK_LIMIT, relaxed_states=RELAXED_STATE_LIMIT, without=None) "
+     "-> (result, "
      "move texts, "
      "positions, stop, (children, expansions, skipped)): "
-     "search._search run natively (seed: the restart's jitter, random.Random(seed); 0 none; "
-     "max_depth: the most frames); stop says "
+     "one depth-first search (seed: the restart's jitter, random.Random(seed); 0 none; "
+     "max_depth: the most frames; without: names of the full list's reductions to leave "
+     "out, of FULL_REDUCTIONS); stop says "
      "why an unknown stopped ('positions', 'deadline', 'table', 'depth'; '' otherwise); "
      "children: the children played and keyed, expansions: the obligated moves expanded, "
      "skipped: the children after a bare draw skipped without playing them "
@@ -784,18 +845,18 @@ static PyMethodDef core_methods[] = {
     {"beam", (PyCFunction)(void (*)(void))core_beam, METH_VARARGS | METH_KEYWORDS,
      "beam(position, width, max_positions, max_seconds, closure, endgame, weights, *, "
      "best=False, single=False, relaxed=True) -> (move texts or None, positions, stop): "
-     "beam.beam run "
-     "natively (weights: beam.WEIGHTS; endgame: beam.ENDGAME); stop is 'positions', "
+     "the beam search "
+     "(weights: beam.WEIGHTS; endgame: beam.ENDGAME); stop is 'positions', "
      "'deadline', or '' where the beam ran out or won."},
     {"shorten", core_shorten, METH_VARARGS,
-     "shorten(position, move texts, max_seconds) -> move texts: lines.shorten run "
-     "natively (past max_seconds, the rest of the line as it is)."},
+     "shorten(position, move texts, max_seconds) -> move texts: the winning line "
+     "shortened (past max_seconds, the rest of the line as it is)."},
     {"exhaustive", core_exhaustive, METH_VARARGS,
      "exhaustive(position, max_positions) -> (result, positions): exhaustive.exhaustive "
      "run natively (every legal move, each position keyed by itself)."},
     {"playout", core_playout, METH_VARARGS,
      "playout(position, seed, steps) -> (positions, keys xor, final position): a random "
-     "playout run natively, choosing as core.Lcg does."},
+     "playout, choosing by lcg_next (playout.h)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -809,7 +870,7 @@ PyMODINIT_FUNC PyInit__core(void)
     keys_init();
     if (PyType_Ready(&TablesType) < 0 || PyType_Ready(&PositionType) < 0)
         return NULL;
-    PyObject *module = PyModule_Create(&core_module);
+    PyObject *module = PyModule_Create(&core_module), *reductions = NULL;
     if (!module)
         return NULL;
     if (PyModule_AddObjectRef(module, "Tables", (PyObject *)&TablesType) < 0
@@ -821,9 +882,13 @@ PyMODINIT_FUNC PyInit__core(void)
         || PyModule_AddIntConstant(module, "RELAXED_BEAM_STATE_LIMIT",
                                    RELAXED_BEAM_STATE_LIMIT) < 0
         || PyModule_AddIntConstant(module, "RELAXED_STOCK_LIMIT", RELAXED_STOCK_LIMIT) < 0
-        || PyModule_AddIntConstant(module, "RELAXED_CLOCK_EVERY", RELAXED_CLOCK_EVERY) < 0) {
+        || PyModule_AddIntConstant(module, "RELAXED_CLOCK_EVERY", RELAXED_CLOCK_EVERY) < 0
+        || !(reductions = reduction_names())
+        || PyModule_AddObjectRef(module, "FULL_REDUCTIONS", reductions) < 0) {
+        Py_XDECREF(reductions);
         Py_DECREF(module);
         return NULL;
     }
+    Py_DECREF(reductions);
     return module;
 }

@@ -1,7 +1,7 @@
 /* Positions up to run arrangement (docs/solver.md, "Positions up to run arrangement";
  * the key and the children are arrangements.c's): the key keeps what lies under each
  * pile's top run exactly and otherwise only which cards are roots and which attached, as
- * multisets; the children are arrangements.children, settled after every child. Equal
+ * multisets; the children are arranged_children's, settled after every child. Equal
  * keys are won or lost alike (a run moved between equal parents leaves the key alone;
  * every other move changes it the same way from any arrangement with that key:
  * app/solver/arrangements.py's docstring), and the children reach every successor's key:

@@ -11,19 +11,19 @@
 
 #include "hash.h"
 
-/* The card a bare draw covered, as search._search takes it (the waste top before it). */
+/* The card a bare draw covered: the waste's top before it (NOTHING_COVERED: none). */
 static int covered_by(const Position *p, const Undo *draw)
 {
     int under = (int)p->waste.len - (int)draw->drawn - 1;
     return under >= 0 ? p->waste.cards[under] : NOTHING_COVERED;
 }
 
-/* search._deferred: after a bare draw that covered `covered`, is this child skipped? So
- * it is when its line moves cards only from tableau piles, the reserve or foundations
- * (returns) onto tableau piles or foundations and, where it puts a card up, `covered` was
- * not safe at any point of the line: bounded by its safety at `at` with each card up as
- * many more times as the line returned cards (the same moves played before the draw
- * reach the same position: docs/solver.md, "Deferred draws"). */
+/* After a bare draw that covered `covered`, is this child skipped? So it is when its line
+ * moves cards only from tableau piles, the reserve or foundations (returns) onto tableau
+ * piles or foundations and, where it puts a card up, `covered` was not safe at any point
+ * of the line: bounded by its safety at `at` with each card up as many more times as the
+ * line returned cards (the same moves played before the draw reach the same position:
+ * docs/solver.md, "Deferred draws"). */
 bool deferred(Search *s, const Undo *line, int len, int covered)
 {
     bool up = false;

@@ -1,4 +1,4 @@
-/* The narrow restarts' moves (search._search's narrow; docs/solver.md, "Safe foundation
+/* The narrow restarts' moves (Limits.narrow; docs/solver.md, "Safe foundation
  * moves", "Narrow restarts"): no card back down from a foundation, and where runs move, an
  * obligated move is paired only with a whole face-up run onto what it uncovered (no chains
  * of run splits). It finds wins sooner, and leaves out moves a win can need: not sound for

@@ -105,9 +105,9 @@ static int played_out_pairs(Search *s, Frame *frame, const Move *move, int must_
         s->prefixes[frame->prefix + (size_t)i] = mid[i].move;
     frame->prefix_len = (size_t)played;
     s->prefixes_len += frame->prefix_len;
-    /* mid.tableau[must_use] != state.tableau[must_use][:-count]: the move took the top
-     * cards off must_use, and safe moves only take cards off piles, so the pile is as
-     * the move left it unless it is shorter. */
+    /* Did settle take the uncovered card up? The move took its cards off must_use, and
+     * safe moves only take cards off piles, so the pile is as the move left it unless it
+     * is shorter. */
     if (played > 1 && s->at.tableau[must_use].len != before - move->count) {
         put_child(s->pairs, PAIRED, move, NO_USE, CHILD_PLAIN);  /* the uncovered card went up */
         n = 1;
@@ -146,4 +146,13 @@ static bool expand(Search *s, Frame *frame)
     return replace_child(s, frame, at, n);
 }
 
-const Reduction OBLIGATIONS = {.name = "obligations", .sound_for_loss = true, .expands = expand};
+/* Moves that split a run or empty a pile come as OBLIGED children (children.c). */
+static bool prepare(Search *s, const Position *start, const Limits *limits, double deadline)
+{
+    (void)start, (void)limits, (void)deadline;
+    s->obliges = true;
+    return true;
+}
+
+const Reduction OBLIGATIONS = {
+    .name = "obligations", .sound_for_loss = true, .prepare = prepare, .expands = expand};

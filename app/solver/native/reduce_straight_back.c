@@ -7,9 +7,9 @@
  * face-down card and back onto the card turned up): not sound for proofs of loss. */
 #include "frames.h"
 
-/* search._reversible: would playing the child's move straight back give its parent
- * exactly (no safe moves after it, no card turned up, no reserve refill)? Only then do
- * its children skip that move (docs/solver.md, "Straight back"). */
+/* Would playing the child's move straight back give its parent exactly (no safe moves
+ * after it, no card turned up, no reserve refill)? Only then do its children skip that
+ * move (docs/solver.md, "Straight back"). */
 static bool goes_back(const Search *s, const Undo *line, int len)
 {
     if (len != 1)

@@ -31,19 +31,19 @@ enum {
     BOTTOMS_BASE = 5,
     BOTTOMS_MOST_PILES = 4,
     BOTTOMS_MOST_CLASSES = 13,
-    /* The relaxed positions known lost one search keeps at least (relaxation.LOST_LIMIT)
-     * before it starts the set afresh; it keeps a quarter of its bound known open. */
+    /* The relaxed positions known lost one search keeps at least before it starts the
+     * set afresh; it keeps a quarter of its bound known open. */
     LOST_LIMIT = 1 << 20,
     OPEN_SHARE = 4,
 };
 
-/* A relaxed position (relaxation.RelaxedPosition). */
+/* A relaxed position. */
 typedef struct {
     uint64_t word;
     uint32_t bottoms;
 } Relaxed;
 
-/* The test for one search: one relaxed game and what its tests found (relaxation.Relaxation). */
+/* The test for one search: one relaxed game and what its tests found. */
 struct Relaxation {
     const Tables *t;
     int stock_limit;                     /* asked only where the stock holds at most this many */
@@ -60,7 +60,7 @@ struct Relaxation {
     int8_t parent[DECK];                 /* each class's parent class */
     int8_t child[DECK];                  /* the class whose parent each class is */
     uint32_t power[DECK];                /* BOTTOMS_BASE to the power of each class */
-    Table visited, lost, open;           /* Relaxation's seen (of one test), lost, open */
+    Table visited, lost, open;           /* met by one test; known lost; known open */
     Relaxed *order;                      /* the relaxed positions met, in order met */
     int32_t *from;                       /* where in `order` each was reached from (-1: start) */
     int32_t *todo;                       /* those still to look at (a stack: depth first) */
@@ -202,12 +202,13 @@ static int tops(const Relaxation *r, const Tableau *tab, int klass)
     return tab->counts[klass] - tab->counts[child] + tab->below[child];
 }
 
-/* Relaxation._following's fits: can the tableau be laid out with `change` cards of
- * `klass` more (`bottom` of them bottoms)? If so, `*bottoms` is its bottoms' code after.
+/* The bounds every move `following` lists is checked against: can the tableau be laid
+ * out with `change` cards of `klass` more (`bottom` of them bottoms)? If so, `*bottoms` is
+ * its bottoms' code after.
  * Only what the change touches is looked at: every relaxed position met keeps the bounds
  * (the image of a real one does, and each move is checked), and a change of class k's
- * cards or bottoms moves no bound but k's own and the tops of k and of its parent class;
- * the Python test looks at every class, to the same answer. */
+ * cards or bottoms moves no bound but k's own and the tops of k and of its parent class,
+ * so a look at every class would give the same answer. */
 static bool fits(const Relaxation *r, Tableau *tab, int klass, int change, int bottom,
                  uint32_t *bottoms)
 {
@@ -223,8 +224,8 @@ static bool fits(const Relaxation *r, Tableau *tab, int klass, int change, int b
     return fit;
 }
 
-/* The image of a position of the search (relaxation._image), or false where one of its
- * waste cards is not in the sequence (never, from the root's descendants). */
+/* The image of a position of the search, or false where one of its waste cards is not
+ * in the sequence (never, from the root's descendants). */
 static bool image(const Relaxation *r, const Position *p, Relaxed *out)
 {
     uint64_t state = (uint64_t)p->stock.len << STOCK_SHIFT
@@ -395,9 +396,10 @@ static int stack_tops_up(const Relaxation *r, const Unpacked *u, const StackTops
     return n;
 }
 
-/* Relaxation._following: the relaxed positions one move from `at` (not won), those
- * putting a card up last, so that the depth-first search tries them first. The order of
- * the kinds of move below is the Python's, which the search's answers depend on. */
+/* The relaxed positions one move from `at` (not won), those putting a card up last, so
+ * that the depth-first search tries them first. The order of the kinds of move below
+ * decides which relaxed positions a test meets before it gives up, so the search's
+ * answers depend on it. */
 static int following(const Relaxation *r, Relaxed at, Relaxed *next)
 {
     Unpacked u;
@@ -445,7 +447,7 @@ static bool has(const Table *set, Relaxed at)
     return table_has_tagged(set, mix64(at.word), at.bottoms);
 }
 
-/* Relaxation._search: is no win reachable from `start` (neither lost nor open)? */
+/* Is no win reachable from `start` (neither lost nor open)? */
 static bool search_lost(Relaxation *r, Relaxed start)
 {
     int32_t count = 1, pending = 1, open_from = -1;

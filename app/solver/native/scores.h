@@ -1,10 +1,15 @@
-/* The move scores of app/solver/moves.py, which the search's children and the children
- * up to run arrangement (arrangements.c) are sorted by. */
+/* The move scores the search's children and the children up to run arrangement
+ * (arrangements.c) are sorted by. */
 #ifndef SOLVER_NATIVE_SCORES_H
 #define SOLVER_NATIVE_SCORES_H
 
-/* Lowest tried first, by the same names as in moves.py: why each sits where it does is
- * said there. */
+/* Lowest tried first. The names app/solver/moves.py has too are the same scores there,
+ * and it says why each sits where it does. The others: CLEARED_FIRST, the run on the card
+ * goes to a class sibling first; TURN_UP_TO_EMPTY, a base into an empty pile; ROOT_TO_TOP,
+ * a root (a whole pile) onto a top of its parent class, which frees a pile;
+ * FROM_FOUNDATION_TO_EMPTY, a card back from a foundation into an empty pile (all up to
+ * run arrangement); PAIRED, an obligated move's pairs, which take its place in their own
+ * order. */
 enum {
     FOUNDATION_UNCOVERS = 0,
     TURN_UP = 1,           /* + the face-down cards under the run */

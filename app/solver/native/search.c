@@ -117,11 +117,11 @@ static uint64_t key_of(Search *s)
     return s->arranged ? arranged_key(s->t, &s->at) : plain_key(s->t, &s->at);
 }
 
-/* The reductions' hooks at each point of the loop, in list order. */
+/* The reductions' hooks at each point of the loop, in list order (gather_hooks). */
 static bool skipped(Search *s, const Frame *frame, const Undo *line, int len)
 {
-    for (int r = 0; r < s->reductions_len; r++)
-        if (s->reductions[r]->skips && s->reductions[r]->skips(s, frame, line, len))
+    for (int r = 0; r < s->hooks.skips_len; r++)
+        if (s->hooks.skips[r](s, frame, line, len))
             return true;
     return false;
 }
@@ -129,34 +129,31 @@ static bool skipped(Search *s, const Frame *frame, const Undo *line, int len)
 static int reached(const Search *s, const Undo *line, int len)
 {
     int drawn = NOT_DRAWN;
-    for (int r = 0; r < s->reductions_len; r++)
-        if (s->reductions[r]->reached && drawn == NOT_DRAWN)
-            drawn = s->reductions[r]->reached(s, line, len);
+    for (int r = 0; r < s->hooks.reached_len && drawn == NOT_DRAWN; r++)
+        drawn = s->hooks.reached[r](s, line, len);
     return drawn;
 }
 
 static bool dead_end(Search *s)
 {
-    for (int r = 0; r < s->reductions_len; r++)
-        if (s->reductions[r]->dead_end && s->reductions[r]->dead_end(s))
+    for (int r = 0; r < s->hooks.dead_end_len; r++)
+        if (s->hooks.dead_end[r](s))
             return true;
     return false;
 }
 
 static bool goes_back(const Search *s, const Undo *line, int len)
 {
-    for (int r = 0; r < s->reductions_len; r++)
-        if (s->reductions[r]->goes_back && s->reductions[r]->goes_back(s, line, len))
+    for (int r = 0; r < s->hooks.goes_back_len; r++)
+        if (s->hooks.goes_back[r](s, line, len))
             return true;
     return false;
 }
 
 static bool expanded(Search *s, Frame *frame)
 {
-    for (int r = 0; r < s->reductions_len; r++)
-        if (s->reductions[r]->expands)
-            return s->reductions[r]->expands(s, frame);
-    return false;  /* an obligated child with no reduction to expand it: never made */
+    /* an obligated child with no reduction to expand it is never made */
+    return s->hooks.expands && s->hooks.expands(s, frame);
 }
 
 /* What the loop does after a child is played. */
@@ -225,7 +222,7 @@ static Step step(Search *s, Frame *frame, const Limits *limits, double deadline,
     return next;
 }
 
-/* The loop of _search over the frames, from the root frame pushed. */
+/* The search's loop over the frames, from the root frame pushed. */
 static void run(Search *s, const Limits *limits, double deadline, Outcome *out)
 {
     while (s->depth) {
@@ -245,39 +242,83 @@ static void run(Search *s, const Limits *limits, double deadline, Outcome *out)
     out->verdict = UNSOLVABLE;
 }
 
-/* The two lists. The narrow one (search._search's narrow: restarts, which prove
- * nothing): the direct safe-move rule, the narrow moves, the loose straight back. The full
- * one: the sound safe-move rule, exact straight back, deferred draws and their children
- * passed over, the relaxed tableau's test, positions up to run arrangement where asked.
- * Each list orders its hooks: settle's rule first, the expansion of obligations, the
- * skips after play, the dead-end test. eager (SearchTables.eager_foundations, asked for
- * narrow restarts) plays every foundation move, in the narrow list only: every reduction
- * of the full list is sound for proofs of loss (tests/solver/test_native_layout.py). */
+/* The two lists. The narrow one (restarts, which prove nothing): the direct safe-move
+ * rule, the narrow moves, the loose straight back. The full one: the sound safe-move
+ * rule, exact straight back, deferred draws and their children passed over, the relaxed
+ * tableau's test, positions up to run arrangement where asked. Each list orders its
+ * hooks: settle's rule first, the expansion of obligations, the skips after play, the
+ * dead-end test. eager (SearchTables.eager_foundations, asked for narrow restarts) plays
+ * every foundation move, in the narrow list only: every reduction of the full list is
+ * sound for proofs of loss (tests/solver/test_native_layout.py). */
 static int narrow_list(const Limits *limits, const Reduction **list)
 {
     int n = 0;
     list[n++] = limits->eager ? &SETTLE_EAGER : &SETTLE_NARROW;
+    list[n++] = &SAME_TARGETS;
     list[n++] = &OBLIGATIONS;
     list[n++] = &NARROW_MOVES;
     list[n++] = &STRAIGHT_BACK_LOOSE;
     return n;
 }
 
+/* The full list's candidates, in order; Limits.without's bit i leaves FULL[i] out (the
+ * differential tests switch each off alone). Never SETTLE_EAGER: module.c refuses it. */
+static const Reduction *const FULL[] = {
+    &SETTLE,         &SAME_TARGETS, &OBLIGATIONS,      &STRAIGHT_BACK,
+    &DEFERRED_DRAWS, &PASSED_OVER,  &RELAXED_DEAD_END, &ARRANGED,
+};
+enum { FULL_LEN = sizeof FULL / sizeof FULL[0] };
+
+const char *search_reduction(int index)
+{
+    return index >= 0 && index < FULL_LEN ? FULL[index]->name : NULL;
+}
+
+/* Does the search ask for this reduction? Deferred draws, the relaxed test and run
+ * arrangement by their own limits; the passed-over children with deferred draws (only
+ * frames reached by a bare draw pass children over, and only deferred draws marks them),
+ * and not up to run arrangement (not written for the arranged children). */
+static bool asked(const Limits *limits, const Reduction *reduction)
+{
+    if (reduction == &DEFERRED_DRAWS)
+        return limits->defer_draws;
+    if (reduction == &PASSED_OVER)
+        return limits->defer_draws && !limits->arranged;  /* acts on drawn frames only */
+    if (reduction == &RELAXED_DEAD_END)
+        return limits->relaxed;
+    if (reduction == &ARRANGED)
+        return limits->arranged;
+    return true;
+}
+
 static int full_list(const Limits *limits, const Reduction **list)
 {
     int n = 0;
-    list[n++] = &SETTLE;  /* never eager: module.c refuses it; every entry is sound */
-    list[n++] = &OBLIGATIONS;
-    list[n++] = &STRAIGHT_BACK;
-    if (limits->defer_draws)
-        list[n++] = &DEFERRED_DRAWS;
-    if (limits->defer_draws && !limits->arranged)
-        list[n++] = &PASSED_OVER;  /* not written for the arranged children */
-    if (limits->relaxed)
-        list[n++] = &RELAXED_DEAD_END;
-    if (limits->arranged)
-        list[n++] = &ARRANGED;
+    for (int i = 0; i < FULL_LEN; i++)
+        if (!(limits->without >> i & 1) && asked(limits, FULL[i]))
+            list[n++] = FULL[i];
     return n;
+}
+
+/* Each kind of hook of the list, in list order, into s->hooks. */
+static void gather_hooks(Search *s)
+{
+    Hooks *h = &s->hooks;
+    for (int r = 0; r < s->reductions_len; r++) {
+        const Reduction *reduction = s->reductions[r];
+        if (reduction->drops)
+            h->drops[h->drops_len++] = reduction->drops;
+        if (reduction->skips)
+            h->skips[h->skips_len++] = reduction->skips;
+        if (reduction->reached)
+            h->reached[h->reached_len++] = reduction->reached;
+        if (reduction->dead_end)
+            h->dead_end[h->dead_end_len++] = reduction->dead_end;
+        if (reduction->goes_back)
+            h->goes_back[h->goes_back_len++] = reduction->goes_back;
+        if (reduction->expands && !h->expands)
+            h->expands = reduction->expands;
+    }
 }
 
 static void search_free(Search *s)
@@ -306,11 +347,13 @@ static bool search_init(Search *s, const Tables *t, const Position *start,
     s->t = t;
     s->draw_score = limits->draw_score;
     s->max_depth = limits->max_depth;
+    s->rule = NEVER_SAFE;  /* a list without a safe-move rule plays nothing unbranched */
     s->reductions_len = limits->narrow ? narrow_list(limits, s->reductions)
                                        : full_list(limits, s->reductions);
     for (int r = 0; r < s->reductions_len; r++)
         if (s->reductions[r]->prepare && !s->reductions[r]->prepare(s, start, limits, deadline))
             return false;
+    gather_hooks(s);
     s->jitter = limits->seed != 0;
     if (s->jitter)
         random_seed(&s->random, limits->seed);

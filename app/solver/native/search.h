@@ -1,6 +1,13 @@
-/* The depth-first search: a mirror of app/solver/search.py's _search (narrow or full,
- * with or without jitter, plain or up to run arrangement with arrangements.c). The
- * driver (search.c) and what it is built from are listed in docs/native-core.md. */
+/* The depth-first search: narrow or full, with or without the restarts' jitter, plain or
+ * up to run arrangement. Its driver (search.c) keeps the frames, the position and time
+ * budgets and the transposition table, and runs a list of reductions (frames.h) at their
+ * hooks. The narrow list (restarts, which prove nothing): the direct safe-move rule (or
+ * every foundation move), same targets, obligations, narrow moves, the loose straight
+ * back. The full list, every reduction in it sound for proofs of loss: safe moves, same
+ * targets, obligations, straight back, then, as asked, deferred draws, passed over, the
+ * relaxed tableau and up to run arrangement (Limits.without leaves any of them out, for
+ * the tests). Each reduction's argument is in its file (reduce_*.c); docs/native-core.md
+ * has the map. */
 #ifndef SOLVER_NATIVE_SEARCH_H
 #define SOLVER_NATIVE_SEARCH_H
 
@@ -9,36 +16,41 @@
 
 #include "state.h"
 
-/* What _search answers, and why an "unknown" stopped. */
+/* What a search answers, and why an "unknown" stopped. */
 typedef enum { SOLVED, UNSOLVABLE, UNKNOWN, NO_MEMORY } Verdict;
 typedef enum { STOP_NONE, STOP_POSITIONS, STOP_DEADLINE, STOP_TABLE, STOP_DEPTH } Stop;
 
 /* The default bound on the search's depth: it stops (STOP_DEPTH, "unknown") rather than
  * hold more frames, so that its memory is bounded by the table and the depth together (a
  * frame holds its remaining children and line, about 300 bytes: 2^20 frames, some
- * 300 MB). The Python search has no such bound; no search the tests compare nears it. */
+ * 300 MB). */
 enum { DEFAULT_MAX_DEPTH = 1 << 20 };
 
 typedef struct {
-    long max_positions;   /* the position budget, as _search's max_positions (at least 1) */
+    long max_positions;   /* the most distinct positions met (at least 1) */
     double max_seconds;   /* below 0: no deadline */
     size_t table_size;    /* the most keys the transposition table holds (at least 1) */
     int draw_score;       /* SearchTables.draw_score (of SearchTables.restart(seed) in a restart) */
-    bool narrow;          /* _search's narrow: no chains of run splits, nothing back down */
+    bool narrow;          /* the narrow list: no chains of run splits, nothing back down */
     bool eager;           /* narrow and SearchTables.eager_foundations: settle plays every move up */
     uint32_t seed;        /* the restart's jitter, random.Random(seed); 0: none */
     size_t max_depth;     /* the most frames on the stack (at least 1) */
     bool arranged;        /* positions up to run arrangement (Tables.arranged only) */
-    bool defer_draws;     /* _search's defer_draws (never narrow): after a bare draw, no tableau-only child */
-    bool relaxed;         /* _search's relaxed (never narrow): the relaxed tableau's dead-end test */
-    int relaxed_stock;    /* _search's relaxed_stock: the test where the stock holds at most this */
-    int relaxed_states;   /* _search's relaxed_states: a test gives up at this many relaxed positions */
+    bool defer_draws;     /* deferred draws (full list): no tableau-only child after a bare draw */
+    bool relaxed;         /* the relaxed tableau's dead-end test (full list) */
+    int relaxed_stock;    /* the test only where the stock holds at most this */
+    int relaxed_states;   /* a test gives up at this many relaxed positions */
+    uint32_t without;     /* the full list's reductions left out: bit i, search_reduction(i) */
 } Limits;
+
+/* The full search's reductions, in list order, by index (NULL past the last): their
+ * names, for Limits.without. */
+const char *search_reduction(int index);
 
 typedef struct {
     Verdict verdict;
     Stop stop;
-    long positions;       /* as _search counts them: distinct keys met */
+    long positions;       /* distinct keys met, the start's among them */
     long children;        /* children played and keyed (new positions or met already) */
     long expansions;      /* obligated moves expanded into their follow-ups */
     long skipped;         /* children of drawn frames passed over unplayed (when made) */
@@ -46,9 +58,8 @@ typedef struct {
     size_t line_len;
 } Outcome;
 
-/* _search(state, rules, max_positions, deadline, narrow, jitter): one depth-first search
- * from `start`, which is left as it is. Never holds the GIL's objects: it may run with
- * the GIL released. */
+/* One depth-first search from `start`, which is left as it is. Never holds the GIL's
+ * objects: it may run with the GIL released. */
 void search_run(const Tables *t, const Position *start, const Limits *limits, Outcome *out);
 
 #endif

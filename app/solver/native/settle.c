@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+const Accepted NEVER_SAFE[1];
+
 void wanted(const Tables *t, const Position *p, int8_t out[DECK])
 {
     memset(out, -1, DECK);
@@ -157,9 +159,9 @@ static bool next_foundation_move(const Tables *t, const Position *p, Move *out)
     return false;
 }
 
-/* _finish_line: the engine's auto-finish moves (at most MAX_CARDS) when they would win
- * from here, else -1. auto_finish_ready tests the play-out only where the tableau wraps,
- * and _finish_line keeps only a won end: playing it out here always is the same test. */
+/* finish_line: the engine's auto-finish moves (at most MAX_CARDS) when they would win
+ * from here, else -1. The engine's auto_finish_ready tests the play-out only where the
+ * tableau wraps, and only a won end counts here: playing it out always is the same test. */
 int finish_line(const Tables *t, const Position *p, Move *out)
 {
     if (p->stock.len || p->waste.len || p->reserve.len || is_won(t, p))

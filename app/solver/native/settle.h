@@ -1,5 +1,5 @@
-/* Safe foundation moves, settle and the auto-finish (moves.safe_move, moves.settle,
- * search._finish_line): what the search plays without branching after every step. Why a
+/* Safe foundation moves, settle (moves.safe_move, moves.settle) and the engine's
+ * auto-finish: what the search plays without branching after every step. Why a
  * move is safe: docs/solver.md, "Safe foundation moves". */
 #ifndef SOLVER_NATIVE_SETTLE_H
 #define SOLVER_NATIVE_SETTLE_H
@@ -34,6 +34,10 @@ static inline int on_foundations(const Tables *t, const Position *p, int card)
  * narrow_children), or NULL: eager, every foundation move. */
 typedef const Accepted *SafeRule;
 
+/* The rule of a search without safe moves (the safe-move reduction switched off): no card
+ * is ever safe. Compared by address only. */
+extern const Accepted NEVER_SAFE[1];
+
 static inline SafeRule safe_rule(const Tables *t, bool eager) { return eager ? NULL : t->children_of; }
 
 /* SearchTables.safe_to_foundation: every card that could want `card` as a parent is up
@@ -42,6 +46,8 @@ static inline bool safe_with(const Tables *t, Position *p, SafeRule rule, int ca
 {
     if (!rule)
         return true;
+    if (rule == NEVER_SAFE)
+        return false;
     const Accepted *wanting = &rule[card];
     for (int i = 0; i < wanting->count; i++)
         if (on_foundations(t, p, wanting->cards[i]) + returned < t->decks)
@@ -91,7 +97,7 @@ int settle_undoable(const Tables *t, Position *p, SafeRule rule, Undo *line);
 /* Could settle play anything after `moves`, played from a settled position? (settle.c) */
 bool could_settle(const Tables *t, Position *p, const Undo *moves, int n, SafeRule rule);
 
-/* _finish_line: the engine's auto-finish moves (at most MAX_CARDS) when they would win
+/* finish_line: the engine's auto-finish moves (at most MAX_CARDS) when they would win
  * from here, else -1. */
 int finish_line(const Tables *t, const Position *p, Move *out);
 

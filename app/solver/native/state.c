@@ -296,7 +296,7 @@ static void add_each(Gen *g, int src_kind, int src, int dst_kind, uint16_t piles
     }
 }
 
-/* The engine's `single`: one card to the foundations, the tableau, the empty piles. */
+/* One card to the foundations, the tableau, the empty piles, in the engine's order. */
 static void single(Gen *g, int src_kind, int src, int card, int skip)
 {
     add_each(g, src_kind, src, FOUNDATION, g->to_found[card], -1, 1);

@@ -63,7 +63,7 @@ typedef struct {
     CardStack stock, waste, reserve;
     int16_t redeals_left;      /* -1: unlimited (None) */
     uint8_t base_rank;         /* 0: none (foundations start at Aces) */
-    /* The solver's plain key by parts (search.c plain_key), kept across moves: a child
+    /* The solver's plain key by parts (keys.c plain_key), kept across moves: a child
      * changes one or two piles, and hashing all of them for every child cost a quarter
      * of the search. apply and undo mark what they touch stale. */
     uint64_t pile_hash[MAX_PILES];
@@ -103,7 +103,7 @@ static inline void copy_run(uint8_t *to, const uint8_t *from, int count)
 }
 
 /* A foundation top's part of the key (0: an empty foundation, else the card + 1): random
- * words, filled by keys_init (search.c) before any position is read. */
+ * words, filled by keys_init (keys.c) before any position is read. */
 extern uint64_t top_hash[DECK + 1];
 
 /* State.from_bytes: 0 on success, else why the bytes are refused (nothing is read
@@ -115,8 +115,8 @@ size_t position_write(const Tables *t, const char *name, size_t name_len, const 
 
 static inline int first_rank(const Position *p) { return p->base_rank ? p->base_rank : 1; }
 bool is_won(const Tables *t, const Position *p);
-/* What beam.py's score reads of a position (beam.EnginePosition.features), in the order
- * of beam.Features. */
+/* What the beam's score reads of a position, in the order beam.WEIGHTS
+ * (app/solver/beam.py) weighs them. */
 enum {
     FEATURE_ON_FOUNDATIONS, FEATURE_FACE_DOWN, FEATURE_IN_WASTE, FEATURE_IN_RESERVE,
     FEATURE_EMPTY_PILES, FEATURE_OUT_OF_SEQUENCE, FEATURE_BURIED, FEATURE_COUNT,

@@ -1,5 +1,5 @@
-/* The search's transposition table: the 64-bit position keys seen (search.py's `seen`
- * set), open addressing with linear probing, bounded by the caller.
+/* The search's transposition table: the 64-bit position keys seen, open addressing with
+ * linear probing, bounded by the caller.
  *
  * It holds at most `limit` keys; a key that finds it full is reported (TABLE_FULL), and
  * the search then answers "unknown": dropping keys instead would let it revisit

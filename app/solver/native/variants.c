@@ -68,7 +68,7 @@ static const char *arranged_check(const Tables *t)
         for (int under = 0; under < DECK; under++)
             if (stack_ok(t, under, card) != (t->klass[under] == t->parent_class[card]))
                 return "a card builds on cards outside its parent class";
-    if (builds_round(t) && (t->decks != 1 || !one_cycle(t)))
+    if (t->wraps && (t->decks != 1 || !one_cycle(t)))
         return "arranged tables with a wrap need one deck and classes in one cycle";
     return 0;
 }
@@ -149,6 +149,7 @@ const char *tables_prepare(Tables *t)
     accepted_prepare(t);
     children_prepare(t);
     t->builds_down = builds_down_of(t);
+    t->wraps = builds_round(t);
     first_fit_prepare(t);
     return t->arranged ? arranged_check(t) : 0;
 }

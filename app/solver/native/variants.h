@@ -45,6 +45,9 @@ typedef struct {
      * the ranks of a run go up by one from its top card, modulo 13, and the search finds
      * where in a run a card could go onto another without walking the run. */
     bool builds_down;
+    /* Filled in by tables_prepare: some card builds on itself through a chain of cards
+     * each on the last (a King on an Ace, round the whole cycle). */
+    bool wraps;
     /* Where builds_down: [parent * 52 + top], the first count at which a run topped by
      * `top` could go onto `parent` (rank(parent) - rank(top), 13 for 0); the next ones are
      * 13 apart. Else 1 (every count is tried). */
