@@ -23,7 +23,7 @@ cd "$(dirname "$0")/.."
 ROOT="$(pwd)"
 PYTHON="${PYTHON:-$ROOT/.venv/bin/python}"
 SAMPLE="${NATIVE_SANITIZED_TESTS:-}"
-SEARCH_SAMPLE="${NATIVE_SANITIZED_SEARCH:-late_positions or near_the_end or won_or or hand_built or position_budget or full_table or deadline or bad_limits or passed_over or whole_cycle or rank-and-file-True}"
+SEARCH_SAMPLE="${NATIVE_SANITIZED_SEARCH:-late_positions or switched_off or near_the_end or won_or or hand_built or position_budget or full_table or deadline or bad_limits or passed_over or whole_cycle or rank-and-file-True}"
 ARRANGED_SAMPLE="${NATIVE_SANITIZED_ARRANGED:-}"
 WORK="$(mktemp -d /tmp/native-sanitized.XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT

@@ -65,6 +65,15 @@ def test_late_positions_of_every_game_get_the_plain_search_verdict() -> None:
     assert sum(v == ("unsolvable", "unsolvable") for v in verdicts) >= 10
 
 
+@pytest.mark.parametrize("reduction", core.FULL_REDUCTIONS)
+def test_late_positions_with_a_reduction_switched_off(reduction: str) -> None:
+    """Each reduction of the full list left out (the code paths without it, also under
+    the sanitizers): lines replay, no verdict against the plain search's."""
+    for state in late_positions():
+        found = core.search(state, BUDGET, without=(reduction,))
+        assert agree(checked(state, found), core.exhaustive(state, 20_000).result), reduction
+
+
 @pytest.mark.parametrize(("name", "flip"), CONFIGS)
 def test_fresh_deals_spend_a_small_budget_the_same_way_each_time(name: str, flip: bool) -> None:
     """From the deal itself: a search without jitter is deterministic (the same count,
