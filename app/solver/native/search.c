@@ -347,7 +347,7 @@ static bool search_init(Search *s, const Tables *t, const Position *start,
     s->t = t;
     s->draw_score = limits->draw_score;
     s->max_depth = limits->max_depth;
-    s->rule = NEVER_SAFE;  /* a list without a safe-move rule plays nothing unbranched */
+    s->rule = t->never_safe;  /* a list without a safe-move rule plays nothing unbranched */
     s->reductions_len = limits->narrow ? narrow_list(limits, s->reductions)
                                        : full_list(limits, s->reductions);
     for (int r = 0; r < s->reductions_len; r++)

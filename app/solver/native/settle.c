@@ -3,8 +3,6 @@
 
 #include <string.h>
 
-const Accepted NEVER_SAFE[1];
-
 void wanted(const Tables *t, const Position *p, int8_t out[DECK])
 {
     memset(out, -1, DECK);

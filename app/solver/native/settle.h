@@ -34,9 +34,6 @@ static inline int on_foundations(const Tables *t, const Position *p, int card)
  * narrow_children), or NULL: eager, every foundation move. */
 typedef const Accepted *SafeRule;
 
-/* The rule of a search without safe moves (the safe-move reduction switched off): no card
- * is ever safe. Compared by address only. */
-extern const Accepted NEVER_SAFE[1];
 
 static inline SafeRule safe_rule(const Tables *t, bool eager) { return eager ? NULL : t->children_of; }
 
@@ -46,8 +43,6 @@ static inline bool safe_with(const Tables *t, Position *p, SafeRule rule, int ca
 {
     if (!rule)
         return true;
-    if (rule == NEVER_SAFE)
-        return false;
     const Accepted *wanting = &rule[card];
     for (int i = 0; i < wanting->count; i++)
         if (on_foundations(t, p, wanting->cards[i]) + returned < t->decks)

@@ -150,6 +150,8 @@ const char *tables_prepare(Tables *t)
     children_prepare(t);
     t->builds_down = builds_down_of(t);
     t->wraps = builds_round(t);
+    for (int card = 0; card < DECK; card++)
+        t->never_safe[card] = (Accepted){.count = 1, .cards = {(uint8_t)card}};
     first_fit_prepare(t);
     return t->arranged ? arranged_check(t) : 0;
 }

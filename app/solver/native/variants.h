@@ -40,6 +40,11 @@ typedef struct {
      * they may play by a rule that is not a proof where foundation cards return. */
     bool narrow_child[DECK * DECK];
     Accepted narrow_children_of[DECK];
+    /* The rule of a search without safe moves (the safe-move reduction left out): each
+     * card waits for all its own copies to be up, so none is ever safe to put up (one is
+     * the card going up); a deferred draw's look with cards returned may find one safe,
+     * which only skips fewer children. */
+    Accepted never_safe[DECK];
     /* Filled in by tables_prepare: every card builds on a card one rank above its own
      * (a King on an Ace where the build wraps), as in every game the engine has. Then
      * the ranks of a run go up by one from its top card, modulo 13, and the search finds
