@@ -1,7 +1,7 @@
 """The stored answers of requests sent with an `Idempotency-Key`, and their bounds.
 
 An answer is stored whole (a few KB) in the transaction of the write it answers
-(`app.services.games`: `_replay`, `_remember`, `_idempotent`). What bounds them:
+(`app.services.games.writes.write_game`, which also replays it). What bounds them:
 
 - time: an answer older than `IDEMPOTENCY_TTL_HOURS` is never replayed (the key is a new
   request then), and expired answers are deleted in the background every

@@ -346,15 +346,17 @@ def test_routers_build_no_bodies_and_services_parse_no_move_dicts() -> None:
 
 
 def test_every_transaction_is_the_unit_of_work() -> None:
-    """Only app/db.py begins, commits or rolls back; only games.writing_game locks a game."""
+    """Only app/db.py begins, commits or rolls back; only the games repository's
+    `locked_game` locks a game."""
     for source in (ROOT / "app").rglob("*.py"):
         if source.name == "db.py" or "engine" in source.parts or "solver" in source.parts:
             continue
         text = source.read_text()
         for call in (".commit(", ".rollback(", "begin_write(", ".begin("):
             assert call not in text, f"{source.relative_to(ROOT)}: {call}"
-    games = (ROOT / "app" / "services" / "games.py").read_text()
-    assert games.count("lock=True") == 1  # in writing_game
+    games = ROOT / "app" / "services" / "games"
+    locks = {path.name: path.read_text().count("lock=True") for path in games.glob("*.py")}
+    assert {name: n for name, n in locks.items() if n} == {"repository.py": 1}  # locked_game
 
 
 async def test_a_failed_write_keeps_nothing_and_ends_its_transaction(app: FastAPI) -> None:

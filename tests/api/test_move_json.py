@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from app.engine import VARIANTS, Rules, State, deal
 from app.models import Game
 from app.schemas import GameMoveResult
-from app.services.games import move_result_json, state_json
+from app.services.games.presenter import move_result_json, state_json
 from tests.api.conftest import API
 from tests.engine.test_properties import near_won
 

@@ -7,7 +7,7 @@ from fastapi import FastAPI
 
 from app.engine import CODE, Move, Pile, State, deal, get_variant
 from app.schemas import GameMoveResult, MoveLog
-from app.services.games import _POSITIONS
+from app.services.games.repository import POSITIONS
 from tests.api.conftest import API, NewGame, assert_error
 from tests.api.helpers import (
     cards,
@@ -363,8 +363,8 @@ async def test_positions_remembered_between_moves_are_the_stored_ones(
         answer = await _move(client, auth, game["id"], state["legal_moves"][0])
         assert answer.status_code == 200, answer.text
         stored = await stored_state(app, game["id"])
-        assert _POSITIONS.load(stored.to_bytes()) == stored
-    remembered = dict(_POSITIONS._states)
-    assert remembered and len(remembered) <= _POSITIONS.size
+        assert POSITIONS.load(stored.to_bytes()) == stored
+    remembered = dict(POSITIONS._states)
+    assert remembered and len(remembered) <= POSITIONS.size
     for data, position in remembered.items():
         assert position == State.from_bytes(data) and position.to_bytes() == data

@@ -1,0 +1,52 @@
+"""Games: load, apply through the engine, save, in one transaction.
+
+By job: `create` (a new game), `service` (the other use cases), `play` (a line of moves played in memory),
+`repository` (load and lock, versioned save, the move log, the process's row and
+position caches), `writes` (the one wrapper of every answered write: lock, stored
+answer, `expected_version`, `Idempotency-Key`), `presenter` (the one serializer, and the
+moves endpoint's bytes), `cursors` (the game list's page cursor). What the rest of the
+app uses is named here.
+"""
+
+from app.services.games.create import create_game
+from app.services.games.play import Click, Command, PositionChanged
+from app.services.games.presenter import Answer, etag
+from app.services.games.service import (
+    MOVES_PAGE_DEFAULT,
+    MOVES_PAGE_MAX,
+    apply_move,
+    apply_moves,
+    game_version,
+    get_game,
+    known_lost,
+    list_games,
+    list_moves,
+    load_position,
+    mark_assisted,
+    mark_lost,
+    undo,
+    update_settings,
+)
+
+__all__ = [
+    "MOVES_PAGE_DEFAULT",
+    "MOVES_PAGE_MAX",
+    "Answer",
+    "Click",
+    "Command",
+    "PositionChanged",
+    "apply_move",
+    "apply_moves",
+    "create_game",
+    "etag",
+    "game_version",
+    "get_game",
+    "known_lost",
+    "list_games",
+    "list_moves",
+    "load_position",
+    "mark_assisted",
+    "mark_lost",
+    "undo",
+    "update_settings",
+]

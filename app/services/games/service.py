@@ -1,0 +1,346 @@
+"""The use cases of a game once dealt (a new game: `create`): read, list, play, undo,
+change its settings, and the solver's marks, each one unit of work. Every write that
+answers a request goes through `write_game` (the game locked, a stored answer
+replayed, `expected_version` checked, the answer stored under its `Idempotency-Key`)
+and is saved by the repository's versioned `save`; every move goes through
+`apply_moves`, whoever asks for it (the moves endpoint, a hint's finish, the daily
+game), so there is one path to validate, log and version a move.
+
+Requests arrive typed: a move is an engine `Move` or a `Click` (resolved against the
+locked position). Answers leave typed: the response models of `app.schemas`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.db import unit_of_work
+from app.engine import State
+from app.errors import NothingToUndo
+from app.models import Game, Player, utcnow
+from app.schemas import GameMoveResult, GamePage, GameState, MoveLog, UndoResult
+from app.services import ranking
+from app.services.games import repository
+from app.services.games.cursors import decode_cursor, encode_cursor
+from app.services.games.play import (
+    DEFAULT_SETTINGS,
+    Command,
+    Line,
+    PositionChanged,
+    play_line,
+    undo_events,
+)
+from app.services.games.presenter import (
+    Answer,
+    answer,
+    game_state,
+    game_summary,
+    move_answer,
+    state_json,
+)
+from app.services.games.repository import POSITIONS, save
+from app.services.games.writes import write_game
+from app.services.idempotency import Idempotency
+
+# GET /games/{id}/moves: moves per page by default and at most (a move with its events
+# is ~250 bytes of JSON; most games fit in one default page, as before pagination).
+MOVES_PAGE_DEFAULT = 1000
+MOVES_PAGE_MAX = 1000
+
+
+# --- reads --------------------------------------------------------------------------
+
+
+async def get_game(session: AsyncSession, player: Player, game_id: str) -> Answer[GameState]:
+    player_id = player.id  # read once: a rollback expires the ORM object
+    async with unit_of_work(session, write=False):
+        game = await repository.load_owned(session, player_id, game_id)
+    return answer(game_state(game, State.from_bytes(game.state)), game)
+
+
+async def load_position(session: AsyncSession, player: Player, game_id: str) -> tuple[Game, State]:
+    """The game row and its full position, hidden cards included: for server-side work
+    (the solver's hints) that must never be sent to the client as it is. The read ends
+    here: no connection is held while the caller works on the position."""
+    async with unit_of_work(session, write=False):
+        game = await repository.load_owned(session, player.id, game_id)
+    return game, State.from_bytes(game.state)
+
+
+async def game_version(session: AsyncSession, player: Player, game_id: str) -> int:
+    """Only the version, for a cheap If-None-Match answer."""
+    async with unit_of_work(session, write=False):
+        return await repository.version_of(session, player.id, game_id)
+
+
+async def list_games(
+    session: AsyncSession, player: Player, *, limit: int, cursor: str | None
+) -> GamePage:
+    """The player's games, newest first; keyset pagination so pages never overlap."""
+    after = decode_cursor(cursor) if cursor else None
+    async with unit_of_work(session, write=False):
+        # One more than the page: whether there is a next one.
+        games = await repository.games_page(session, player.id, after=after, limit=limit + 1)
+    more = len(games) > limit
+    games = games[:limit]
+    return GamePage(
+        items=[game_summary(g) for g in games],
+        next_cursor=encode_cursor(games[-1]) if more and games else None,
+    )
+
+
+async def list_moves(
+    session: AsyncSession,
+    player: Player,
+    game_id: str,
+    *,
+    offset: int = 0,
+    limit: int = MOVES_PAGE_DEFAULT,
+) -> MoveLog:
+    """One page of the move log: the moves with `seq` from `offset + 1` on, at most
+    `limit` of them (`seq` runs 1, 2, 3, ... with no gaps, so the offset is a seq)."""
+    player_id = player.id  # read once: a rollback expires the ORM object
+    async with unit_of_work(session, write=False):
+        game = await repository.load_owned(session, player_id, game_id)
+        rows = await repository.moves_page(session, game.id, offset=offset, limit=limit)
+        items = [
+            {
+                "seq": r.seq,
+                "version": r.version,
+                "text": r.text,
+                "move": r.move,
+                "events": r.events,
+                "created_at": r.created_at,
+            }
+            for r in rows
+        ]
+        end = offset + len(items)
+        return MoveLog.model_validate(
+            {
+                "game_id": game.id,
+                "version": game.version,
+                "total": game.move_count,
+                "items": items,
+                "next_offset": end if items and end < game.move_count else None,
+            }
+        )
+
+
+# --- writes -------------------------------------------------------------------------
+
+
+async def update_settings(
+    session: AsyncSession,
+    player: Player,
+    game_id: str,
+    changes: dict[str, Any],
+    expected_version: int | None,
+) -> Answer[GameState]:
+    async def change(game: Game) -> Answer[GameState]:
+        await save(session, game, settings={**DEFAULT_SETTINGS, **game.settings, **changes})
+        return answer(game_state(game, State.from_bytes(game.state)), game)
+
+    return await write_game(
+        session,
+        player.id,  # read once: a rollback expires the ORM object
+        game_id,
+        change,
+        expected_version=expected_version,
+    )
+
+
+async def apply_moves(
+    session: AsyncSession,
+    player: Player,
+    game_id: str,
+    commands: Sequence[Command],
+    *,
+    expected_version: int | None = None,
+    idempotency: Idempotency | None = None,
+    assisted: bool = False,
+    from_position: State | None = None,
+) -> Answer[GameMoveResult]:
+    """Apply moves in order, each validated by the engine and logged as its own move,
+    in one transaction: all of them or none. The one path for every move (the moves
+    endpoint; a hint's finish and the daily game reuse it). A won game takes no move
+    (409 game_over); once auto-finish wins it along the line, the remaining moves are
+    skipped. `assisted` (the solver's finish) marks the game assisted with its first
+    move. With `from_position`, the moves are played only if the game is still at that
+    position (else `PositionChanged`, nothing written)."""
+
+    async def change(game: Game) -> Answer[GameMoveResult]:
+        if from_position is not None and game.state != from_position.to_bytes():
+            raise PositionChanged
+        line = play_line(game, POSITIONS.load(game.state), commands)
+        marks = _line_marks(game, line, assisted)
+        # The legal moves of the new position, once: its status, the answer's
+        # `legal_moves` and every click are read from them.
+        legal = line.state.legal_moves()
+        if line.rows:
+            await _save_line(session, game, line, line.state.status_given(legal), marks)
+        return move_answer(game, line.state, legal, line.events, line.steps)
+
+    return await write_game(
+        session,
+        player.id,  # read once: a rollback expires the ORM object
+        game_id,
+        change,
+        expected_version=expected_version,
+        idempotency=idempotency,
+        refuse_won=bool(commands),
+        # A copy only where a move's UPDATE will check it (no commands: nothing checks it).
+        copy=bool(commands),
+    )
+
+
+async def _save_line(
+    session: AsyncSession, game: Game, line: Line, status: str, marks: dict[str, Any]
+) -> None:
+    """One write for all the moves of a line (a finish plays thousands: a write per move
+    held the database for seconds), each still logged as its own move and version."""
+    moves = len(line.rows)
+    await save(
+        session,
+        game,
+        bump=moves,
+        state=line.data,
+        status=status,
+        move_count=game.move_count + moves,
+        **marks,
+    )
+    POSITIONS.keep(line.data, line.state)
+    for row in line.rows:
+        row["created_at"] = game.updated_at
+    await repository.insert_moves(session, line.rows)
+
+
+def _line_marks(game: Game, line: Line, assisted: bool) -> dict[str, Any]:
+    """What a line of moves changes on the game besides its position: assisted (the
+    solver's finish), no longer ranked, the time it was won. A won game cannot be undone,
+    so the winning move's time stays (results rank by it)."""
+    marks: dict[str, Any] = {}
+    now = utcnow()
+    if assisted and not game.assisted:
+        marks["assisted"] = True
+    if game.ranked and (assisted or not ranking.keeps_rank(game, now)):
+        marks["ranked"] = False  # helped, or played after the deal was published
+    if line.state.is_won and not line.start.is_won:
+        marks["won_at"] = now
+    return marks
+
+
+async def apply_move(
+    session: AsyncSession,
+    player: Player,
+    game_id: str,
+    command: Command,
+    *,
+    expected_version: int | None = None,
+    idempotency: Idempotency | None = None,
+) -> Answer[GameMoveResult]:
+    """Apply one move and log it (see `apply_moves`)."""
+    return await apply_moves(
+        session,
+        player,
+        game_id,
+        [command],
+        expected_version=expected_version,
+        idempotency=idempotency,
+    )
+
+
+async def undo(
+    session: AsyncSession,
+    player: Player,
+    game_id: str,
+    *,
+    expected_version: int | None = None,
+    idempotency: Idempotency | None = None,
+) -> Answer[UndoResult]:
+    """Take back the last move: restore its exact `state_before` and drop it from the log.
+    A won game cannot be taken back (409 game_over)."""
+
+    async def change(game: Game) -> Answer[UndoResult]:
+        return await _take_back(session, game)
+
+    return await write_game(
+        session,
+        player.id,  # read once: a rollback expires the ORM object
+        game_id,
+        change,
+        expected_version=expected_version,
+        idempotency=idempotency,
+        refuse_won=True,
+        replay_as=UndoResult,
+    )
+
+
+async def _take_back(session: AsyncSession, game: Game) -> Answer[UndoResult]:
+    last = await repository.last_move(session, game.id)
+    if last is None:
+        raise NothingToUndo()
+    state = State.from_bytes(last.state_before)
+    undone = undo_events(state, last.move, State.from_bytes(game.state))
+    await repository.delete_move(session, last.id)
+    lost_at = game.lost_at
+    if lost_at is not None and game.move_count - 1 < lost_at:
+        lost_at = None  # taken back past the position proven lost: a new line ahead
+    await save(
+        session,
+        game,
+        state=last.state_before,
+        status=state.status,
+        move_count=game.move_count - 1,
+        lost_at=lost_at,
+        ranked=False,  # an undo shows what the move turned up, then takes it back
+    )
+    body = state_json(game, state)
+    body["events"] = undone
+    return answer(UndoResult.model_validate(body), game)
+
+
+# --- the solver's marks -------------------------------------------------------------
+# Bookkeeping of the solver's, not a request's answer: no Idempotency-Key, no expected
+# version, so they open the locked game directly.
+
+
+async def mark_assisted(session: AsyncSession, player: Player, game_id: str) -> Game:
+    """Mark a game in play as helped by the solver (its win is then not ranked). Saved
+    as a change of its own (the version goes up once, so ETags show the flag); a won
+    game, or one already marked, is left as it is. The game as it is now (its version,
+    its position)."""
+    player_id = player.id  # read once: a rollback expires the ORM object
+    async with repository.locked_game(session, player_id, game_id) as locked:
+        game = locked.game
+        if (not game.assisted or game.ranked) and game.status != "won":
+            await save(session, game, assisted=True, ranked=False)
+    return game
+
+
+def known_lost(game: Game) -> bool:
+    """The game's position descends from one the solver proved lost (`Game.lost_at`)."""
+    return game.lost_at is not None and game.move_count >= game.lost_at
+
+
+async def mark_lost(session: AsyncSession, player: Player, game_id: str, position: State) -> Game:
+    """The solver proved `position` lost: mark the game assisted (saying so tells the
+    player something of hidden cards), and where the game is still at the position, keep
+    its move count (`Game.lost_at`: every later position of this line is lost too; a game
+    that moved on meanwhile may have been taken back past it). Only the mark changes the
+    version: `lost_at` is not part of the public state. The game as it is now."""
+    player_id = player.id  # read once: a rollback expires the ORM object
+    async with repository.locked_game(session, player_id, game_id) as locked:
+        game = locked.game
+        if game.status == "won":
+            return game
+        marks: dict[str, Any] = {}
+        if not game.assisted or game.ranked:
+            marks["assisted"], marks["ranked"] = True, False
+        if game.state == position.to_bytes() and not known_lost(game):
+            marks["lost_at"] = game.move_count
+        if marks:
+            await save(session, game, bump=1 if "assisted" in marks else 0, **marks)
+    return game
