@@ -2,18 +2,28 @@
 of `app.schemas` are built from it), and `Answer` carries it with its version.
 
 The moves endpoint writes its answer without building the model (`move_result_json`):
-the same bytes as `GameMoveResult`'s own dump (tests/api/test_move_json.py)."""
+the same bytes as `GameMoveResult`'s own dump, in the key order read off the models
+(tests/api/test_move_json.py checks the bytes over games played in every variant)."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, get_args
 
 import pydantic_core
+from pydantic import BaseModel
 
 from app.engine import Move, State
 from app.models import Game, utcnow
-from app.schemas import GameMoveResult, GameState, GameSummary, rfc3339
+from app.schemas import (
+    GameMoveResult,
+    GameSettingsOut,
+    GameState,
+    GameSummary,
+    PlayEvent,
+    RulesOut,
+    rfc3339,
+)
 from app.services import ranking
 from app.services.games.play import DEFAULT_SETTINGS
 
@@ -163,62 +173,76 @@ def move_answer(
     )
 
 
-_SETTINGS = frozenset(DEFAULT_SETTINGS)
-_CARDS_MOVED = frozenset({"move", "auto_finish"})
-_IN_MODEL_ORDER = frozenset({"turn_up", "reserve_fill"})
+# --- the moves endpoint's bytes, without the model ------------------------------------
+
+
+def _fields(model: type[BaseModel]) -> tuple[str, ...]:
+    """The keys `model` writes for its fields, by alias, in its order."""
+    return tuple(field.alias or name for name, field in model.model_fields.items())
+
+
+def _event_fields() -> dict[str, tuple[str, ...]]:
+    """Each event type `GameMoveResult` knows (the discriminator of `PlayEvent`) with
+    its model's keys."""
+    union, _discriminator = get_args(PlayEvent)
+    return {
+        get_args(event.model_fields["type"].annotation)[0]: _fields(event)
+        for event in get_args(union)
+    }
+
+
+# Read off the models once: the order `move_result_json` writes in is theirs.
+_ANSWER_FIELDS = _fields(GameMoveResult)
+_ANSWER_KEYS = frozenset(_ANSWER_FIELDS)
+_RULES_FIELDS = _fields(RulesOut)
+_SETTINGS_FIELDS = _fields(GameSettingsOut)
+_SETTINGS_KEYS = frozenset(_SETTINGS_FIELDS)
+_EVENT_FIELDS = _event_fields()
+# `deal_str` is the one computed field written (after every field, as pydantic does).
+_KNOWN_COMPUTED = tuple(GameMoveResult.model_computed_fields) == ("deal_str",)
 
 
 def move_result_json(game: Game, body: dict[str, Any]) -> bytes | None:
     """`GameMoveResult.model_validate(body).model_dump_json(by_alias=True)` (what the
-    moves endpoint answers), written without the model: the same keys in the model's
-    order (`deal` first, as `_WithDeal` declares it, `deal_str` last; a move event's
-    `from`, `to`, `cards`, `count` before its `type` and `move`), the times in RFC 3339.
-    The piles, cards, clicks and legal moves are already in the engine's JSON form,
-    which is the models' order. None for a body of another shape (settings other than
-    the two booleans, an unknown event): the model then writes it, as before."""
+    moves endpoint answers), written without the model: the keys in the models' order
+    (`_ANSWER_FIELDS`, each event's by its type), the times in RFC 3339, `deal_str`
+    last. The piles, cards, clicks and legal moves are already in the engine's JSON
+    form, which is the models' order. None for a body of another shape (keys other than
+    the model's, settings other than its two booleans, an unknown event): the model
+    then writes it."""
     settings = body["settings"]
-    if settings.keys() != _SETTINGS or not all(type(v) is bool for v in settings.values()):
+    if (
+        not _KNOWN_COMPUTED
+        or body.keys() != _ANSWER_KEYS
+        or settings.keys() != _SETTINGS_KEYS
+        or not all(type(v) is bool for v in settings.values())
+    ):
         return None
-    events = []
-    for event in body["events"]:
-        kind = event["type"]
-        if kind in _CARDS_MOVED:
-            events.append(
-                {
-                    "from": event["from"],
-                    "to": event["to"],
-                    "cards": event["cards"],
-                    "count": event["count"],
-                    "type": kind,
-                    "move": event["move"],
-                }
-            )
-        elif kind in _IN_MODEL_ORDER:
-            events.append(event)
-        else:
-            return None
-    deal = body["deal"]
-    out = {
-        "deal": deal,
-        "id": body["id"],
-        "variant": body["variant"],
-        "source": body["source"],
-        "rules": {"foundation_return": body["rules"]["foundation_return"]},
-        "settings": {"auto_play": settings["auto_play"], "auto_finish": settings["auto_finish"]},
-        "status": body["status"],
-        "version": body["version"],
-        "move_count": body["move_count"],
-        "assisted": body["assisted"],
-        "ranked": body["ranked"],
-        "redeals_left": body["redeals_left"],
-        "base_rank": body["base_rank"],
-        "piles": body["piles"],
-        "legal_moves": body["legal_moves"],
-        "created_at": rfc3339(game.created_at),
-        "updated_at": rfc3339(game.updated_at),
-        "events": events,
-        "deal_str": None if deal is None else str(deal),
-    }
+    events = _events_json(body["events"])
+    if events is None:
+        return None
+    out = {name: body[name] for name in _ANSWER_FIELDS}
+    out["rules"] = {name: body["rules"][name] for name in _RULES_FIELDS}
+    out["settings"] = {name: settings[name] for name in _SETTINGS_FIELDS}
+    out["created_at"] = rfc3339(game.created_at)
+    out["updated_at"] = rfc3339(game.updated_at)
+    out["events"] = events
+    out["deal_str"] = None if body["deal"] is None else str(body["deal"])
     # pydantic's own encoder (compact, UTF-8 as it is): the bytes FastAPI's dump writes,
     # in a quarter of the json module's time.
     return pydantic_core.to_json(out)
+
+
+def _events_json(events: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+    """The events with their keys in their models' order; None if one is of a type the
+    model does not know, or has other keys than its model's."""
+    ordered = []
+    for event in events:
+        names = _EVENT_FIELDS.get(event["type"])
+        if names is None or len(event) != len(names):
+            return None
+        try:
+            ordered.append({name: event[name] for name in names})
+        except KeyError:
+            return None
+    return ordered
