@@ -56,8 +56,8 @@ from app.engine import VARIANTS  # noqa: E402
 GAMES = ("rank-and-file", "rows-of-four", "rainbow")
 ARRANGED = ("rank-and-file", "number-ten")  # the games with run arrangement
 
-# Run in the subprocess: load the build as app.solver._core, then search.
-_CHILD = """
+# The subprocess's first lines: load the build as app.solver._core.
+_LOAD = """
 import importlib.machinery, importlib.util, json, sys, time
 sys.path.insert(0, {root!r})
 loader = importlib.machinery.ExtensionFileLoader("app.solver._core", {path!r})
@@ -65,7 +65,12 @@ spec = importlib.util.spec_from_file_location("app.solver._core", {path!r}, load
 module = importlib.util.module_from_spec(spec)
 loader.exec_module(module)
 sys.modules["app.solver._core"] = module
-from app.engine import VARIANTS, State, deal
+"""
+
+# Run in the subprocess: then search.
+_CHILD = (
+    _LOAD
+    + """from app.engine import VARIANTS, State, deal
 from app.solver import core
 starts = json.load(open({starts!r})) if {starts!r} else {{}}
 rows = {{}}
@@ -84,18 +89,13 @@ for name in {games!r}:
                    "answers": answers}}
 print(json.dumps(rows))
 """
+)
 
 
 # Run in the subprocess for --hints: each start searched with the hint's budget.
-_HINTS_CHILD = """
-import importlib.machinery, importlib.util, json, sys, time
-sys.path.insert(0, {root!r})
-loader = importlib.machinery.ExtensionFileLoader("app.solver._core", {path!r})
-spec = importlib.util.spec_from_file_location("app.solver._core", {path!r}, loader=loader)
-module = importlib.util.module_from_spec(spec)
-loader.exec_module(module)
-sys.modules["app.solver._core"] = module
-from app.config import Settings
+_HINTS_CHILD = (
+    _LOAD
+    + """from app.config import Settings
 from app.engine import State
 from app.solver.plan import solve
 settings = Settings()
@@ -111,6 +111,7 @@ for name in {games!r}:
     rows[name] = {{"answers": answers}}
 print(json.dumps(rows))
 """
+)
 
 
 def hint_table(results: dict[str, list[dict[str, dict]]], games: tuple[str, ...]) -> None:
