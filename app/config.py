@@ -116,7 +116,7 @@ class Settings(BaseSettings):
     solver_knowledge_max_positions: int = Field(default=2_000_000, ge=1)
     solver_knowledge_max_lost: int = Field(default=100_000, ge=1)
 
-    # Limits on what one client can make the server hold (issue 11).
+    # Limits on what one client can make the server hold.
     max_body_bytes: int = Field(default=65_536, ge=1_024)  # the largest move is 100 bytes
     body_timeout_seconds: float = Field(default=10.0, gt=0)  # a body sent this slowly: 408
     header_timeout_seconds: float = Field(default=10.0, gt=0)  # a request head, from its start

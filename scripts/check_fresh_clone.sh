@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A fresh clone must pass its own tests (issue 11): clone the committed HEAD into an
+# A fresh clone must pass its own tests: clone the committed HEAD into an
 # empty temporary directory, so that nothing lies beside it, give it its own virtual
 # environment (the original tree's .venv would import the original tree), run the
 # README's test command (`make test`, the whole suite) there, and check that no code or
