@@ -1,4 +1,4 @@
-"""Issue 16: what the solver knows is in the database, shared by every instance.
+"""What the solver knows is in the database, shared by every instance.
 
 Two apps on one database stand for two instances (each with its own memory): a line
 found by one answers the other's hints without a search; a position proven lost is
