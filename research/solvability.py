@@ -10,7 +10,7 @@ and none below it decided is listed apart, not counted. The run fails when two s
 files disagree about a deal (one says solved, another unsolvable; a file of several
 games, such as ``unsolvable-reproved.jsonl``, names the game in each row). Run:
 
-    .venv/bin/python bench/solvability.py [--budget 1m] [--deals 1000]
+    .venv/bin/python -m research.solvability [--budget 1m] [--deals 1000]
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from statistics import NormalDist
 from app.engine import VARIANTS
 from app.solver.cli import survey_game
 
-SURVEYS = Path(__file__).resolve().parent / "surveys"
+SURVEYS = Path(__file__).resolve().parents[1] / "bench" / "surveys"
 Z95 = NormalDist().inv_cdf(0.975)
 
 

@@ -24,8 +24,8 @@ A search that gives the other verdict than the one known is a contradiction: the
 keeps the position's text, and ``--summary`` fails (exit 1). Searches that run out of
 budget are counted, not contradictions.
 
-    nice .venv/bin/python bench/soundness.py --deals 1-20 --out bench/checks/soundness.jsonl
-    .venv/bin/python bench/soundness.py --summary --out bench/checks/soundness.jsonl
+    nice .venv/bin/python -m research.soundness --deals 1-20 --out bench/checks/soundness.jsonl
+    .venv/bin/python -m research.soundness --summary --out bench/checks/soundness.jsonl
 """
 
 from __future__ import annotations
@@ -33,21 +33,18 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import sys
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from app.config import Settings  # noqa: E402
-from app.engine import VARIANTS, State  # noqa: E402
-from app.solver import arrangements, core  # noqa: E402
-from app.solver.exhaustive import exhaustive  # noqa: E402
-from app.solver.plan import solve  # noqa: E402
-from app.solver.result import replay  # noqa: E402
-from tests.solver.test_native_core import start, walk  # noqa: E402
+from app.config import Settings
+from app.engine import VARIANTS, State
+from app.solver import arrangements, core
+from app.solver.exhaustive import exhaustive
+from app.solver.plan import solve
+from app.solver.result import replay
+from tests.solver.test_native_core import start, walk
 
 SEARCHES = ("full", "full-undeferred", "arranged", "arranged-undeferred", "hint")
 

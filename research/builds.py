@@ -29,11 +29,11 @@ compared).
 ``--toggle-collect=search_run``): exact and the same on a loaded machine, where wall time
 swings by a fifth from run to run. Run::
 
-    .venv/bin/python bench/builds.py --build before=/tmp/a/_core.so --build after=app/solver/_core.cpython-311-x86_64-linux-gnu.so
-    .venv/bin/python bench/builds.py --build ... --callgrind --positions 20000
-    .venv/bin/python bench/builds.py --build ... --variants rainbow --arranged --deals 8 \
+    .venv/bin/python -m research.builds --build before=/tmp/a/_core.so --build after=app/solver/_core.cpython-311-x86_64-linux-gnu.so
+    .venv/bin/python -m research.builds --build ... --callgrind --positions 20000
+    .venv/bin/python -m research.builds --build ... --variants rainbow --arranged --deals 8 \
         --greedy 80 --positions 20000
-    .venv/bin/python bench/builds.py --build ... --hints --deals 10 --rounds 2
+    .venv/bin/python -m research.builds --build ... --hints --deals 10 --rounds 2
 """
 
 from __future__ import annotations
@@ -48,10 +48,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from app.engine import VARIANTS
 
-from app.engine import VARIANTS  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 GAMES = ("rank-and-file", "rows-of-four", "rainbow")
 ARRANGED = ("rank-and-file", "number-ten")  # the games with run arrangement

@@ -1,21 +1,21 @@
-"""bench/peer.py hands our deals to a peer solver: the deal file must be the deal, card
+"""research/peer.py hands our deals to a peer solver: the deal file must be the deal, card
 for card, in the peer's orientation (the peer itself is not part of the project)."""
 
 from __future__ import annotations
 
 import json
 from collections import Counter
+from importlib import import_module
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
 from app.engine import CODE, deal, get_variant
-from tests.solver.bench_scripts import load
 
 
 def peer() -> ModuleType:
-    return load("peer")
+    return import_module("research.peer")
 
 
 @pytest.mark.parametrize("game", ["canfield", "rainbow", "forty-thieves"])

@@ -15,8 +15,8 @@ It prints, for each deal, the positions ``solve`` would spend before the win, or
 wins none of its passes within the budget. ``docs/benchmarks.md``, "The beam's share at
 large budgets", has the figures::
 
-    .venv/bin/python bench/passes.py run rank-and-file:39 rank-and-file:129 --out /tmp/passes.jsonl
-    .venv/bin/python bench/passes.py plan --rows /tmp/passes.jsonl --budget 10000000
+    .venv/bin/python -m research.passes run rank-and-file:39 rank-and-file:129 --out /tmp/passes.jsonl
+    .venv/bin/python -m research.passes plan --rows /tmp/passes.jsonl --budget 10000000
 """
 
 from __future__ import annotations

@@ -1,18 +1,17 @@
-"""bench/confirm_lost.py: the surveys' lost deals, searched again by the plain search."""
+"""research/confirm_lost.py: the surveys' lost deals, searched again by the plain search."""
 
 from __future__ import annotations
 
 import json
+from importlib import import_module
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-from tests.solver.bench_scripts import load
-
 
 def confirm_lost() -> ModuleType:
-    return load("confirm_lost")
+    return import_module("research.confirm_lost")
 
 
 def write_rows(path: Path, rows: list[dict[str, object]], torn: str = "") -> None:

@@ -16,8 +16,8 @@ positions are told apart by the plain key (``Position.key``) or the arranged one
 search's pruning (obligated moves, deferred draws, the relaxed dead-end test), so it
 meets the same kind of positions as the search, not the very same ones.
 
-    nice .venv/bin/python bench/endgames.py rainbow 5 --budget 200000
-    nice .venv/bin/python bench/endgames.py forty-thieves 1 --budget 200000
+    nice .venv/bin/python -m research.endgames rainbow 5 --budget 200000
+    nice .venv/bin/python -m research.endgames forty-thieves 1 --budget 200000
 """
 
 from __future__ import annotations
@@ -25,16 +25,12 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
-import sys
 from collections import Counter
 from collections.abc import Iterator
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from app.engine import Rules, State, deal, get_variant  # noqa: E402
-from app.solver import _core, arrangements, core  # noqa: E402
-from app.solver.tables import SearchTables  # noqa: E402
+from app.engine import Rules, State, deal, get_variant
+from app.solver import _core, arrangements, core
+from app.solver.tables import SearchTables
 
 
 def endgame(state: State) -> bool:

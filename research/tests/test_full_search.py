@@ -1,20 +1,20 @@
-"""bench/full_search.py: the full search alone on the deals a budget's surveys leave
+"""research/full_search.py: the full search alone on the deals a budget's surveys leave
 undecided."""
 
 from __future__ import annotations
 
 import json
+from importlib import import_module
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
 from app.solver.result import SolveResult
-from tests.solver.bench_scripts import load
 
 
 def full_search() -> ModuleType:
-    return load("full_search")
+    return import_module("research.full_search")
 
 
 def write_rows(path: Path, rows: list[dict[str, object]]) -> None:

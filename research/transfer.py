@@ -9,7 +9,7 @@ for a line that wins there; the search may still have missed it in the target's 
 larger space. Rows go to ``--out`` in the survey format with ``"via"`` naming the source
 game (``positions`` are the source search's)::
 
-    .venv/bin/python bench/transfer.py --source deauville --target emperor \\
+    .venv/bin/python -m research.transfer --source deauville --target emperor \\
         --budget 10000000 --out bench/surveys/emperor-10m-via-deauville.jsonl 268 338
 """
 
@@ -17,15 +17,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from app.engine import deal, get_variant  # noqa: E402
-from app.solver.plan import solve  # noqa: E402
-from app.solver.result import wins  # noqa: E402
+from app.engine import deal, get_variant
+from app.solver.plan import solve
+from app.solver.result import wins
 
 
 def main() -> int:

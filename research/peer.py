@@ -24,7 +24,7 @@ program_options; its googletest download is only for its own tests)::
     cd /tmp/solvitaire && g++ -std=c++14 -O2 -DNDEBUG -Ilib/rapidjson -Ilib \\
         $(find src/main -name '*.cpp') -o solvitaire-bin -lboost_program_options -pthread
 
-    .venv/bin/python bench/peer.py --solvitaire /tmp/solvitaire/solvitaire-bin \\
+    .venv/bin/python -m research.peer --solvitaire /tmp/solvitaire/solvitaire-bin \\
         --rows bench/surveys/canfield-1m-native.jsonl --only unsolvable --timeout 60 --out ROWS
 """
 
@@ -40,10 +40,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from app.engine import CODE, State, deal, get_variant  # noqa: E402
-from app.solver.cli import end_torn_line, read_rows  # noqa: E402
+from app.engine import CODE, State, deal, get_variant
+from app.solver.cli import end_torn_line, read_rows
 
 RAINBOW_RULES = {
     "tableau piles": {

@@ -1,4 +1,4 @@
-"""bench/soundness.py hunts for wrong verdicts at scale: what it counts as a
+"""research/soundness.py hunts for wrong verdicts at scale: what it counts as a
 contradiction, that a contradiction keeps its position and fails the summary, and that a
 stopped sweep resumes without searching a position twice."""
 
@@ -8,18 +8,18 @@ import argparse
 import json
 import random
 from collections.abc import Iterator
+from importlib import import_module
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
 from app.engine import State
-from tests.solver.bench_scripts import load
 from tests.solver.test_native_core import start, walk
 
 
 def soundness() -> ModuleType:
-    return load("soundness")
+    return import_module("research.soundness")
 
 
 def test_only_the_other_verdict_contradicts() -> None:

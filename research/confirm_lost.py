@@ -6,12 +6,12 @@ A lost proof rests on every reduction of ``docs/solver.md`` together. ``exhausti
 rules: every legal move, each position keyed exactly as it is, no safe moves, no
 obligations, no pruning. Where it exhausts a deal within its budget it proves the deal
 lost on its own, and where it wins one that a survey proved lost, that proof is wrong.
-``bench/soundness.py`` makes the same comparison on positions late in play; this makes
+``research/soundness.py`` makes the same comparison on positions late in play; this makes
 it on the surveys' own verdicts, whole deals, smallest proofs first (the plain search
 needs many times the positions the solver does, so the small proofs are the ones it can
 finish).
 
-    nice .venv/bin/python bench/confirm_lost.py canfield forty-thieves rainbow \\
+    nice .venv/bin/python -m research.confirm_lost canfield forty-thieves rainbow \\
         --budget 100000000 --out bench/checks/plain-lost.jsonl
 
 One row per deal (a rerun skips the deals the file holds); the table at the end counts
@@ -29,11 +29,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from app.engine import VARIANTS, deal, get_variant  # noqa: E402
-from app.solver import core  # noqa: E402
-from app.solver.cli import end_torn_line, read_rows, survey_game  # noqa: E402
+from app.engine import VARIANTS, deal, get_variant
+from app.solver import core
+from app.solver.cli import end_torn_line, read_rows, survey_game
 
 SURVEYS = Path(__file__).resolve().parents[1] / "bench" / "surveys"
 

@@ -8,9 +8,9 @@ the game's survey files at or below the budget decides, to see which of them it 
 lost (or wins) on its own; a win's line is replayed by the engine first (as the
 survey's). It is the complete search of ``solve`` (up to run arrangement where that
 applies, with every reduction of ``docs/solver.md``), so its rows are survey rows like
-any other and ``bench/solvability.py`` counts them.
+any other and ``research/solvability.py`` counts them.
 
-    nice .venv/bin/python bench/full_search.py rainbow --deals 200 --budget 10000000 \\
+    nice .venv/bin/python -m research.full_search rainbow --deals 200 --budget 10000000 \\
         --out bench/surveys/rainbow-10m-relaxed-full.jsonl
 
 One row per deal (a rerun skips the deals the file holds); exit 0. ``--only 42 --only 45``
@@ -20,7 +20,7 @@ and how far one test may run (``app/solver/relaxation.py``; the row's ``search``
 them where they are not the defaults): asked at up to 4 stock cards and run to the end,
 it proved Rainbow deal 5 lost (docs/benchmarks.md, twenty-fifth session):
 
-    nice .venv/bin/python bench/full_search.py rainbow --deals 200 --budget 10000000 \\
+    nice .venv/bin/python -m research.full_search rainbow --deals 200 --budget 10000000 \\
         --relaxed-stock 4 --relaxed-states 4000000 --out bench/surveys/rainbow-10m-deep-full.jsonl
 """
 
@@ -28,19 +28,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from app.engine import VARIANTS, deal, get_variant  # noqa: E402
-from app.solver import arrangements, core, relaxation  # noqa: E402
-from app.solver.cli import end_torn_line, read_rows  # noqa: E402
-from app.solver.result import wins  # noqa: E402
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from solvability import BUDGETS, SURVEYS, verdicts  # noqa: E402
+from app.engine import VARIANTS, deal, get_variant
+from app.solver import arrangements, core, relaxation
+from app.solver.cli import end_torn_line, read_rows
+from app.solver.result import wins
+from research.solvability import BUDGETS, SURVEYS, verdicts
 
 DESCRIBED = "full search alone"
 
@@ -52,7 +47,7 @@ def positions(name: str) -> int:
 
 def undecided(game: str, budget: int, deals: int, surveys: Path = SURVEYS) -> list[int]:
     """Deals 1..``deals`` of ``game`` that no row of ``surveys`` within ``budget``
-    decides (the budgets of the files' names, ``bench/solvability.py``, up to it)."""
+    decides (the budgets of the files' names, ``research/solvability.py``, up to it)."""
     sizes = [name for name in BUDGETS if positions(name) <= budget]  # smallest first
     if not sizes:
         raise ValueError(f"no survey budget within {budget:,} positions (the least is 1m)")

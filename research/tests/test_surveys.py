@@ -1,19 +1,18 @@
 """The survey rows in bench/surveys/ never contradict each other, and the solvability
-table's interval is the Wilson score interval (bench/solvability.py)."""
+table's interval is the Wilson score interval (research/solvability.py)."""
 
 from __future__ import annotations
 
 import json
+from importlib import import_module
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-from tests.solver.bench_scripts import BENCH, load
-
 
 def solvability() -> ModuleType:
-    return load("solvability")
+    return import_module("research.solvability")
 
 
 def write_rows(directory: Path, name: str, *verdicts: tuple[int, str]) -> None:
@@ -27,7 +26,7 @@ def write_rows(directory: Path, name: str, *verdicts: tuple[int, str]) -> None:
 
 def test_no_survey_row_contradicts_another() -> None:
     module = solvability()
-    assert len(list((BENCH / "surveys").glob("*.jsonl"))) >= 9
+    assert len(list(module.SURVEYS.glob("*.jsonl"))) >= 9
     assert module.contradictions() == []
 
 
