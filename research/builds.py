@@ -211,7 +211,7 @@ def run_build(
     return rows
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -224,7 +224,7 @@ def main() -> None:
     parser.add_argument("--callgrind", action="store_true", help="instruction counts")
     parser.add_argument("--greedy", type=int, metavar="MOVES", help="from greedy play's positions")
     parser.add_argument("--hints", action="store_true", help="hint latency, every game")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.hints:
         args.greedy = args.greedy or 100
         args.variants = args.variants or sorted(VARIANTS)
@@ -261,7 +261,7 @@ def main() -> None:
             f"1001-{1000 + args.deals} (every 8th of {args.greedy} moves); {rounds} rounds"
         )
         hint_table(results, games)
-        return
+        return 0
     reference = results[builds[0][0]][0]
     for label, runs in results.items():
         for run in runs:
@@ -306,7 +306,8 @@ def main() -> None:
                     f"  {label:>12}: {median:>11,.0f}/s ({median / first:.2f}x the first)  "
                     + " ".join(f"{rate:,.0f}" for rate in rates)
                 )
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

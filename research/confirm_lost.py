@@ -31,7 +31,7 @@ from typing import Any
 
 from app.engine import VARIANTS, deal, get_variant
 from app.solver import core
-from app.solver.cli import end_torn_line, read_rows, survey_game
+from research.survey import end_torn_line, read_rows, survey_game
 
 SURVEYS = Path(__file__).resolve().parents[1] / "bench" / "surveys"
 

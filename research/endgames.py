@@ -135,14 +135,14 @@ def describe(label: str, verdicts: Counter[str], taken: list[int]) -> str:
     )
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("game")
     parser.add_argument("deals", nargs="+", type=int)
     parser.add_argument("--budget", type=int, default=200_000, help="positions of the search")
     parser.add_argument("--sample", type=int, default=50, help="endgames searched alone")
     parser.add_argument("--alone", type=int, default=1_000_000, help="each one's budget")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     variant = get_variant(args.game)
     for number in args.deals:
         phases: Counter[str] = Counter()

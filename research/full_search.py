@@ -33,9 +33,9 @@ from pathlib import Path
 
 from app.engine import VARIANTS, deal, get_variant
 from app.solver import arrangements, core, relaxation
-from app.solver.cli import end_torn_line, read_rows
 from app.solver.result import wins
 from research.solvability import BUDGETS, SURVEYS, verdicts
+from research.survey import end_torn_line, read_rows
 
 DESCRIBED = "full search alone"
 

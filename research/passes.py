@@ -125,7 +125,7 @@ def replay(rows: Path, budget: int) -> None:
         print(f"{game} {number} at {budget:,}: {verdict}")
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     runs = sub.add_parser("run", help="each beam pass of the plan alone, one row each")
@@ -137,12 +137,13 @@ def main() -> None:
     plans = sub.add_parser("plan", help="what a budget's plan makes of the rows")
     plans.add_argument("--rows", type=Path, required=True)
     plans.add_argument("--budget", type=int, default=10_000_000)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.command == "run":
         run(_deals(args.deals), args.budget, args.cap, args.widest, args.out)
     else:
         replay(args.rows, args.budget)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from app.engine import CODE, State, deal, get_variant
-from app.solver.cli import end_torn_line, read_rows
+from research.survey import end_torn_line, read_rows
 
 RAINBOW_RULES = {
     "tableau piles": {
@@ -127,7 +127,7 @@ def done_before(out: Path | None) -> set[tuple[str, int]]:
     return {(row["game"], row["deal"]) for row in read_rows(out)}
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--solvitaire", type=Path, required=True, help="its built binary")
     parser.add_argument("--rows", type=Path, action="append", required=True, help="survey rows")
@@ -142,7 +142,7 @@ def main() -> int:
         default=None,
         help="append one row per deal; a rerun skips the deals it holds",
     )
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     skip = done_before(args.out)
     bad = 0
     counts: dict[tuple[str, str, str], int] = {}

@@ -23,7 +23,7 @@ from pathlib import Path
 from statistics import NormalDist
 
 from app.engine import VARIANTS
-from app.solver.cli import survey_game
+from research.survey import survey_game
 
 SURVEYS = Path(__file__).resolve().parents[1] / "bench" / "surveys"
 Z95 = NormalDist().inv_cdf(0.975)

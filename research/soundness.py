@@ -164,7 +164,7 @@ def summary(args: argparse.Namespace) -> int:
     return 1 if bad else 0
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", nargs="*", default=list(VARIANTS))
     parser.add_argument("--deals", default="1-10", help="first-last")
@@ -174,7 +174,7 @@ def main() -> int:
     parser.add_argument("--full-budget", type=int, default=200_000)
     parser.add_argument("--out", required=True, help="rows, one JSON object a line (resumed)")
     parser.add_argument("--summary", action="store_true", help="the table of --out, then stop")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.summary:
         return summary(args)
     sweep(args)

@@ -25,14 +25,14 @@ from app.solver.plan import solve
 from app.solver.result import wins
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--source", required=True, help="the smaller game, searched")
     parser.add_argument("--target", required=True, help="the larger game, replayed in")
     parser.add_argument("--budget", type=int, default=10_000_000)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("deals", type=int, nargs="+")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     source, target = get_variant(args.source), get_variant(args.target)
     with args.out.open("a") as sink:
         for number in args.deals:

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from app import seeds
 from app.engine import Move, State, deal, get_variant
 from app.engine.variants import Rules as HouseRules
-from app.services import seeds
 from app.solver import arrangements, replay, solve
 from app.solver.plan import ARRANGED, FULL, NARROW, restart_kinds, restarts
 from app.solver.tables import SearchTables

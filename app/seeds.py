@@ -17,6 +17,9 @@ auto-finish off. `positions` is what the search took to find it. Format 1 (befor
 The lists are public (committed), so their deals are never dealt as a server-chosen
 deal: anyone could recognise one from its face-up cards and read its face-down
 cards and a winning line from the list. The daily and solvable deals skip them.
+
+This module lies below both the solver (`prove` writes the lists) and the services
+(which read them): it imports only the engine.
 """
 
 from __future__ import annotations
