@@ -11,11 +11,12 @@ it on the surveys' own verdicts, whole deals, smallest proofs first (the plain s
 needs many times the positions the solver does, so the small proofs are the ones it can
 finish).
 
-    nice .venv/bin/python -m research.confirm_lost canfield forty-thieves rainbow \\
-        --budget 100000000 --out bench/checks/plain-lost.jsonl
+    nice .venv/bin/python -m research confirm-lost canfield forty-thieves rainbow \\
+        --budget 100000000
 
-One row per deal (a rerun skips the deals the file holds); the table at the end counts
-them; exit 1 on a contradiction. Memory grows with the budget (10,000,000 positions of
+One row per deal in the dataset (kind ``plain``; a rerun at the same budget skips the
+deals it holds); the table at the end counts the rows of the budget; exit 1 on a
+contradiction. Memory grows with the budget (10,000,000 positions of
 Forty Thieves deal 238: 146 MB, 17 s; a deep path costs more, ``core.exhaustive``).
 """
 
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
 import sys
 import time
 from collections import Counter
@@ -31,23 +33,21 @@ from typing import Any
 
 from app.engine import VARIANTS, deal, get_variant
 from app.solver import core
-from research.survey import end_torn_line, read_rows, survey_game
+from research import dataset
 
-SURVEYS = Path(__file__).resolve().parents[1] / "bench" / "surveys"
+SETTINGS = {"search": "plain (core.exhaustive)"}
 
 
-def proven_lost(game: str, surveys: Path) -> list[tuple[int, int]]:
-    """(deal, positions of its smallest proof) for every deal of ``game`` some survey row
-    proves lost (in a file of the game's, or of several games that names it in the row),
-    smallest proof first."""
-    smallest: dict[int, int] = {}
-    for rows in sorted(surveys.glob("*.jsonl")):
-        named = survey_game(rows)
-        for row in read_rows(rows):
-            if row.get("game", named) == game and row["result"] == "unsolvable":
-                number = row["deal"]
-                smallest[number] = min(row["positions"], smallest.get(number, row["positions"]))
-    return sorted(smallest.items(), key=lambda item: (item[1], item[0]))
+def proven_lost(connection: sqlite3.Connection, game: str) -> list[tuple[int, int]]:
+    """(deal, positions of its smallest proof) for every deal of ``game`` that some row
+    proves lost (a survey's, an early survey's or a reproof's, at any budget), smallest
+    proof first."""
+    rows = connection.execute(
+        "SELECT deal, MIN(positions) FROM searches WHERE game = ? AND verdict = 'unsolvable' "
+        "AND kind IN ('survey', 'early-survey', 'reproof') GROUP BY deal",
+        (game,),
+    )
+    return sorted(((deal, positions) for deal, positions in rows), key=lambda i: (i[1], i[0]))
 
 
 def confirm(game: str, number: int, proof: int, budget: int) -> dict[str, Any]:
@@ -75,28 +75,50 @@ def table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def held(connection: sqlite3.Connection, game: str, budget: int) -> list[dict[str, Any]]:
+    """The plain search's rows of ``game`` at ``budget`` (whatever run wrote them), as
+    :func:`confirm` gives them."""
+    return [
+        {
+            "game": row["game"],
+            "deal": row["deal"],
+            "plain": row["verdict"],
+            "plain_positions": row["positions"],
+            "seconds": row["seconds"],
+            **dataset.extra(row),
+        }
+        for row in connection.execute(
+            "SELECT * FROM searches WHERE kind = 'plain' AND game = ? AND budget = ? ORDER BY id",
+            (game, budget),
+        )
+    ]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("games", nargs="+", choices=sorted(VARIANTS))
     parser.add_argument("--budget", type=int, default=10_000_000, help="plain positions a deal")
-    parser.add_argument("--out", type=Path, required=True, help="rows, appended; resumed")
-    parser.add_argument("--surveys", type=Path, default=SURVEYS, help="where the rows are")
+    parser.add_argument("--dataset", type=Path, default=dataset.DATASET)
     parser.add_argument("--limit", type=int, default=None, help="at most this many deals a game")
     parser.add_argument(
         "--deal", type=int, action="append", default=None, help="only this deal (repeatable)"
     )
     args = parser.parse_args(argv)
-    done = {(row["game"], row["deal"]) for row in read_rows(args.out)}
-    end_torn_line(args.out)
-    with args.out.open("a") as sink:
-        for game in args.games:
-            for number, proof in proven_lost(game, args.surveys)[: args.limit]:
-                if (game, number) in done or (args.deal and number not in args.deal):
-                    continue
-                row = confirm(game, number, proof, args.budget)
-                print(json.dumps(row), file=sink, flush=True)
-                print(json.dumps(row), flush=True)
-    rows = [row for row in read_rows(args.out) if row["game"] in args.games]
+    connection = dataset.connect(args.dataset)
+    rows = []
+    for game in args.games:
+        done = {row["deal"] for row in held(connection, game, args.budget)}
+        for number, proof in proven_lost(connection, game)[: args.limit]:
+            if number in done or (args.deal and number not in args.deal):
+                continue
+            row = confirm(game, number, proof, args.budget)
+            record = dataset.plain_row(
+                row, budget=args.budget, settings=SETTINGS, source="confirm-lost"
+            )
+            dataset.append(connection, [record])
+            print(json.dumps(row), flush=True)
+        rows += held(connection, game, args.budget)
+    connection.close()
     print(table(rows))
     bad = [row for row in rows if row["contradiction"]]
     for row in bad:

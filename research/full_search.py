@@ -10,50 +10,45 @@ survey's). It is the complete search of ``solve`` (up to run arrangement where t
 applies, with every reduction of ``docs/solver.md``), so its rows are survey rows like
 any other and ``research/solvability.py`` counts them.
 
-    nice .venv/bin/python -m research.full_search rainbow --deals 200 --budget 10000000 \\
-        --out bench/surveys/rainbow-10m-relaxed-full.jsonl
+    nice .venv/bin/python -m research full-search rainbow --deals 200 --budget 10000000 \\
+        --name relaxed-full
 
-One row per deal (a rerun skips the deals the file holds); exit 0. ``--only 42 --only 45``
+One row per deal in the dataset (kind ``survey``; a rerun with the same ``--name`` and
+options skips the deals it holds); exit 0. ``--only 42 --only 45``
 searches just those deals, in that order, where they are left undecided.
 ``--relaxed-stock`` and ``--relaxed-states`` say where the relaxed tableau's test is asked
 and how far one test may run (``app/solver/relaxation.py``; the row's ``search`` names
 them where they are not the defaults): asked at up to 4 stock cards and run to the end,
 it proved Rainbow deal 5 lost (docs/benchmarks.md, twenty-fifth session):
 
-    nice .venv/bin/python -m research.full_search rainbow --deals 200 --budget 10000000 \\
-        --relaxed-stock 4 --relaxed-states 4000000 --out bench/surveys/rainbow-10m-deep-full.jsonl
+    nice .venv/bin/python -m research full-search rainbow --deals 200 --budget 10000000 \\
+        --relaxed-stock 4 --relaxed-states 4000000 --name deep-full
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
 import time
 from pathlib import Path
+from typing import Any
 
-from app.engine import VARIANTS, deal, get_variant
+from app.engine import VARIANTS, Variant, deal, get_variant
 from app.solver import arrangements, core, relaxation
 from app.solver.result import wins
-from research.solvability import BUDGETS, SURVEYS, verdicts
-from research.survey import end_torn_line, read_rows
+from research import dataset
 
 DESCRIBED = "full search alone"
+TABLE_SIZE, MAX_DEPTH = 1 << 26, 1 << 22
 
 
-def positions(name: str) -> int:
-    """A survey file's budget part as positions: "10m" is 10,000,000."""
-    return int(name.removesuffix("m")) * 1_000_000
-
-
-def undecided(game: str, budget: int, deals: int, surveys: Path = SURVEYS) -> list[int]:
-    """Deals 1..``deals`` of ``game`` that no row of ``surveys`` within ``budget``
-    decides (the budgets of the files' names, ``research/solvability.py``, up to it)."""
-    sizes = [name for name in BUDGETS if positions(name) <= budget]  # smallest first
-    if not sizes:
-        raise ValueError(f"no survey budget within {budget:,} positions (the least is 1m)")
-    found, missing = verdicts(game, sizes[-1], deals, surveys)
-    left = [number for number, verdict in found.items() if verdict == "unknown"] + missing
-    return sorted(number for number in left if number <= deals)
+def undecided(connection: sqlite3.Connection, game: str, budget: int, deals: int) -> list[int]:
+    """Deals 1..``deals`` of ``game`` that no row within ``budget`` decides (the rule of
+    research/README.md: proven within it, by any counted row at or below it)."""
+    found = dataset.verdicts(connection, budget)
+    decided = ("solved", "unsolvable", "contradiction")
+    return [n for n in range(1, deals + 1) if found.get((game, n)) not in decided]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -61,8 +56,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("game", choices=sorted(VARIANTS))
     parser.add_argument("--deals", type=int, default=200, help="deals 1..N")
     parser.add_argument("--budget", type=int, default=10_000_000, help="positions a deal")
-    parser.add_argument("--out", type=Path, required=True, help="rows, appended; resumed")
-    parser.add_argument("--surveys", type=Path, default=SURVEYS, help="where the rows are")
+    parser.add_argument(
+        "--name", default="full", help="the run's name in its rows' settings (it resumes by it)"
+    )
+    parser.add_argument("--dataset", type=Path, default=dataset.DATASET)
     parser.add_argument(
         "--only",
         type=int,
@@ -83,48 +80,66 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     variant = get_variant(args.game)
-    arranged = arrangements.supports(variant)
-    end_torn_line(args.out)
-    done = {row["deal"] for row in read_rows(args.out)}
-    search = DESCRIBED + (", up to run arrangement" if arranged else "")
-    if relaxation.applies(variant):
-        search += ", relaxed tableau"
-        if (args.relaxed_stock, args.relaxed_states) != (
-            relaxation.STOCK_LIMIT,
-            relaxation.STATE_LIMIT,
-        ):
-            search += f" (stock {args.relaxed_stock}, {args.relaxed_states:,} states a test)"
-    left = undecided(args.game, args.budget, args.deals, args.surveys)
+    search = described(variant, args.relaxed_stock, args.relaxed_states)
+    settings = {"name": args.name, "search": search, "table_size": TABLE_SIZE}
+    settings["max_depth"] = MAX_DEPTH
+    connection = dataset.connect(args.dataset)
+    held = dataset.rows_of(connection, "survey", variant.name, args.budget, settings)
+    done = {row["deal"] for row in held}
+    left = undecided(connection, variant.name, args.budget, args.deals)
     if args.only:
         left = [number for number in args.only if number in left]
     for number in left:
         if number in done:
             continue
-        started = time.perf_counter()
-        start = deal(variant, number)
-        found = core.search(
-            start,
-            args.budget,
-            arranged=arranged,
-            table_size=1 << 26,
-            max_depth=1 << 22,
-            relaxed_stock=args.relaxed_stock,
-            relaxed_states=args.relaxed_states,
+        row = full_search(
+            variant.name, number, args.budget, args.relaxed_stock, args.relaxed_states
         )
-        if found.result == "solved" and not wins(start, found.moves):
-            raise SystemExit(f"deal {number}: the winning line does not replay (a solver bug)")
-        row = {
-            "deal": number,
-            "result": found.result,
-            "positions": found.positions,
-            "elapsed_ms": int((time.perf_counter() - started) * 1000),
-            "stopped": found.stopped,
-            "search": search,
-        }
-        with args.out.open("a") as rows:
-            rows.write(json.dumps(row) + "\n")
+        row["search"] = search
+        record = dataset.survey_row(
+            row, game=variant.name, budget=args.budget, settings=settings, source="full-search"
+        )
+        dataset.append(connection, [record])
         print(json.dumps(row), flush=True)
+    connection.close()
     return 0
+
+
+def described(variant: Variant, stock: int, states: int) -> str:
+    """The search's words in the rows' settings (the relaxed test's limits where they are
+    not the defaults)."""
+    search = DESCRIBED + (", up to run arrangement" if arrangements.supports(variant) else "")
+    if relaxation.applies(variant):
+        search += ", relaxed tableau"
+        if (stock, states) != (relaxation.STOCK_LIMIT, relaxation.STATE_LIMIT):
+            search += f" (stock {stock}, {states:,} states a test)"
+    return search
+
+
+def full_search(game: str, number: int, budget: int, stock: int, states: int) -> dict[str, Any]:
+    """One deal's row: the full search alone from its first position (a win's line
+    replayed by the engine first)."""
+    variant = get_variant(game)
+    started = time.perf_counter()
+    start = deal(variant, number)
+    found = core.search(
+        start,
+        budget,
+        arranged=arrangements.supports(variant),
+        table_size=TABLE_SIZE,
+        max_depth=MAX_DEPTH,
+        relaxed_stock=stock,
+        relaxed_states=states,
+    )
+    if found.result == "solved" and not wins(start, found.moves):
+        raise SystemExit(f"deal {number}: the winning line does not replay (a solver bug)")
+    return {
+        "deal": number,
+        "result": found.result,
+        "positions": found.positions,
+        "elapsed_ms": int((time.perf_counter() - started) * 1000),
+        "stopped": found.stopped,
+    }
 
 
 if __name__ == "__main__":

@@ -24,24 +24,29 @@ program_options; its googletest download is only for its own tests)::
     cd /tmp/solvitaire && g++ -std=c++14 -O2 -DNDEBUG -Ilib/rapidjson -Ilib \\
         $(find src/main -name '*.cpp') -o solvitaire-bin -lboost_program_options -pthread
 
-    .venv/bin/python -m research.peer --solvitaire /tmp/solvitaire/solvitaire-bin \\
-        --rows bench/surveys/canfield-1m-native.jsonl --only unsolvable --timeout 60 --out ROWS
+    .venv/bin/python -m research peer canfield --solvitaire /tmp/solvitaire/solvitaire-bin \\
+        --budget 1m --only unsolvable --timeout 60
+
+Our verdict on each deal is the dataset's within ``--budget`` (the rule of
+research/README.md); each answer is a row of the dataset (kind ``peer``), and a rerun
+with the same peer settings asks only the deals it holds no row of.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
+import sqlite3
 import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from app.engine import CODE, State, deal, get_variant
-from research.survey import end_torn_line, read_rows
+from research import dataset
 
 RAINBOW_RULES = {
     "tableau piles": {
@@ -120,69 +125,67 @@ def contradicts(ours: str, theirs: str, relation: str) -> bool:
     return relation == "same" and ours == "solved" and theirs == "unsolvable"
 
 
-def done_before(out: Path | None) -> set[tuple[str, int]]:
-    """The (game, deal) pairs an earlier run already wrote to ``out``: a run that was
-    stopped resumes where it stopped (each peer run may take minutes). A torn last line
-    (a run stopped mid-write) is left out, and that deal is asked again."""
-    return {(row["game"], row["deal"]) for row in read_rows(out)}
+def done_before(connection: sqlite3.Connection, game: str, settings: dict[str, Any]) -> set[int]:
+    """The deals of ``game`` the peer already answered with these settings: a run that
+    was stopped resumes where it stopped (each peer run may take minutes)."""
+    return {row["deal"] for row in dataset.rows_of(connection, "peer", game, None, settings)}
+
+
+def ours(connection: sqlite3.Connection, game: str, budget: int, deals: int) -> dict[int, str]:
+    """Deals 1..``deals`` of ``game`` and our verdict on each within ``budget`` (unknown
+    where no row decides it)."""
+    found = dataset.verdicts(connection, budget)
+    return {n: found.get((game, n)) or "unknown" for n in range(1, deals + 1)}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("game", choices=sorted(PEERS))
     parser.add_argument("--solvitaire", type=Path, required=True, help="its built binary")
-    parser.add_argument("--rows", type=Path, action="append", required=True, help="survey rows")
+    parser.add_argument("--budget", default="10m", help="our verdicts within this budget")
+    parser.add_argument("--deals", type=int, default=1000, help="deals 1..N")
     parser.add_argument("--only", choices=["solved", "unsolvable", "unknown"], default=None)
+    parser.add_argument("--deal", type=int, action="append", help="only this deal (repeatable)")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per deal")
     parser.add_argument(
         "--cache-capacity", type=int, default=None, help="the peer's cache bound, in states"
     )
-    parser.add_argument(
-        "--out",
-        type=Path,
-        default=None,
-        help="append one row per deal; a rerun skips the deals it holds",
-    )
+    parser.add_argument("--dataset", type=Path, default=dataset.DATASET)
     args = parser.parse_args(argv)
-    skip = done_before(args.out)
+    settings = {"solver": "solvitaire", "timeout": args.timeout}
+    settings["cache_capacity"] = args.cache_capacity
+    connection = dataset.connect(args.dataset)
+    skip = done_before(connection, args.game, settings)
+    relation = PEERS[args.game][1]
+    asked = [
+        (number, verdict)
+        for number, verdict in ours(
+            connection, args.game, dataset.parse_budget(args.budget), args.deals
+        ).items()
+        if (not args.only or verdict == args.only)
+        and (not args.deal or number in args.deal)
+        and number not in skip
+    ]
+    counts: Counter[tuple[str, str]] = Counter()
     bad = 0
-    counts: dict[tuple[str, str, str], int] = {}
-    with contextlib.ExitStack() as stack:
-        if args.out:
-            end_torn_line(args.out)
-        sink = stack.enter_context(args.out.open("a")) if args.out else None
-        work = stack.enter_context(tempfile.TemporaryDirectory())
-        for rows in args.rows:
-            game = next(name for name in PEERS if rows.name.startswith(name + "-"))
-            relation = PEERS[game][1]
-            for line in rows.read_text().splitlines():
-                if not line.strip():
-                    continue
-                row = json.loads(line)
-                if (args.only and row["result"] != args.only) or (game, row["deal"]) in skip:
-                    continue
-                started = time.perf_counter()
-                theirs = peer_verdict(
-                    args.solvitaire,
-                    game,
-                    row["deal"],
-                    args.timeout,
-                    Path(work),
-                    args.cache_capacity,
-                )
-                seconds = round(time.perf_counter() - started, 1)
-                key = (game, row["result"], theirs)
-                counts[key] = counts.get(key, 0) + 1
-                flag = contradicts(row["result"], theirs, relation)
-                bad += flag
-                result = {"game": game, "deal": row["deal"], "ours": row["result"]}
-                result |= {"solvitaire": theirs, "seconds": seconds, "contradiction": flag}
-                print(json.dumps(result), flush=True)
-                if sink:
-                    print(json.dumps(result), file=sink, flush=True)
+    with tempfile.TemporaryDirectory() as work:
+        for number, verdict in asked:
+            started = time.perf_counter()
+            theirs = peer_verdict(
+                args.solvitaire, args.game, number, args.timeout, Path(work), args.cache_capacity
+            )
+            flag = contradicts(verdict, theirs, relation)
+            bad += flag
+            counts[(verdict, theirs)] += 1
+            result = {"game": args.game, "deal": number, "ours": verdict, "solvitaire": theirs}
+            result |= {"seconds": round(time.perf_counter() - started, 1), "contradiction": flag}
+            dataset.append(connection, [dataset.peer_row(result, settings=settings, source="peer")])
+            print(json.dumps(result), flush=True)
+    connection.close()
     print("| game | ours | Solvitaire | deals |")
     print("| --- | --- | --- | ---: |")
-    for (game, ours, theirs), count in sorted(counts.items()):
-        print(f"| {game} | {ours} | {theirs} | {count} |")
+    for (verdict, theirs), count in sorted(counts.items()):
+        print(f"| {args.game} | {verdict} | {theirs} | {count} |")
     if bad:
         print(f"{bad} contradictions", file=sys.stderr)
     return 1 if bad else 0

@@ -24,17 +24,23 @@ A search that gives the other verdict than the one known is a contradiction: the
 keeps the position's text, and ``--summary`` fails (exit 1). Searches that run out of
 budget are counted, not contradictions.
 
-    nice .venv/bin/python -m research.soundness --deals 1-20 --out bench/checks/soundness.jsonl
-    .venv/bin/python -m research.soundness --summary --out bench/checks/soundness.jsonl
+Each position is a row of the dataset (kind ``soundness``; the plain search's verdict,
+the others' in ``extra``), under the run's ``--name``: a stopped sweep resumes over the
+rows of its name, and ``--summary`` counts them (the imported runs are named after their
+old files, e.g. ``soundness-487d7f2``)::
+
+    nice .venv/bin/python -m research soundness --deals 1-20 --name soundness-NEW
+    .venv/bin/python -m research soundness --summary --name soundness-487d7f2
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import random
+import sqlite3
 from collections import Counter
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +50,7 @@ from app.solver import arrangements, core
 from app.solver.exhaustive import exhaustive
 from app.solver.plan import solve
 from app.solver.result import replay
+from research import dataset
 from tests.solver.test_native_core import start, walk
 
 SEARCHES = ("full", "full-undeferred", "arranged", "arranged-undeferred", "hint")
@@ -100,42 +107,67 @@ def contradicts(truth: str, got: str) -> bool:
     return {truth, got} == {"solved", "unsolvable"}
 
 
+def run_rows(connection: sqlite3.Connection, name: str) -> list[dict[str, Any]]:
+    """The rows of the run ``name``, as the sweep made them (id, game, plain, truth and
+    the searches' verdicts, the position where one contradicts)."""
+    rows = connection.execute(
+        "SELECT * FROM searches WHERE kind = 'soundness' "
+        "AND json_extract(settings, '$.name') = ? ORDER BY id",
+        (name,),
+    )
+    out = []
+    for row in rows:
+        told: dict[str, Any] = {"game": row["game"], **dataset.extra(row)}
+        if row["verdict"] is not None:
+            told |= {"plain": row["verdict"], "plain_positions": row["positions"]}
+        out.append(told)
+    return out
+
+
 def sweep(args: argparse.Namespace) -> None:
-    out = Path(args.out)
-    done = set()
-    if out.exists():
-        done = {json.loads(line)["id"] for line in out.read_text().splitlines() if line}
+    connection = dataset.connect(args.dataset)
+    done = {row["id"] for row in run_rows(connection, args.name)}
     first, last = (int(part) for part in args.deals.split("-"))
     hint_budget = Settings().hint_max_positions
-    with out.open("a") as rows:
-        for number in range(first, last + 1):
-            for name in args.games:
-                for flip in (False, True):
-                    prefix = f"{name}/{int(flip)}/{number}"
-                    if f"{prefix}/done" in done:
-                        continue
-                    for where, state in positions(name, flip, number, args.back):
-                        row_id = f"{prefix}/{where}"
-                        if row_id in done:
-                            continue
-                        row: dict[str, Any] = {"id": row_id, "game": name}
-                        row["plain"], row["plain_positions"] = plain(
-                            state, args.plain_budget, args.plain_core
-                        )
-                        row["truth"] = truth(where, row["plain"])
-                        if row["truth"] != "unknown":
-                            row.update(verdicts(state, args.full_budget, hint_budget))
-                            if any(contradicts(row["truth"], row.get(s, "")) for s in SEARCHES):
-                                row["position"] = state.to_text()
-                        rows.write(json.dumps(row) + "\n")
-                        rows.flush()
-                    rows.write(json.dumps({"id": f"{prefix}/done", "game": name}) + "\n")
-                    rows.flush()
+    settings = {"name": args.name, "plain_core": args.plain_core, "back": args.back}
+    settings["full_budget"] = args.full_budget
+
+    def add(row: dict[str, Any]) -> None:
+        record = dataset.soundness_row(
+            row, budget=args.plain_budget, settings=settings, source="soundness"
+        )
+        dataset.append(connection, [record])
+
+    for number in range(first, last + 1):
+        for name in args.games:
+            for flip in (False, True):
+                prefix = f"{name}/{int(flip)}/{number}"
+                if f"{prefix}/done" in done:
+                    continue
+                for where, state in positions(name, flip, number, args.back):
+                    if f"{prefix}/{where}" not in done:
+                        add(searched(f"{prefix}/{where}", name, where, state, args, hint_budget))
+                add({"id": f"{prefix}/done", "game": name})
+    connection.close()
+
+
+def searched(
+    row_id: str, name: str, where: str, state: State, args: argparse.Namespace, hint_budget: int
+) -> dict[str, Any]:
+    """One position's row: the plain search, and where it knows the verdict, the others."""
+    row: dict[str, Any] = {"id": row_id, "game": name}
+    row["plain"], row["plain_positions"] = plain(state, args.plain_budget, args.plain_core)
+    row["truth"] = truth(where, row["plain"])
+    if row["truth"] != "unknown":
+        row.update(verdicts(state, args.full_budget, hint_budget))
+        if any(contradicts(row["truth"], row.get(s, "")) for s in SEARCHES):
+            row["position"] = state.to_text()
+    return row
 
 
 def summary(args: argparse.Namespace) -> int:
-    rows = [json.loads(line) for line in Path(args.out).read_text().splitlines() if line]
-    rows = [row for row in rows if "plain" in row]
+    with closing(dataset.connect(args.dataset)) as connection:
+        rows = [row for row in run_rows(connection, args.name) if "plain" in row]
     print("| game | positions | known (won, lost) | search | agrees | undecided | contradicts |")
     print("| --- | ---: | ---: | --- | ---: | ---: | ---: |")
     bad = 0
@@ -172,8 +204,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--plain-core", choices=["native", "python"], default="native")
     parser.add_argument("--back", type=int, default=8, help="late positions of each play")
     parser.add_argument("--full-budget", type=int, default=200_000)
-    parser.add_argument("--out", required=True, help="rows, one JSON object a line (resumed)")
-    parser.add_argument("--summary", action="store_true", help="the table of --out, then stop")
+    parser.add_argument("--name", required=True, help="the run's name (it resumes by it)")
+    parser.add_argument("--dataset", type=Path, default=dataset.DATASET)
+    parser.add_argument("--summary", action="store_true", help="the run's table, then stop")
     args = parser.parse_args(argv)
     if args.summary:
         return summary(args)

@@ -1,70 +1,99 @@
-"""``python -m research survey``: a range of deals searched by ``solve``, one row per deal,
-and the figures (research/README.md).
+"""``python -m research survey``: a range of deals searched by ``solve``, one row per deal
+in the dataset (research/results.sqlite), and the figures (research/README.md).
 
-Moved from ``python -m app.solver`` (which keeps ``prove``, the product's seeds lists):
-the product never imports research."""
+A survey resumes: the deals that rows of the same game, budget and settings (``--name``
+among them) already hold are not searched again, so a stopped survey goes on where it
+ended, and a finished one prints its figures without searching. A new search of the same
+deals takes a new ``--name``."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
 import statistics
 import sys
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from contextlib import nullcontext
+from contextlib import closing
+from dataclasses import dataclass
 from itertools import repeat
 from pathlib import Path
 from typing import Any
 
 from tqdm import tqdm
 
-from app.engine import VARIANTS, deal, get_variant
+from app.engine import deal, get_variant
 from app.solver.cli import add_search_bounds
 from app.solver.plan import solve
 from app.solver.result import SolveResult, replay
+from research import dataset
+
+SEARCH = "plan.solve"  # the settings' word for the service's own search
+
+
+@dataclass(frozen=True)
+class Survey:
+    """What to search: deals ``first`` on, ``count`` of them, of ``game``, with ``solve``'s
+    budget and bounds."""
+
+    game: str
+    first: int = 1
+    count: int = 200
+    budget: int = 1_000_000
+    seconds: float | None = None
+    table_size: int | None = None
+    max_depth: int | None = None
+    name: str = "survey"
+
+    def settings(self) -> dict[str, Any]:
+        """The row's settings: what, besides the game and the budget, made the search."""
+        bounds = {"seconds": self.seconds, "table_size": self.table_size}
+        bounds["max_depth"] = self.max_depth
+        return {"name": self.name, "search": SEARCH, **bounds}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    survey = argparse.ArgumentParser(
-        prog="python -m research survey", description="solve a range of deals and print the figures"
+    parser = argparse.ArgumentParser(
+        prog="python -m research survey",
+        description="solve a range of deals, add a row per deal to the dataset, print the figures",
     )
-    survey.add_argument("variant")
-    survey.add_argument("--from", dest="first", type=int, default=1)
-    survey.add_argument("--count", type=int, default=200)
-    survey.add_argument("--budget", type=int, default=1_000_000, help="positions per deal")
-    survey.add_argument("--seconds", type=float, default=None, help="wall time per deal")
-    survey.add_argument("--json", action="store_true", help="one JSON object per deal")
-    survey.add_argument(
-        "--out",
-        type=Path,
-        default=None,
-        help="also append each deal's JSON line to this file, and skip the deals it holds "
-        "(a long survey resumes where a stopped one ended)",
+    parser.add_argument("variant")
+    parser.add_argument("--from", dest="first", type=int, default=1)
+    parser.add_argument("--count", type=int, default=200)
+    parser.add_argument("--budget", type=int, default=1_000_000, help="positions per deal")
+    parser.add_argument("--seconds", type=float, default=None, help="wall time per deal")
+    parser.add_argument("--json", action="store_true", help="one JSON object per deal")
+    parser.add_argument(
+        "--name",
+        default="survey",
+        help="the run's name, in each row's settings; a run resumes over the rows of its name",
     )
-    survey.add_argument("--jobs", type=int, default=1, help="deals searched at once (processes)")
-    survey.add_argument(
-        "--undecided-in",
-        type=Path,
-        action="append",
-        default=None,
-        help="search only the deals of the range that this earlier survey's rows leave "
-        "undecided (repeatable: undecided in all of them)",
+    parser.add_argument("--dataset", type=Path, default=dataset.DATASET)
+    parser.add_argument(
+        "--no-record", action="store_true", help="add no rows to the dataset (and resume none)"
     )
-    add_search_bounds(survey)
-    args = survey.parse_args(argv)
-    return run_survey(
-        args.variant,
+    parser.add_argument("--jobs", type=int, default=1, help="deals searched at once (processes)")
+    parser.add_argument(
+        "--undecided",
+        action="store_true",
+        help="search only the deals of the range that the dataset leaves undecided within "
+        "the budget (the rule of research/README.md)",
+    )
+    add_search_bounds(parser)
+    args = parser.parse_args(argv)
+    survey = Survey(
+        get_variant(args.variant).name,
         args.first,
         args.count,
         args.budget,
         args.seconds,
-        args.json,
-        out=args.out,
-        jobs=args.jobs,
-        table_size=args.table_size,
-        max_depth=args.max_depth,
-        undecided_in=args.undecided_in,
+        args.table_size,
+        args.max_depth,
+        args.name,
+    )
+    return run_survey(
+        survey, args.dataset, args.json, args.jobs, args.undecided, record=not args.no_record
     )
 
 
@@ -98,105 +127,76 @@ def _survey_one(
     return row
 
 
-def read_rows(path: Path | None) -> list[dict[str, Any]]:
-    """The JSON rows an earlier run wrote to ``path`` (none when it does not exist); a
-    torn line, the last one of a run stopped mid-write, is left out."""
-    if path is None or not path.exists():
-        return []
-    rows = []
-    for line in path.read_text().splitlines():
-        try:
-            rows.append(json.loads(line))
-        except json.JSONDecodeError:
-            continue
-    return rows
+def _undecided(connection: sqlite3.Connection, survey: Survey, numbers: Sequence[int]) -> list[int]:
+    """Of ``numbers``, the deals the dataset's rows leave undecided within the budget."""
+    found = dataset.verdicts(connection, survey.budget)
+    decided = ("solved", "unsolvable", "contradiction")
+    return [n for n in numbers if found.get((survey.game, n)) not in decided]
 
 
-def survey_game(path: Path) -> str | None:
-    """The game a survey file's name starts with (``<game>-<budget>-<name>.jsonl``), else
-    None: a file of several games names the game in each row."""
-    return next((name for name in VARIANTS if path.name.startswith(name + "-")), None)
-
-
-def end_torn_line(path: Path) -> None:
-    """End the torn last line of a run stopped mid-write, so that rows appended to
-    ``path`` start on a line of their own."""
-    if path.exists() and path.stat().st_size and not path.read_bytes().endswith(b"\n"):
-        with path.open("a") as sink:
-            sink.write("\n")
-
-
-def _done(out: Path | None) -> dict[int, dict[str, Any]]:
-    """The deals an earlier run already wrote to ``out`` (a torn last line is ignored)."""
-    return {row["deal"]: row for row in read_rows(out)}
+def _searched(survey: Survey, todo: Sequence[int], jobs: int) -> Iterator[dict[str, Any]]:
+    """The rows of the deals ``todo``, in deal order with any ``jobs``."""
+    arguments = (survey.budget, survey.seconds, survey.table_size, survey.max_depth)
+    if jobs <= 1:
+        yield from (_survey_one(survey.game, n, *arguments) for n in todo)
+        return
+    with ProcessPoolExecutor(jobs) as pool:
+        yield from pool.map(_survey_one, repeat(survey.game), todo, *map(repeat, arguments))
 
 
 def run_survey(
-    name: str,
-    first: int,
-    count: int,
-    budget: int,
-    seconds: float | None,
-    as_json: bool,
-    out: Path | None = None,
+    survey: Survey,
+    where: Path,
+    as_json: bool = False,
     jobs: int = 1,
-    table_size: int | None = None,
-    max_depth: int | None = None,
-    undecided_in: Sequence[Path] | None = None,
+    undecided: bool = False,
+    record: bool = True,
 ) -> int:
-    variant = get_variant(name)
-    done = _done(out)
-    numbers: Sequence[int] = range(first, first + count)
-    for earlier in undecided_in or ():
-        decided = {n for n, row in _done(earlier).items() if row["result"] != "unknown"}
-        numbers = [n for n in numbers if n not in decided]
-    todo = [n for n in numbers if n not in done]
-    rows: dict[int, dict[str, Any]] = {n: done[n] for n in numbers if n in done}
-    progress = tqdm(
-        total=len(numbers), initial=len(rows), unit="deal", file=sys.stderr, disable=as_json
-    )
-    if out is not None:
-        end_torn_line(out)
-    sink = out.open("a") if out is not None else None
-    found: Iterator[dict[str, Any]]
-    with ProcessPoolExecutor(jobs) if jobs > 1 else nullcontext() as pool:
-        # In deal order either way, so the output reads the same with any --jobs.
-        if pool is None:
-            found = (
-                _survey_one(variant.name, n, budget, seconds, table_size, max_depth) for n in todo
-            )
-        else:
-            found = pool.map(
-                _survey_one,
-                repeat(variant.name),
-                todo,
-                repeat(budget),
-                repeat(seconds),
-                repeat(table_size),
-                repeat(max_depth),
-            )
-        for row in found:
+    """Search the deals of ``survey`` that the rows of its settings in the dataset at
+    ``where`` do not hold yet, add a row per deal (unless not ``record``: then it neither
+    resumes nor adds), and print the figures (or, ``as_json``, each new row)."""
+    with closing(dataset.connect(where)) as connection:
+        numbers: Sequence[int] = range(survey.first, survey.first + survey.count)
+        if undecided:
+            numbers = _undecided(connection, survey, numbers)
+        held = (
+            dataset.rows_of(connection, "survey", survey.game, survey.budget, survey.settings())
+            if record
+            else []
+        )
+        done = {row["deal"]: dataset.survey_json(row) for row in held}
+        rows = {n: done[n] for n in numbers if n in done}
+        progress = tqdm(
+            total=len(numbers), initial=len(rows), unit="deal", file=sys.stderr, disable=as_json
+        )
+        for row in _searched(survey, [n for n in numbers if n not in done], jobs):
             rows[row["deal"]] = row
-            text = json.dumps(row)
             if as_json:
-                print(text, flush=True)
-            if sink is not None:
-                sink.write(text + "\n")
-                sink.flush()
+                print(json.dumps(row), flush=True)
+            if record:
+                dataset.append(connection, [_record(survey, row)])
             progress.update(1)
-    if sink is not None:
-        sink.close()
-    progress.close()
+        progress.close()
     if not as_json:
         results = [
             SolveResult(r["result"], [], r["positions"], r["elapsed_ms"])
             for _n, r in sorted(rows.items())
         ]
-        searched = f"deals {first}-{first + count - 1}"
-        if undecided_in:
+        searched = f"deals {survey.first}-{survey.first + survey.count - 1}"
+        if undecided:
             searched += " left undecided"
-        print(summary(variant.name, first, results, budget, searched))
+        print(summary(survey.game, survey.first, results, survey.budget, searched))
     return 0
+
+
+def _record(survey: Survey, row: dict[str, Any]) -> dict[str, Any]:
+    return dataset.survey_row(
+        row,
+        game=survey.game,
+        budget=survey.budget,
+        settings=survey.settings(),
+        source="survey",
+    )
 
 
 def summary(

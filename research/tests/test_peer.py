@@ -3,24 +3,21 @@ for card, in the peer's orientation (the peer itself is not part of the project)
 
 from __future__ import annotations
 
-import json
 from collections import Counter
-from importlib import import_module
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 from app.engine import CODE, deal, get_variant
+from research import dataset, peer
+from research.tests.helpers import add_survey, fresh
 
-
-def peer() -> ModuleType:
-    return import_module("research.peer")
+M = 1_000_000
 
 
 @pytest.mark.parametrize("game", ["canfield", "rainbow", "forty-thieves"])
 def test_the_deal_file_holds_every_card_where_the_deal_put_it(game: str) -> None:
-    module = peer()
+    module = peer
     state = deal(get_variant(game), 7)
     out = module.deal_json(state)
     cards = [
@@ -43,7 +40,7 @@ def test_the_deal_file_holds_every_card_where_the_deal_put_it(game: str) -> None
 
 
 def test_which_verdicts_contradict() -> None:
-    contradicts = peer().contradicts
+    contradicts = peer.contradicts
     assert contradicts("unsolvable", "solved", "inside")  # their line is legal in ours
     assert not contradicts("solved", "unsolvable", "inside")  # their game is smaller
     assert contradicts("solved", "unsolvable", "same")
@@ -51,45 +48,34 @@ def test_which_verdicts_contradict() -> None:
     assert not contradicts("unsolvable", "timed-out", "same")
 
 
-def test_a_stopped_run_resumes_after_the_deals_it_wrote(tmp_path: Path) -> None:
-    done_before = peer().done_before
-    out = tmp_path / "peer.jsonl"
-    assert done_before(out) == set()  # no file yet: nothing to skip
-    rows = [{"game": "forty-thieves", "deal": 22, "ours": "unsolvable", "solvitaire": "x"}]
-    rows.append({"game": "canfield", "deal": 90, "ours": "solved", "solvitaire": "y"})
-    out.write_text("".join(json.dumps(row) + "\n" for row in rows) + "\n")
-    assert done_before(out) == {("forty-thieves", 22), ("canfield", 90)}
-    assert done_before(None) == set()
-
-
-def test_a_rerun_asks_only_the_deals_not_written_and_mends_a_torn_line(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+def test_a_rerun_asks_only_the_deals_not_answered_and_records_each_answer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """``main`` end to end, with a stand-in for the peer's binary that notes how it is
-    called: with the cache bound asked for; a deal already in ``--out`` is not asked
-    again; the deal of a torn last line (a run stopped mid-write) is, and its row starts
-    on a line of its own."""
+    called: with the cache bound asked for, on the deals whose verdict is the one asked
+    (ours, from the dataset), each answer a row; a deal already answered with the same
+    settings is not asked again, nor one not asked for."""
     asked = tmp_path / "asked"
     binary = tmp_path / "solvitaire"
     binary.write_text(f'#!/bin/sh\necho "$*" >> {asked}\necho Solved\n')
     binary.chmod(0o755)
-    rows = tmp_path / "forty-thieves-10m.jsonl"
-    rows.write_text("".join(json.dumps({"deal": n, "result": "solved"}) + "\n" for n in (3, 4, 5)))
-    out = tmp_path / "peer.jsonl"
-    written = {"game": "forty-thieves", "deal": 3, "ours": "solved", "solvitaire": "solved"}
-    out.write_text(json.dumps(written) + "\n" + '{"game": "forty-thieves", "de')
-    argv = ["peer.py", "--solvitaire", str(binary), "--rows", str(rows), "--out", str(out)]
-    argv += ["--cache-capacity", "1000"]
-    monkeypatch.setattr("sys.argv", argv)
-    assert peer().main() == 0
+    path, connection = fresh(tmp_path)
+    add_survey(connection, "forty-thieves", M, "native", *((n, "solved") for n in (3, 4, 5)))
+    add_survey(connection, "forty-thieves", M, "native", (6, "unknown"))
+    argv = ["forty-thieves", "--solvitaire", str(binary), "--budget", "1m", "--deals", "6"]
+    argv += ["--only", "solved", "--cache-capacity", "1000", "--dataset", str(path)]
+    assert peer.main([*argv, "--deal", "3"]) == 0
+    assert peer.main(argv) == 0
     capsys.readouterr()
     calls = [line.split() for line in asked.read_text().splitlines()]
     assert [Path(call[-1]).name for call in calls] == [
+        "forty-thieves-3.json",
         "forty-thieves-4.json",
         "forty-thieves-5.json",
     ]
     assert all(" --cache-capacity 1000 " in " ".join(call) for call in calls)
-    lines = out.read_text().splitlines()
-    assert lines[1] == '{"game": "forty-thieves", "de'  # the torn line, ended
-    assert [json.loads(line)["deal"] for line in lines[2:]] == [4, 5]
-    assert peer().done_before(out) == {("forty-thieves", n) for n in (3, 4, 5)}
+    settings = {"solver": "solvitaire", "timeout": 60.0, "cache_capacity": 1000}
+    assert peer.done_before(connection, "forty-thieves", settings) == {3, 4, 5}
+    rows = connection.execute("SELECT * FROM searches WHERE kind = 'peer'").fetchall()
+    assert {(row["verdict"], dataset.extra(row)["ours"]) for row in rows} == {("solved", "solved")}
+    assert dataset.contradictions(connection) == []  # a peer's word is not a row of ours

@@ -5,7 +5,6 @@ stopped sweep resumes without searching a position twice."""
 from __future__ import annotations
 
 import argparse
-import json
 import random
 from collections.abc import Iterator
 from importlib import import_module
@@ -15,6 +14,7 @@ from types import ModuleType
 import pytest
 
 from app.engine import State
+from research import dataset
 from tests.solver.test_native_core import start, walk
 
 
@@ -38,9 +38,10 @@ def test_a_position_on_a_winning_line_is_known_won_where_the_plain_search_runs_o
     assert truth("line-0.99", "solved") == "solved"
 
 
-def arguments(out: Path) -> argparse.Namespace:
+def arguments(path: Path) -> argparse.Namespace:
     return argparse.Namespace(
-        out=str(out),
+        name="test-run",
+        dataset=path,
         deals="3-3",
         games=["rainbow"],
         plain_budget=2_000,
@@ -62,9 +63,9 @@ def test_a_sweep_writes_a_row_per_position_and_resumes(
 ) -> None:
     module = soundness()
     monkeypatch.setattr(module, "positions", two_positions)
-    args = arguments(tmp_path / "rows.jsonl")
+    args = arguments(tmp_path / "results.sqlite")
     module.sweep(args)
-    rows = [json.loads(line) for line in (tmp_path / "rows.jsonl").read_text().splitlines()]
+    rows = module.run_rows(dataset.connect(args.dataset), "test-run")
     searched = [row for row in rows if "plain" in row]
     assert len(searched) == 2 * 2  # two positions, the house rule both ways
     late = [row for row in searched if row["id"].endswith("/late")]
@@ -77,7 +78,12 @@ def test_a_sweep_writes_a_row_per_position_and_resumes(
 
     monkeypatch.setattr(module, "verdicts", unexpected)
     module.sweep(args)
-    assert (tmp_path / "rows.jsonl").read_text().count("\n") == len(rows)
+    assert len(module.run_rows(dataset.connect(args.dataset), "test-run")) == len(rows)
+    # The plain search's verdict is the row's; the others' are in its extra fields.
+    stored = dataset.connect(args.dataset).execute("SELECT * FROM searches").fetchall()
+    assert {row["kind"] for row in stored} == {"soundness"}
+    assert {row["deal"] for row in stored} == {3}
+    assert [row["verdict"] for row in stored if row["verdict"]] == [r["plain"] for r in searched]
 
 
 def test_a_contradiction_keeps_its_position_and_fails_the_summary(
@@ -87,9 +93,9 @@ def test_a_contradiction_keeps_its_position_and_fails_the_summary(
     monkeypatch.setattr(module, "positions", two_positions)
     monkeypatch.setattr(module, "plain", lambda state, budget, on: ("solved", 1))
     monkeypatch.setattr(module, "verdicts", lambda *_: {"full": "unsolvable", "hint": "solved"})
-    args = arguments(tmp_path / "rows.jsonl")
+    args = arguments(tmp_path / "results.sqlite")
     module.sweep(args)
-    rows = [json.loads(line) for line in (tmp_path / "rows.jsonl").read_text().splitlines()]
+    rows = module.run_rows(dataset.connect(args.dataset), "test-run")
     kept = [row["position"] for row in rows if "position" in row]
     assert len(kept) == 4
     assert State.from_text(kept[0]).variant.name == "rainbow"

@@ -1,4 +1,5 @@
-"""``python -m research survey``: survey output, resumable surveys, parallel surveys."""
+"""``python -m research survey``: survey output, its rows in the dataset, resumed surveys,
+surveys of the undecided deals, parallel surveys."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ import pytest
 
 from app.engine import deal, get_variant
 from app.solver import solve
+from research import dataset
 from research.survey import _survey_one, main
+from research.tests.helpers import add_survey, fresh
 
 BUDGET = "3000"
 
@@ -44,49 +47,67 @@ def test_survey_summary_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert "decided" in out and "positions/s" in out
 
 
-def test_survey_out_resumes_without_searching_again(
+def test_a_survey_resumes_without_searching_again_and_records_each_row(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    out = tmp_path / "survey.jsonl"
-    base = ["rank-and-file", "--budget", BUDGET, "--json", "--out", str(out)]
+    path = tmp_path / "results.sqlite"
+    base = ["rank-and-file", "--budget", BUDGET, "--json", "--dataset", str(path)]
     main([*base, "--from", "1", "--count", "2"])
     first = _rows(capsys.readouterr().out)
-    out.write_text(out.read_text() + '{"deal": 3, "res')  # a run stopped mid-line
     main([*base, "--from", "1", "--count", "4"])
     second = _rows(capsys.readouterr().out)
     assert [r["deal"] for r in first] == [1, 2]
     assert [r["deal"] for r in second] == [3, 4]  # 1 and 2 were not searched again
-    kept = [json.loads(line) for line in out.read_text().splitlines() if line.endswith("}")]
-    assert sorted(int(r["deal"]) for r in kept) == [1, 2, 3, 4]
+    stored = dataset.connect(path).execute("SELECT * FROM searches ORDER BY id").fetchall()
+    assert [row["deal"] for row in stored] == [1, 2, 3, 4]
+    assert {(row["kind"], row["game"], row["budget"], row["source"]) for row in stored} == {
+        ("survey", "rank-and-file", 3000, "survey")
+    }
+    assert [dataset.survey_json(row) for row in stored] == first + second
+    assert json.loads(stored[0]["settings"]) == {"name": "survey", "search": "plan.solve"}
+    assert all(row["commit"] and row["date"] for row in stored)
+    # Another name is another run: it searches again.
+    main([*base, "--from", "1", "--count", "1", "--name", "again"])
+    assert [r["deal"] for r in _rows(capsys.readouterr().out)] == [1]
 
 
-def test_survey_undecided_in_searches_only_what_earlier_surveys_left_undecided(
+def test_a_finished_survey_prints_its_figures_from_its_rows(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    earlier, later = tmp_path / "earlier.jsonl", tmp_path / "later.jsonl"
-    earlier.write_text(
-        '{"deal": 1, "result": "solved", "positions": 9, "elapsed_ms": 1}\n'
-        '{"deal": 2, "result": "unknown", "positions": 9, "elapsed_ms": 1}\n'
-        '{"deal": 4, "result": "unsolvable", "positions": 9, "elapsed_ms": 1}\n'
-    )
-    later.write_text('{"deal": 3, "result": "solved", "positions": 9, "elapsed_ms": 1}\n')
-    args = ["rank-and-file", "--from", "1", "--count", "5", "--budget", BUDGET]
-    main([*args, "--json", "--undecided-in", str(earlier)])
-    assert [r["deal"] for r in _rows(capsys.readouterr().out)] == [2, 3, 5]  # 3: not in it
-    both = ["--undecided-in", str(earlier), "--undecided-in", str(later)]
-    main([*args, "--json", *both])
+    args = ["rank-and-file", "--count", "2", "--budget", BUDGET, "--dataset", str(tmp_path / "d")]
+    main(args)
+    searched = capsys.readouterr().out
+    main(args)
+    again = capsys.readouterr().out
+    assert again.split(";")[:2] == searched.split(";")[:2]  # the counts, not the times
+
+
+def test_survey_undecided_searches_only_what_the_dataset_leaves_undecided(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, connection = fresh(tmp_path)
+    add_survey(connection, "rank-and-file", 3000, "earlier", (1, "solved"), (2, "unknown"))
+    add_survey(connection, "rank-and-file", 1000, "smaller", (4, "unsolvable"))
+    add_survey(connection, "rank-and-file", 9000, "larger", (5, "solved"))  # not within 3,000
+    args = ["rank-and-file", "--from", "1", "--count", "5", "--budget", BUDGET, "--no-record"]
+    args += ["--dataset", str(path), "--undecided"]
+    main([*args, "--json"])
+    assert [r["deal"] for r in _rows(capsys.readouterr().out)] == [2, 3, 5]
+    add_survey(connection, "rank-and-file", 3000, "later", (3, "solved"))
+    main([*args, "--json"])
     assert [r["deal"] for r in _rows(capsys.readouterr().out)] == [2, 5]
-    main([*args, *both])
+    main(args)
     assert capsys.readouterr().out.startswith(
         "rank-and-file deals 1-5 left undecided, budget 3,000 positions: "
     )
+    assert connection.execute("SELECT COUNT(*) FROM searches").fetchone()[0] == 5  # --no-record
 
 
 def test_survey_jobs_give_the_same_rows(capsys: pytest.CaptureFixture[str]) -> None:
     args = ["rank-and-file", "--from", "1", "--count", "4", "--budget", BUDGET, "--json"]
-    main(args)
+    main([*args, "--no-record"])
     alone = _rows(capsys.readouterr().out)
-    main([*args, "--jobs", "2"])
+    main([*args, "--no-record", "--jobs", "2"])
     parallel = _rows(capsys.readouterr().out)
     assert [_same(r) for r in parallel] == [_same(r) for r in alone]
 
