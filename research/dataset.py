@@ -27,7 +27,8 @@ DATASET = ROOT / "research" / "results.sqlite"
 # What a row records (the column ``kind``):
 KINDS = {
     "survey": "a search of a deal from its first position whose verdict the tables count",
-    "early-survey": "the first surveys of deals 1-200 at 1,000,000 positions, kept, not counted",
+    "early-survey": "the first surveys (deals 1-200 at 1,000,000 positions), searched again "
+    "by the native surveys: kept, not counted",
     "reproof": "lost deals searched again with later code (checked, not counted)",
     "plain": "the plain exhaustive search on a deal proven lost (confirm-lost)",
     "peer": "a peer solver's answer on a deal of ours (peer)",

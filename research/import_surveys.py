@@ -29,8 +29,9 @@ from app.engine import VARIANTS
 from research import dataset
 
 FOLDERS = ("bench/surveys", "bench/checks")
-# "<game>-<budget>m[-<name>].jsonl": a survey of a game at a budget (no name: the first
-# surveys, before the native core).
+# "<game>-<budget>m[-<name>].jsonl": a survey of a game at a budget. "<game>-1m.jsonl" (no
+# name) are the first surveys, of deals 1-200, which the "-1m-native" surveys searched
+# again: kept, never counted.
 SURVEY_NAME = re.compile(r"^(?P<game>[a-z-]+?)-(?P<millions>\d+)m(?:-(?P<name>.+))?\.jsonl$")
 # Budgets and settings the files' names do not carry, as docs/solvability.md and
 # docs/benchmarks.md give them for those runs.
@@ -187,7 +188,7 @@ def shape(path: str) -> tuple[str, dict[str, Any]]:
     if path.startswith("bench/surveys/") and survey and survey["game"] in VARIANTS:
         part = survey["name"]
         return "survey", {
-            "kind": "survey" if part else "early-survey",
+            "kind": "early-survey" if not part and survey["millions"] == "1" else "survey",
             "game": survey["game"],
             "budget": int(survey["millions"]) * 1_000_000,
             "settings": {"name": part} if part else {},
