@@ -23,6 +23,11 @@ def test_no_row_of_the_dataset_contradicts_another() -> None:
     assert dataset.contradictions(connection) == []
 
 
+def test_the_readme_gives_the_rule_the_code_applies() -> None:
+    readme = (dataset.ROOT / "research" / "README.md").read_text()
+    assert dataset.VERDICTS.strip() in readme
+
+
 def test_a_contradiction_between_two_rows_is_found(tmp_path: Path) -> None:
     _, connection = fresh(tmp_path)
     add_survey(connection, "deauville", M, "native", (7, "solved"))
