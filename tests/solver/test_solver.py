@@ -82,7 +82,7 @@ def test_position_budget_is_honoured() -> None:
 
 
 def test_time_budget_is_honoured() -> None:
-    # Deal 210 is undecided within 10,000,000 positions (bench/surveys/): no search wins
+    # Deal 210 is undecided within 10,000,000 positions (research/results.sqlite): no search wins
     # it within the time. (Deal 9 was used until the native beam won it in 0.12 s.)
     start = deal(get_variant("rank-and-file"), 210)
     result = solve(start, max_seconds=0.2)
