@@ -2,7 +2,10 @@
 
 Each ``--build LABEL=PATH`` is a compiled ``app.solver._core`` (the ``.so`` file; build
 one from another commit with ``git worktree add`` and ``setup.py build_ext --inplace``
-there). The builds take turns, each round running every build once in a subprocess of
+there). Every build is loaded under this checkout's ``app.solver.core``, so it must offer
+what those bindings read (``FULL_REDUCTIONS`` since the reductions can be left out by
+name): to compare with an older build, run the script from a worktree of a commit whose
+bindings load both. The builds take turns, each round running every build once in a subprocess of
 its own (one extension module per process), so the machine's load falls on all of them
 alike; the searches are ``core.search_full`` from deals 1 to ``--deals`` of each game at
 ``--positions`` each, as ``bench/core.py --search`` runs them. Every build must give the
