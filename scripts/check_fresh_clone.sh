@@ -44,10 +44,10 @@ cd "$clone"
 # Nothing from the calling environment may lead Python back to the original tree.
 unset PYTHONPATH PYTHONHOME PYTHONSTARTUP PYTHONUSERBASE VIRTUAL_ENV
 
-echo "== no reference to a folder outside the repository in app/ tests/ bench/ scripts/"
+echo "== no reference to a folder outside the repository in app/ tests/ bench/ research/ scripts/"
 # The patterns are spelled so that this script does not match itself.
 set +e
-found="$(grep -rnI -e '\.\./shared' -e '/share[d]/' app tests bench scripts)"
+found="$(grep -rnI -e '\.\./shared' -e '/share[d]/' app tests bench research scripts)"
 status=$?
 set -e
 case "$status" in
