@@ -1,5 +1,6 @@
-# Two commands on a fresh machine: `make run` and `make test`.
-# Each creates the virtual environment (.venv) when it is missing.
+# Two commands on a fresh machine: `make run` and `make test` (the product's tests).
+# Each creates the virtual environment (.venv) when it is missing. `make test-research`
+# runs the tests of research/ (its scripts and its dataset), with the research extra.
 
 PYTHON ?= python3
 VENV ?= .venv
@@ -8,7 +9,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 PYTEST_ARGS ?=
 
-.PHONY: run test test-api lint openapi bench-api clean-venv
+.PHONY: run test test-api test-research lint openapi bench-api clean-venv
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +24,10 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@ $(VENV)/.installed-run
 
+$(VENV)/.installed-research: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[test,research]'
+	touch $@ $(VENV)/.installed-test $(VENV)/.installed-run
+
 run: $(VENV)/.installed-run
 	$(BIN)/python -m app.server --host $(HOST) --port $(PORT)
 
@@ -32,10 +37,13 @@ test: $(VENV)/.installed-test
 test-api: $(VENV)/.installed-test
 	$(BIN)/python -m pytest tests/api $(PYTEST_ARGS)
 
+test-research: $(VENV)/.installed-research
+	$(BIN)/python -m pytest research/tests $(PYTEST_ARGS)
+
 lint: $(VENV)/.installed-test
-	$(BIN)/ruff check app tests scripts bench migrations
-	$(BIN)/ruff format --check app tests scripts bench migrations
-	$(BIN)/mypy app scripts bench tests
+	$(BIN)/ruff check app tests scripts bench research migrations
+	$(BIN)/ruff format --check app tests scripts bench research migrations
+	$(BIN)/mypy app scripts bench research tests
 
 openapi: $(VENV)/.installed-run
 	$(BIN)/python scripts/export_openapi.py

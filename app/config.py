@@ -95,12 +95,10 @@ class Settings(BaseSettings):
     # The native search's transposition table bound, in keys (11 to 21 bytes each): a
     # search that fills it answers unknown. Never more than its position budget.
     solver_table_size: int = Field(default=1 << 23, ge=1)
-    # On the native core, from 720 positions along greedy play of all nine games (deals
-    # 1001-1008): median 32 ms, p99 402 ms (the time cap), 78.2% decided, where 400,000
-    # decided 71.0% (held-out deals 1009-1016: 73.2% against 69.9%); past 1,000,000 the
-    # plan's wider beam passes spend the 0.4 s before the full search, and fewer are
-    # decided (docs/benchmarks.md, "The hint's budget, a third time"). On the Python
-    # core the time cap is what binds.
+    # The budget that decides the most hints within the 0.4 s cap: of 720 positions
+    # along greedy play of all nine games, 78.2% decided against 71.0% at 400,000;
+    # past 1,000,000 wider beam passes spend the 0.4 s before the full search, and
+    # fewer are decided (docs/decisions/0002-hint-budget.md).
     hint_max_positions: int = Field(default=1_000_000, ge=1)
     hint_max_seconds: float = Field(default=0.4, gt=0)  # a hint always answers promptly
     finish_max_positions: int = Field(default=1_000_000, ge=1)
@@ -116,7 +114,7 @@ class Settings(BaseSettings):
     solver_knowledge_max_positions: int = Field(default=2_000_000, ge=1)
     solver_knowledge_max_lost: int = Field(default=100_000, ge=1)
 
-    # Limits on what one client can make the server hold (issue 11).
+    # Limits on what one client can make the server hold.
     max_body_bytes: int = Field(default=65_536, ge=1_024)  # the largest move is 100 bytes
     body_timeout_seconds: float = Field(default=10.0, gt=0)  # a body sent this slowly: 408
     header_timeout_seconds: float = Field(default=10.0, gt=0)  # a request head, from its start

@@ -150,8 +150,9 @@ class NothingToUndo(ApiError):
 
 
 class GameOver(ApiError):
-    """A move or an undo on a won game. Until issue 13 a move on a won game answered 422
-    `illegal_move` with reason `game_over`; the reason stays `game_over`."""
+    """A move or an undo on a won game: 409 `game_over`, reason `game_over`. The engine
+    refuses a move on a won game as an illegal move with that reason; `_ENGINE_REASONS`
+    maps it here."""
 
     code, status = "game_over", 409
     default_message = "the game is won; no move is left to make or take back"
@@ -247,8 +248,8 @@ def retry_after(seconds: int) -> dict[str, str]:
 
 # Engine refusals whose code is not their class's: (engine class, reason) -> named type.
 # `no_such_pile` is a well-formed pile id this game lacks (`tableau-42`): like any pile
-# id that names no pile (`foo`, reason `bad_pile`), the move cannot be read. Until issue
-# 13 it answered 422 `illegal_move`; the reason stays `no_such_pile`.
+# id that names no pile (`foo`, reason `bad_pile`), the move cannot be read: the engine
+# refuses it as an illegal move, the API answers 422 `invalid_move`, reason `no_such_pile`.
 _ENGINE_REASONS: dict[tuple[type[EngineError], str], type[ApiError]] = {
     (IllegalMove, "no_such_pile"): InvalidMoveError,
     (IllegalMove, "game_over"): GameOver,

@@ -1,4 +1,4 @@
-"""JSON logs and request ids (issue 13).
+"""JSON logs and request ids.
 
 Every log line is one JSON object: `time` (UTC, ISO 8601 with milliseconds), `level`,
 `logger`, `message`, and, for a line written while a request is handled, its

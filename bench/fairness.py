@@ -11,7 +11,8 @@ of two), then for `--seconds`:
 - player B asks `POST /api/v1/games/{id}/hint` once a second, each time on a game of its
   own freshly dealt, so that every hint searches (a hint along a line already found, or
   on a position remembered unknown, answers without a worker): the Rank and File deals
-  left unknown at 1,000,000 positions (bench/surveys/rank-and-file-1m-native.jsonl) and
+  left unknown at 1,000,000 positions (research/results.sqlite, the rows of
+  rank-and-file-1m-native.jsonl) and
   not among the proven ones of seeds/, whose hints run out their whole budget.
 
 Reports the share of B's hints answered 200 (target at least 90%), their median and

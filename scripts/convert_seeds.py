@@ -1,4 +1,4 @@
-"""Rewrite `seeds/*.json` in the compact format 2 (app/services/seeds.py) and check it.
+"""Rewrite `seeds/*.json` in the compact format 2 (app/seeds.py) and check it.
 
     python scripts/convert_seeds.py [seeds/rank-and-file.json ...]   # default: every file
 
@@ -18,8 +18,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from app import seeds  # noqa: E402
 from app.engine import deal, get_variant  # noqa: E402
-from app.services import seeds  # noqa: E402
 from app.solver.result import replay  # noqa: E402
 
 

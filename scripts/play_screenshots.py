@@ -23,7 +23,7 @@ from playwright.sync_api import Page, sync_playwright
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from app.services.seeds import read_line  # noqa: E402
+from app.seeds import read_line  # noqa: E402
 from tests.probes.server import Server  # noqa: E402
 from tests.web.browser import CHROMIUM_ARGS, chromium_path  # noqa: E402
 

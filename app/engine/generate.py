@@ -36,55 +36,61 @@ if TYPE_CHECKING:
     from .state import State
 
 
+class _Targets:
+    """Where each card may go, from the pile tops (tableau_takes and foundation_takes
+    turned around): each card that may move is then one dictionary lookup."""
+
+    __slots__ = ("wanted", "empties", "to_found")
+
+    def __init__(self, state: State) -> None:
+        accepts = state.variant.accepted_by  # from stack_ok, the table tableau_takes reads
+        self.wanted: dict[int, list[int]] = {}  # card -> tableau piles whose top takes it
+        empties: list[int] = []
+        for j, pile in enumerate(state.tableau):
+            if pile:
+                for card in accepts[pile[-1]]:
+                    self.wanted.setdefault(card, []).append(j)
+            else:
+                empties.append(j)
+        self.empties = empties if empty_tableau_open(state) else []
+        self.to_found: dict[int, list[int]] = {}  # card -> foundations taking it
+        for f in range(len(state.foundations)):
+            for card in foundation_wants(state, f):
+                self.to_found.setdefault(card, []).append(f)
+
+    def add_moves(self, moves: list[Move], src: Pile, card: int, count: int, skip: int) -> None:
+        """The moves of ``count`` cards from ``src``, ``card`` the lowest of them, onto a
+        foundation, a tableau pile that takes it, or an empty pile (never ``skip``)."""
+        if may_go_to_foundation(src, count):
+            for f in self.to_found.get(card, ()):
+                moves.append(Move(MOVE, src, F_PILES[f], 1))
+        for j in self.wanted.get(card, ()):
+            if j != skip:
+                moves.append(Move(MOVE, src, T_PILES[j], count))
+        for j in self.empties:
+            if j != skip:
+                moves.append(Move(MOVE, src, T_PILES[j], count))
+
+
 def legal_moves(state: State) -> list[Move]:
     """Every legal explicit move, and nothing else (draw and redeal included)."""
     if state.is_won:
         return []  # the game is over: apply refuses every move (game_over)
-    tableau = state.tableau
-    # tableau_takes, turned around: which tableau piles take which card.
-    accepts = state.variant.accepted_by  # from stack_ok, the table tableau_takes reads
-    wanted: dict[int, list[int]] = {}
-    empties: list[int] = []
-    for j, pile in enumerate(tableau):
-        if pile:
-            for card in accepts[pile[-1]]:
-                wanted.setdefault(card, []).append(j)
-        else:
-            empties.append(j)
-    if not empty_tableau_open(state):
-        empties = []
-    # foundation_takes, turned around.
-    to_found: dict[int, list[int]] = {}
-    for f in range(len(state.foundations)):
-        for card in foundation_wants(state, f):
-            to_found.setdefault(card, []).append(f)
+    targets = _Targets(state)
     moves: list[Move] = []
-    append = moves.append
-
-    def add(src: Pile, card: int, count: int, skip: int) -> None:
-        if may_go_to_foundation(src, count):
-            for f in to_found.get(card, ()):
-                append(Move(MOVE, src, F_PILES[f], 1))
-        for j in wanted.get(card, ()):
-            if j != skip:
-                append(Move(MOVE, src, T_PILES[j], count))
-        for j in empties:
-            if j != skip:
-                append(Move(MOVE, src, T_PILES[j], count))
-
-    for i, pile in enumerate(tableau):
+    for i, pile in enumerate(state.tableau):
         if pile:
             src = T_PILES[i]
             for count in range(1, movable(state, src) + 1):
-                add(src, pile[-count], count, i)
+                targets.add_moves(moves, src, pile[-count], count, i)
     for src, cards in ((WASTE_PILE, state.waste), (RESERVE_PILE, state.reserve)):
         if cards and movable(state, src):
-            add(src, cards[-1], 1, -1)
+            targets.add_moves(moves, src, cards[-1], 1, -1)
     for f, fpile in enumerate(state.foundations):
         if fpile and movable(state, F_PILES[f]):
-            add(F_PILES[f], fpile[-1], 1, -1)
+            targets.add_moves(moves, F_PILES[f], fpile[-1], 1, -1)
     if can_draw(state):
-        append(DRAW_MOVE)
+        moves.append(DRAW_MOVE)
     elif can_redeal(state):
-        append(REDEAL_MOVE)
+        moves.append(REDEAL_MOVE)
     return moves

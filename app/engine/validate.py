@@ -48,18 +48,24 @@ def check(state: State, move: Move) -> None:
         raise IllegalMove("same_pile", "a move needs two different piles")
     card = pick(state, src, count)
     if dst.kind == FOUNDATION:
-        if not may_go_to_foundation(src, count):
-            if src.kind == FOUNDATION:
-                raise IllegalMove(
-                    "foundation_return_not_allowed",
-                    "a foundation card may return only to a tableau pile",
-                )
+        _check_to_foundation(state, src, dst, count, card)
+    else:
+        _check_to_tableau(state, src, dst, card)
+
+
+def _check_to_foundation(state: State, src: Pile, dst: Pile, count: int, card: int) -> None:
+    if not may_go_to_foundation(src, count):
+        if src.kind == FOUNDATION:
             raise IllegalMove(
-                "one_card_to_foundation", "only one card at a time goes to a foundation"
+                "foundation_return_not_allowed",
+                "a foundation card may return only to a tableau pile",
             )
-        if not foundation_takes(state, dst.index, card):
-            _refuse_foundation(state, dst.index, card)
-        return
+        raise IllegalMove("one_card_to_foundation", "only one card at a time goes to a foundation")
+    if not foundation_takes(state, dst.index, card):
+        _refuse_foundation(state, dst.index, card)
+
+
+def _check_to_tableau(state: State, src: Pile, dst: Pile, card: int) -> None:
     if src.kind == FOUNDATION and dst.kind != TABLEAU:
         raise IllegalMove(
             "foundation_return_not_allowed", "a foundation card may return only to a tableau pile"

@@ -46,11 +46,11 @@ from app.engine import VARIANTS
 from app.errors import DailyNotAvailable, DailyNotReady, ValidationFailed, retry_after
 from app.models import DailyDeal, Game, Player
 from app.schemas import DailyOut, DailyOwnResult, DailyResultEntry, DailyResults, GameState
+from app.seeds import public_deals
 from app.services import claims, games
 from app.services.games import Answer
 from app.services.proving import Proof, derive_deal
 from app.services.ranking import day_end, deal_published, is_ranked
-from app.services.seeds import public_deals
 from app.services.variants import find_variant
 from app.services.work import DAILY, WorkPool
 

@@ -38,7 +38,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from app.db import dialect_insert, unit_of_work
 from app.engine import Move, State
 from app.models import SolverLine, SolverPosition
-from app.services.seeds import format_line, read_line
+from app.seeds import format_line, read_line
 from app.solver.result import wins
 
 log = logging.getLogger("app.knowledge")

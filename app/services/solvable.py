@@ -34,9 +34,9 @@ from app.db import unit_of_work
 from app.engine import VARIANTS, EngineError, Move, Rules, State, Variant, deal
 from app.errors import NoSolvableDeals, retry_after
 from app.models import SolvableDeal
+from app.seeds import public_deals
 from app.services import claims
 from app.services.proving import Proof, derive_deal
-from app.services.seeds import public_deals
 from app.services.work import SOLVABLE, WorkPool
 from app.solver.result import wins
 

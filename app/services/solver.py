@@ -37,11 +37,11 @@ from app.errors import (
 )
 from app.models import Game, Player, SolvableDeal
 from app.schemas import FinishResult, Hint
+from app.seeds import read_line, seed_line
 from app.services import games
 from app.services.daily import stored_deal as daily_stored_deal
 from app.services.games import Answer
 from app.services.knowledge import Known, SolverKnowledge
-from app.services.seeds import read_line, seed_line
 from app.services.undecided import Undecided
 from app.services.undecided import key as undecided_key
 from app.services.work import WorkPool

@@ -17,7 +17,7 @@ from app.engine import VARIANTS, UnknownVariant, Variant, deal, get_variant
 from app.errors import UnknownVariantError, VariantNotFound
 from app.models import SolvableDeal
 from app.schemas import VariantOut
-from app.services.seeds import public_deals
+from app.seeds import public_deals
 
 log = logging.getLogger(__name__)
 

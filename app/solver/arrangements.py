@@ -64,17 +64,16 @@ up empties its pile alike in every arrangement, and the same reserve card fills 
 moves: of two positions with one key, the children of either reach the key after every
 move of the other.
 
-**No normal form.** Until 2026-12-03 the search put every root whose parent class had a
-top onto it (``normalize``): the root can go back into the pile it left, so the two keys
-reach each other and are won or lost together. But the search then meets only the
-normal form, so its children must also give the other form's successors, and they do
-not: the parent is covered, and moving it (to a foundation, say) now needs the root's run
-cleared to a sibling, or into an empty pile, which only gives the other form back, put
-away again. A late Canfield position that the plain search wins was answered ``unsolvable``,
-and so was a Rank and File position on a line ``solve`` wins (deal 1001 after 165 moves:
-a hint there said lost; ``test_a_position_on_a_winning_line_is_not_proven_lost``). No
-survey had used it to prove a loss (Rank and File and Number Ten have no deal proven
-lost), and its wins were all replayed.
+**No normal form** (``docs/decisions/0009-no-run-arrangement-normal-form.md``). The
+search does not put every root whose parent class has a top onto it (``normalize``). The
+root can go back into the pile it left, so the two keys reach each other and are won or
+lost together; but a search that meets only the normal form needs its children to give
+the other form's successors too, and they do not: the parent is covered, and moving it
+(to a foundation, say) needs the root's run cleared to a sibling, or into an empty pile,
+which only gives the other form back, put away again. With ``normalize`` a late Canfield
+position that the plain search wins is answered ``unsolvable``, and so is a Rank and
+File position on a line ``solve`` wins (deal 1001 after 165 moves;
+``test_a_position_on_a_winning_line_is_not_proven_lost``).
 
 Only where the argument holds (:func:`supports`): runs of any length move, and either no
 wrap or the wrap's conditions above.

@@ -15,10 +15,11 @@ through the engine before it trusts it. It plays no foundation card back to the 
 closure). The loop is the native core's (``core.beam``, ``app/solver/native/beam.c``);
 this module holds what it is handed and what it answers.
 
-Measured on the deals the depth-first search left undecided at 10,000,000 positions
-(``docs/benchmarks.md``, "The beam search"). The score is hand-weighted from what loses
-these games: cards still face down, cards in the waste or the reserve, piles out of
-sequence, and cards lying above those the foundations take next.
+Which passes :func:`app.solver.plan.solve` runs, and why, is
+``docs/decisions/0007-beam-passes.md``. The score is hand-weighted from what loses these
+games: cards still face down, cards in the waste or the reserve, piles out of sequence,
+and cards lying above those the foundations take next
+(``docs/decisions/0008-beam-score-weights.md``).
 """
 
 from __future__ import annotations
@@ -28,8 +29,8 @@ from dataclasses import dataclass
 ENDGAME = 20  # times the closure, from a position with nothing left to draw
 
 # How the score weighs each of a position's features (beam.c, `Features`), in their order
-# (buried cards: the best of -1 to -20 on the deals the surveys left undecided,
-# docs/benchmarks.md).
+# (buried cards: the best of -1 to -20 on the deals the depth-first surveys left
+# undecided; docs/decisions/0008-beam-score-weights.md).
 WEIGHTS = (10, -6, -3, -4, 4, -2, -8)
 
 

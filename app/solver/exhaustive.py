@@ -10,7 +10,7 @@ It is slow in Python (a few thousand positions a second), so the native core has
 (``app/solver/native/exhaustive.c``, :func:`app.solver.core.exhaustive`): the same moves
 in the same order, so the same verdict and the same count of positions, which
 ``tests/solver/test_exhaustive.py`` checks against this one. That lets
-``bench/soundness.py`` decide positions a hundred times larger than this one can.
+``research/soundness.py`` decide positions a hundred times larger than this one can.
 """
 
 from __future__ import annotations

@@ -117,68 +117,82 @@ def scored_moves(
     move, move P). Moving P together with the split-off cards and splitting afterwards
     replaces the remaining case when runs move together.
     """
-    tableau = state.tableau
-    hidden = state.hidden
     out: list[tuple[int, Move, int]] = []
     seen_empty: set[tuple[Pile, int]] = set()
     seen_found: set[tuple[Pile, int]] = set()
     for move in state.legal_moves():
-        action = move.action
-        if action == DRAW:
+        if move.action == DRAW:
             out.append((rules.draw_score, move, NO_USE))
-            continue
-        if action == REDEAL:
+        elif move.action == REDEAL:
             out.append((REDEAL_LAST, move, NO_USE))
-            continue
-        src, dst, count = move.src, move.dst, move.count
-        assert src is not None and dst is not None
-        if (
-            last is not None
-            and last.action == MOVE
-            and last.src == dst
-            and last.dst == src
-            and last.count == count
-        ):
-            continue  # straight back where it came from
-        if dst.kind == FOUNDATION:
-            top = state.foundations[dst.index]
-            marker = (src, top[-1] if top else -1)
-            if marker in seen_found:
-                continue  # the same card onto an equal foundation
-            seen_found.add(marker)
-            score = TO_FOUNDATION
-            if src.kind == TABLEAU:
-                left = len(tableau[src.index]) - 1
-                if left == 0 or hidden[src.index] == left:
-                    score = FOUNDATION_UNCOVERS  # also turns a card up or empties a pile
-            elif src.kind == FOUNDATION:
-                continue
-            out.append((score, move, NO_USE))
-            continue
-        to_empty = not tableau[dst.index]
-        if to_empty:
-            marker = (src, count)
-            if marker in seen_empty:
-                continue  # a second empty pile is the same position
-            seen_empty.add(marker)
-        if src.kind == TABLEAU:
-            pile = tableau[src.index]
-            down = hidden[src.index]
-            if count == len(pile) - down:
-                if down:
-                    out.append((TURN_UP + down, move, NO_USE))  # turns a card up
-                elif to_empty:
-                    continue  # whole pile to an empty pile: nothing changes
-                elif rules.reserve_fills and state.reserve:
-                    out.append((REFILLED, move, NO_USE))  # the reserve refills it: progress
-                else:
-                    out.append((EMPTY_PILE, move, src.index))  # empties a pile
-            else:
-                score = SPLIT_TO_EMPTY if to_empty else SPLIT_RUN
-                out.append((score, move, src.index))  # splits a run
-        elif src.kind == FOUNDATION:
-            if not narrow:  # the narrow search never takes cards back from foundations
-                out.append((FROM_FOUNDATION, move, NO_USE))
-        else:
-            out.append((FROM_WASTE_TO_EMPTY if to_empty else FROM_WASTE, move, NO_USE))
+        elif not _straight_back(last, move):
+            scored = (
+                _foundation_score(state, move, seen_found)
+                if move.dst is not None and move.dst.kind == FOUNDATION
+                else _tableau_score(state, rules, move, narrow, seen_empty)
+            )
+            if scored is not None:
+                out.append((scored[0], move, scored[1]))
     return out
+
+
+def _straight_back(last: Move | None, move: Move) -> bool:
+    """Does ``move`` go straight back where ``last`` came from?"""
+    return (
+        last is not None
+        and last.action == MOVE
+        and last.src == move.dst
+        and last.dst == move.src
+        and last.count == move.count
+    )
+
+
+def _foundation_score(
+    state: State, move: Move, seen_found: set[tuple[Pile, int]]
+) -> tuple[int, int] | None:
+    """A foundation move's score and obligation (none), or None when not worth trying."""
+    src, dst = move.src, move.dst
+    assert src is not None and dst is not None
+    top = state.foundations[dst.index]
+    marker = (src, top[-1] if top else -1)
+    if marker in seen_found or src.kind == FOUNDATION:
+        return None  # the same card onto an equal foundation; a foundation's own top
+    seen_found.add(marker)
+    if src.kind == TABLEAU:
+        left = len(state.tableau[src.index]) - 1
+        if left == 0 or state.hidden[src.index] == left:
+            return FOUNDATION_UNCOVERS, NO_USE  # also turns a card up or empties a pile
+    return TO_FOUNDATION, NO_USE
+
+
+def _tableau_score(
+    state: State,
+    rules: SearchTables,
+    move: Move,
+    narrow: bool,
+    seen_empty: set[tuple[Pile, int]],
+) -> tuple[int, int] | None:
+    """A move onto a tableau pile: its score and the pile the next move must use (else
+    -1), or None when not worth trying."""
+    src, dst, count = move.src, move.dst, move.count
+    assert src is not None and dst is not None
+    to_empty = not state.tableau[dst.index]
+    if to_empty:
+        if (src, count) in seen_empty:
+            return None  # a second empty pile is the same position
+        seen_empty.add((src, count))
+    if src.kind == FOUNDATION:
+        # the narrow search never takes cards back from foundations
+        return None if narrow else (FROM_FOUNDATION, NO_USE)
+    if src.kind != TABLEAU:
+        return (FROM_WASTE_TO_EMPTY if to_empty else FROM_WASTE), NO_USE
+    down = state.hidden[src.index]
+    if count != len(state.tableau[src.index]) - down:
+        return (SPLIT_TO_EMPTY if to_empty else SPLIT_RUN), src.index  # splits a run
+    if down:
+        return TURN_UP + down, NO_USE  # turns a card up
+    if to_empty:
+        return None  # whole pile to an empty pile: nothing changes
+    if rules.reserve_fills and state.reserve:
+        return REFILLED, NO_USE  # the reserve refills it: progress
+    return EMPTY_PILE, src.index  # empties a pile

@@ -40,29 +40,27 @@ NARROW, ARRANGED, FULL = "narrow", "arranged", "full"
 BEAM, BEST_BEAM = "beam", "best-first beam"
 SINGLE_BEAM = "single-card beam"  # depth first, no run of two cards or more moved
 BEAMS = (BEAM, BEST_BEAM, SINGLE_BEAM)
-# Shares of solve()'s budget: from BEAM_FROM positions, a quarter for the restarts, a
-# quarter for the beam passes and the rest (half) for the full search, whose exhaustion
-# is the proof; below it, half for the restarts (at 25,000 positions, the hint's old
-# budget, the beam cost wins: deals 1-60 of the nine games, docs/benchmarks.md).
+# Shares of solve()'s budget (docs/decisions/0006-solve-plan-budget-shares.md): from
+# BEAM_FROM positions, a quarter for the restarts, a quarter for the beam passes and the
+# rest (half) for the full search, whose exhaustion is the proof; below it, half for the
+# restarts (at 25,000 positions a beam pass costs more wins than it finds).
 BEAM_FROM = 100_000
 RESTARTS_SHARE = 4  # 1/4 (below BEAM_FROM, 1/2)
 # The restarts' share stops growing here: past it they seldom win, and wider beams do.
 RESTARTS_MOST = 1_000_000
 # The full search keeps half, up to this; the beam passes have the rest, and the full
-# search what they leave. Set when no survey had proved a deal lost past 1,000,000
-# positions, while the widest passes went short at 10,000,000; with it deals 1-200 at
-# 10,000,000 decide more, none fewer (docs/benchmarks.md, "The beam's share at large
-# budgets"). Proofs past 1,000,000 came later, where the passes run dry early (Forty
-# Thieves 22: 1.0 M of restarts, 3.2 M of passes, then 5.4 M of full search); where
-# they do not (Rainbow), the full search has 500,000 of 10,000,000 and proofs wait for
-# larger budgets (docs/benchmarks.md, fifteenth session). Where the relaxed tableau's
+# search what they leave: at 10,000,000 deals 1-200 decide more this way, none fewer.
+# Where the passes run dry early, the full search has what they leave (Forty Thieves 22:
+# 1.0 M of restarts, 3.2 M of passes, then 5.4 M of full search, which proves it lost);
+# where they do not (Rainbow), it has 500,000 of 10,000,000. Where the relaxed tableau's
 # dead-end test applies (Rainbow) the full search keeps half at every budget: with it the
 # full search alone proves lost deals in 0.75-10 M positions and wins some deals sooner
-# than the passes (docs/benchmarks.md, eighteenth session).
+# than the passes (docs/decisions/0006-solve-plan-budget-shares.md).
 FULL_LEAST = 500_000
 FIRST_BEAM_WIDTH, BEAM_GROWTH = 16, 4
-# Positions a beam pass meets per unit of width, about, at most (docs/benchmarks.md, "The
-# beam search"): a wider pass is planned only where the ones before it fit well inside.
+# Positions a beam pass meets per unit of width, a planning estimate (measured passes
+# vary from about 500 to 4,200; docs/decisions/0007-beam-passes.md): a wider pass is
+# planned only where the ones before it fit well inside.
 BEAM_COST = 1_000
 # A beam pass of width w comes after the restarts have planned w * BEAM_AFTER positions:
 # the cheap restarts win most deals first (Rows of Four's in 7,700 positions on average).
@@ -253,7 +251,7 @@ def beam_orders(rules: SearchTables) -> tuple[str, ...]:
     comes first: the game of single cards is a smaller one inside (Rank and File's is
     Deauville), whose passes cost a fraction of those over every move and win deals
     they do not (Rank and File deals 58, 77 and 96 at 10,000,000 positions; deals 1-60
-    at 1,000,000: the same 57 won, docs/benchmarks.md)."""
+    at 1,000,000: the same 57 won; docs/decisions/0007-beam-passes.md)."""
     if rules.runs_any:
         return (SINGLE_BEAM, BEAM, BEST_BEAM)
     return (BEAM, BEST_BEAM)

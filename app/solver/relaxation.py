@@ -41,21 +41,23 @@ from app.engine import Variant
 from app.solver import arrangements
 
 # The most relaxed positions one test meets: beyond it the answer is "not shown lost",
-# and its start is kept as open, which stops every later test reaching it (measured:
-# docs/benchmarks.md, twentieth session; 5,000 gave up where the bottoms grew the spaces).
+# and its start is kept as open, which stops every later test reaching it. 5,000 gives
+# up where the bottoms grow the relaxed spaces, and proves fewer Rainbow deals lost
+# (docs/decisions/0003-relaxed-tableau-test-room.md).
 STATE_LIMIT = 100_000
 # A search may let its tests run further (``relaxed_states``, up to this): where its tests
 # are asked at few stock cards, a test that may run to the end shows lost where one that
-# gives up at STATE_LIMIT blunts every test above it (Rainbow deal 5, docs/benchmarks.md,
-# twenty-fifth session). The native core allocates room for that many at once.
+# gives up at STATE_LIMIT blunts every test above it (Rainbow deal 5,
+# docs/decisions/0003-relaxed-tableau-test-room.md). The native core allocates room for
+# that many at once.
 MOST_STATES = 1 << 26
 # The beam's tests, which only drop positions and prove nothing, give up sooner: the
 # passes test many positions a full search never meets, and a give-up at 100,000 costs
-# about 20 times one at this (docs/benchmarks.md, twentieth session).
+# about 20 times one at this (docs/decisions/0003-relaxed-tableau-test-room.md).
 BEAM_STATE_LIMIT = 5_000
-# Asked only where the stock holds at most this many cards (measured: docs/benchmarks.md,
-# twenty-first session: 8 decides more than 4, hints and lost proofs). A search may ask
-# it at fewer (``relaxed_stock``).
+# Asked only where the stock holds at most this many cards: 8 decides more than 4, both
+# hints and lost proofs (docs/decisions/0004-relaxed-tableau-stock-limit.md). A search
+# may ask it at fewer (``relaxed_stock``).
 STOCK_LIMIT = 8
 # The native core codes the bottoms in 32 bits, a base-5 digit a class (relaxation.c).
 _BOTTOMS_MOST_PILES, _BOTTOMS_MOST_CLASSES = 4, 13

@@ -1,6 +1,6 @@
 """Malformed and hostile input, endpoint by endpoint: each answers a documented 4xx in
 the envelope, never a 500, and changes nothing. Runs on SQLite and (in CI) PostgreSQL,
-where NUL characters and out-of-range times used to reach the driver and fail there."""
+whose driver fails on NUL characters and out-of-range times: those are refused first."""
 
 from __future__ import annotations
 

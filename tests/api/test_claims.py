@@ -1,4 +1,4 @@
-"""Issue 16: background work done once by several instances on one database (claims).
+"""Background work done once by several instances on one database (claims).
 
 Two `DailyDeals` (and two `SolvableDeals`) on one database stand for two instances:
 each deal is proven by one of them only, counted at the prover; a claim left by an

@@ -1,4 +1,4 @@
-"""The contract a typed front-end relies on (issue 13): deal numbers JavaScript reads
+"""The contract a typed front-end relies on: deal numbers JavaScript reads
 exactly, one timestamp format, one error catalogue, answers that are exactly their
 response models. Runs on SQLite and, with TEST_DATABASE_URL, on PostgreSQL."""
 

@@ -1,4 +1,4 @@
-"""Issue 13, what a front-end needs: the variants' rules as data and what is ready to
+"""What a front-end needs: the variants' rules as data and what is ready to
 deal, a paginated move log, gzip, request ids and JSON logs, `.env.example`."""
 
 from __future__ import annotations

@@ -126,8 +126,8 @@ async def test_create_game_errors(client: httpx.AsyncClient, auth: dict[str, str
         return await client.post(f"{API}/games", json=body, headers=auth)
 
     assert_error(await post({"variant": "klondike"}), 422, "unknown_variant")
-    # Out of range on either side is invalid_deal (until issue 13, 0 and negative numbers
-    # were validation_error); not a number at all is validation_error.
+    # Out of range on either side (0 and negative numbers too) is invalid_deal; not a
+    # number at all is validation_error.
     assert_error(await post({"variant": "rainbow", "deal": 0}), 422, "invalid_deal")
     error = assert_error(
         await post({"variant": "rainbow", "deal": MAX_DEAL + 1}), 422, "invalid_deal"

@@ -1,4 +1,4 @@
-"""Issue 16: what the solver knows is in the database, shared by every instance.
+"""What the solver knows is in the database, shared by every instance.
 
 Two apps on one database stand for two instances (each with its own memory): a line
 found by one answers the other's hints without a search; a position proven lost is
@@ -23,8 +23,8 @@ from app.config import Settings
 from app.engine import deal, get_variant
 from app.main import create_app
 from app.models import SolverLine, SolverPosition
+from app.seeds import read_line
 from app.services.knowledge import SolverKnowledge, position_key
-from app.services.seeds import read_line
 from tests.api.conftest import API, empty_tables
 from tests.api.daily_helpers import (  # noqa: F401  (the daily fixtures)
     daily_settings,

@@ -1,5 +1,5 @@
 """What one client can make the server hold or try: request bodies, wrong tokens, and
-refusals that used to bypass the envelope (CORS preflight)."""
+a refused CORS preflight, answered in the envelope like every other refusal."""
 
 from __future__ import annotations
 
@@ -115,7 +115,7 @@ async def test_a_refused_cors_preflight_answers_in_the_envelope(
 async def test_wrong_tokens_are_counted_by_every_instance_together(
     client: httpx.AsyncClient, settings: Settings, auth: dict[str, str]
 ) -> None:
-    """Issue 16: two instances on one database share the count."""
+    """Two instances on one database share the count."""
     second = create_app(settings.model_copy())
     async with LifespanManager(second):
         transport = httpx.ASGITransport(app=second)

@@ -106,7 +106,7 @@ async def test_illegal_and_invalid_moves(
         "invalid_move",
     )
     assert error["reason"] == "bad_pile"
-    # A pile id this game lacks cannot be read either (until issue 13: illegal_move).
+    # A pile id this game lacks cannot be read either: invalid_move, reason no_such_pile.
     for move in (
         {"action": "move", "from": "reserve", "to": "tableau-1"},
         {"action": "move", "from": "tableau-42", "to": "tableau-1"},
@@ -263,8 +263,7 @@ async def test_auto_finish_and_win(
         "to": "foundation-0",
         "count": 1,
     }
-    # A won game takes no move and no undo: the same 409 game_over (until issue 13 a move
-    # answered 422 illegal_move, reason game_over; the reason stays).
+    # A won game takes no move and no undo: the same 409 game_over, reason game_over.
     for move in (
         {"action": "draw"},
         {"action": "move", "from": "foundation-0", "to": "tableau-0"},

@@ -1,4 +1,4 @@
-"""Issue 15: the reference web client's files at /play (its behaviour in a browser is
+"""The reference web client's files at /play (its behaviour in a browser is
 tests/web): served on the API's own origin with a policy that lets nothing else load,
 no asset from elsewhere, and no API operation it calls that the document lacks."""
 

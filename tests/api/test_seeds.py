@@ -12,8 +12,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from app import seeds
 from app.engine import VARIANTS
-from app.services import seeds
 from tests.api.conftest import API
 
 SEEDS = Path(__file__).resolve().parents[2] / "seeds"

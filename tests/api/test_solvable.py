@@ -19,11 +19,11 @@ import pytest
 from fastapi import FastAPI
 from sqlalchemy import func, select
 
+from app import seeds
 from app.config import Settings
 from app.engine import VARIANTS, Move, State, deal, get_variant
 from app.main import create_app
 from app.models import Game, SolvableDeal
-from app.services import seeds
 from app.services.daily import candidate
 from app.services.solvable import solvable_candidate
 from app.services.work import DAILY, SOLVABLE, WorkPool

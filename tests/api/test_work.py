@@ -1,5 +1,6 @@
-"""Issue 16: one pool for all CPU work (`services.work.WorkPool`): players' searches
-before background proofs, proofs never on the players' lane, the 429 bound as before."""
+"""One pool for all CPU work (`services.work.WorkPool`): players' searches before
+background proofs, proofs never on the players' lane, and searches beyond the workers
+and the queue refused at once (429)."""
 
 from __future__ import annotations
 

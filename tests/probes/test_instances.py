@@ -1,4 +1,4 @@
-"""Issue 16: two instances of the service (`python -m app.server`) on one PostgreSQL,
+"""Two instances of the service (`python -m app.server`) on one PostgreSQL,
 started together, used through both: concurrent moves on one game from both (none
 lost or doubled, a retry answered by the other instance), a hint line followed through
 alternating instances (every hint after the first answers without a search), the daily

@@ -79,10 +79,8 @@ BODY_OPS = (
 DAILY = r"(GET|POST) /api/v1/daily/\{variant\}/\{date\}(/game|/results)?"
 
 # Failures allowed. The goal is an empty list: each entry says why it is here. An entry
-# for a bug being fixed elsewhere carries the comment `# fixed on main by <who> (<issue>)`
-# so that it is dropped after the merge; there is none now (the lead's fixes of issue 11
-# points 4/6 are on main, and so are the offset on SQLite times, the daily results'
-# optional token and the hint that answered 409, which these probes found).
+# for a bug being fixed on another branch carries the comment `# fixed on main by <who>`
+# so that it is dropped after the merge; there is none now.
 KNOWN_FAILURES: list[Known] = [
     # --- by design: what the document cannot say -----------------------------------------
     Known(
@@ -134,9 +132,9 @@ KNOWN_FAILURES: list[Known] = [
     Known(
         "positive_data_acceptance",
         BODY_OPS,
-        "integers are strict (issue 11 point 4: 12.0 is refused as a deal); JSON Schema "
-        "2020-12 counts 12.0 as an integer and has no keyword to refuse it (a deal's "
-        "message since issue 13, which also takes its decimal string: the second form)",
+        "integers are strict (12.0 is refused as a deal); JSON Schema 2020-12 counts 12.0 "
+        "as an integer and has no keyword to refuse it (a deal, which also takes its "
+        "decimal string, has its own message: the second form)",
         status=422,
         code="validation_error",
         request=r"should be a valid integer|a deal number is a JSON integer or a string",
@@ -161,8 +159,7 @@ KNOWN_FAILURES: list[Known] = [
         "positive_data_acceptance",
         r"POST /api/v1/games",
         "`variant` is documented as any string; the document could enumerate the variant "
-        "ids and aliases (GET /variants lists them): left for issue 13, which names the "
-        "API's enums once for generated clients",
+        "ids and aliases (GET /variants lists them)",
         status=422,
         code="unknown_variant",
     ),

@@ -13,8 +13,8 @@ import random
 from collections.abc import Iterator
 from pathlib import Path
 
+from app import seeds
 from app.engine import VARIANTS, Move, Rules, State, deal
-from app.services import seeds
 from app.solver import core, tables
 from app.solver import moves as solver_moves
 from app.solver.result import SolveResult, wins

@@ -50,7 +50,7 @@ def check(state: State, found: BeamResult, budget: int, single: bool = False) ->
 
 def test_the_beam_wins_deals_the_depth_first_search_leaves_undecided() -> None:
     """These deals were undecided after 10,000,000 positions of the depth-first search
-    (bench/surveys/*-10m-*.jsonl); a beam of width 64 wins each within 200,000, and the
+    (research/results.sqlite, the 10M rows); a beam of width 64 wins each within 200,000, and the
     lines replay. The full search at the same budget still finds nothing. Deauville 12
     only with its closures best first, Deauville 73 only depth first."""
     for name, number, best in (

@@ -52,4 +52,4 @@ def test_the_core_choice_is_gone(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SOLVER_CORE", "python")
     assert not hasattr(Settings(), "solver_core")
     with pytest.raises(SystemExit):
-        cli.main(["survey", "rank-and-file", "--count", "1", "--budget", "10", "--core", "python"])
+        cli.main(["prove", "rank-and-file", "--count", "1", "--budget", "10", "--core", "python"])

@@ -253,7 +253,7 @@ def test_deferred_returns_keep_every_verdict() -> None:
 
 
 # Canfield (three cards a draw, redeals) after greedy play of deal 1005, found by
-# bench/soundness.py: the A of spades is wanted on the waste's top and nothing can be
+# research/soundness.py: the A of spades is wanted on the waste's top and nothing can be
 # built on it, so the safe-move rule put it up, and every search answered `unsolvable`
 # (75 positions). But the plain search wins: left in the waste, the ace keeps the threes
 # of later passes where the line needs them.
@@ -299,7 +299,7 @@ def test_a_waste_card_put_up_early_can_shift_the_threes_a_line_needs() -> None:
 
 
 # Forty Thieves, 80% of the way along the line `solve` wins deal 1015 by (so winnable),
-# found by bench/soundness.py: every full search answered `unsolvable` in 18 positions.
+# found by research/soundness.py: every full search answered `unsolvable` in 18 positions.
 # The win moves 8D into the empty pile, then 7D onto it there, then 9D away: the move of
 # 8D is obligated, and its pairs only used the pile it left.
 HELD_WHERE_IT_WENT = """\

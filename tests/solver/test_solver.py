@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from app import seeds
 from app.engine import Move, State, deal, get_variant
 from app.engine.variants import Rules as HouseRules
-from app.services import seeds
 from app.solver import arrangements, replay, solve
 from app.solver.plan import ARRANGED, FULL, NARROW, restart_kinds, restarts
 from app.solver.tables import SearchTables
@@ -82,7 +82,7 @@ def test_position_budget_is_honoured() -> None:
 
 
 def test_time_budget_is_honoured() -> None:
-    # Deal 210 is undecided within 10,000,000 positions (bench/surveys/): no search wins
+    # Deal 210 is undecided within 10,000,000 positions (research/results.sqlite): no search wins
     # it within the time. (Deal 9 was used until the native beam won it in 0.12 s.)
     start = deal(get_variant("rank-and-file"), 210)
     result = solve(start, max_seconds=0.2)

@@ -463,7 +463,8 @@ static bool search_lost(Relaxation *r, Relaxed start)
         for (int i = 0; i < n; i++) {
             /* Met already: it was neither won, open nor lost then, and the two sets
              * change only once the test ends. Asked first: most are, and this set is
-             * small where the others are large (docs/benchmarks.md, twenty-third session). */
+             * small where the others are large
+             * (docs/decisions/0005-relaxed-test-asks-its-own-set-first.md). */
             if (has(&r->visited, next[i]))
                 continue;
             if (won(next[i]) || has(&r->open, next[i])) {
