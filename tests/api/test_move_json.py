@@ -18,10 +18,10 @@ import httpx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from app import seeds
 from app.engine import VARIANTS, Rules, State, deal
 from app.models import Game, utcnow
 from app.schemas import GameMoveResult, GameSource, GameStatus, PlayEvent
-from app.services import seeds
 from app.services.games.presenter import move_result_json, state_json
 from tests.api.conftest import API
 from tests.engine.test_properties import near_won
