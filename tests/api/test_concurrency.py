@@ -172,5 +172,23 @@ async def test_a_move_after_another_process_moved_is_played_on_the_row_as_it_is(
             assert_error(
                 await client.post(f"{url}/moves", json=stale, headers=auth), 409, "version_conflict"
             )
+            # The row's version, newer than this process's copy (the other moved last):
+            # accepted, for moves, undo and settings alike.
+            for method, path, body in (
+                ("POST", "/moves", {"action": "draw"}),
+                ("POST", "/undo", {}),
+                ("PATCH", "", {"settings": {"auto_finish": False}}),
+            ):
+                # This process's copy is fresh, then the other moves.
+                assert (
+                    await client.post(f"{url}/moves", json={"action": "draw"}, headers=auth)
+                ).status_code == 200
+                await other.post(f"{url}/moves", json={"action": "draw"}, headers=auth)
+                row = (await other.get(url, headers=auth)).json()["version"]
+                answer = await client.request(
+                    method, f"{url}{path}", json={**body, "expected_version": row}, headers=auth
+                )
+                assert answer.status_code == 200, (path, answer.text)
     log = (await client.get(f"{url}/moves", headers=auth)).json()
-    assert [m["seq"] for m in log["items"]] == list(range(1, 9))
+    assert [m["seq"] for m in log["items"]] == list(range(1, 1 + len(log["items"])))
+    assert len(log["items"]) == 14

@@ -110,9 +110,8 @@ class _Written:
     game's next move need not read the row again. A copy is only a guess: every write
     of a game bumps its version and `save` writes only where the version is still the
     one read, so a move played on a stale copy fails (409) and is played again from the
-    row; so is a move the copy refused (an illegal move). What `write_game` checks before
-    the change (`expected_version`, a won game) is answered from the copy as it is.
-    A copy is taken out while a write uses it, and put back only once that commits."""
+    row; so is a move the copy refused (an illegal move) and a write whose checks
+    (`expected_version`, a won game) the copy failed: the row's answer stands. A copy is taken out while a write uses it, and put back only once that commits."""
 
     def __init__(self, size: int) -> None:
         self._games: BoundedMap[str, Game] = BoundedMap(size)  # the oldest goes

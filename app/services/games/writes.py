@@ -6,8 +6,8 @@ under the request's `Idempotency-Key`. The answers are kept and bounded by
 `app.services.idempotency`.
 
 With `copy`, the game is this process's copy of its row (`locked_game(copy=True)`),
-which may be stale: a change that fails on it is run again on the row. What is checked
-before the change is answered from the copy as it is.
+which may be stale: a write that fails on it, in its checks or in its change, is run
+again on the row, whose answer stands.
 """
 
 from __future__ import annotations
@@ -111,10 +111,11 @@ class _Write(Generic[Body]):
                 )
                 if replay is not None:
                     return replay
-            self._check(locked.game)
-            # Only what the change decides is decided again on the row: the checks above
-            # stand as the copy answered them.
+            # Whatever a copy answers (the checks too: another process may have moved
+            # since, so a version the row has can look wrong here) is asked again of the
+            # row when it refuses.
             self.ran_on_copy = locked.copied
+            self._check(locked.game)
             answer = await self.change(locked.game)
             await _remember(self.session, self.player_id, self.idempotency, answer)
         return answer
