@@ -8,7 +8,7 @@ deals not yet surveyed at the budget (no row of it, and none below it decided th
 listed apart, not counted. The run fails when two rows contradict each other on a deal
 (one says solved, another unsolvable). Run:
 
-    .venv/bin/python -m research solvability [--budget 1m] [--deals 1000]
+    .venv/bin/python -m research solvability [--budget 1m] [--deals 1000] [--until DATE]
 """
 
 from __future__ import annotations
@@ -80,8 +80,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budget", default="1m", help="positions a deal: 1m, 10m, 30m, ...")
     parser.add_argument("--deals", type=int, default=1000)
     parser.add_argument("--dataset", type=Path, default=dataset.DATASET)
+    parser.add_argument(
+        "--until",
+        metavar="DATE",
+        help="only the rows dated up to DATE (YYYY-MM-DD): a table as it stood that day",
+    )
     args = parser.parse_args(argv)
-    connection = dataset.connect(args.dataset)
+    connection = dataset.connect(args.dataset, readonly=True)
+    if args.until:
+        # A temporary table of that name hides the dataset's in unqualified queries, so
+        # the one rule (dataset.VERDICTS) reads only those rows.
+        connection.execute(
+            "CREATE TEMP TABLE searches AS SELECT * FROM main.searches WHERE date <= ?",
+            (args.until,),
+        )
     clashes = dataset.contradictions(connection)
     if clashes:
         print("rows contradict each other:", *clashes, sep="\n", file=sys.stderr)
