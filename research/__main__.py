@@ -13,6 +13,7 @@ from importlib import import_module
 COMMANDS = {
     "survey": "survey",
     "solvability": "solvability",
+    "page": "page",
     "full-search": "full_search",
     "confirm-lost": "confirm_lost",
     "peer": "peer",
