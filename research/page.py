@@ -165,7 +165,9 @@ repository's root:
   arrangement): `sqlite3 research/results.sqlite "SELECT deal, verdict, positions,
   seconds FROM searches WHERE source = 'bench/surveys/rainbow-30m-arranged.jsonl'"`; a
   run since the import by its name, `json_extract(settings, '$.name') = 'deep-full-s6'`;
-  one commit's rows, `"commit" LIKE '6977037%'`. What a run decided:
+  one search's run by its file, such as 6977037's of deals 1-200, `source LIKE
+  'bench/surveys/%-10m-share.jsonl'` (an imported row's `commit` is the commit that
+  recorded it, not always the one that searched). What a run decided:
   `SELECT verdict, COUNT(*) FROM searches WHERE source = '...' GROUP BY verdict`.
 - The re-proofs of lost deals: `SELECT source, verdict, COUNT(*) FROM searches WHERE
   kind = 'reproof' OR source LIKE '%reproved%' GROUP BY source, verdict` (the 126 deals
