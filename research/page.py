@@ -205,11 +205,11 @@ tableau.
 
 Ours: proven winnable {won} of {deals} deals within 10,000,000 positions
 ({share}; 95% interval {interval}), {lost} proven lost, {undecided} undecided, so the
-winnable share lies within {bounds}. Building below the base rank gives our game
-moves theirs lacks: a deal won under their rule is won under ours when
-the other rules agree, so a higher share here is what the difference predicts, but
-this page does not measure how much of the gap it accounts for. Their figure is of
-10,000,000 deals, ours of 1,000, and their solver counts its work differently."""
+winnable share lies within {bounds}. Building below the base rank gives our
+game moves theirs lacks: where the other rules agree, a deal won under their rule is
+won under ours, so a higher share here is what the difference predicts; this page does
+not measure how much of the gap it accounts for. Their figure is of 10,000,000 deals,
+ours of 1,000."""
 
 
 def _rows(connection: sqlite3.Connection, query: str) -> list[tuple[object, ...]]:
