@@ -1,5 +1,5 @@
 """The proven-winnable deals of `seeds/<variant>.json` (written by `python -m app.solver
-prove`, issue 4; compact since issue 13).
+prove`).
 
 File shape, one deal per line of the file::
 
@@ -11,8 +11,8 @@ File shape, one deal per line of the file::
 `line` is the winning line as the moves' text forms (`str(Move)`, read back by
 `Move.parse`: `t2>t5`, `t2>t5x3`, `w>f0`, `r>t1`, `f3>t2`, `draw`, `redeal`), separated
 by single spaces; it wins from `deal(variant, deal)` under the variant's own rules with
-auto-finish off. `positions` is what the search took to find it. Format 1 (before issue
-13) had `line` as a list of move objects (`Move.to_json`); `read_line` still reads it.
+auto-finish off. `positions` is what the search took to find it. Format 1 has `line` as
+a list of move objects (`Move.to_json`); `read_line` reads it too.
 
 The lists are public (committed), so their deals are never dealt as a server-chosen
 deal: anyone could recognise one from its face-up cards and read its face-down

@@ -11,7 +11,7 @@ server itself.
 `--write` puts the figures under "## HTTP service" in docs/benchmarks.md.
 `--database-url` measures against another database (e.g. PostgreSQL).
 
-Move latency while hints run (issue 4):
+Move latency while hints run:
 
     .venv/bin/python bench/api.py --moves 600 --hint-load 2 \
         [--solver-kind process --solver-kind thread] [--hint-deals 9] [--write]
@@ -24,7 +24,7 @@ stays unknown even at 1,000,000 positions), so each hint runs its whole budget.
 on. `--write` then puts the figures under "### Move latency while hints run" at the
 end of "## Solver" in docs/benchmarks.md (and leaves "## HTTP service" alone).
 
-A move against a trivial request (issue 16):
+A move against a trivial request:
 
     .venv/bin/python bench/api.py --against-health [--moves 1000] [--hint-load 2] \
         [--server-root before=/path/to/old/checkout --server-root after=.] [--rounds 2]
@@ -36,8 +36,8 @@ p99 of each and their ratio; with `--hint-load N`, the same on a second fresh se
 while N clients keep the solver pool saturated with hints. `--server-root LABEL=DIR`
 (repeatable) runs the servers from other checkouts too (e.g. the code before a change),
 in one invocation, so their ratios are comparable; `--rounds` repeats the whole
-sequence. `--write` puts the figures under "### Move latency against a trivial request
-(issue 16)" in "## HTTP service" of docs/benchmarks.md.
+sequence. `--write` puts the figures under "### Move latency against a trivial request"
+in "## HTTP service" of docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ DOC = ROOT / "docs" / "benchmarks.md"
 HEADING = "## HTTP service"
 SOLVER_HEADING = "## Solver"
 HINT_HEADING = "### Move latency while hints run"
-HEALTH_HEADING = "### Move latency against a trivial request (issue 16)"
+HEALTH_HEADING = "### Move latency against a trivial request"
 TIME_LIMIT_S = 300
 HINT_WARMUP_S = 60  # the process pool spawns its worker on the first hint
 
@@ -555,7 +555,7 @@ def main() -> int:
     parser.add_argument(
         "--against-health",
         action="store_true",
-        help="time GET /health beside each move and report the ratio (issue 16)",
+        help="time GET /health beside each move and report the ratio",
     )
     parser.add_argument(
         "--server-root",
@@ -572,7 +572,7 @@ def main() -> int:
         "--scale",
         action="store_true",
         help="moves per second of many clients for 1, 2, 4 instances on the PostgreSQL of "
-        "--database-url and one process on SQLite (bench/scale.py, issue 16)",
+        "--database-url and one process on SQLite (bench/scale.py)",
     )
     parser.add_argument("--instances", type=int, nargs="+", default=[1, 2, 4])
     parser.add_argument("--clients", type=int, default=32)

@@ -1,4 +1,4 @@
-"""Fairness of the solver between players (issue 48), through a real server.
+"""Fairness of the solver between players, through a real server.
 
 Starts `python -m app.server` on 127.0.0.1 (a free port, a fresh SQLite file in a
 temporary directory, no background preparation, the default pool: one worker, a queue
@@ -27,7 +27,7 @@ not counted) starts the worker processes. Bounded in time; stops the server itse
 code before a change), one after the other; `--env LABEL:NAME=VALUE` (repeatable) sets a
 setting for the run of that label (e.g. `SOLVER_UNKNOWN_TTL_SECONDS=0`: A's finish then
 searches all the window long, and B's hints run beside it). `--write` puts the figures under
-"### Fairness between players (issue 48)" at the end of "## Solver" in
+"### Fairness between players" at the end of "## Solver" in
 docs/benchmarks.md.
 """
 
@@ -54,7 +54,7 @@ from api import free_port, percentile, server_root, wait_ready, write_subsection
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLVER_HEADING = "## Solver"
-HEADING = "### Fairness between players (issue 48)"
+HEADING = "### Fairness between players"
 FINISH_GAME = ("rainbow", [5])  # finish: unknown after its whole budget
 # Hints: unknown within theirs (and within 1,000,000 positions; not in seeds/).
 HINT_GAME = (

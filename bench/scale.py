@@ -1,5 +1,5 @@
 """Moves per second with many clients on many games, for 1, 2 and 4 instances of the
-service on one PostgreSQL, and for one process on SQLite, in one run (issue 16).
+service on one PostgreSQL, and for one process on SQLite, in one run.
 
 Each configuration starts its instances (`python -m app.server`, as `make run` does, on
 free ports of 127.0.0.1, background preparation off, one secret), then `--clients`
@@ -17,7 +17,7 @@ latency, and /health's median.
 
 The PostgreSQL database must exist (its tables are made by the first instance's
 migrations). `--write` puts the table under "### Moves per second with several
-instances (issue 16)" in docs/benchmarks.md.
+instances" in docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from tests.probes.server import Server  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "benchmarks.md"
 PARENT = "## HTTP service"
-HEADING = "### Moves per second with several instances (issue 16)"
+HEADING = "### Moves per second with several instances"
 API = "/api/v1"
 
 

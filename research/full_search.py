@@ -19,7 +19,7 @@ searches just those deals, in that order, where they are left undecided.
 ``--relaxed-stock`` and ``--relaxed-states`` say where the relaxed tableau's test is asked
 and how far one test may run (``app/solver/relaxation.py``; the row's ``search`` names
 them where they are not the defaults): asked at up to 4 stock cards and run to the end,
-it proved Rainbow deal 5 lost (docs/benchmarks.md, twenty-fifth session):
+it proved Rainbow deal 5 lost (docs/decisions/0003-relaxed-tableau-test-room.md):
 
     nice .venv/bin/python -m research full-search rainbow --deals 200 --budget 10000000 \\
         --relaxed-stock 4 --relaxed-states 4000000 --name deep-full

@@ -34,7 +34,7 @@ FOLDERS = ("bench/surveys", "bench/checks")
 # again: kept, never counted.
 SURVEY_NAME = re.compile(r"^(?P<game>[a-z-]+?)-(?P<millions>\d+)m(?:-(?P<name>.+))?\.jsonl$")
 # Budgets and settings the files' names do not carry, as docs/solvability.md and
-# docs/benchmarks.md give them for those runs.
+# the history of docs/benchmarks.md give them for those runs.
 DOCUMENTED: dict[str, dict[str, Any]] = {
     "unsolvable-reproved.jsonl": {
         "budget": 10_000_000,

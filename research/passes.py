@@ -12,8 +12,8 @@ are taken to win nothing (true of the deals the surveys leave undecided, the one
 running this on: a survey's row says whether they did), each pass has what the passes
 before it left of the beam's share, and a pass wins when its winning cost fits in that.
 It prints, for each deal, the positions ``solve`` would spend before the win, or that it
-wins none of its passes within the budget. ``docs/benchmarks.md``, "The beam's share at
-large budgets", has the figures::
+wins none of its passes within the budget. ``docs/decisions/0006-solve-plan-budget-shares.md``
+has the figures::
 
     .venv/bin/python -m research.passes run rank-and-file:39 rank-and-file:129 --out /tmp/passes.jsonl
     .venv/bin/python -m research.passes plan --rows /tmp/passes.jsonl --budget 10000000

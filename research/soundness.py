@@ -11,8 +11,8 @@ can afford:
 - positions: late positions of greedy and of random play of each game (its house rule
   flipped too; ``--back`` of them, every 12th move from the end), and positions along
   the line ``solve`` wins a deal by, from 70% of the way on, with a few random moves off
-  each (where a win turns into a loss nearby: the
-  wrong ``unsolvable`` of 2026-12-03 was 165 moves into such a line);
+  each (where a win turns into a loss nearby: a wrong ``unsolvable`` the search once gave
+  was 165 moves into such a line);
 - the plain search decides each within ``--plain-budget`` positions; where it does not,
   a position on a winning line is known won all the same, and any other is recorded as
   undecided and left;

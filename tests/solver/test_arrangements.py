@@ -650,9 +650,9 @@ def test_agrees_with_the_plain_search(name: str) -> None:
     assert outcomes.count("solved") >= 2 and outcomes.count("unsolvable") >= 2
 
 
-# Rank and File deal 1001 after 165 moves of the line ``solve`` wins it by: winnable. The
-# arranged search with ``normalize`` (before 2026-12-03) answered ``unsolvable`` in 24
-# positions, and so did a finish from here (docs/solver.md, "No normal form any more").
+# Rank and File deal 1001 after 165 moves of the line ``solve`` wins it by: winnable. An
+# arranged search with a normal form (``normalize``) answers ``unsolvable`` in 24
+# positions, and so does a finish from here (docs/decisions/0009-no-run-arrangement-normal-form.md).
 ON_A_WINNING_LINE = """\
 rank-and-file foundation_return=0 redeals=0 base=-
 stock:

@@ -14,8 +14,7 @@ from app.solver import core
 NATIVE = Path(__file__).resolve().parents[2] / "app" / "solver" / "native"
 MOST_COMPLEX = 20
 
-# Functions allowed above the bound: none (the last eight were split on 2026-12-06); no
-# function may join it.
+# Functions allowed above the bound: none; no function may join it.
 NOT_YET_SPLIT: set[tuple[str, str]] = set()
 
 

@@ -1,0 +1,137 @@
+"""What a client sends to create a game, change its settings and play it."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+)
+
+from app.schemas.common import STRICT, DealNumber
+
+# --- games: requests ------------------------------------------------------------
+
+
+class RulesIn(BaseModel):
+    model_config = STRICT
+
+    foundation_return: bool | None = Field(
+        default=None, description="Foundation cards may return to the tableau; null: default."
+    )
+
+
+class GameSettingsIn(BaseModel):
+    model_config = STRICT
+
+    auto_play: bool = Field(default=True, description="Clicks send cards to a target.")
+    auto_finish: bool = Field(default=True, description="The server plays an ordered end.")
+
+
+class GameSettingsPatch(BaseModel):
+    model_config = STRICT
+
+    auto_play: bool | None = None
+    auto_finish: bool | None = None
+
+
+class GameCreate(BaseModel):
+    model_config = STRICT | ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {"variant": "rank-and-file", "deal": 12345},
+                {"variant": "rainbow", "solvable": True, "settings": {"auto_finish": False}},
+            ]
+        },
+    )
+
+    variant: str = Field(description="A variant id or alias.", examples=["rank-and-file"])
+    deal: DealNumber | None = Field(default=None, description="Omitted: the server chooses.")
+    solvable: bool = Field(
+        default=False,
+        description="Deal a deal the server has proven winnable (chosen from its secret, "
+        "never from the public seeds/ lists); none ready: 503 no_solvable_deals.",
+    )
+    rules: RulesIn | None = None
+    settings: GameSettingsIn | None = None
+
+
+class GamePatch(BaseModel):
+    model_config = STRICT | ConfigDict(
+        json_schema_extra={"examples": [{"settings": {"auto_play": False}}]}
+    )
+
+    settings: GameSettingsPatch
+    expected_version: int | None = Field(default=None, ge=0)
+
+
+class _Action(BaseModel):
+    model_config = STRICT | ConfigDict(populate_by_name=True)
+
+
+class MoveAction(_Action):
+    action: Literal["move"]
+    from_: str = Field(alias="from", examples=["tableau-2"])
+    to: str = Field(examples=["foundation-5"])
+    count: int = Field(default=1, ge=1, le=104)
+
+
+class DrawAction(_Action):
+    action: Literal["draw"]
+
+
+class RedealAction(_Action):
+    action: Literal["redeal"]
+
+
+class ClickAction(_Action):
+    action: Literal["click"]
+    pile: str = Field(examples=["tableau-2"])
+    index: int | None = Field(
+        default=None, ge=0, description="From the bottom of the pile, 0-based; omitted: the top."
+    )
+
+
+class _Expect(BaseModel):
+    model_config = STRICT
+
+    expected_version: int | None = Field(
+        default=None,
+        ge=0,
+        description="Refuse with 409 version_conflict unless the game is at this version.",
+    )
+
+
+class MoveRequestMove(MoveAction, _Expect):
+    pass
+
+
+class DrawRequest(DrawAction, _Expect):
+    pass
+
+
+class RedealRequest(RedealAction, _Expect):
+    pass
+
+
+class ClickRequest(ClickAction, _Expect):
+    pass
+
+
+MoveRequest = Annotated[
+    MoveRequestMove | DrawRequest | RedealRequest | ClickRequest,
+    Field(discriminator="action"),
+]
+
+MOVE_REQUEST_EXAMPLES: dict[str, Any] = {
+    "move": {"value": {"action": "move", "from": "tableau-2", "to": "foundation-5", "count": 1}},
+    "draw": {"value": {"action": "draw", "expected_version": 3}},
+    "redeal": {"value": {"action": "redeal"}},
+    "click": {"value": {"action": "click", "pile": "tableau-2", "index": 3}},
+}
+
+
+class UndoRequest(_Expect):
+    model_config = STRICT
