@@ -7,11 +7,12 @@ instead of failing with "database is locked" when two moves race.
 
 from __future__ import annotations
 
+import logging
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from alembic import command
 from alembic.config import Config
@@ -27,6 +28,8 @@ from sqlalchemy.ext.asyncio import (
 
 from app.config import Settings, make_private
 
+log = logging.getLogger("app.db")
+
 ROOT = Path(__file__).resolve().parent.parent
 
 # The advisory lock key instances take while migrating PostgreSQL (any fixed number).
@@ -34,6 +37,9 @@ MIGRATION_LOCK = 0x50_4C_41_59  # "PLAY"
 
 # Execution option read by the "begin" listener on SQLite.
 SQLITE_BEGIN = "sqlite_begin"
+
+# `session.info` key of what runs once the unit of work commits (`on_commit`).
+_ON_COMMIT = "on_commit"
 
 
 def is_sqlite(url: str) -> bool:
@@ -130,9 +136,29 @@ async def unit_of_work(session: AsyncSession, *, write: bool = True) -> AsyncIte
     try:
         yield session
     except BaseException:
+        session.info.pop(_ON_COMMIT, None)
         await session.rollback()
         raise
     await session.commit()
+    for callback in session.info.pop(_ON_COMMIT, {}).values():
+        try:
+            callback()
+        except Exception:  # what the commit made durable stands whatever a listener does
+            log.exception("an on-commit callback failed")
+
+
+T = TypeVar("T", bound=Callable[[], None])
+
+
+def on_commit(session: AsyncSession, key: str, make: Callable[[], T]) -> T:
+    """The callback kept under `key` for the session's unit of work (made by `make` the
+    first time), called once the unit commits and dropped if it rolls back: what a write
+    tells others (a game's live streams) is told only once it is durable."""
+    callbacks: dict[str, Any] = session.info.setdefault(_ON_COMMIT, {})
+    callback = callbacks.get(key)
+    if callback is None:
+        callback = callbacks[key] = make()
+    return cast(T, callback)
 
 
 def dialect_insert(session: AsyncSession, table: Any) -> Any:

@@ -67,6 +67,14 @@ class Answer(Generic[Body]):
             self._body = self._model.model_validate(self._raw)
         return self._body
 
+    def events_json(self) -> list[dict[str, Any]]:
+        """The answer's events as JSON (a move's, an undo's; none for a settings
+        change), without building the model where the raw form has them."""
+        if self._raw is not None:
+            return list(self._raw.get("events", ()))
+        dumped = self.body.model_dump(mode="json", by_alias=True)
+        return list(dumped.get("events", ()))
+
     def json_bytes(self) -> bytes | None:
         """The JSON FastAPI would write for `body` (the response model, by alias), written
         from `raw` without building the model; None where there is no `raw` form or it

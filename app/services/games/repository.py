@@ -28,6 +28,7 @@ from app.errors import GameNotFound, VersionConflict
 from app.models import Game, utcnow
 from app.models import Move as MoveRow
 from app.services.bounded import BoundedMap
+from app.services.games import changes
 
 
 def checked_id(game_id: str) -> str:
@@ -187,6 +188,7 @@ async def save(session: AsyncSession, game: Game, bump: int = 1, **values: Any) 
         raise VersionConflict("the game changed meanwhile; reload it")
     for name, value in values.items():
         set_committed_value(game, name, value)
+    changes.record(session, game.id, old_version, values["version"])
 
 
 # --- positions ----------------------------------------------------------------------

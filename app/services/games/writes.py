@@ -24,6 +24,7 @@ from app.db import unit_of_work
 from app.errors import ApiError, GameOver, IdempotencyKeyReused, VersionConflict
 from app.models import Game, IdempotencyKey
 from app.schemas import GameMoveResult, UndoResult
+from app.services.games import changes
 from app.services.games.play import PositionChanged
 from app.services.games.presenter import Answer, Body
 from app.services.games.repository import locked_game
@@ -117,6 +118,7 @@ class _Write(Generic[Body]):
             self.ran_on_copy = locked.copied
             self._check(locked.game)
             answer = await self.change(locked.game)
+            changes.describe(self.session, self.game_id, answer.events_json())
             await _remember(self.session, self.player_id, self.idempotency, answer)
         return answer
 

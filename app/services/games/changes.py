@@ -1,0 +1,139 @@
+"""How a game's committed changes reach the streams that watch it.
+
+Every write of a game goes through the repository's versioned `save`, which calls
+`record`: the change (its new version, and the events of the answer where
+`write_game` knows them) is kept with the session's unit of work and published to the
+app's `Notifier` once that unit commits (nothing is told of a write rolled back).
+
+A `Notifier` wakes the subscribers of a game with its newest change. A subscriber
+keeps only the newest one, never a queue: a slow reader misses intermediate changes
+and reads the game as it is when it wakes (the database is the authority; a change
+carries no state). `LocalNotifier` reaches the streams of this process; another kind
+(PostgreSQL's LISTEN/NOTIFY, across instances) implements the same two methods.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.db import on_commit
+
+# `session.info` key of the app's notifier (set on the sessionmaker in the lifespan).
+NOTIFIER = "notifier"
+
+
+@dataclass(frozen=True)
+class Change:
+    """A committed change of a game: from version `before` to `version`, with the
+    events its answer carried (None: not known to this process, or none given)."""
+
+    game_id: str
+    before: int
+    version: int
+    events: tuple[dict[str, Any], ...] | None = None
+
+
+class Subscription:
+    """One stream's view of a game's changes: the newest one not yet taken."""
+
+    def __init__(self, game_id: str) -> None:
+        self.game_id = game_id
+        self._latest: Change | None = None
+        self._woken = asyncio.Event()
+
+    def wake(self, change: Change) -> None:
+        if self._latest is None or change.version > self._latest.version:
+            self._latest = change
+        self._woken.set()
+
+    async def next(self, timeout: float) -> Change | None:
+        """The newest change published since the last call, waiting at most `timeout`
+        seconds for one; None when none came."""
+        if not self._woken.is_set():
+            try:
+                await asyncio.wait_for(self._woken.wait(), timeout)
+            except TimeoutError:
+                return None
+        self._woken.clear()
+        change, self._latest = self._latest, None
+        return change
+
+
+class Notifier(Protocol):
+    def publish(self, change: Change) -> None:
+        """Wake the subscribers of the change's game (called after the commit)."""
+
+    def subscribe(self, game_id: str) -> AbstractContextManager[Subscription]:
+        """A subscription to the game's changes, for the block's duration."""
+
+
+class LocalNotifier:
+    """Subscribers of this process, by game id. Publishing costs a dict lookup when
+    nobody watches the game."""
+
+    def __init__(self) -> None:
+        self._subscribers: dict[str, set[Subscription]] = {}
+
+    def publish(self, change: Change) -> None:
+        for subscription in self._subscribers.get(change.game_id, ()):
+            subscription.wake(change)
+
+    @contextmanager
+    def subscribe(self, game_id: str) -> Iterator[Subscription]:
+        subscription = Subscription(game_id)
+        self._subscribers.setdefault(game_id, set()).add(subscription)
+        try:
+            yield subscription
+        finally:
+            watchers = self._subscribers.get(game_id)
+            if watchers is not None:
+                watchers.discard(subscription)
+                if not watchers:
+                    del self._subscribers[game_id]
+
+    def watched(self) -> int:
+        """Games with at least one subscriber (for tests and figures)."""
+        return len(self._subscribers)
+
+
+class _Pending:
+    """The changes of one unit of work, by game, published once it commits."""
+
+    def __init__(self, notifier: Notifier) -> None:
+        self.notifier = notifier
+        self.changes: dict[str, Change] = {}
+
+    def __call__(self) -> None:
+        for change in self.changes.values():
+            self.notifier.publish(change)
+
+
+def _pending(session: AsyncSession) -> _Pending | None:
+    notifier: Notifier | None = session.info.get(NOTIFIER)
+    if notifier is None:
+        return None  # a session of no app (scripts, migrations): nobody to tell
+    return on_commit(session, "game_changes", lambda: _Pending(notifier))
+
+
+def record(session: AsyncSession, game_id: str, before: int, version: int) -> None:
+    """A save of the game from `before` to `version` in the session's unit of work."""
+    pending = _pending(session)
+    if pending is None or before == version:
+        return
+    earlier = pending.changes.get(game_id)
+    start = earlier.before if earlier is not None else before
+    pending.changes[game_id] = Change(game_id, start, version)
+
+
+def describe(session: AsyncSession, game_id: str, events: list[dict[str, Any]]) -> None:
+    """The events of the answer to the unit's change of the game (moves, undo)."""
+    pending = _pending(session)
+    if pending is None or (change := pending.changes.get(game_id)) is None:
+        return
+    pending.changes[game_id] = replace(change, events=tuple(events))
