@@ -221,6 +221,12 @@ class SolverSearchInProgress(ApiError):
     default_message = "a search of yours (hint or finish) is still running; retry later"
 
 
+class TooManyStreams(ApiError):
+    # Per player and process: one player's tabs cannot take every stream of an instance.
+    code, status = "too_many_streams", 429
+    default_message = "too many live streams of yours are open; close one"
+
+
 class InternalError(ApiError):
     code, status, default_message = "internal_error", 500, "internal server error"
     answered_by = "the crash handler"
@@ -238,6 +244,14 @@ class TooManyConnections(ApiError):
     code, status = "too_many_connections", 503
     default_message = "the server has too many open connections; retry later"
     answered_by = "app.server"
+
+
+class StreamsFull(ApiError):
+    code, status = "streams_full", 503
+    default_message = "the server holds as many live streams as it can; retry later"
+
+    def __init__(self, message: str | None = None) -> None:
+        super().__init__(message, headers=retry_after(5))
 
 
 def retry_after(seconds: int) -> dict[str, str]:

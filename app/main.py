@@ -20,10 +20,12 @@ from app.engine import VARIANTS
 from app.errors import install_error_handlers
 from app.logs import REQUEST_ID_HEADER, RequestContextMiddleware
 from app.middleware import BodyLimitMiddleware, EnvelopeCORSMiddleware, NegotiatedGZipMiddleware
-from app.routers import daily, games, health, players, solver, stats, variants
+from app.routers import daily, games, health, players, solver, stats, streams, variants
 from app.routers.play import mount_play
 from app.services.claims import new_owner
 from app.services.daily import DailyDeals
+from app.services.games.changes import NOTIFIER, LocalNotifier
+from app.services.games.stream import StreamLimits, StreamTokens
 from app.services.idempotency import AnswerSweeper
 from app.services.knowledge import SolverKnowledge
 from app.services.players import KnownTokens
@@ -195,6 +197,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await sweeper.sweep()
         app.state.idempotency_sweeper = sweeper
         app.state.db = database
+        # Live streams: told of every committed write of a game through the sessions.
+        app.state.notifier = notifier = LocalNotifier()
+        database.sessionmaker.configure(info={NOTIFIER: notifier})
+        app.state.streams = StreamLimits(
+            settings.stream_max_per_player, settings.stream_max_per_instance
+        )
+        app.state.stream_tokens = StreamTokens(app.state.secret_key, settings.stream_token_seconds)
         # What the solver knows: in the database, shared by every instance.
         app.state.knowledge = SolverKnowledge(
             database.sessionmaker,
@@ -272,6 +281,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         players.router,
         variants.router,
         games.router,
+        streams.router,
         solver.router,
         daily.router,
         stats.router,

@@ -380,3 +380,14 @@ class Hint(BaseModel):
 class Health(BaseModel):
     status: Literal["ok", "degraded"]
     database: Literal["ok", "unreachable"]
+
+
+class StreamToken(BaseModel):
+    """A token that opens this game's live stream as `?token=`, for clients that cannot
+    send an `Authorization` header (a browser's EventSource)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    token: str = Field(description="Pass as `?token=` to GET /games/{game_id}/events.")
+    expires_at: Timestamp = Field(description="Streams can be opened with it until then.")
+    url: str = Field(description="The stream's URL with the token, ready for EventSource.")

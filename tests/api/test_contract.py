@@ -184,6 +184,7 @@ async def test_every_timestamp_of_every_answer_is_rfc3339_utc_with_z(
         url, json={"settings": {"auto_finish": False}}, headers=auth
     )
     answers["get"] = await client.get(url, headers=auth)
+    answers["stream token"] = await client.post(f"{url}/stream-token", headers=auth)
     answers["list"] = await client.get(f"{API}/games", headers=auth)
     answers["hint"] = await client.post(f"{url}/hint", headers=auth)
     finishing = await client.post(

@@ -1,0 +1,134 @@
+"""A game's live stream (Server-Sent Events) and the stream tokens browsers open it
+with. The stream itself is the service's (`app.services.games.stream`); this module
+only authenticates, opens it, and writes its events in the SSE framing."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Header, Query, Request
+from sse_starlette import EventSourceResponse, ServerSentEvent
+from starlette.background import BackgroundTask
+
+from app.config import Settings
+from app.deps import CurrentPlayer, OptionalPlayer, SessionDep, client_address
+from app.errors import ApiError, GameNotFound, StreamsFull, TooManyStreams, Unauthorized
+from app.routers.common import errors
+from app.schemas import StreamToken
+from app.services.games import stream as streams
+from app.services.ratelimit import FailedAuthLimiter
+
+router = APIRouter(prefix="/games", tags=["games"])
+
+_EVENT_STREAM = {
+    "description": "The stream (`text/event-stream`): an `event: state` with the game's "
+    "public state, then an `event: change` per change; `id:` is the game's version. "
+    "See docs/api.md.",
+    "content": {"text/event-stream": {"schema": {"type": "string"}}},
+}
+
+
+def _last_event_id(value: str | None) -> int | None:
+    """The version the client has; anything but a version is none (a fresh state)."""
+    if value is None or not value.strip().isdigit():
+        return None
+    return int(value)
+
+
+async def _stream_player(
+    request: Request, session: SessionDep, player: OptionalPlayer, token: str | None, game_id: str
+) -> str:
+    """The caller: by bearer token, else by a stream token of this game (a wrong one is
+    counted against the address as a wrong bearer token is)."""
+    if player is not None:
+        return player.id
+    if not token:
+        raise Unauthorized()
+    tokens: streams.StreamTokens = request.app.state.stream_tokens
+    try:
+        return tokens.player_for(token, game_id)
+    except ApiError:
+        limiter: FailedAuthLimiter = request.app.state.auth_limiter
+        await limiter.failed(session, client_address(request))  # 429 past the limit
+        raise
+
+
+def _sse(event: streams.StreamEvent) -> ServerSentEvent:
+    return ServerSentEvent(
+        data=json.dumps(event.data, separators=(",", ":"), ensure_ascii=False),
+        event=event.event,
+        id=str(event.id),
+    )
+
+
+async def _framed(stream: streams.GameStream) -> AsyncIterator[ServerSentEvent]:
+    async for event in stream.events():
+        yield _sse(event)
+
+
+@router.get(
+    "/{game_id}/events",
+    name="game_events",
+    response_class=EventSourceResponse,
+    responses={
+        200: _EVENT_STREAM,
+        **errors(Unauthorized, GameNotFound, TooManyStreams, StreamsFull),
+    },
+    summary="The game's live stream of changes (Server-Sent Events)",
+)
+async def game_events(
+    request: Request,
+    game_id: str,
+    session: SessionDep,
+    player: OptionalPlayer,
+    token: Annotated[
+        str | None,
+        Query(max_length=512, description="A stream token, for clients without headers."),
+    ] = None,
+    last_event_id: Annotated[
+        str | None,
+        Header(alias="Last-Event-ID", max_length=32, description="The last `id:` received."),
+    ] = None,
+) -> Any:
+    player_id = await _stream_player(request, session, player, token, game_id)
+    settings: Settings = request.app.state.settings
+    stream = await streams.open_stream(
+        request.app.state.db.sessionmaker,
+        request.app.state.notifier,
+        request.app.state.streams,
+        player_id=player_id,
+        game_id=game_id,
+        last_event_id=_last_event_id(last_event_id),
+        options=streams.StreamOptions(
+            poll_seconds=settings.stream_poll_seconds, max_seconds=settings.stream_max_seconds
+        ),
+    )
+    return EventSourceResponse(
+        _framed(stream),
+        ping=settings.stream_ping_seconds,
+        # Proxies (nginx) would otherwise hold the events back in their buffers.
+        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+        # The stream's slot is given back however the response ends (even unstarted).
+        background=BackgroundTask(stream.close),
+    )
+
+
+@router.post(
+    "/{game_id}/stream-token",
+    name="create_stream_token",
+    response_model=StreamToken,
+    responses=errors(Unauthorized, GameNotFound),
+    summary="A short-lived token that opens this game's stream (for EventSource)",
+)
+async def create_stream_token(
+    request: Request, game_id: str, session: SessionDep, player: CurrentPlayer
+) -> StreamToken:
+    issued = await streams.issue_stream_token(
+        session, request.app.state.stream_tokens, player.id, game_id
+    )
+    path = request.url_for("game_events", game_id=game_id).path
+    return StreamToken(
+        token=issued.token, expires_at=issued.expires_at, url=f"{path}?token={issued.token}"
+    )

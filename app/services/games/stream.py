@@ -1,0 +1,269 @@
+"""A game's live stream: its public state first, then one change after another, read
+from the database whenever the game's version moves on.
+
+A stream learns of a change two ways: this process's `Notifier` wakes it after a
+commit (`changes`), and it asks the database for the game's version every
+`poll_seconds` (one indexed read), which finds changes made by other processes on the
+same database. Either way it then reads the game as it is: nothing is buffered per
+stream beyond the newest change's version and events.
+
+The bounds (`StreamLimits`) and the stream tokens browsers open a stream with
+(`StreamTokens`) are here too; the router turns the `StreamEvent`s into Server-Sent
+Events.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from app.db import unit_of_work
+from app.engine import State
+from app.errors import StreamsFull, TooManyStreams, Unauthorized
+from app.models import Game
+from app.services.games import repository
+from app.services.games.changes import Change, Notifier, Subscription
+from app.services.games.presenter import game_state
+
+# A game in these states takes no more moves: its stream ends after saying so.
+FINAL_STATUSES = frozenset({"won", "stuck"})
+
+
+@dataclass(frozen=True)
+class StreamEvent:
+    """One event of the stream: its name (`state`, `change`), id (the game's version)
+    and JSON data."""
+
+    event: str
+    id: int
+    data: dict[str, Any]
+
+
+# --- bounds -------------------------------------------------------------------------
+
+
+class StreamLimits:
+    """Streams open in this process: at most `per_player` for one player (beyond:
+    429 too_many_streams) and `per_instance` in all (beyond: 503 streams_full)."""
+
+    def __init__(self, per_player: int, per_instance: int) -> None:
+        self.per_player, self.per_instance = per_player, per_instance
+        self._by_player: dict[str, int] = {}
+        self._total = 0
+
+    @property
+    def open(self) -> int:
+        return self._total
+
+    def acquire(self, player_id: str) -> StreamSlot:
+        if self._by_player.get(player_id, 0) >= self.per_player:
+            raise TooManyStreams()
+        if self._total >= self.per_instance:
+            raise StreamsFull()
+        self._by_player[player_id] = self._by_player.get(player_id, 0) + 1
+        self._total += 1
+        return StreamSlot(self, player_id)
+
+    def _release(self, player_id: str) -> None:
+        self._total -= 1
+        left = self._by_player[player_id] - 1
+        if left:
+            self._by_player[player_id] = left
+        else:
+            del self._by_player[player_id]
+
+
+@dataclass
+class StreamSlot:
+    limits: StreamLimits
+    player_id: str
+    released: bool = False
+
+    def release(self) -> None:
+        # Called from the stream's end and from the response's close: once.
+        if not self.released:
+            self.released = True
+            self.limits._release(self.player_id)
+
+
+# --- stream tokens ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class IssuedToken:
+    token: str
+    expires_at: datetime
+
+
+class StreamTokens:
+    """Short-lived tokens for one game's stream, for clients that cannot send an
+    `Authorization` header (a browser's EventSource). Signed, not stored: the player,
+    the game and the expiry, with an HMAC-SHA256 under a key derived from the server's
+    secret, so any instance with the same secret accepts them and nothing is kept."""
+
+    def __init__(self, secret: str, ttl_seconds: float) -> None:
+        # Its own key: a stream token's MAC says nothing of the daily deals' digests.
+        self._key = hmac.new(secret.encode(), b"stream-token", hashlib.sha256).digest()
+        self.ttl_seconds = ttl_seconds
+
+    def _mac(self, payload: bytes) -> str:
+        digest = hmac.new(self._key, payload, hashlib.sha256).digest()
+        return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
+
+    def issue(self, player_id: str, game_id: str, now: float | None = None) -> IssuedToken:
+        expires = int((time.time() if now is None else now) + self.ttl_seconds)
+        payload = f"{player_id}.{game_id}.{expires}".encode()
+        body = base64.urlsafe_b64encode(payload).rstrip(b"=").decode()
+        return IssuedToken(
+            token=f"{body}.{self._mac(payload)}",
+            expires_at=datetime.fromtimestamp(expires, UTC),
+        )
+
+    def player_for(self, token: str, game_id: str, now: float | None = None) -> str:
+        """The player a token was issued to, for this game; 401 for a token that is
+        forged, expired or for another game."""
+        try:
+            body, mac = token.split(".")
+            payload = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
+            player_id, token_game, expires = payload.decode().split(".")
+            expiry = int(expires)
+        except ValueError as exc:  # binascii.Error and UnicodeDecodeError are ValueErrors
+            raise Unauthorized("the stream token cannot be read") from exc
+        if not hmac.compare_digest(mac, self._mac(payload)):
+            raise Unauthorized("the stream token is not one this server gave")
+        if token_game != game_id:
+            raise Unauthorized("the stream token is for another game")
+        if expiry < (time.time() if now is None else now):
+            raise Unauthorized("the stream token has expired")
+        return player_id
+
+
+async def issue_stream_token(
+    session: AsyncSession, tokens: StreamTokens, player_id: str, game_id: str
+) -> IssuedToken:
+    """A stream token of the player's game (404 for a game not the player's)."""
+    async with unit_of_work(session, write=False):
+        await repository.version_of(session, player_id, game_id)  # the owner's, or 404
+    return tokens.issue(player_id, game_id)
+
+
+# --- the stream ---------------------------------------------------------------------
+
+
+@dataclass
+class StreamOptions:
+    poll_seconds: float
+    max_seconds: float
+
+
+@dataclass
+class GameStream:
+    """An open stream of one player's game (`open_stream`): the events to send, from
+    the version the client has (`seen`, None for none)."""
+
+    sessions: async_sessionmaker[AsyncSession]
+    subscription: Subscription
+    slot: StreamSlot
+    player_id: str
+    game_id: str
+    options: StreamOptions
+    first: StreamEvent | None
+    version: int
+    status: str
+    _closers: list[Any] = field(default_factory=list)
+
+    def close(self) -> None:
+        for closer in self._closers:
+            closer()
+        self._closers.clear()
+        self.slot.release()
+
+    async def events(self) -> AsyncIterator[StreamEvent]:
+        try:
+            if self.first is not None:
+                yield self.first
+            deadline = time.monotonic() + self.options.max_seconds
+            while self.status not in FINAL_STATUSES:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return  # the lifetime bound: the client reconnects with its last id
+                change = await self.subscription.next(min(self.options.poll_seconds, left))
+                event = await self._after(change)
+                if event is not None:
+                    yield event
+        finally:
+            self.close()
+
+    async def _after(self, change: Change | None) -> StreamEvent | None:
+        """The `change` event for the game's newest version, if it moved on (woken or
+        not: the poll reads the version, then the game only when it changed)."""
+        async with self.sessions() as session, unit_of_work(session, write=False):
+            if change is None:
+                version = await repository.version_of(session, self.player_id, self.game_id)
+                if version == self.version:
+                    return None
+            game = await repository.load_owned(session, self.player_id, self.game_id)
+        if game.version == self.version:
+            return None
+        # The change's events where it covers exactly what the client misses; else the
+        # changes were several (coalesced, or seen by the poll): the state says it all.
+        exact = change is not None and change.before == self.version
+        events = list(change.events or ()) if exact and change is not None else []
+        self.version, self.status = game.version, game.status
+        data = {"version": game.version, "events": events, "state": _public(game)}
+        return StreamEvent("change", game.version, data)
+
+
+def _public(game: Game) -> dict[str, Any]:
+    """Exactly what GET /games/{id} answers."""
+    return game_state(game, State.from_bytes(game.state)).model_dump(mode="json", by_alias=True)
+
+
+async def open_stream(
+    sessions: async_sessionmaker[AsyncSession],
+    notifier: Notifier,
+    limits: StreamLimits,
+    *,
+    player_id: str,
+    game_id: str,
+    last_event_id: int | None,
+    options: StreamOptions,
+) -> GameStream:
+    """A stream of the player's game, or the error to answer instead (404 for a game
+    not the player's, 429/503 beyond the bounds). Subscribed before the first read, so
+    that no change between the two is missed."""
+    slot = limits.acquire(player_id)
+    subscribed = notifier.subscribe(game_id)
+    subscription = subscribed.__enter__()
+    try:
+        async with sessions() as session, unit_of_work(session, write=False):
+            game = await repository.load_owned(session, player_id, game_id)
+    except BaseException:
+        subscribed.__exit__(None, None, None)
+        slot.release()
+        raise
+    # The client has this version already: nothing until the next change.
+    first = None
+    if last_event_id != game.version:
+        first = StreamEvent("state", game.version, _public(game))
+    stream = GameStream(
+        sessions=sessions,
+        subscription=subscription,
+        slot=slot,
+        player_id=player_id,
+        game_id=game.id,
+        options=options,
+        first=first,
+        version=game.version,
+        status=game.status,
+    )
+    stream._closers.append(lambda: subscribed.__exit__(None, None, None))
+    return stream
