@@ -7,9 +7,11 @@ from typing import Any
 
 import httpx
 import pytest
+from asgi_lifespan import LifespanManager
 from fastapi import FastAPI
 
 from app.config import Settings
+from app.main import create_app
 from tests.api.conftest import API, NewGame, NewPlayer, assert_error
 from tests.api.helpers import near_won_rank_and_file, put_state
 from tests.api.sse_helpers import EventReader, StreamingASGITransport
@@ -151,6 +153,28 @@ async def test_a_change_by_another_process_is_found_by_the_poll_and_a_win_ends_t
         assert final.data["events"] == won.json()["events"]
         assert await reader.next() is None  # the stream ended after the final event
     assert app.state.streams.open == 0
+
+
+async def test_a_move_through_another_instance_on_the_same_database_reaches_the_stream(
+    settings: Settings,
+    client: httpx.AsyncClient,
+    streamer: httpx.AsyncClient,
+    auth: dict[str, str],
+    new_game: NewGame,
+) -> None:
+    game = await new_game()
+    other = create_app(settings)  # its own notifier: only the poll carries the change
+    async with (
+        LifespanManager(other),
+        httpx.AsyncClient(transport=httpx.ASGITransport(app=other), base_url="http://b") as b,
+        streamer.stream("GET", _events(game["id"]), headers=auth) as response,
+    ):
+        reader = EventReader(response)
+        assert (await reader.next()) is not None
+        moved = await _draw(b, auth, game["id"])
+        change = await reader.next()
+        assert change is not None and change.id == str(moved["version"])
+        assert change.data["state"] == await _get(client, auth, game["id"])
 
 
 async def test_errors_before_the_stream_are_the_json_envelope(

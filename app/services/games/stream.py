@@ -19,7 +19,8 @@ import hashlib
 import hmac
 import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from contextlib import ExitStack
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -88,7 +89,6 @@ class StreamSlot:
     released: bool = False
 
     def release(self) -> None:
-        # Called from the stream's end and from the response's close: once.
         if not self.released:
             self.released = True
             self.limits._release(self.player_id)
@@ -171,20 +171,18 @@ class GameStream:
 
     sessions: async_sessionmaker[AsyncSession]
     subscription: Subscription
-    slot: StreamSlot
+    held: ExitStack
     player_id: str
     game_id: str
     options: StreamOptions
     first: StreamEvent | None
     version: int
     status: str
-    _closers: list[Any] = field(default_factory=list)
 
     def close(self) -> None:
-        for closer in self._closers:
-            closer()
-        self._closers.clear()
-        self.slot.release()
+        """Unsubscribe and give the stream's place back (once; from the stream's end and
+        from the response's, whichever comes first)."""
+        self.held.close()
 
     async def events(self) -> AsyncIterator[StreamEvent]:
         try:
@@ -240,24 +238,23 @@ async def open_stream(
     """A stream of the player's game, or the error to answer instead (404 for a game
     not the player's, 429/503 beyond the bounds). Subscribed before the first read, so
     that no change between the two is missed."""
-    slot = limits.acquire(player_id)
-    subscribed = notifier.subscribe(game_id)
-    subscription = subscribed.__enter__()
+    held = ExitStack()  # what the stream holds, given back by `GameStream.close`
+    held.callback(limits.acquire(player_id).release)
     try:
+        subscription = held.enter_context(notifier.subscribe(game_id))
         async with sessions() as session, unit_of_work(session, write=False):
             game = await repository.load_owned(session, player_id, game_id)
     except BaseException:
-        subscribed.__exit__(None, None, None)
-        slot.release()
+        held.close()
         raise
     # The client has this version already: nothing until the next change.
     first = None
     if last_event_id != game.version:
         first = StreamEvent("state", game.version, _public(game))
-    stream = GameStream(
+    return GameStream(
         sessions=sessions,
         subscription=subscription,
-        slot=slot,
+        held=held,
         player_id=player_id,
         game_id=game.id,
         options=options,
@@ -265,5 +262,3 @@ async def open_stream(
         version=game.version,
         status=game.status,
     )
-    stream._closers.append(lambda: subscribed.__exit__(None, None, None))
-    return stream
