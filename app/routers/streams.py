@@ -26,7 +26,21 @@ _EVENT_STREAM = {
     "description": "The stream (`text/event-stream`): an `event: state` with the game's "
     "public state, then an `event: change` per change; `id:` is the game's version. "
     "See docs/api.md.",
-    "content": {"text/event-stream": {"schema": {"type": "string"}}},
+    # One event, as the stream sends each (the item of the stream: an SSE event's fields;
+    # `data` is JSON text, see docs/api.md). Heartbeats are comments, not events.
+    "content": {
+        "text/event-stream": {
+            "schema": {
+                "type": "object",
+                "required": ["event", "id", "data"],
+                "properties": {
+                    "event": {"type": "string", "enum": ["state", "change"]},
+                    "id": {"type": "string", "pattern": "^[0-9]+$"},
+                    "data": {"type": "string", "contentMediaType": "application/json"},
+                },
+            }
+        }
+    },
 }
 
 
