@@ -304,8 +304,8 @@ def _lost_again(connection: sqlite3.Connection) -> str:
     ]
     return (
         " After the obligations' fix, every deal a row proved lost was searched again by "
-        "the full search alone, at twice its smallest proof (at least 2,000,000 positions, "
-        "at most 30,000,000; with the deep relaxed test and up to run arrangement where "
+        "the full search alone, at twice its smallest proof or more (at least 2,000,000 "
+        "positions, at most 30,000,000; with the deep relaxed test and up to run arrangement where "
         f"the plain full search left it undecided; rows named `{LOST_AGAIN}`): "
         + ", ".join(parts)
         + "; the others undecided at that budget."
