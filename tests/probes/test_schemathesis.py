@@ -247,7 +247,7 @@ def test_schemathesis_finds_nothing_unknown(
         # Under schemathesis's default 10 s limit (check max_response_time).
         DAILY_WAIT_SECONDS="5",
         # A game's stream ends after this: schemathesis reads every answer to its end.
-        STREAM_MAX_SECONDS="2",
+        STREAM_MAX_SECONDS="0.2",
     )
     server.start()
     token = httpx.post(f"{server.base_url}/api/v1/players", json={"name": "probe"}).json()["token"]
