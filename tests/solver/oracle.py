@@ -79,3 +79,14 @@ def checked(state: State, found: SolveResult, plain: int = PLAIN) -> str:
 def agree(*verdicts: str) -> bool:
     """Do these verdicts of one position never contradict each other (unknown aside)?"""
     return len(set(verdicts) - {"unknown"}) <= 1
+
+
+def piles_reordered(state: State, rng: random.Random) -> State:
+    """``state`` with its tableau piles in a random order (the same position to every
+    key: the rules never name a pile by its index)."""
+    order = list(range(len(state.tableau)))
+    rng.shuffle(order)
+    return state._replace(
+        tableau=tuple(state.tableau[i] for i in order),
+        hidden=tuple(state.hidden[i] for i in order),
+    )

@@ -35,7 +35,7 @@ from app.engine import VARIANTS, Move, Rules, State, Variant, deal, get_variant,
 from app.engine.cards import CODE
 from app.solver import arrangements, core, moves, tables
 from app.solver.result import replay, wins
-from tests.solver.oracle import PLAIN, seed_line, start, walk
+from tests.solver.oracle import PLAIN, piles_reordered, seed_line, start, walk
 
 # Shared by the hand-built positions: everything but a few cards is up or in the stock.
 HEAD = "rank-and-file redeals=0\nstock: KD KD\n"
@@ -404,14 +404,7 @@ def rehung(state: State, rng: random.Random) -> list[State]:
     """Copies of ``state`` equal to it up to arrangement, found without the key: tableau
     piles reordered, same-suit foundations swapped, and every legal move of a run from an
     attached card onto another top of its parent class (the docstring's first case)."""
-    order = list(range(len(state.tableau)))
-    rng.shuffle(order)
-    copies = [
-        state._replace(
-            tableau=tuple(state.tableau[i] for i in order),
-            hidden=tuple(state.hidden[i] for i in order),
-        )
-    ]
+    copies = [piles_reordered(state, rng)]
     by_top: dict[int, list[int]] = {}
     for f, pile in enumerate(state.foundations):
         if pile:

@@ -25,7 +25,7 @@ from app.engine import VARIANTS, CorruptState, Move, Rules, State, UnknownVarian
 from app.engine.moves import FOUNDATION
 from app.solver import core, tables
 from app.solver import moves as solver_moves
-from tests.solver.oracle import CONFIGS, start, walk
+from tests.solver.oracle import CONFIGS, piles_reordered, start, walk
 
 THOROUGH = os.environ.get("HYPOTHESIS_PROFILE") == "thorough"
 EXAMPLES = 100 if THOROUGH else 12
@@ -123,14 +123,7 @@ def reference_key(state: State) -> tuple[Any, ...]:
 def shuffled_copies(state: State, rng: random.Random) -> list[State]:
     """Positions the reference key cannot tell from ``state``: tableau piles reordered,
     same-suit foundations swapped, and with one pass the stock (or the reserve) reordered."""
-    order = list(range(len(state.tableau)))
-    rng.shuffle(order)
-    copies = [
-        state._replace(
-            tableau=tuple(state.tableau[i] for i in order),
-            hidden=tuple(state.hidden[i] for i in order),
-        )
-    ]
+    copies = [piles_reordered(state, rng)]
     found = list(state.foundations)
     if len(found) == 8 and found[0] and found[4] and found[0][0] // 13 == found[4][0] // 13:
         found[0], found[4] = found[4], found[0]

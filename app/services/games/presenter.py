@@ -144,6 +144,11 @@ def game_state(game: Game, state: State) -> GameState:
     return GameState.model_validate(state_json(game, state))
 
 
+def stored_game_state(game: Game) -> GameState:
+    """`game_state` of the position the row holds (GET /games/{id}'s answer)."""
+    return game_state(game, State.from_bytes(game.state))
+
+
 def game_summary(game: Game) -> GameSummary:
     return GameSummary.model_validate(
         {

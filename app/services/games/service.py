@@ -36,10 +36,10 @@ from app.services.games.play import (
 from app.services.games.presenter import (
     Answer,
     answer,
-    game_state,
     game_summary,
     move_answer,
     state_json,
+    stored_game_state,
 )
 from app.services.games.repository import POSITIONS, save
 from app.services.games.writes import write_game
@@ -58,7 +58,7 @@ async def get_game(session: AsyncSession, player: Player, game_id: str) -> Answe
     player_id = player.id  # read once: a rollback expires the ORM object
     async with unit_of_work(session, write=False):
         game = await repository.load_owned(session, player_id, game_id)
-    return answer(game_state(game, State.from_bytes(game.state)), game)
+    return answer(stored_game_state(game), game)
 
 
 async def load_position(session: AsyncSession, player: Player, game_id: str) -> tuple[Game, State]:
@@ -141,7 +141,7 @@ async def update_settings(
 ) -> Answer[GameState]:
     async def change(game: Game) -> Answer[GameState]:
         await save(session, game, settings={**DEFAULT_SETTINGS, **game.settings, **changes})
-        return answer(game_state(game, State.from_bytes(game.state)), game)
+        return answer(stored_game_state(game), game)
 
     return await write_game(
         session,

@@ -27,12 +27,11 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.db import unit_of_work
-from app.engine import State
 from app.errors import StreamsFull, TooManyStreams, Unauthorized
 from app.models import Game
 from app.services.games import repository
 from app.services.games.changes import Change, Notifier, Subscription
-from app.services.games.presenter import game_state
+from app.services.games.presenter import stored_game_state
 
 # A game in these states takes no more moves: its stream ends after saying so.
 FINAL_STATUSES = frozenset({"won", "stuck"})
@@ -213,8 +212,9 @@ class GameStream:
             return None
         # The change's events where it covers exactly what the client misses; else the
         # changes were several (coalesced, or seen by the poll): the state says it all.
-        exact = change is not None and change.before == self.version
-        events = list(change.events or ()) if exact and change is not None else []
+        events: list[dict[str, Any]] = []
+        if change is not None and change.before == self.version:
+            events = list(change.events or ())
         self.version, self.status = game.version, game.status
         data = {"version": game.version, "events": events, "state": _public(game)}
         return StreamEvent("change", game.version, data)
@@ -222,7 +222,7 @@ class GameStream:
 
 def _public(game: Game) -> dict[str, Any]:
     """Exactly what GET /games/{id} answers."""
-    return game_state(game, State.from_bytes(game.state)).model_dump(mode="json", by_alias=True)
+    return stored_game_state(game).model_dump(mode="json", by_alias=True)
 
 
 async def open_stream(
