@@ -130,14 +130,18 @@ class Settings(BaseSettings):
     # process, beyond which 429 too_many_streams and 503 streams_full; each ends after
     # `stream_max_seconds` (the client reconnects with its last id). A stream reads the
     # game's version every `stream_poll_seconds` (changes by other processes on the same
-    # database) and sends a comment every `stream_ping_seconds` (proxies close idle
-    # connections). A stream token (POST /games/{id}/stream-token) opens streams of its
+    # SQLite file; on PostgreSQL, where LISTEN/NOTIFY carries changes across instances,
+    # every `stream_resync_seconds`, for what a lost connection missed) and sends a
+    # comment every `stream_ping_seconds` (proxies close idle connections). A stream token (POST /games/{id}/stream-token) opens streams of its
     # game for `stream_token_seconds`.
     stream_max_per_player: int = Field(default=8, ge=1)
     stream_max_per_instance: int = Field(default=500, ge=1)
     stream_max_seconds: float = Field(default=1_800.0, gt=0)
     stream_poll_seconds: float = Field(default=1.0, gt=0)
+    stream_resync_seconds: float = Field(default=30.0, gt=0)
     stream_ping_seconds: float = Field(default=15.0, gt=0)
+    # A reader that takes no event for this long (its socket full) is dropped, not buffered.
+    stream_send_timeout_seconds: float = Field(default=10.0, gt=0)
     stream_token_seconds: float = Field(default=600.0, gt=0)
     auth_failures_per_minute: int = Field(default=20, ge=1)  # wrong tokens per client address
 

@@ -25,6 +25,7 @@ from app.routers.play import mount_play
 from app.services.claims import new_owner
 from app.services.daily import DailyDeals
 from app.services.games.changes import NOTIFIER, LocalNotifier
+from app.services.games.listen import PostgresNotifier, connect_arguments
 from app.services.games.stream import StreamLimits, StreamTokens
 from app.services.idempotency import AnswerSweeper
 from app.services.knowledge import SolverKnowledge
@@ -198,7 +199,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.idempotency_sweeper = sweeper
         app.state.db = database
         # Live streams: told of every committed write of a game through the sessions.
-        app.state.notifier = notifier = LocalNotifier()
+        # On PostgreSQL, through LISTEN/NOTIFY to every instance; streams then read their
+        # game's version only as a resync, every `stream_resync_seconds`.
+        notifier: LocalNotifier
+        if database.is_sqlite:
+            notifier = LocalNotifier()
+            app.state.stream_poll_seconds = settings.stream_poll_seconds
+        else:
+            notifier = PostgresNotifier(connect_arguments(database.engine))
+            await notifier.start()
+            app.state.stream_poll_seconds = settings.stream_resync_seconds
+        app.state.notifier = notifier
         database.sessionmaker.configure(info={NOTIFIER: notifier})
         app.state.streams = StreamLimits(
             settings.stream_max_per_player, settings.stream_max_per_instance
@@ -230,6 +241,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await app.state.daily.close()
             await app.state.solvable.close()
             work.close()
+            if isinstance(notifier, PostgresNotifier):
+                await notifier.close()
             await database.dispose()
 
     app = FastAPIOffline(

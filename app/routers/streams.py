@@ -5,12 +5,15 @@ only authenticates, opens it, and writes its events in the SSE framing."""
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query, Request
 from sse_starlette import EventSourceResponse, ServerSentEvent
+from sse_starlette.sse import SendTimeoutError
 from starlette.background import BackgroundTask
+from starlette.types import Receive, Scope, Send
 
 from app.config import Settings
 from app.deps import CurrentPlayer, OptionalPlayer, SessionDep, client_address
@@ -21,6 +24,19 @@ from app.services.games import stream as streams
 from app.services.ratelimit import FailedAuthLimiter
 
 router = APIRouter(prefix="/games", tags=["games"])
+log = logging.getLogger("app.streams")
+
+
+class GameEventStream(EventSourceResponse):
+    """An event stream whose reader, if it takes nothing for the send timeout (its
+    socket full), is dropped: the end of that response, not an error."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        except SendTimeoutError:
+            log.info("a stream's reader took nothing for %s s: dropped", self.send_timeout)
+
 
 _EVENT_STREAM = {
     "description": "The stream (`text/event-stream`): an `event: state` with the game's "
@@ -51,13 +67,13 @@ def _last_event_id(value: str | None) -> int | None:
     return int(value)
 
 
-async def _stream_player(
+async def _stream_caller(
     request: Request, session: SessionDep, player: OptionalPlayer, token: str | None, game_id: str
-) -> str:
+) -> streams.StreamCaller:
     """The caller: by bearer token, else by a stream token of this game (a wrong one is
     counted against the address as a wrong bearer token is)."""
     if player is not None:
-        return player.id
+        return streams.StreamCaller(player.id)
     if not token:
         raise Unauthorized()
     tokens: streams.StreamTokens = request.app.state.stream_tokens
@@ -105,23 +121,35 @@ async def game_events(
         str | None,
         Header(alias="Last-Event-ID", max_length=32, description="The last `id:` received."),
     ] = None,
+    since: Annotated[
+        int | None,
+        Query(
+            ge=0,
+            description="The version the client has, where it cannot send `Last-Event-ID` "
+            "(a new EventSource); the header wins.",
+        ),
+    ] = None,
 ) -> Any:
-    player_id = await _stream_player(request, session, player, token, game_id)
+    caller = await _stream_caller(request, session, player, token, game_id)
     settings: Settings = request.app.state.settings
     stream = await streams.open_stream(
         request.app.state.db.sessionmaker,
         request.app.state.notifier,
         request.app.state.streams,
-        player_id=player_id,
+        player_id=caller.player_id,
         game_id=game_id,
-        last_event_id=_last_event_id(last_event_id),
+        last_event_id=_last_event_id(last_event_id) if last_event_id is not None else since,
         options=streams.StreamOptions(
-            poll_seconds=settings.stream_poll_seconds, max_seconds=settings.stream_max_seconds
+            poll_seconds=request.app.state.stream_poll_seconds,
+            max_seconds=settings.stream_max_seconds,
+            ends_at=caller.expires_at,
         ),
     )
-    return EventSourceResponse(
+    return GameEventStream(
         _framed(stream),
         ping=settings.stream_ping_seconds,
+        # A reader whose socket stays full is dropped rather than buffered for.
+        send_timeout=settings.stream_send_timeout_seconds,
         # Proxies (nginx) would otherwise hold the events back in their buffers.
         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
         # The stream's slot is given back however the response ends (even unstarted).

@@ -40,8 +40,12 @@ class _Body(httpx.AsyncByteStream):
 
 
 class StreamingASGITransport(httpx.AsyncBaseTransport):
+    """`stalled`: while set, the client takes nothing more (a reader whose socket is
+    full): the app's sends of the body wait."""
+
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
+        self.stalled = asyncio.Event()
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         body = await request.aread()
@@ -78,6 +82,8 @@ class StreamingASGITransport(httpx.AsyncBaseTransport):
                 head["status"], head["headers"] = message["status"], message["headers"]
                 started.set()
             elif message["type"] == "http.response.body":
+                while self.stalled.is_set():
+                    await asyncio.sleep(0.01)
                 if message.get("body"):
                     await chunks.put(message["body"])
                 if not message.get("more_body", False):
@@ -111,10 +117,19 @@ class EventReader:
 
     def __init__(self, response: httpx.Response) -> None:
         self.lines = response.aiter_lines()
+        self._reading: asyncio.Task[Event | None] | None = None
 
     async def next(self, timeout: float = 2.0) -> Event | None:
-        """The next event; None when the stream ended."""
-        return await asyncio.wait_for(self._next(), timeout)
+        """The next event; None when the stream ended. TimeoutError when none came in
+        time: the read goes on (cancelling it would close the stream's lines), and the
+        next call takes its event."""
+        if self._reading is None:
+            self._reading = asyncio.ensure_future(self._next())
+        done, _ = await asyncio.wait({self._reading}, timeout=timeout)
+        if not done:
+            raise TimeoutError(f"no event within {timeout} s")
+        reading, self._reading = self._reading, None
+        return reading.result()
 
     async def _next(self) -> Event | None:
         fields: dict[str, list[str]] = {}

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from typing import Any
 
 import httpx
@@ -11,7 +14,10 @@ from asgi_lifespan import LifespanManager
 from fastapi import FastAPI
 
 from app.config import Settings
+from app.db import is_sqlite
 from app.main import create_app
+from app.services.games.changes import Change, RecentChanges
+from app.services.games.listen import decode, encode
 from tests.api.conftest import API, NewGame, NewPlayer, assert_error
 from tests.api.helpers import near_won_rank_and_file, put_state
 from tests.api.sse_helpers import EventReader, StreamingASGITransport
@@ -23,8 +29,10 @@ def settings(settings: Settings) -> Settings:
     return settings.model_copy(
         update={
             "stream_poll_seconds": 0.1,
+            "stream_resync_seconds": 0.1,
             "stream_ping_seconds": 0.2,
             "stream_max_per_player": 2,
+            "stream_send_timeout_seconds": 0.3,
         }
     )
 
@@ -109,20 +117,56 @@ async def test_a_reconnect_with_the_current_version_waits_for_the_next_change(
         assert change.id == str(moved["version"])
 
 
-async def test_a_reconnect_from_an_older_version_gets_a_fresh_state(
+async def test_a_reconnect_from_an_older_version_gets_the_changes_since_or_a_fresh_state(
+    settings: Settings,
     client: httpx.AsyncClient,
     streamer: httpx.AsyncClient,
     auth: dict[str, str],
     new_game: NewGame,
 ) -> None:
     game = await new_game()
-    moved = await _draw(client, auth, game["id"])
+    drawn = [await _draw(client, auth, game["id"]) for _ in range(3)]
     resume = {**auth, "Last-Event-ID": str(game["version"])}
+    # This process made the three changes: one `change` event with all their events.
     async with streamer.stream("GET", _events(game["id"]), headers=resume) as response:
         first = await EventReader(response).next()
-        assert first is not None and first.event == "state"
-        assert first.id == str(moved["version"])
-        assert first.data == await _get(client, auth, game["id"])
+    assert first is not None and first.event == "change"
+    assert first.id == str(drawn[-1]["version"])
+    assert first.data["events"] == [event for d in drawn for event in d["events"]]
+    assert first.data["state"] == await _get(client, auth, game["id"])
+    # A new EventSource cannot send the header: the same by `since`.
+    since = {"since": game["version"]}
+    async with streamer.stream("GET", _events(game["id"]), headers=auth, params=since) as r:
+        again = await EventReader(r).next()
+    assert again is not None and (again.event, again.data) == (first.event, first.data)
+    # Another process knows none of them: the state.
+    other = create_app(settings)
+    async with (
+        LifespanManager(other),
+        httpx.AsyncClient(transport=StreamingASGITransport(other), base_url="http://b") as b,
+        b.stream("GET", _events(game["id"]), headers=resume) as response,
+    ):
+        first = await EventReader(response).next()
+    assert first is not None and first.event == "state"
+    assert first.id == str(drawn[-1]["version"])
+    assert first.data == await _get(client, auth, game["id"])
+
+
+def test_recent_changes_give_the_events_of_a_span_only_when_all_are_known() -> None:
+    recent = RecentChanges(max_games=2, per_game=3, max_events=2)
+    for version in range(1, 5):  # 0->1 ... 3->4; 0->1 falls out (three kept)
+        recent.add(Change("g", version - 1, version, events=({"n": version},)))
+    assert recent.events_between("g", 1, 4) == [{"n": 2}, {"n": 3}, {"n": 4}]
+    assert recent.events_between("g", 2, 3) == [{"n": 3}]
+    assert recent.events_between("g", 0, 4) is None  # 0->1 is gone
+    recent.add(Change("g", 4, 6, events=None))  # a change made elsewhere: events unknown
+    assert recent.events_between("g", 4, 6) is None
+    recent.add(Change("g", 6, 7, events=({"a": 1}, {"b": 2}, {"c": 3})))  # too many to keep
+    assert recent.events_between("g", 6, 7) is None
+    recent.add(Change("h", 0, 1, events=()))
+    recent.add(Change("i", 0, 1, events=()))  # a third game: the least recent goes
+    assert recent.events_between("i", 0, 1) == []
+    assert recent.events_between("g", 3, 4) is None
 
 
 async def test_a_change_by_another_process_is_found_by_the_poll_and_a_win_ends_the_stream(
@@ -175,6 +219,84 @@ async def test_a_move_through_another_instance_on_the_same_database_reaches_the_
         change = await reader.next()
         assert change is not None and change.id == str(moved["version"])
         assert change.data["state"] == await _get(client, auth, game["id"])
+
+
+async def test_on_postgresql_a_change_reaches_another_instance_by_notify_not_the_poll(
+    settings: Settings,
+    database_url: str,
+    client: httpx.AsyncClient,
+    auth: dict[str, str],
+    new_game: NewGame,
+) -> None:
+    if is_sqlite(database_url):
+        pytest.skip("LISTEN/NOTIFY: PostgreSQL only (TEST_DATABASE_URL)")
+    game = await new_game()
+    # The stream's instance reads the version once a minute: only NOTIFY is in time.
+    slow = create_app(settings.model_copy(update={"stream_resync_seconds": 60.0}))
+    async with (
+        LifespanManager(slow),
+        httpx.AsyncClient(transport=StreamingASGITransport(slow), base_url="http://b") as b,
+        b.stream("GET", _events(game["id"]), headers=auth) as response,
+    ):
+        reader = EventReader(response)
+        assert (await reader.next()) is not None
+        for _ in range(3):
+            moved = await _draw(client, auth, game["id"])
+            started = time.monotonic()
+            change = await asyncio.wait_for(reader.next(), 5.0)
+            assert time.monotonic() - started < 1.0
+            assert change is not None and change.id == str(moved["version"])
+            assert change.data["events"] == moved["events"]  # carried in the notification
+            assert change.data["state"] == await _get(client, auth, game["id"])
+        assert slow.state.notifier.received >= 3
+
+
+async def test_on_postgresql_a_lost_listening_connection_is_opened_again(
+    app: FastAPI,
+    settings: Settings,
+    database_url: str,
+    client: httpx.AsyncClient,
+    auth: dict[str, str],
+    new_game: NewGame,
+) -> None:
+    if is_sqlite(database_url):
+        pytest.skip("LISTEN/NOTIFY: PostgreSQL only (TEST_DATABASE_URL)")
+    game = await new_game()
+    slow = create_app(settings.model_copy(update={"stream_resync_seconds": 60.0}))
+    async with (
+        LifespanManager(slow),
+        httpx.AsyncClient(transport=StreamingASGITransport(slow), base_url="http://b") as b,
+        b.stream("GET", _events(game["id"]), headers=auth) as response,
+    ):
+        reader = EventReader(response)
+        assert (await reader.next()) is not None
+        notifier = slow.state.notifier
+        listening = notifier._connection
+        assert listening is not None
+        async with app.state.db.engine.connect() as connection:
+            await connection.exec_driver_sql(
+                f"SELECT pg_terminate_backend({listening.get_server_pid()})"
+            )
+        # Made while the stream's instance listens no more, or again: either the
+        # notification or the wake-up on the new connection brings it.
+        moved = await _draw(client, auth, game["id"])
+        change = await asyncio.wait_for(reader.next(), 5.0)
+        assert change is not None and change.id == str(moved["version"])
+        assert notifier._connection not in (None, listening)
+        moved = await _draw(client, auth, game["id"])
+        change = await asyncio.wait_for(reader.next(), 2.0)
+        assert change is not None and change.id == str(moved["version"])
+
+
+def test_a_notification_carries_the_change_and_its_events_when_they_fit() -> None:
+    change = Change("g1", before=3, version=4, events=({"type": "draw", "cards": ["AS"]},))
+    assert decode(encode(change, "me")) == ("me", change)
+    big = replace(change, events=tuple({"type": "move", "n": "x" * 100} for _ in range(100)))
+    payload = encode(big, "me")
+    assert len(payload.encode()) < 8_000  # PostgreSQL's limit
+    assert decode(payload) == ("me", replace(change, events=None))  # the state says it all
+    assert decode("not json") is None
+    assert decode('{"o": "x", "g": "g1", "b": "three", "v": 4}') is None
 
 
 async def test_errors_before_the_stream_are_the_json_envelope(
@@ -256,3 +378,90 @@ async def test_an_expired_stream_token_is_refused(app: FastAPI, new_game: NewGam
     with pytest.raises(Exception) as refused:
         tokens.player_for(issued.token, game["id"])
     assert getattr(refused.value, "code", None) == "unauthorized"
+
+
+async def test_a_stream_opened_by_a_token_ends_when_the_token_expires(
+    settings: Settings, auth: dict[str, str], new_game: NewGame
+) -> None:
+    game = await new_game()
+    short = create_app(settings.model_copy(update={"stream_token_seconds": 1.0}))
+    async with (
+        LifespanManager(short),
+        httpx.AsyncClient(transport=StreamingASGITransport(short), base_url="http://s") as s,
+    ):
+        issued = (await s.post(f"{API}/games/{game['id']}/stream-token", headers=auth)).json()
+        started = time.monotonic()
+        async with s.stream("GET", _events(game["id"]), params={"token": issued["token"]}) as r:
+            reader = EventReader(r)
+            assert (await reader.next()) is not None
+            assert await reader.next(timeout=3.0) is None  # ended, the game still going
+        # Token expiries are whole seconds: it ends within two, long before its lifetime.
+        assert time.monotonic() - started < 2.5
+        assert short.state.streams.open == 0
+        again = await s.get(_events(game["id"]), params={"token": issued["token"]})
+        assert_error(again, 401, "unauthorized")
+
+
+@pytest.mark.parametrize("how", ["finish", "auto-finish"])
+async def test_a_finish_and_an_auto_finish_reach_the_stream_and_end_it(
+    app: FastAPI,
+    client: httpx.AsyncClient,
+    streamer: httpx.AsyncClient,
+    auth: dict[str, str],
+    new_game: NewGame,
+    how: str,
+) -> None:
+    game = await new_game(settings={"auto_finish": how == "auto-finish"})
+    await put_state(app, game["id"], near_won_rank_and_file())
+    async with streamer.stream("GET", _events(game["id"]), headers=auth) as response:
+        reader = EventReader(response)
+        assert (await reader.next()) is not None
+        # The first hint marks the game as helped (a change); a second changes nothing.
+        hint = await client.post(f"{API}/games/{game['id']}/hint", headers=auth)
+        assert hint.status_code == 200, hint.text
+        helped = await reader.next()
+        assert helped is not None and helped.id == str(hint.json()["version"])
+        assert helped.data["state"] == await _get(client, auth, game["id"])
+        again = await client.post(f"{API}/games/{game['id']}/hint", headers=auth)
+        assert again.json()["version"] == hint.json()["version"]
+        with pytest.raises(TimeoutError):
+            await reader.next(timeout=0.3)
+        if how == "finish":
+            answer = await client.post(f"{API}/games/{game['id']}/finish", headers=auth)
+        else:  # the queen home: the king follows by itself
+            move = {"action": "move", "from": "tableau-1", "to": "foundation-0"}
+            answer = await client.post(f"{API}/games/{game['id']}/moves", json=move, headers=auth)
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["status"] == "won"
+        assert len(answer.json()["events"]) >= 2  # both cards home
+        final = await reader.next()
+        assert final is not None and final.id == str(answer.json()["version"])
+        assert final.data["events"] == answer.json()["events"]
+        assert final.data["state"] == await _get(client, auth, game["id"])
+        assert await reader.next() is None
+
+
+async def test_a_reader_that_takes_nothing_is_dropped(
+    app: FastAPI,
+    client: httpx.AsyncClient,
+    auth: dict[str, str],
+    new_game: NewGame,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    game = await new_game()
+    transport = StreamingASGITransport(app)
+    async with (
+        httpx.AsyncClient(transport=transport, base_url="http://test") as slow,
+        slow.stream("GET", _events(game["id"]), headers=auth) as response,
+    ):
+        reader = EventReader(response)
+        assert (await reader.next()) is not None
+        transport.stalled.set()  # its socket is full from now on
+        await _draw(client, auth, game["id"])
+        for _ in range(50):  # dropped after the send timeout (0.3 s), its place given back
+            if app.state.streams.open == 0:
+                break
+            await asyncio.sleep(0.05)
+        assert app.state.streams.open == 0
+        transport.stalled.clear()
+    assert [r for r in caplog.records if r.levelname == "ERROR"] == []  # an end, not an error

@@ -3,7 +3,8 @@ started together, used through both: concurrent moves on one game from both (non
 lost or doubled, a retry answered by the other instance), a hint line followed through
 alternating instances (every hint after the first answers without a search), the daily
 deals prepared once (proofs counted in both logs), failed authentications counted
-across instances. PostgreSQL only (`TEST_DATABASE_URL`): `.ci/run` runs it there.
+across instances, a move through one instance reaching a game's stream held by the
+other (LISTEN/NOTIFY). PostgreSQL only (`TEST_DATABASE_URL`): `.ci/run` runs it there.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import json
 import os
 import re
 import threading
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -23,6 +25,7 @@ from sqlalchemy.engine import make_url
 
 from tests.api.concurrency_helpers import API, Tally, check_log, play
 from tests.api.daily_helpers import empty_daily_deals
+from tests.api.sse_helpers import EventReader
 from tests.probes.conftest import MakeServer
 from tests.probes.server import Server
 
@@ -187,3 +190,47 @@ def test_failed_authentications_are_counted_across_instances(pair: list[Server])
         # A right token from the address is answered whatever its count.
         answer = httpx.get(f"{server.base_url}{API}/players/me", headers=auth)
         assert answer.status_code == 200, answer.text
+
+
+@pytest.fixture
+def streaming_pair(make_server: MakeServer) -> list[Server]:
+    # A stream reads its game's version once a minute: only NOTIFY is in time.
+    env = {"SECRET_KEY": "two-instances-one-secret", "STREAM_RESYNC_SECONDS": "60"}
+    servers = [make_server(**env), make_server(**env)]
+    start_together(servers)
+    return servers
+
+
+async def test_a_move_through_one_instance_reaches_a_stream_on_the_other_within_a_second(
+    streaming_pair: list[Server],
+) -> None:
+    one, other = streaming_pair
+    auth = register(one)
+    body = {"variant": "rank-and-file", "deal": 5}
+    game = httpx.post(f"{one.base_url}{API}/games", json=body, headers=auth).json()
+    # The browser's way in, a stream token, given by one instance and taken by the other.
+    token = httpx.post(f"{one.base_url}{API}/games/{game['id']}/stream-token", headers=auth)
+    assert token.status_code == 200, token.text
+    url = f"{other.base_url}{API}/games/{game['id']}/events"
+    async with (
+        httpx.AsyncClient(base_url=one.base_url, timeout=10) as mover,
+        httpx.AsyncClient(timeout=10) as listener,
+        listener.stream("GET", url, params={"token": token.json()["token"]}) as response,
+    ):
+        reader = EventReader(response)
+        first = await reader.next(5.0)
+        assert first is not None and first.event == "state"
+        for _ in range(5):
+            moved = await mover.post(
+                f"{API}/games/{game['id']}/moves", json={"action": "draw"}, headers=auth
+            )
+            assert moved.status_code == 200, moved.text
+            started = time.monotonic()
+            change = await reader.next(5.0)
+            assert time.monotonic() - started < 1.0
+            assert change is not None and change.id == str(moved.json()["version"])
+            assert change.data["events"] == moved.json()["events"]
+            assert (
+                change.data["state"]
+                == httpx.get(f"{one.base_url}{API}/games/{game['id']}", headers=auth).json()
+            )

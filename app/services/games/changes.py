@@ -8,13 +8,16 @@ app's `Notifier` once that unit commits (nothing is told of a write rolled back)
 A `Notifier` wakes the subscribers of a game with its newest change. A subscriber
 keeps only the newest one, never a queue: a slow reader misses intermediate changes
 and reads the game as it is when it wakes (the database is the authority; a change
-carries no state). `LocalNotifier` reaches the streams of this process; another kind
+carries no state). The notifier also keeps the last changes of recently changed games
+(`RecentChanges`, bounded), so that a stream can send the events of the changes it
+missed, where it knows all of them. `LocalNotifier` reaches the streams of this process; another kind
 (PostgreSQL's LISTEN/NOTIFY, across instances) implements the same two methods.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections import OrderedDict, deque
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, replace
@@ -65,6 +68,40 @@ class Subscription:
         return change
 
 
+class RecentChanges:
+    """The last changes of the games most recently changed, with their events, so that
+    a stream that missed some (a slow reader, a reconnect) can still send what happened
+    in between. Bounded: `per_game` changes of at most `max_games` games, and no events
+    of a change with more than `max_events` (a finish's long line: the state says it)."""
+
+    def __init__(self, max_games: int = 512, per_game: int = 16, max_events: int = 64) -> None:
+        self.max_games, self.per_game, self.max_events = max_games, per_game, max_events
+        self._games: OrderedDict[str, deque[Change]] = OrderedDict()
+
+    def add(self, change: Change) -> None:
+        if change.events is not None and len(change.events) > self.max_events:
+            change = replace(change, events=None)
+        kept = self._games.pop(change.game_id, None) or deque(maxlen=self.per_game)
+        kept.append(change)
+        self._games[change.game_id] = kept  # the newest last
+        while len(self._games) > self.max_games:
+            self._games.popitem(last=False)
+
+    def events_between(self, game_id: str, before: int, after: int) -> list[dict[str, Any]] | None:
+        """The events of every change of the game from version `before` to `after`, in
+        order; None unless each of them is known here, with its events."""
+        events: list[dict[str, Any]] = []
+        version = before
+        for change in self._games.get(game_id, ()):
+            if change.before != version or change.version > after:
+                continue  # before the span (or a gap, which the next check reveals)
+            if change.events is None:
+                return None
+            events.extend(change.events)
+            version = change.version
+        return events if version == after else None
+
+
 class Notifier(Protocol):
     def publish(self, change: Change) -> None:
         """Wake the subscribers of the change's game (called after the commit)."""
@@ -72,17 +109,26 @@ class Notifier(Protocol):
     def subscribe(self, game_id: str) -> AbstractContextManager[Subscription]:
         """A subscription to the game's changes, for the block's duration."""
 
+    def events_between(self, game_id: str, before: int, after: int) -> list[dict[str, Any]] | None:
+        """The events from version `before` to `after` where all are known (`RecentChanges`)."""
+
 
 class LocalNotifier:
     """Subscribers of this process, by game id. Publishing costs a dict lookup when
-    nobody watches the game."""
+    nobody watches the game, and keeps the change among the recent ones."""
 
     def __init__(self) -> None:
         self._subscribers: dict[str, set[Subscription]] = {}
+        self.recent = RecentChanges()
 
     def publish(self, change: Change) -> None:
+        if change.before >= 0:  # not a wake-up to read the game afresh
+            self.recent.add(change)
         for subscription in self._subscribers.get(change.game_id, ()):
             subscription.wake(change)
+
+    def events_between(self, game_id: str, before: int, after: int) -> list[dict[str, Any]] | None:
+        return self.recent.events_between(game_id, before, after)
 
     @contextmanager
     def subscribe(self, game_id: str) -> Iterator[Subscription]:

@@ -4,8 +4,9 @@ from the database whenever the game's version moves on.
 A stream learns of a change two ways: this process's `Notifier` wakes it after a
 commit (`changes`), and it asks the database for the game's version every
 `poll_seconds` (one indexed read), which finds changes made by other processes on the
-same database. Either way it then reads the game as it is: nothing is buffered per
-stream beyond the newest change's version and events.
+same database. Either way it then reads the game as it is, and sends it with the
+events of the changes in between where the notifier knows them all: nothing is
+buffered per stream beyond the newest change.
 
 The bounds (`StreamLimits`) and the stream tokens browsers open a stream with
 (`StreamTokens`) are here too; the router turns the `StreamEvent`s into Server-Sent
@@ -30,11 +31,13 @@ from app.db import unit_of_work
 from app.errors import StreamsFull, TooManyStreams, Unauthorized
 from app.models import Game
 from app.services.games import repository
-from app.services.games.changes import Change, Notifier, Subscription
+from app.services.games.changes import Notifier, Subscription
 from app.services.games.presenter import stored_game_state
 
 # A game in these states takes no more moves: its stream ends after saying so.
 FINAL_STATUSES = frozenset({"won", "stuck"})
+# How long a stream whose poll found a new version waits for that change's notice.
+NOTICE_GRACE_SECONDS = 0.05
 
 
 @dataclass(frozen=True)
@@ -97,6 +100,15 @@ class StreamSlot:
 
 
 @dataclass(frozen=True)
+class StreamCaller:
+    """Who opens a stream, and until when (the expiry of a stream token, as a Unix time;
+    None for a bearer token, which does not expire): the stream ends then."""
+
+    player_id: str
+    expires_at: float | None = None
+
+
+@dataclass(frozen=True)
 class IssuedToken:
     token: str
     expires_at: datetime
@@ -126,9 +138,9 @@ class StreamTokens:
             expires_at=datetime.fromtimestamp(expires, UTC),
         )
 
-    def player_for(self, token: str, game_id: str, now: float | None = None) -> str:
-        """The player a token was issued to, for this game; 401 for a token that is
-        forged, expired or for another game."""
+    def player_for(self, token: str, game_id: str, now: float | None = None) -> StreamCaller:
+        """The player a token was issued to, for this game, until it expires; 401 for a
+        token that is forged, expired or for another game."""
         try:
             body, mac = token.split(".")
             payload = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
@@ -142,7 +154,7 @@ class StreamTokens:
             raise Unauthorized("the stream token is for another game")
         if expiry < (time.time() if now is None else now):
             raise Unauthorized("the stream token has expired")
-        return player_id
+        return StreamCaller(player_id, expires_at=float(expiry))
 
 
 async def issue_stream_token(
@@ -161,6 +173,16 @@ async def issue_stream_token(
 class StreamOptions:
     poll_seconds: float
     max_seconds: float
+    # A Unix time after which the stream ends (its stream token's expiry), if any.
+    ends_at: float | None = None
+
+    def deadline(self) -> float:
+        """When the stream ends, on the monotonic clock: its lifetime bound, or its
+        token's expiry if sooner (the client asks a new token and resumes)."""
+        seconds = self.max_seconds
+        if self.ends_at is not None:
+            seconds = min(seconds, self.ends_at - time.time())
+        return time.monotonic() + seconds
 
 
 @dataclass
@@ -169,6 +191,7 @@ class GameStream:
     the version the client has (`seen`, None for none)."""
 
     sessions: async_sessionmaker[AsyncSession]
+    notifier: Notifier
     subscription: Subscription
     held: ExitStack
     player_id: str
@@ -187,42 +210,65 @@ class GameStream:
         try:
             if self.first is not None:
                 yield self.first
-            deadline = time.monotonic() + self.options.max_seconds
+            deadline = self.options.deadline()
             while self.status not in FINAL_STATUSES:
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    return  # the lifetime bound: the client reconnects with its last id
+                    return  # the lifetime or the token's: the client resumes with its last id
                 change = await self.subscription.next(min(self.options.poll_seconds, left))
-                event = await self._after(change)
+                event = await self._after(woken=change is not None)
                 if event is not None:
                     yield event
         finally:
             self.close()
 
-    async def _after(self, change: Change | None) -> StreamEvent | None:
+    async def _after(self, *, woken: bool) -> StreamEvent | None:
         """The `change` event for the game's newest version, if it moved on (woken or
         not: the poll reads the version, then the game only when it changed)."""
-        async with self.sessions() as session, unit_of_work(session, write=False):
-            if change is None:
+        if not woken:
+            async with self.sessions() as session, unit_of_work(session, write=False):
                 version = await repository.version_of(session, self.player_id, self.game_id)
-                if version == self.version:
-                    return None
+            if version == self.version:
+                return None
+            # The poll can read a commit before its writer has told the notifier: a
+            # moment for the notice, which brings the change's events.
+            await self.subscription.next(NOTICE_GRACE_SECONDS)
+        async with self.sessions() as session, unit_of_work(session, write=False):
             game = await repository.load_owned(session, self.player_id, self.game_id)
         if game.version == self.version:
             return None
-        # The change's events where it covers exactly what the client misses; else the
-        # changes were several (coalesced, or seen by the poll): the state says it all.
-        events: list[dict[str, Any]] = []
-        if change is not None and change.before == self.version:
-            events = list(change.events or ())
+        event = _change_event(self.notifier, game, self.version)
         self.version, self.status = game.version, game.status
-        data = {"version": game.version, "events": events, "state": _public(game)}
-        return StreamEvent("change", game.version, data)
+        return event
+
+
+def _change_event(notifier: Notifier, game: Game, seen: int) -> StreamEvent:
+    """The `change` event from version `seen` to the game as it is: the events of every
+    change in between where this process knows them all (`RecentChanges`), else none
+    (the state says it all)."""
+    events = notifier.events_between(game.id, seen, game.version) or []
+    data = {"version": game.version, "events": events, "state": _public(game)}
+    return StreamEvent("change", game.version, data)
 
 
 def _public(game: Game) -> dict[str, Any]:
     """Exactly what GET /games/{id} answers."""
     return stored_game_state(game).model_dump(mode="json", by_alias=True)
+
+
+def _first_event(notifier: Notifier, game: Game, seen: int | None) -> StreamEvent | None:
+    """Nothing for a client at the game's version (it waits for the next change); the
+    changes since for one at an earlier version whose changes are all known here, as one
+    `change` event; else the `state`."""
+    if seen == game.version:
+        return None
+    if (
+        seen is not None
+        and seen < game.version
+        and notifier.events_between(game.id, seen, game.version) is not None
+    ):
+        return _change_event(notifier, game, seen)
+    return StreamEvent("state", game.version, _public(game))
 
 
 async def open_stream(
@@ -247,12 +293,10 @@ async def open_stream(
     except BaseException:
         held.close()
         raise
-    # The client has this version already: nothing until the next change.
-    first = None
-    if last_event_id != game.version:
-        first = StreamEvent("state", game.version, _public(game))
+    first = _first_event(notifier, game, last_event_id)
     return GameStream(
         sessions=sessions,
+        notifier=notifier,
         subscription=subscription,
         held=held,
         player_id=player_id,
