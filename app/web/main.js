@@ -1,11 +1,13 @@
 // The client's controller: a player (token kept in localStorage), the current game
 // (its id kept too, so a reload carries on), the new-game form, the tool bar, the daily
 // page. Every change goes through the API (api.js); every answer's events are animated
-// (render.js) and then its state is drawn as the truth.
+// (render.js) and then its state is drawn as the truth. The game's live stream (live.js)
+// brings the changes made elsewhere (another tab), drawn the same way.
 
 import { Api, ApiError } from "./api.js";
 import { attachInput } from "./input.js";
-import { describeMove, differences } from "./model.js";
+import { Follow } from "./live.js";
+import { describeMove, differences, replays } from "./model.js";
 import { Table } from "./render.js";
 
 const STORE = {
@@ -27,7 +29,10 @@ const app = {
   hint: null,
   busy: false,
   mismatches: 0,
+  /** The newest change the live stream brought while an action ran: drawn after it. */
+  pending: null,
 };
+const live = new Follow(api, fromStream);
 
 function variantOf(id) {
   return app.variants.find((v) => v.id === id);
@@ -83,15 +88,26 @@ async function run(action) {
   } finally {
     setBusy(false);
   }
+  if (app.pending) {
+    const { state, events } = app.pending;
+    app.pending = null;
+    fromStream(state, events);
+  }
 }
 
-/** After a refusal: say it; where the game changed elsewhere, read it again. */
+/**
+ * After a refusal: say it. Where the game changed elsewhere (another tab) the move was
+ * made on a position no longer there: show the position now, and say nothing was played.
+ */
 async function recover(error) {
+  if (error instanceof ApiError && error.code === "version_conflict" && app.game) {
+    show(await api.game(app.game.id));
+    say("This game changed elsewhere (another tab?): here it is now. Nothing was played.");
+    return;
+  }
   sayError(error);
   if (!(error instanceof ApiError) || !app.game) return;
-  if (error.code === "version_conflict") {
-    show(await api.game(app.game.id));
-  } else if (error.code === "unauthorized") {
+  if (error.code === "unauthorized") {
     // The server no longer knows the token (a new database): start over as a new player.
     api.token = null;
     localStorage.removeItem(STORE.token);
@@ -129,6 +145,24 @@ function show(state) {
   if (state.status === "stuck") say("No card can be played any more: draw to the end, or undo.");
   setHint(null);
   updateTools();
+  live.follow(state);
+}
+
+/**
+ * A state the live stream sent: a change made elsewhere (a change this tab made is seen
+ * in its own answer first). Animated from its events when they lead from the piles shown
+ * to it, else drawn as it is; kept for later while an action runs.
+ */
+function fromStream(state, events) {
+  if (!app.game || state.id !== app.game.id || state.version <= app.game.version) return;
+  if (app.busy) {
+    app.pending = { state, events };
+    return;
+  }
+  run(async () => {
+    if (events && replays(table.model, events, state)) await answer(state, events);
+    else show(state);
+  });
 }
 
 function updateTools() {
@@ -162,20 +196,21 @@ function agree(state) {
 
 // ---- what the player does
 
-function sendMove(move) {
+/** A move, made on the position of `version` (the one shown when the card was pressed). */
+function sendMove(move, version = app.game.version) {
   run(async () => {
-    const state = await api.move(app.game.id, move, app.game.version);
+    const state = await api.move(app.game.id, move, version);
     await answer(state, state.events);
   });
 }
 
-function onDrop(from, count, to) {
-  sendMove({ action: "move", from, to, count });
+function onDrop(from, count, to, version) {
+  sendMove({ action: "move", from, to, count }, version);
 }
 
-function onClick(pile, index) {
+function onClick(pile, index, version) {
   if (!app.game || app.game.status === "won") return;
-  sendMove(index === null ? { action: "click", pile } : { action: "click", pile, index });
+  sendMove(index === null ? { action: "click", pile } : { action: "click", pile, index }, version);
 }
 
 /**
@@ -421,7 +456,12 @@ function wire() {
     }),
   );
   window.addEventListener("hashchange", route);
-  attachInput(table, { canAct: () => !app.busy && app.game !== null, onDrop, onClick });
+  attachInput(table, {
+    canAct: () => !app.busy && app.game !== null,
+    version: () => app.game.version,
+    onDrop,
+    onClick,
+  });
 }
 
 async function start() {

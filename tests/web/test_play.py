@@ -18,6 +18,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -176,9 +177,13 @@ class Play:
         return int(self.page.evaluate("document.body.dataset.version"))
 
 
-@pytest.fixture
-def play(browser: Any, server: Server) -> Iterator[Play]:
-    context = browser.new_context(viewport={"width": 1200, "height": 860})
+@contextmanager
+def opened(
+    browser: Any, server: Server, before: Callable[[Any], None] | None = None, **context_args: Any
+) -> Iterator[Play]:
+    """/play in a new browser context (`context_args`: its viewport, storage, ...), with
+    the checks every page passes at its end; `before(page)` runs before it loads."""
+    context = browser.new_context(**context_args)
     page = context.new_page()
     page.set_default_timeout(TIMEOUT_MS)
     session = Play(page, server)
@@ -192,6 +197,8 @@ def play(browser: Any, server: Server) -> Iterator[Play]:
             else None
         ),
     )
+    if before is not None:
+        before(page)
     page.goto(f"{server.base_url}/play/")
     session.ready()
     try:
@@ -209,6 +216,37 @@ def play(browser: Any, server: Server) -> Iterator[Play]:
         assert page.evaluate("document.body.dataset.eventMismatches") is None
     finally:
         context.close()
+
+
+@pytest.fixture
+def play(browser: Any, server: Server) -> Iterator[Play]:
+    with opened(browser, server, viewport={"width": 1200, "height": 860}) as session:
+        yield session
+
+
+def same_player(play: Play) -> dict[str, Any]:
+    """A browser context's storage holding this page's player and game (a second tab)."""
+    items = [
+        {"name": "solitaire.token", "value": play.storage("solitaire.token")},
+        {"name": "solitaire.game", "value": play.game_id},
+    ]
+    return {"cookies": [], "origins": [{"origin": play.server.base_url, "localStorage": items}]}
+
+
+def shown_piles(play: Play, state: dict[str, Any]) -> list[list[str | None]]:
+    return [
+        play.page.eval_on_selector_all(
+            f'[data-pile="{pile["id"]}"] .card', "els => els.map(e => e.dataset.code || null)"
+        )
+        for pile in state["piles"]
+    ]
+
+
+def held_piles(state: dict[str, Any]) -> list[list[str | None]]:
+    return [[card.get("code") for card in pile["cards"]] for pile in state["piles"]]
+
+
+LIVE = "() => document.body.dataset.live === '1'"
 
 
 def legal_drop(state: dict[str, Any]) -> dict[str, Any] | None:
@@ -322,6 +360,111 @@ def test_drag_drop_click_and_undo_play_through_the_api(play: Play, variant: str)
     assert undone["move_count"] == before["move_count"]
     assert [p["cards"] for p in undone["piles"]] == [p["cards"] for p in before["piles"]]
     assert play.shown_version() == undone["version"]
+
+
+def test_two_tabs_on_one_game_stay_in_step(play: Play, browser: Any, server: Server) -> None:
+    play.new_game("rank-and-file", "number", DEALS["rank-and-file"])
+    play.page.wait_for_function(LIVE)
+    viewport = {"width": 1200, "height": 860}
+    with opened(browser, server, storage_state=same_player(play), viewport=viewport) as other:
+        other.page.wait_for_function(LIVE)
+        assert other.game_id == play.game_id
+        assert other.shown_version() == play.shown_version()
+        # A move in the first tab appears in the second within 2 s, without a reload.
+        move = draw_until(play, legal_drop)
+        state = play.state()
+        source = next(p for p in state["piles"] if p["id"] == move["from"])
+        play.drag(move["from"], len(source["cards"]) - move["count"], move["to"])
+        moved = play.state()
+        assert moved["move_count"] == state["move_count"] + 1
+        other.page.wait_for_function(
+            f"() => document.body.dataset.version === '{moved['version']}'", timeout=2_000
+        )
+        other.ready()
+        assert shown_piles(other, moved) == held_piles(moved)
+        assert other.page.inner_text("#moves").startswith(f"{moved['move_count']} move")
+        # A move in the second tab is accepted, and reaches the first.
+        other.page.click("#draw")
+        other.ready()
+        drawn = other.state()
+        assert drawn["move_count"] == moved["move_count"] + 1
+        assert other.last_move() == {"action": "draw"}
+        play.page.wait_for_function(
+            f"() => document.body.dataset.version === '{drawn['version']}'", timeout=2_000
+        )
+        play.ready()
+        assert shown_piles(play, drawn) == held_piles(drawn)
+        reloads = [r for r in play.requests + other.requests if r.resource_type == "document"]
+        assert len(reloads) == 2  # each tab loaded once
+
+
+def test_a_move_from_a_stale_view_shows_the_new_position_first(
+    play: Play, browser: Any, server: Server
+) -> None:
+    play.new_game("rank-and-file", "number", DEALS["rank-and-file"])
+
+    def no_stream(page: Any) -> None:
+        page.route("**/api/v1/games/*/events*", lambda route: route.abort())
+
+    with opened(browser, server, no_stream, storage_state=same_player(play)) as stale:
+        stale.expected.append("net::ERR_FAILED")
+        shown = stale.shown_version()
+        play.page.click("#draw")
+        play.ready()
+        moved = play.state()
+        assert stale.shown_version() == shown < moved["version"]
+        # The stale tab's draw is refused; it shows the position now and says so.
+        stale.page.click("#draw")
+        stale.ready()
+        text, code = stale.message()
+        assert "changed elsewhere" in text and code is None
+        assert stale.shown_version() == moved["version"]
+        assert shown_piles(stale, moved) == held_piles(moved)
+        assert stale.state()["move_count"] == moved["move_count"]
+        # Its next move is made on that position, and accepted.
+        stale.page.click("#draw")
+        stale.ready()
+        assert stale.state()["move_count"] == moved["move_count"] + 1
+
+
+def test_the_stream_is_opened_again_with_a_new_token_after_it_ends(
+    browser: Any, tmp_path: Path
+) -> None:
+    # Tokens good for 1 s, streams ended after 2 s: each reconnect of EventSource is
+    # refused (401), and the client asks for a new token.
+    short = Server(
+        f"sqlite+aiosqlite:///{tmp_path / 'short.sqlite3'}",
+        tmp_path,
+        STREAM_TOKEN_SECONDS="1",
+        STREAM_MAX_SECONDS="2",
+        SOLVABLE_PREPARE_AHEAD="false",
+        LOG_FORMAT="text",
+    )
+    short.start()
+    try:
+        with opened(browser, short) as play:
+            play.expected.append("EventSource's response has a status 401")
+            play.new_game("rank-and-file", "number", DEALS["rank-and-file"])
+            play.page.wait_for_function(LIVE)
+
+            def tokens() -> int:
+                return sum(r.url.endswith("/stream-token") for r in play.requests)
+
+            first = tokens()
+            deadline = time.monotonic() + 20
+            while tokens() == first:
+                assert time.monotonic() < deadline, "no new stream token after the stream ended"
+                play.page.wait_for_timeout(200)
+            play.page.wait_for_function(LIVE)
+            # A change made elsewhere still reaches the page.
+            answer = play.api("POST", f"/games/{play.game_id}/moves", json={"action": "draw"})
+            assert answer.status_code == 200
+            version = answer.json()["version"]
+            play.page.wait_for_function(
+                f"() => document.body.dataset.version === '{version}'", timeout=6_000
+            )
+    finally:
+        short.kill()
 
 
 def test_hint_followed_then_a_solvable_game_finished_to_a_win(play: Play) -> None:
