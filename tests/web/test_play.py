@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -247,6 +248,16 @@ def held_piles(state: dict[str, Any]) -> list[list[str | None]]:
 
 
 LIVE = "() => document.body.dataset.live === '1'"
+PHONE: dict[str, Any] = {
+    "viewport": {"width": 390, "height": 844},
+    "has_touch": True,
+    "is_mobile": True,
+}
+
+
+def scrolls_sideways(play: Play) -> bool:
+    width: bool = play.page.evaluate("document.documentElement.scrollWidth > window.innerWidth")
+    return width
 
 
 def legal_drop(state: dict[str, Any]) -> dict[str, Any] | None:
@@ -467,6 +478,140 @@ def test_the_stream_is_opened_again_with_a_new_token_after_it_ends(
         short.kill()
 
 
+def test_a_first_visit_deals_no_game_until_asked(play: Play) -> None:
+    # The fixture's page is a first visit: a player, no game, a prompt to deal one.
+    assert play.page.locator("#first").is_visible()
+    assert play.page.locator("#table .pile").count() == 0
+    assert play.storage("solitaire.game") is None
+    assert play.api("GET", "/games").json()["items"] == []
+    stats = play.api("GET", "/players/me/stats").json()
+    assert sum(line["played"] for line in stats["variants"]) == 0
+    # The prompt's button deals the game chosen above.
+    play.page.select_option("#variant", "rows-of-four")
+    play.page.click("#first-new")
+    play.ready()
+    assert play.page.locator("#first").is_hidden()
+    assert play.state()["variant"] == "rows-of-four"
+    stats = play.api("GET", "/players/me/stats").json()
+    assert sum(line["played"] for line in stats["variants"]) == 1
+
+
+def test_an_error_goes_at_the_next_successful_action(play: Play) -> None:
+    play.new_game("rank-and-file", "number", DEALS["rank-and-file"])
+    play.page.uncheck("#auto-play")
+    play.ready()
+    pile = next(p for p in play.state()["piles"] if p["kind"] == "tableau")
+    play.click_card(pile["id"], len(pile["cards"]) - 1)
+    _, code = play.message()
+    assert code == "auto_play_off"
+    play.page.click("#draw")
+    play.ready()
+    # Gone as the draw's answer is shown, not 6 s after the refusal.
+    assert play.page.locator("#message").is_hidden()
+    assert play.last_move() == {"action": "draw"}
+
+
+@pytest.mark.parametrize("screen", ["desktop", "phone"])
+def test_a_hint_does_not_move_the_table(browser: Any, server: Server, screen: str) -> None:
+    args = PHONE if screen == "phone" else {"viewport": {"width": 1200, "height": 860}}
+    with opened(browser, server, **args) as play:
+        play.new_game("rank-and-file", "number", DEALS["rank-and-file"])
+
+        def place() -> tuple[float, float, float]:
+            box = play.page.locator("#table").bounding_box()
+            return box["x"], box["y"], box["width"]
+
+        before = place()
+        play.page.click("#hint-button")
+        play.ready()
+        assert play.page.locator("#hint").is_visible()
+        assert place() == before
+        assert not scrolls_sideways(play)
+        play.page.click("#play-hint")
+        play.ready()
+        assert play.page.locator("#hint").is_hidden()
+        assert place() == before
+
+
+def test_finish_can_be_skipped_to_the_end(play: Play) -> None:
+    play.new_game("rank-and-file", "number", DEALS["rank-and-file"])
+    with play.page.expect_response("**/finish") as answered:
+        play.page.click("#finish")
+    finish = answered.value.json()
+    events = sum(len(step["events"]) for step in finish["steps"])
+    assert events > 50  # some 60 ms each: seconds of animation
+    play.page.locator("#skip").wait_for(state="visible")
+    animated = play.animated_events()
+    skipped = time.monotonic()
+    play.page.click("#skip")
+    play.page.wait_for_function("() => document.body.dataset.status === 'won'", timeout=1_000)
+    play.ready()
+    assert time.monotonic() - skipped < 1.5
+    assert play.animated_events() - animated <= 2  # the one under way, not the rest
+    assert play.page.locator("#skip").is_hidden()
+    assert play.page.locator("#won").is_visible()
+    state = play.state()
+    assert state["status"] == "won" and play.shown_version() == state["version"]
+    assert shown_piles(play, state) == held_piles(state)
+
+
+def test_no_page_scrolls_sideways_on_a_phone(browser: Any, server: Server) -> None:
+    with opened(browser, server, **PHONE) as play:
+        assert not scrolls_sideways(play), "the first visit's page"
+        for variant in MAIN_GAMES:
+            play.new_game(variant, "number", DEALS[variant])
+            assert not scrolls_sideways(play), variant
+        play.page.click("#nav-daily")
+        play.ready()
+        assert not scrolls_sideways(play), "the daily page"
+        widths = play.page.evaluate(
+            "[...document.querySelectorAll('#daily-view table')].map(t => t.scrollWidth)"
+        )
+        assert max(widths) <= 390
+        play.page.click("#daily-prev")
+        play.ready()
+        assert not scrolls_sideways(play), "a past date's daily page"
+
+
+def test_the_daily_page_reaches_past_dates(play: Play) -> None:
+    play.page.goto(f"{play.server.base_url}/play/#daily")
+    play.ready()
+    play.page.select_option("#daily-variant", "rainbow")
+    play.ready()
+    today = play.api("GET", "/daily/rainbow/today").json()["date"]
+    assert play.page.input_value("#daily-date") == today
+    assert play.page.locator("#daily-next").is_disabled()
+    play.page.click("#daily-prev")
+    play.ready()
+    yesterday = (date.fromisoformat(today) - timedelta(days=1)).isoformat()
+    daily = play.api("GET", f"/daily/rainbow/{yesterday}").json()
+    assert play.page.input_value("#daily-date") == yesterday
+    assert play.page.inner_text("#daily-title") == f"The deal of {yesterday}"
+    summary = play.page.inner_text("#daily-summary")
+    assert summary.startswith(yesterday) and f"{daily['players']} player" in summary
+    assert "practice" in summary and "not played" in play.page.inner_text("#daily-me")
+    # Its deal is played as practice: the same game the API gives for that date.
+    play.page.click("#daily-play")
+    play.ready()
+    state = play.state()
+    assert state["source"] == "daily" and state["ranked"] is False
+    mine = play.api("POST", f"/daily/rainbow/{yesterday}/game")
+    assert mine.status_code == 200 and mine.json()["id"] == state["id"]
+    # The date picker goes to a date, and the day after comes back to today.
+    play.page.click("#nav-daily")
+    play.ready()
+    before = (date.fromisoformat(today) - timedelta(days=2)).isoformat()
+    play.page.fill("#daily-date", before)
+    play.ready()
+    assert play.page.evaluate("document.body.dataset.dailyDate") == before
+    play.page.click("#daily-next")
+    play.ready()
+    play.page.click("#daily-next")
+    play.ready()
+    assert play.page.inner_text("#daily-title") == "Today's deal"
+    assert play.page.locator("#daily-next").is_disabled()
+
+
 def test_hint_followed_then_a_solvable_game_finished_to_a_win(play: Play) -> None:
     deadline = time.monotonic() + 180
     while not play.api("GET", "/variants/rank-and-file").json()["solvable_available"]:
@@ -665,6 +810,15 @@ def test_a_phone_screen_holds_the_whole_table(browser: Any, server: Server, vari
             for p in session.state()["piles"]
         ]
         assert all(b["x"] >= 0 and b["x"] + b["width"] <= 390 for b in boxes)
+        # Cards as wide as the piles across allow (ten piles: about 37 px, not 30).
+        columns = max(
+            sum(p["kind"] == "tableau" for p in session.state()["piles"]),
+            sum(p["kind"] != "tableau" for p in session.state()["piles"]),
+        )
+        card = session.card("tableau-0", 0).bounding_box()
+        assert card["width"] >= (390 - 6 - 2 * (columns - 1)) / columns - 0.5
+        if columns == 10:
+            assert card["width"] >= 36 and card["height"] >= 50
         # A tap on the stock draws.
         before = session.state()["move_count"]
         page.tap('[data-pile="stock"]')
