@@ -175,7 +175,10 @@ function fromStream(state, events) {
     return;
   }
   run(async () => {
-    if (events && replays(table.model, events, state)) await answer(state, events);
+    // A long line (another tab's finish or auto-finish) at most at the finish's speed.
+    const long = events !== null && events.length > 3;
+    const duration = long ? Math.min(speed(), SPEEDS.fast) : speed();
+    if (events && replays(table.model, events, state)) await answer(state, events, duration);
     else show(state);
   });
 }
