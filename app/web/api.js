@@ -19,6 +19,7 @@
 /** @typedef {Schemas["DailyResults"]} DailyResults */
 /** @typedef {Schemas["GameCreate"]} GameCreate */
 /** @typedef {Schemas["GameSettingsPatch"]} SettingsPatch */
+/** @typedef {Schemas["StreamToken"]} StreamToken */
 /** @typedef {Schemas["MoveRequestMove"] | Schemas["DrawRequest"] | Schemas["RedealRequest"] | Schemas["ClickRequest"]} MoveRequest */
 
 const PREFIX = "/api/v1";
@@ -27,10 +28,11 @@ const NETWORK_RETRIES = 3;
 /** How many 429 `solver_busy` answers a hint or finish waits out before giving up. */
 const BUSY_RETRIES = 5;
 /**
- * The 429s a hint or finish waits out: the pool is full, or this player's own search
- * (another tab's, a retried request's) is still running.
+ * The refusals a hint, finish or daily game waits out for Retry-After: the pool is full,
+ * this player's own search (another tab's, a retried request's) is still running, or a
+ * (past) daily deal is still being proven.
  */
-const BUSY_CODES = new Set(["solver_busy", "solver_search_in_progress"]);
+const BUSY_CODES = new Set(["solver_busy", "solver_search_in_progress", "daily_not_ready"]);
 
 /** A refusal, as the server worded it: `{"error": {"code", "message", "reason"?}}`. */
 export class ApiError extends Error {
@@ -66,8 +68,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  * @property {unknown} [body] sent as JSON
  * @property {boolean} [auth] send the bearer token (default true)
  * @property {boolean} [idempotent] send an Idempotency-Key, the same on every retry
- * @property {boolean} [waitWhenBusy] wait out 429 solver_busy (or this player's search in
- *   progress) for Retry-After
+ * @property {boolean} [waitWhenBusy] wait out the BUSY_CODES refusals for Retry-After
  * @property {(seconds: number) => void} [onBusy] told before each such wait
  */
 
@@ -223,6 +224,16 @@ export class Api {
     });
   }
 
+  /**
+   * A short-lived token that opens the game's live stream (EventSource sends no header):
+   * its `url` is the events URL with the token.
+   * @param {string} gameId
+   * @returns {Promise<StreamToken>}
+   */
+  streamToken(gameId) {
+    return this.request("POST", `/games/${encodeURIComponent(gameId)}/stream-token`);
+  }
+
   // Daily deals
 
   /** @param {string} variant @param {string} date @returns {Promise<Daily>} */
@@ -230,9 +241,19 @@ export class Api {
     return this.request("GET", `/daily/${encodeURIComponent(variant)}/${date}`, { auth: false });
   }
 
-  /** @param {string} variant @param {string} date @returns {Promise<GameState>} */
-  playDaily(variant, date) {
-    return this.request("POST", `/daily/${encodeURIComponent(variant)}/${date}/game`);
+  /**
+   * The caller's game of that day's deal (a past date's is practice); waits out a deal
+   * still being proven.
+   * @param {string} variant
+   * @param {string} date
+   * @param {(seconds: number) => void} [onBusy]
+   * @returns {Promise<GameState>}
+   */
+  playDaily(variant, date, onBusy) {
+    return this.request("POST", `/daily/${encodeURIComponent(variant)}/${date}/game`, {
+      waitWhenBusy: true,
+      onBusy,
+    });
   }
 
   /** @param {string} variant @param {string} date @returns {Promise<DailyResults>} */

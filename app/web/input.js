@@ -3,7 +3,9 @@
 // the cards follow the pointer, the piles `legal_moves` lists for them are highlighted,
 // and the drop is sent as a move, legal or not (the server words any refusal). A press
 // without a move is the API's click on that card (or on the stock: draw or redeal).
-// Hovering a card with a mouse marks where its click would send it.
+// Hovering a card with a mouse marks where its click would send it. A drop or a click
+// is sent at the game's version when the card was pressed: if another tab's change was
+// drawn meanwhile, the server refuses it (version_conflict) rather than play it unseen.
 
 import { targetsOf } from "./model.js";
 
@@ -13,8 +15,9 @@ const DRAG_THRESHOLD = 6;
 /**
  * @param {import("./render.js").Table} table
  * @param {{canAct: () => boolean,
- *          onDrop: (from: string, count: number, to: string) => void,
- *          onClick: (pile: string, index: number | null) => void}} handlers
+ *          version: () => number,
+ *          onDrop: (from: string, count: number, to: string, version: number) => void,
+ *          onClick: (pile: string, index: number | null, version: number) => void}} handlers
  */
 export function attachInput(table, handlers) {
   const root = table.root;
@@ -42,6 +45,7 @@ export function attachInput(table, handlers) {
       x: event.clientX,
       y: event.clientY,
       pointerId: event.pointerId,
+      version: handlers.version(),
       drag: null,
     };
     root.setPointerCapture(event.pointerId);
@@ -69,12 +73,12 @@ export function attachInput(table, handlers) {
     if (done.drag) {
       const to = cancelled ? null : dropTarget(table, done.drag, event);
       endDrag(table, done.drag);
-      if (to !== null && to !== done.id) handlers.onDrop(done.id, done.count, to);
+      if (to !== null && to !== done.id) handlers.onDrop(done.id, done.count, to, done.version);
       return;
     }
     if (cancelled) return;
-    if (done.faceUp) handlers.onClick(done.id, done.index);
-    else if (table.meta(done.id).kind === "stock") handlers.onClick(done.id, null);
+    if (done.faceUp) handlers.onClick(done.id, done.index, done.version);
+    else if (table.meta(done.id).kind === "stock") handlers.onClick(done.id, null, done.version);
   };
   root.addEventListener("pointerup", (event) => release(event, false));
   root.addEventListener("pointercancel", (event) => release(event, true));
@@ -86,7 +90,7 @@ export function attachInput(table, handlers) {
     const pileEl = event.target.closest(".pile");
     if (!cardEl || !pileEl || !handlers.canAct()) return;
     event.preventDefault();
-    handlers.onClick(pileEl.dataset.pile, Number(cardEl.dataset.index));
+    handlers.onClick(pileEl.dataset.pile, Number(cardEl.dataset.index), handlers.version());
   });
 }
 

@@ -1,11 +1,13 @@
 // The client's controller: a player (token kept in localStorage), the current game
 // (its id kept too, so a reload carries on), the new-game form, the tool bar, the daily
 // page. Every change goes through the API (api.js); every answer's events are animated
-// (render.js) and then its state is drawn as the truth.
+// (render.js) and then its state is drawn as the truth. The game's live stream (live.js)
+// brings the changes made elsewhere (another tab), drawn the same way.
 
 import { Api, ApiError } from "./api.js";
 import { attachInput } from "./input.js";
-import { describeMove, differences } from "./model.js";
+import { Follow } from "./live.js";
+import { describeMove, differences, replays } from "./model.js";
 import { Table } from "./render.js";
 
 const STORE = {
@@ -16,6 +18,8 @@ const STORE = {
 };
 /** Milliseconds per animated event, by the speed setting; finish plays faster. */
 const SPEEDS = { normal: 180, fast: 60, off: 0 };
+/** An animation longer than this (ms) offers to skip to its end. */
+const SKIPPABLE_MS = 1000;
 
 const $ = (id) => document.getElementById(id);
 
@@ -27,7 +31,13 @@ const app = {
   hint: null,
   busy: false,
   mismatches: 0,
+  /** The newest change the live stream brought while an action ran: drawn after it. */
+  pending: null,
+  /** The daily page's date (`YYYY-MM-DD`), null for today; and today's, once known. */
+  dailyDate: null,
+  today: null,
 };
+const live = new Follow(api, fromStream);
 
 function variantOf(id) {
   return app.variants.find((v) => v.id === id);
@@ -48,6 +58,14 @@ function say(text, kind = "info") {
   box.hidden = false;
   clearTimeout(messageTimer);
   messageTimer = setTimeout(() => (box.hidden = true), kind === "error" ? 6000 : 3500);
+}
+
+/** An error shown goes once an action succeeds (its message would be about the past). */
+function clearError() {
+  const box = $("message");
+  if (box.hidden || box.dataset.kind !== "error") return;
+  clearTimeout(messageTimer);
+  box.hidden = true;
 }
 
 /** An API refusal in its own words, with its code (what a developer searches for). */
@@ -78,20 +96,32 @@ async function run(action) {
   setBusy(true);
   try {
     await action();
+    clearError();
   } catch (error) {
     await recover(error);
   } finally {
     setBusy(false);
   }
+  if (app.pending) {
+    const { state, events } = app.pending;
+    app.pending = null;
+    fromStream(state, events);
+  }
 }
 
-/** After a refusal: say it; where the game changed elsewhere, read it again. */
+/**
+ * After a refusal: say it. Where the game changed elsewhere (another tab) the move was
+ * made on a position no longer there: show the position now, and say nothing was played.
+ */
 async function recover(error) {
+  if (error instanceof ApiError && error.code === "version_conflict" && app.game) {
+    show(await api.game(app.game.id));
+    say("This game changed elsewhere (another tab?): here it is now. Nothing was played.");
+    return;
+  }
   sayError(error);
   if (!(error instanceof ApiError) || !app.game) return;
-  if (error.code === "version_conflict") {
-    show(await api.game(app.game.id));
-  } else if (error.code === "unauthorized") {
+  if (error.code === "unauthorized") {
     // The server no longer knows the token (a new database): start over as a new player.
     api.token = null;
     localStorage.removeItem(STORE.token);
@@ -104,6 +134,7 @@ async function recover(error) {
 
 function show(state) {
   app.game = state;
+  $("first").hidden = true;
   const variant = variantOf(state.variant);
   localStorage.setItem(STORE.game, state.id);
   localStorage.setItem(STORE.variant, state.variant);
@@ -129,6 +160,27 @@ function show(state) {
   if (state.status === "stuck") say("No card can be played any more: draw to the end, or undo.");
   setHint(null);
   updateTools();
+  live.follow(state);
+}
+
+/**
+ * A state the live stream sent: a change made elsewhere (a change this tab made is seen
+ * in its own answer first). Animated from its events when they lead from the piles shown
+ * to it, else drawn as it is; kept for later while an action runs.
+ */
+function fromStream(state, events) {
+  if (!app.game || state.id !== app.game.id || state.version <= app.game.version) return;
+  if (app.busy) {
+    app.pending = { state, events };
+    return;
+  }
+  run(async () => {
+    // A long line (another tab's finish or auto-finish) at most at the finish's speed.
+    const long = events !== null && events.length > 3;
+    const duration = long ? Math.min(speed(), SPEEDS.fast) : speed();
+    if (events && replays(table.model, events, state)) await answer(state, events, duration);
+    else show(state);
+  });
 }
 
 function updateTools() {
@@ -142,13 +194,27 @@ function updateTools() {
   $("finish").disabled = app.busy || !playing;
   $("play-hint").disabled = app.busy || !app.hint || !app.hint.move;
   $("new-game-button").disabled = app.busy;
+  $("auto-play").disabled = game === null;
+  $("auto-finish").disabled = game === null;
 }
 
 /** Animates an answer's events, checks they lead to its state, then shows the state. */
 async function answer(state, events, duration = speed()) {
-  await table.play(events, duration);
+  await animate([events], duration);
   agree(state);
   show(state);
+}
+
+/** Plays lists of events in turn; a long animation offers to skip to its end. */
+async function animate(lists, duration) {
+  const count = lists.reduce((sum, events) => sum + events.length, 0);
+  table.skipping = false;
+  $("skip").hidden = count * duration <= SKIPPABLE_MS;
+  try {
+    for (const events of lists) await table.play(events, duration);
+  } finally {
+    $("skip").hidden = true;
+  }
 }
 
 function agree(state) {
@@ -162,20 +228,21 @@ function agree(state) {
 
 // ---- what the player does
 
-function sendMove(move) {
+/** A move, made on the position of `version` (the one shown when the card was pressed). */
+function sendMove(move, version = app.game.version) {
   run(async () => {
-    const state = await api.move(app.game.id, move, app.game.version);
+    const state = await api.move(app.game.id, move, version);
     await answer(state, state.events);
   });
 }
 
-function onDrop(from, count, to) {
-  sendMove({ action: "move", from, to, count });
+function onDrop(from, count, to, version) {
+  sendMove({ action: "move", from, to, count }, version);
 }
 
-function onClick(pile, index) {
+function onClick(pile, index, version) {
   if (!app.game || app.game.status === "won") return;
-  sendMove(index === null ? { action: "click", pile } : { action: "click", pile, index });
+  sendMove(index === null ? { action: "click", pile } : { action: "click", pile, index }, version);
 }
 
 /**
@@ -254,7 +321,10 @@ function finish() {
     say("The solver is looking for a winning line...");
     const state = await api.finish(app.game.id, busyNotice);
     const duration = Math.min(speed(), SPEEDS.fast);
-    for (const step of state.steps) await table.play(step.events, duration);
+    await animate(
+      state.steps.map((step) => step.events),
+      duration,
+    );
     agree(state);
     show(state);
   });
@@ -314,26 +384,49 @@ function cell(row, text) {
   row.append(td);
 }
 
+/** The UTC date `days` after a `YYYY-MM-DD` date. */
+function addDays(date, days) {
+  const day = new Date(`${date}T00:00:00Z`);
+  day.setUTCDate(day.getUTCDate() + days);
+  return day.toISOString().slice(0, 10);
+}
+
+/** The daily page's date: today's (`today`, as the API names it) or a past one. */
+function dailyDate() {
+  return app.dailyDate ?? "today";
+}
+
 async function showDaily() {
   const variant = $("daily-variant").value;
+  const date = dailyDate();
   const [daily, results, stats] = await Promise.all([
-    api.daily(variant, "today"),
-    api.dailyResults(variant, "today"),
+    api.daily(variant, date),
+    api.dailyResults(variant, date),
     api.stats(),
   ]);
-  const ends = new Date(daily.ends_at);
-  const left = Math.max(0, ends.getTime() - Date.now());
-  const hours = Math.floor(left / 3600000);
-  const minutes = Math.floor((left % 3600000) / 60000);
-  $("daily-summary").textContent =
-    `${daily.date}: ${daily.players} player${daily.players === 1 ? "" : "s"} started it, ` +
-    `${daily.wins} won it cleanly (no undo, hint or finish). A new deal in ${hours} h ${minutes} min.`;
+  if (date === "today") app.today = daily.date;
+  const past = app.today !== null && daily.date !== app.today;
+  showDailyDate(daily.date, past);
+  const players = `${daily.players} player${daily.players === 1 ? "" : "s"}`;
+  if (past) {
+    $("daily-summary").textContent =
+      `${daily.date}${daily.deal_str ? ` (deal ${daily.deal_str})` : ""}: ${players} started it ` +
+      `on its day, ${daily.wins} won it cleanly (no undo, hint or finish). ` +
+      "Played now, it is practice: not ranked.";
+  } else {
+    const left = Math.max(0, new Date(daily.ends_at).getTime() - Date.now());
+    const hours = Math.floor(left / 3600000);
+    const minutes = Math.floor((left % 3600000) / 60000);
+    $("daily-summary").textContent =
+      `${daily.date}: ${players} started it, ` +
+      `${daily.wins} won it cleanly (no undo, hint or finish). A new deal in ${hours} h ${minutes} min.`;
+  }
   const me = results.me;
   $("daily-me").textContent = me
     ? `Your game: ${me.status}, ${me.moves} moves` +
       (me.rank ? `, ranked ${me.rank}` : me.ranked ? "" : " (not ranked)") +
       (me.time_ms !== null ? `, ${formatTime(me.time_ms)}` : "")
-    : "You have not played today's deal yet.";
+    : `You have not played ${past ? "this" : "today's"} deal yet.`;
   const body = $("daily-results").querySelector("tbody");
   body.replaceChildren();
   for (const entry of results.items) {
@@ -364,6 +457,33 @@ async function showDaily() {
     cell(row, String(line.longest_daily_streak));
     statsBody.append(row);
   }
+}
+
+/** The page's words and date controls for the date shown. */
+function showDailyDate(date, past) {
+  $("daily-title").textContent = past ? `The deal of ${date}` : "Today's deal";
+  $("daily-caption").textContent = past ? `Won on ${date} without help` : "Won today without help";
+  $("daily-play").textContent = past ? "Play this deal (practice)" : "Play today's deal";
+  const input = $("daily-date");
+  input.value = date;
+  if (app.today) input.max = app.today;
+  $("daily-next").disabled = !past;
+  document.body.dataset.dailyDate = date;
+}
+
+/** Shows another date's deal; a date the API has no deal for is refused, and not kept. */
+function goToDate(date) {
+  const before = app.dailyDate;
+  app.dailyDate = date === app.today ? null : date;
+  run(async () => {
+    try {
+      await showDaily();
+    } catch (error) {
+      app.dailyDate = before;
+      $("daily-date").value = before ?? app.today ?? "";
+      throw error;
+    }
+  });
 }
 
 function route() {
@@ -407,21 +527,38 @@ function wire() {
   $("play-hint").addEventListener("click", playHint);
   $("finish").addEventListener("click", finish);
   $("won-new").addEventListener("click", () => newGame(null));
+  $("first-new").addEventListener("click", () => newGame(null));
+  $("skip").addEventListener("click", () => table.skip());
   $("auto-play").addEventListener("change", (e) => changeSetting("auto_play", e.target.checked));
   $("auto-finish").addEventListener("change", (e) => changeSetting("auto_finish", e.target.checked));
   const speedSelect = $("speed");
   speedSelect.value = localStorage.getItem(STORE.speed) ?? "normal";
   speedSelect.addEventListener("change", () => localStorage.setItem(STORE.speed, speedSelect.value));
   $("daily-variant").addEventListener("change", () => run(showDaily));
+  const step = (days) => {
+    const from = $("daily-date").value || app.today;
+    if (from) goToDate(addDays(from, days));
+  };
+  $("daily-prev").addEventListener("click", () => step(-1));
+  $("daily-next").addEventListener("click", () => step(1));
+  $("daily-date").addEventListener("change", () => {
+    if ($("daily-date").value) goToDate($("daily-date").value);
+  });
   $("daily-play").addEventListener("click", () =>
     run(async () => {
-      const state = await api.playDaily($("daily-variant").value, "today");
+      const notice = (seconds) => say(`The deal is being prepared: asking again in ${seconds} s.`);
+      const state = await api.playDaily($("daily-variant").value, dailyDate(), notice);
       location.hash = "#table";
       show(state);
     }),
   );
   window.addEventListener("hashchange", route);
-  attachInput(table, { canAct: () => !app.busy && app.game !== null, onDrop, onClick });
+  attachInput(table, {
+    canAct: () => !app.busy && app.game !== null,
+    version: () => app.game.version,
+    onDrop,
+    onClick,
+  });
 }
 
 async function start() {
@@ -440,9 +577,14 @@ async function start() {
         if (!(error instanceof ApiError) || error.code !== "game_not_found") throw error;
       }
     }
-    if (state === null) state = await api.createGame({ variant: $("variant").value });
-    show(state);
-    $("variant").value = state.variant;
+    if (state === null) {
+      // A first visit: no game until the player deals one (an unasked game would count
+      // as played in the statistics).
+      $("first").hidden = false;
+    } else {
+      show(state);
+      $("variant").value = state.variant;
+    }
   } catch (error) {
     sayError(error);
   } finally {

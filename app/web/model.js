@@ -113,6 +113,25 @@ export function differences(piles, state) {
 }
 
 /**
+ * Whether the events, played on a copy of the piles, lead to the state's piles: a
+ * change the live stream sends is animated only from the view it was made on.
+ * @param {Piles} piles
+ * @param {GameEvent[]} events
+ * @param {GameState} state
+ * @returns {boolean}
+ */
+export function replays(piles, events, state) {
+  /** @type {Piles} */
+  const copy = new Map([...piles].map(([id, cards]) => [id, cards.map((card) => ({ ...card }))]));
+  try {
+    for (const event of events) applyEvent(copy, event);
+  } catch {
+    return false; // an event names a card or a pile these piles have not
+  }
+  return differences(copy, state).length === 0;
+}
+
+/**
  * The move a drop of `count` cards from `from` onto `to` would play, if the state
  * lists it as legal.
  * @param {GameState} state

@@ -21,6 +21,10 @@ export class Table {
     this.model = new Map();
     /** @type {Map<string, HTMLElement>} */
     this.pileElements = new Map();
+    /** Set by `skip()`: the events left are played without being drawn moving. */
+    this.skipping = false;
+    /** The animations of the event being drawn. */
+    this.running = [];
     window.addEventListener("resize", () => this.layoutTableau());
   }
 
@@ -64,16 +68,15 @@ export class Table {
         tableau.append(element);
         tableauCount += 1;
       } else {
+        // The foundations stand apart, at the right (play.css: .apart).
         if (pile.kind === "foundation" && !top.querySelector(".foundation")) {
-          const gap = document.createElement("div");
-          gap.className = "gap";
-          top.append(gap);
+          element.classList.add("apart");
         }
         top.append(element);
         topCount += 1;
       }
     }
-    this.root.style.setProperty("--cols", String(Math.max(topCount + 1, tableauCount)));
+    this.root.style.setProperty("--cols", String(Math.max(topCount, tableauCount)));
     this.root.append(top, tableau);
   }
 
@@ -165,10 +168,16 @@ export class Table {
 
   /**
    * Plays an answer's events, one at a time, on the piles held; `duration` in ms per
-   * event (0: none drawn, the piles still follow the events).
+   * event (0: none drawn, the piles still follow the events; after `skip()` too).
    */
   async play(events, duration) {
-    for (const event of events) await this.animate(event, duration);
+    for (const event of events) await this.animate(event, this.skipping ? 0 : duration);
+  }
+
+  /** Ends the animation under way: the events left land at once (until `skipping` is reset). */
+  skip() {
+    this.skipping = true;
+    for (const animation of this.running) animation.finish();
   }
 
   async animate(event, duration) {
@@ -210,7 +219,9 @@ export class Table {
       const body = document.body.dataset;
       body.animatedEvents = String(Number(body.animatedEvents || 0) + 1);
     }
+    this.running = animations;
     await Promise.allSettled(animations.map((a) => a.finished));
+    this.running = [];
   }
 
   /** Marks the hint: the cards to move and where they go. */

@@ -18,7 +18,9 @@ import json
 import os
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -176,9 +178,13 @@ class Play:
         return int(self.page.evaluate("document.body.dataset.version"))
 
 
-@pytest.fixture
-def play(browser: Any, server: Server) -> Iterator[Play]:
-    context = browser.new_context(viewport={"width": 1200, "height": 860})
+@contextmanager
+def opened(
+    browser: Any, server: Server, before: Callable[[Any], None] | None = None, **context_args: Any
+) -> Iterator[Play]:
+    """/play in a new browser context (`context_args`: its viewport, storage, ...), with
+    the checks every page passes at its end; `before(page)` runs before it loads."""
+    context = browser.new_context(**context_args)
     page = context.new_page()
     page.set_default_timeout(TIMEOUT_MS)
     session = Play(page, server)
@@ -192,6 +198,8 @@ def play(browser: Any, server: Server) -> Iterator[Play]:
             else None
         ),
     )
+    if before is not None:
+        before(page)
     page.goto(f"{server.base_url}/play/")
     session.ready()
     try:
@@ -209,6 +217,47 @@ def play(browser: Any, server: Server) -> Iterator[Play]:
         assert page.evaluate("document.body.dataset.eventMismatches") is None
     finally:
         context.close()
+
+
+@pytest.fixture
+def play(browser: Any, server: Server) -> Iterator[Play]:
+    with opened(browser, server, viewport={"width": 1200, "height": 860}) as session:
+        yield session
+
+
+def same_player(play: Play) -> dict[str, Any]:
+    """A browser context's storage holding this page's player and game (a second tab)."""
+    items = [
+        {"name": "solitaire.token", "value": play.storage("solitaire.token")},
+        {"name": "solitaire.game", "value": play.game_id},
+    ]
+    return {"cookies": [], "origins": [{"origin": play.server.base_url, "localStorage": items}]}
+
+
+def shown_piles(play: Play, state: dict[str, Any]) -> list[list[str | None]]:
+    return [
+        play.page.eval_on_selector_all(
+            f'[data-pile="{pile["id"]}"] .card', "els => els.map(e => e.dataset.code || null)"
+        )
+        for pile in state["piles"]
+    ]
+
+
+def held_piles(state: dict[str, Any]) -> list[list[str | None]]:
+    return [[card.get("code") for card in pile["cards"]] for pile in state["piles"]]
+
+
+LIVE = "() => document.body.dataset.live === '1'"
+PHONE: dict[str, Any] = {
+    "viewport": {"width": 390, "height": 844},
+    "has_touch": True,
+    "is_mobile": True,
+}
+
+
+def scrolls_sideways(play: Play) -> bool:
+    width: bool = play.page.evaluate("document.documentElement.scrollWidth > window.innerWidth")
+    return width
 
 
 def legal_drop(state: dict[str, Any]) -> dict[str, Any] | None:
@@ -322,6 +371,245 @@ def test_drag_drop_click_and_undo_play_through_the_api(play: Play, variant: str)
     assert undone["move_count"] == before["move_count"]
     assert [p["cards"] for p in undone["piles"]] == [p["cards"] for p in before["piles"]]
     assert play.shown_version() == undone["version"]
+
+
+def test_two_tabs_on_one_game_stay_in_step(play: Play, browser: Any, server: Server) -> None:
+    play.new_game("rank-and-file", "number", DEALS["rank-and-file"])
+    play.page.wait_for_function(LIVE)
+    viewport = {"width": 1200, "height": 860}
+    with opened(browser, server, storage_state=same_player(play), viewport=viewport) as other:
+        other.page.wait_for_function(LIVE)
+        assert other.game_id == play.game_id
+        assert other.shown_version() == play.shown_version()
+        # A move in the first tab appears in the second within 2 s, without a reload.
+        move = draw_until(play, legal_drop)
+        state = play.state()
+        source = next(p for p in state["piles"] if p["id"] == move["from"])
+        play.drag(move["from"], len(source["cards"]) - move["count"], move["to"])
+        moved = play.state()
+        assert moved["move_count"] == state["move_count"] + 1
+        other.page.wait_for_function(
+            f"() => document.body.dataset.version === '{moved['version']}'", timeout=2_000
+        )
+        other.ready()
+        assert shown_piles(other, moved) == held_piles(moved)
+        assert other.page.inner_text("#moves").startswith(f"{moved['move_count']} move")
+        # A move in the second tab is accepted, and reaches the first.
+        other.page.click("#draw")
+        other.ready()
+        drawn = other.state()
+        assert drawn["move_count"] == moved["move_count"] + 1
+        assert other.last_move() == {"action": "draw"}
+        play.page.wait_for_function(
+            f"() => document.body.dataset.version === '{drawn['version']}'", timeout=2_000
+        )
+        play.ready()
+        assert shown_piles(play, drawn) == held_piles(drawn)
+        reloads = [r for r in play.requests + other.requests if r.resource_type == "document"]
+        assert len(reloads) == 2  # each tab loaded once
+
+
+def test_a_move_from_a_stale_view_shows_the_new_position_first(
+    play: Play, browser: Any, server: Server
+) -> None:
+    play.new_game("rank-and-file", "number", DEALS["rank-and-file"])
+
+    def no_stream(page: Any) -> None:
+        page.route("**/api/v1/games/*/events*", lambda route: route.abort())
+
+    with opened(browser, server, no_stream, storage_state=same_player(play)) as stale:
+        stale.expected.append("net::ERR_FAILED")
+        shown = stale.shown_version()
+        play.page.click("#draw")
+        play.ready()
+        moved = play.state()
+        assert stale.shown_version() == shown < moved["version"]
+        # The stale tab's draw is refused; it shows the position now and says so.
+        stale.page.click("#draw")
+        stale.ready()
+        text, code = stale.message()
+        assert "changed elsewhere" in text and code is None
+        assert stale.shown_version() == moved["version"]
+        assert shown_piles(stale, moved) == held_piles(moved)
+        assert stale.state()["move_count"] == moved["move_count"]
+        # Its next move is made on that position, and accepted.
+        stale.page.click("#draw")
+        stale.ready()
+        assert stale.state()["move_count"] == moved["move_count"] + 1
+
+
+def test_the_stream_is_opened_again_with_a_new_token_after_it_ends(
+    browser: Any, tmp_path: Path
+) -> None:
+    # Tokens good for 1 s, streams ended after 2 s: each reconnect of EventSource is
+    # refused (401), and the client asks for a new token.
+    short = Server(
+        f"sqlite+aiosqlite:///{tmp_path / 'short.sqlite3'}",
+        tmp_path,
+        STREAM_TOKEN_SECONDS="1",
+        STREAM_MAX_SECONDS="2",
+        SOLVABLE_PREPARE_AHEAD="false",
+        LOG_FORMAT="text",
+    )
+    short.start()
+    try:
+        with opened(browser, short) as play:
+            play.expected.append("EventSource's response has a status 401")
+            play.new_game("rank-and-file", "number", DEALS["rank-and-file"])
+            play.page.wait_for_function(LIVE)
+
+            def tokens() -> int:
+                return sum(r.url.endswith("/stream-token") for r in play.requests)
+
+            first = tokens()
+            deadline = time.monotonic() + 20
+            while tokens() == first:
+                assert time.monotonic() < deadline, "no new stream token after the stream ended"
+                play.page.wait_for_timeout(200)
+            play.page.wait_for_function(LIVE)
+            # A change made elsewhere still reaches the page.
+            answer = play.api("POST", f"/games/{play.game_id}/moves", json={"action": "draw"})
+            assert answer.status_code == 200
+            version = answer.json()["version"]
+            play.page.wait_for_function(
+                f"() => document.body.dataset.version === '{version}'", timeout=6_000
+            )
+    finally:
+        short.kill()
+
+
+def test_a_first_visit_deals_no_game_until_asked(play: Play) -> None:
+    # The fixture's page is a first visit: a player, no game, a prompt to deal one.
+    assert play.page.locator("#first").is_visible()
+    assert play.page.locator("#table .pile").count() == 0
+    assert play.storage("solitaire.game") is None
+    assert play.api("GET", "/games").json()["items"] == []
+    stats = play.api("GET", "/players/me/stats").json()
+    assert sum(line["played"] for line in stats["variants"]) == 0
+    # The prompt's button deals the game chosen above.
+    play.page.select_option("#variant", "rows-of-four")
+    play.page.click("#first-new")
+    play.ready()
+    assert play.page.locator("#first").is_hidden()
+    assert play.state()["variant"] == "rows-of-four"
+    stats = play.api("GET", "/players/me/stats").json()
+    assert sum(line["played"] for line in stats["variants"]) == 1
+
+
+def test_an_error_goes_at_the_next_successful_action(play: Play) -> None:
+    play.new_game("rank-and-file", "number", DEALS["rank-and-file"])
+    play.page.uncheck("#auto-play")
+    play.ready()
+    pile = next(p for p in play.state()["piles"] if p["kind"] == "tableau")
+    play.click_card(pile["id"], len(pile["cards"]) - 1)
+    _, code = play.message()
+    assert code == "auto_play_off"
+    play.page.click("#draw")
+    play.ready()
+    # Gone as the draw's answer is shown, not 6 s after the refusal.
+    assert play.page.locator("#message").is_hidden()
+    assert play.last_move() == {"action": "draw"}
+
+
+@pytest.mark.parametrize("screen", ["desktop", "phone"])
+def test_a_hint_does_not_move_the_table(browser: Any, server: Server, screen: str) -> None:
+    args = PHONE if screen == "phone" else {"viewport": {"width": 1200, "height": 860}}
+    with opened(browser, server, **args) as play:
+        play.new_game("rank-and-file", "number", DEALS["rank-and-file"])
+
+        def place() -> tuple[float, float, float]:
+            box = play.page.locator("#table").bounding_box()
+            return box["x"], box["y"], box["width"]
+
+        before = place()
+        play.page.click("#hint-button")
+        play.ready()
+        assert play.page.locator("#hint").is_visible()
+        assert place() == before
+        assert not scrolls_sideways(play)
+        play.page.click("#play-hint")
+        play.ready()
+        assert play.page.locator("#hint").is_hidden()
+        assert place() == before
+
+
+def test_finish_can_be_skipped_to_the_end(play: Play) -> None:
+    play.new_game("rank-and-file", "number", DEALS["rank-and-file"])
+    with play.page.expect_response("**/finish") as answered:
+        play.page.click("#finish")
+    finish = answered.value.json()
+    events = sum(len(step["events"]) for step in finish["steps"])
+    assert events > 50  # some 60 ms each: seconds of animation
+    play.page.locator("#skip").wait_for(state="visible")
+    skipped = time.monotonic()
+    play.page.click("#skip")
+    animated = play.animated_events()
+    play.page.wait_for_function("() => document.body.dataset.status === 'won'", timeout=1_000)
+    play.ready()
+    assert time.monotonic() - skipped < 1.5
+    assert play.animated_events() - animated <= 1  # none of the events left is drawn moving
+    assert play.page.locator("#skip").is_hidden()
+    assert play.page.locator("#won").is_visible()
+    state = play.state()
+    assert state["status"] == "won" and play.shown_version() == state["version"]
+    assert shown_piles(play, state) == held_piles(state)
+
+
+def test_no_page_scrolls_sideways_on_a_phone(browser: Any, server: Server) -> None:
+    with opened(browser, server, **PHONE) as play:
+        assert not scrolls_sideways(play), "the first visit's page"
+        for variant in MAIN_GAMES:
+            play.new_game(variant, "number", DEALS[variant])
+            assert not scrolls_sideways(play), variant
+        play.page.click("#nav-daily")
+        play.ready()
+        assert not scrolls_sideways(play), "the daily page"
+        widths = play.page.evaluate(
+            "[...document.querySelectorAll('#daily-view table')].map(t => t.scrollWidth)"
+        )
+        assert max(widths) <= 390
+        play.page.click("#daily-prev")
+        play.ready()
+        assert not scrolls_sideways(play), "a past date's daily page"
+
+
+def test_the_daily_page_reaches_past_dates(play: Play) -> None:
+    play.page.goto(f"{play.server.base_url}/play/#daily")
+    play.ready()
+    play.page.select_option("#daily-variant", "rainbow")
+    play.ready()
+    today = play.api("GET", "/daily/rainbow/today").json()["date"]
+    assert play.page.input_value("#daily-date") == today
+    assert play.page.locator("#daily-next").is_disabled()
+    play.page.click("#daily-prev")
+    play.ready()
+    yesterday = (date.fromisoformat(today) - timedelta(days=1)).isoformat()
+    daily = play.api("GET", f"/daily/rainbow/{yesterday}").json()
+    assert play.page.input_value("#daily-date") == yesterday
+    assert play.page.inner_text("#daily-title") == f"The deal of {yesterday}"
+    summary = play.page.inner_text("#daily-summary")
+    assert summary.startswith(yesterday) and f"{daily['players']} player" in summary
+    assert "practice" in summary and "not played" in play.page.inner_text("#daily-me")
+    # Its deal is played as practice: the same game the API gives for that date.
+    play.page.click("#daily-play")
+    play.ready()
+    state = play.state()
+    assert state["source"] == "daily" and state["ranked"] is False
+    mine = play.api("POST", f"/daily/rainbow/{yesterday}/game")
+    assert mine.status_code == 200 and mine.json()["id"] == state["id"]
+    # The date picker goes to a date, and the day after comes back to today.
+    play.page.click("#nav-daily")
+    play.ready()
+    before = (date.fromisoformat(today) - timedelta(days=2)).isoformat()
+    play.page.fill("#daily-date", before)
+    play.ready()
+    assert play.page.evaluate("document.body.dataset.dailyDate") == before
+    play.page.click("#daily-next")
+    play.ready()
+    play.page.click("#daily-next")
+    play.ready()
+    assert play.page.inner_text("#daily-title") == "Today's deal"
+    assert play.page.locator("#daily-next").is_disabled()
 
 
 def test_hint_followed_then_a_solvable_game_finished_to_a_win(play: Play) -> None:
@@ -522,6 +810,15 @@ def test_a_phone_screen_holds_the_whole_table(browser: Any, server: Server, vari
             for p in session.state()["piles"]
         ]
         assert all(b["x"] >= 0 and b["x"] + b["width"] <= 390 for b in boxes)
+        # Cards as wide as the piles across allow (ten piles: about 37 px, not 30).
+        columns = max(
+            sum(p["kind"] == "tableau" for p in session.state()["piles"]),
+            sum(p["kind"] != "tableau" for p in session.state()["piles"]),
+        )
+        card = session.card("tableau-0", 0).bounding_box()
+        assert card["width"] >= (390 - 6 - 2 * (columns - 1)) / columns - 0.5
+        if columns == 10:
+            assert card["width"] >= 36 and card["height"] >= 50
         # A tap on the stock draws.
         before = session.state()["move_count"]
         page.tap('[data-pile="stock"]')

@@ -1,0 +1,102 @@
+// @ts-check
+// A game's live stream (docs/api.md, "The live stream of a game"), so that a game open in
+// two tabs stays in step: a stream token, then an EventSource on its URL; each `state`
+// and `change` is handed on. The game is followed while it is in progress. When the
+// stream closes for good (a reconnect refused: its token expired, the server restarted)
+// a new token is asked for and the stream opened again, waiting longer after each
+// failure; EventSource itself reconnects (with Last-Event-ID) after the server ends a
+// stream that was open. It is closed when the game ends or another game is shown.
+// body[data-live] is 1 while the stream is open (for the browser tests).
+
+/** @typedef {import("./api.js").GameState} GameState */
+/** @typedef {import("./model.js").GameEvent} GameEvent */
+
+/** Milliseconds before opening again after a failure, the last one repeated. */
+const RETRY_MS = [500, 1000, 2000, 5000, 15000, 30000];
+
+export class Follow {
+  /**
+   * @param {import("./api.js").Api} api
+   * @param {(state: GameState, events: GameEvent[] | null) => void} onState told each
+   *   state the stream sends, with the events that led to it when the stream has them
+   */
+  constructor(api, onState) {
+    this.api = api;
+    this.onState = onState;
+    /** @type {string | null} the game followed */
+    this.gameId = null;
+    /** @type {EventSource | null} */
+    this.source = null;
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    this.timer = undefined;
+    this.failures = 0;
+  }
+
+  /**
+   * Follows the game of this state while it is in progress (a game followed already
+   * goes on as it is); stops following at its end.
+   * @param {GameState} state
+   */
+  follow(state) {
+    if (state.status !== "playing") {
+      this.stop();
+      return;
+    }
+    if (this.gameId === state.id) return;
+    this.stop();
+    this.gameId = state.id;
+    this.failures = 0;
+    this.open(state.id);
+  }
+
+  stop() {
+    this.gameId = null;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.source) this.source.close();
+    this.source = null;
+    document.body.dataset.live = "0";
+  }
+
+  /** @param {string} gameId */
+  async open(gameId) {
+    let url;
+    try {
+      url = (await this.api.streamToken(gameId)).url;
+    } catch {
+      if (this.gameId === gameId) this.retry(gameId);
+      return;
+    }
+    if (this.gameId !== gameId) return; // another game was shown meanwhile
+    const source = new EventSource(url);
+    this.source = source;
+    source.addEventListener("open", () => {
+      this.failures = 0;
+      document.body.dataset.live = "1";
+    });
+    source.addEventListener("state", (event) => this.onState(JSON.parse(event.data), null));
+    source.addEventListener("change", (event) => {
+      const change = JSON.parse(event.data);
+      this.onState(change.state, change.events.length ? change.events : null);
+    });
+    source.addEventListener("error", () => {
+      if (this.source !== source) return;
+      document.body.dataset.live = "0";
+      // CONNECTING: EventSource reconnects by itself. CLOSED: it gave up; a new token.
+      if (source.readyState === EventSource.CLOSED) {
+        this.source = null;
+        this.retry(gameId);
+      }
+    });
+  }
+
+  /** @param {string} gameId */
+  retry(gameId) {
+    const wait = RETRY_MS[Math.min(this.failures, RETRY_MS.length - 1)];
+    this.failures += 1;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      if (this.gameId === gameId) this.open(gameId);
+    }, wait);
+  }
+}
