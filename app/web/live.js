@@ -5,7 +5,8 @@
 // stream closes for good (a reconnect refused: its token expired, the server restarted)
 // a new token is asked for and the stream opened again, waiting longer after each
 // failure; EventSource itself reconnects (with Last-Event-ID) after the server ends a
-// stream that was open. It is closed when the game ends or another game is shown.
+// stream that was open. A stream opened again asks for the changes since the version
+// it last sent (`since`), so that they can be animated. It is closed when the game ends or another game is shown.
 // body[data-live] is 1 while the stream is open (for the browser tests).
 
 /** @typedef {import("./api.js").GameState} GameState */
@@ -30,6 +31,8 @@ export class Follow {
     /** @type {ReturnType<typeof setTimeout> | undefined} */
     this.timer = undefined;
     this.failures = 0;
+    /** @type {number | null} the version of the last state the stream sent */
+    this.version = null;
   }
 
   /**
@@ -46,6 +49,7 @@ export class Follow {
     this.stop();
     this.gameId = state.id;
     this.failures = 0;
+    this.version = state.version;
     this.open(state.id);
   }
 
@@ -68,15 +72,22 @@ export class Follow {
       return;
     }
     if (this.gameId !== gameId) return; // another game was shown meanwhile
-    const source = new EventSource(url);
+    // A new EventSource sends no Last-Event-ID: `since` resumes from the version held.
+    const since = this.version === null ? "" : `&since=${this.version}`;
+    const source = new EventSource(url + since);
     this.source = source;
     source.addEventListener("open", () => {
       this.failures = 0;
       document.body.dataset.live = "1";
     });
-    source.addEventListener("state", (event) => this.onState(JSON.parse(event.data), null));
+    source.addEventListener("state", (event) => {
+      const state = JSON.parse(event.data);
+      this.version = state.version;
+      this.onState(state, null);
+    });
     source.addEventListener("change", (event) => {
       const change = JSON.parse(event.data);
+      this.version = change.version;
       this.onState(change.state, change.events.length ? change.events : null);
     });
     source.addEventListener("error", () => {
