@@ -38,6 +38,7 @@ if not Path(CHROMIUM).exists():
         raise RuntimeError(f"REQUIRE_BROWSER=1 but no Chromium at {CHROMIUM}")
     pytest.skip(f"no Chromium at {CHROMIUM} (CHROMIUM_PATH)", allow_module_level=True)
 
+ROOT = Path(__file__).resolve().parents[2]
 MAIN_GAMES = ["rank-and-file", "rows-of-four", "rainbow"]
 # Deals of seeds/ (proven winnable), so each main game has a move from the start.
 DEALS = {"rank-and-file": 1, "rows-of-four": 1, "rainbow": 2}
@@ -176,6 +177,16 @@ class Play:
 
     def shown_version(self) -> int:
         return int(self.page.evaluate("document.body.dataset.version"))
+
+    def shot(self, name: str) -> Path:
+        """A screenshot of the page as the test sees it, for a person to look at:
+        `SCREENSHOT_DIR`, else build/screenshots (ignored by git)."""
+        folder = Path(os.environ.get("SCREENSHOT_DIR") or ROOT / "build" / "screenshots")
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{name}.png"
+        self.page.screenshot(path=str(path), full_page=True)
+        assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        return path
 
 
 @contextmanager
@@ -393,6 +404,7 @@ def test_two_tabs_on_one_game_stay_in_step(play: Play, browser: Any, server: Ser
         )
         other.ready()
         assert shown_piles(other, moved) == held_piles(moved)
+        other.shot("two-tabs-second-tab-in-step")
         assert other.page.inner_text("#moves").startswith(f"{moved['move_count']} move")
         # A move in the second tab is accepted, and reaches the first.
         other.page.click("#draw")
@@ -429,6 +441,7 @@ def test_a_move_from_a_stale_view_shows_the_new_position_first(
         stale.ready()
         text, code = stale.message()
         assert "changed elsewhere" in text and code is None
+        stale.shot("stale-tab-shows-the-new-position")
         assert stale.shown_version() == moved["version"]
         assert shown_piles(stale, moved) == held_piles(moved)
         assert stale.state()["move_count"] == moved["move_count"]
@@ -484,6 +497,7 @@ def test_a_first_visit_deals_no_game_until_asked(play: Play) -> None:
     assert play.page.locator("#table .pile").count() == 0
     assert play.storage("solitaire.game") is None
     assert play.api("GET", "/games").json()["items"] == []
+    play.shot("first-visit-prompt")
     stats = play.api("GET", "/players/me/stats").json()
     assert sum(line["played"] for line in stats["variants"]) == 0
     # The prompt's button deals the game chosen above.
@@ -508,6 +522,7 @@ def test_an_error_goes_at_the_next_successful_action(play: Play) -> None:
     play.ready()
     # Gone as the draw's answer is shown, not 6 s after the refusal.
     assert play.page.locator("#message").is_hidden()
+    play.shot("error-gone-after-a-draw")
     assert play.last_move() == {"action": "draw"}
 
 
@@ -526,6 +541,7 @@ def test_a_hint_does_not_move_the_table(browser: Any, server: Server, screen: st
         play.ready()
         assert play.page.locator("#hint").is_visible()
         assert place() == before
+        play.shot(f"hint-shown-{screen}")
         assert not scrolls_sideways(play)
         play.page.click("#play-hint")
         play.ready()
@@ -550,6 +566,7 @@ def test_finish_can_be_skipped_to_the_end(play: Play) -> None:
     assert play.animated_events() - animated <= 1  # none of the events left is drawn moving
     assert play.page.locator("#skip").is_hidden()
     assert play.page.locator("#won").is_visible()
+    play.shot("finish-skipped-to-the-win")
     state = play.state()
     assert state["status"] == "won" and play.shown_version() == state["version"]
     assert shown_piles(play, state) == held_piles(state)
@@ -561,9 +578,11 @@ def test_no_page_scrolls_sideways_on_a_phone(browser: Any, server: Server) -> No
         for variant in MAIN_GAMES:
             play.new_game(variant, "number", DEALS[variant])
             assert not scrolls_sideways(play), variant
+            play.shot(f"phone-{variant}")
         play.page.click("#nav-daily")
         play.ready()
         assert not scrolls_sideways(play), "the daily page"
+        play.shot("phone-daily")
         widths = play.page.evaluate(
             "[...document.querySelectorAll('#daily-view table')].map(t => t.scrollWidth)"
         )
@@ -590,6 +609,7 @@ def test_the_daily_page_reaches_past_dates(play: Play) -> None:
     summary = play.page.inner_text("#daily-summary")
     assert summary.startswith(yesterday) and f"{daily['players']} player" in summary
     assert "practice" in summary and "not played" in play.page.inner_text("#daily-me")
+    play.shot("daily-yesterday")
     # Its deal is played as practice: the same game the API gives for that date.
     play.page.click("#daily-play")
     play.ready()
@@ -845,5 +865,6 @@ def test_a_phone_screen_holds_the_whole_table(browser: Any, server: Server, vari
         session.ready()
         assert session.state()["move_count"] == state["move_count"] + 1
         assert session.last_move() == move
+        session.shot(f"phone-drag-{variant}")
     finally:
         context.close()
