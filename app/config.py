@@ -127,7 +127,7 @@ class Settings(BaseSettings):
     # Open connections per process; one more is answered 503 and closed as it is accepted.
     max_connections: int = Field(default=1_000, ge=1)
     # Live streams of a game (GET /games/{id}/events): open at once per player and per
-    # process, beyond which 429 too_many_streams and 503 streams_full; each ends after
+    # process, beyond which 429 too_many_streams and 429 streams_full; each ends after
     # `stream_max_seconds` (the client reconnects with its last id). A stream reads the
     # game's version every `stream_poll_seconds` (changes by other processes on the same
     # SQLite file; on PostgreSQL, where LISTEN/NOTIFY carries changes across instances,

@@ -247,7 +247,7 @@ class TooManyConnections(ApiError):
 
 
 class StreamsFull(ApiError):
-    code, status = "streams_full", 503
+    code, status = "streams_full", 429
     default_message = "the server holds as many live streams as it can; retry later"
 
     def __init__(self, message: str | None = None) -> None:

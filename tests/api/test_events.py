@@ -332,7 +332,7 @@ async def test_streams_per_player_and_per_instance_are_bounded(
         async with streamer.stream("GET", _events(theirs["id"]), headers=other) as own:
             assert own.status_code == 200
             full = await streamer.get(_events(theirs["id"]), headers=other)
-            error = assert_error(full, 503, "streams_full")
+            error = assert_error(full, 429, "streams_full")
             assert error and full.headers["Retry-After"]
     # Closed streams give their places back.
     async with streamer.stream("GET", _events(game["id"]), headers=auth) as again:

@@ -55,7 +55,7 @@ class StreamEvent:
 
 class StreamLimits:
     """Streams open in this process: at most `per_player` for one player (beyond:
-    429 too_many_streams) and `per_instance` in all (beyond: 503 streams_full)."""
+    429 too_many_streams) and `per_instance` in all (beyond: 429 streams_full)."""
 
     def __init__(self, per_player: int, per_instance: int) -> None:
         self.per_player, self.per_instance = per_player, per_instance
