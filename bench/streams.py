@@ -56,6 +56,8 @@ class Follower:
 
     async def follow(self, client: httpx.AsyncClient, url: str, auth: dict[str, str]) -> None:
         async with client.stream("GET", url, headers=auth) as response:
+            if response.status_code != 200:
+                raise SystemExit(f"a stream answered {response.status_code}")
             async for line in response.aiter_lines():
                 if line.startswith("id:"):
                     self.arrived[int(line[3:].strip())] = time.perf_counter()
@@ -172,7 +174,7 @@ def main() -> int:
     ).stdout.strip()
     print(f"{platform.node()} {platform.processor() or platform.machine()}, commit {commit}")
     with tempfile.TemporaryDirectory() as data:
-        env = {**ENV, "STREAM_RESYNC_SECONDS": "60"}
+        env = {**ENV, "STREAM_RESYNC_SECONDS": "60", "STREAM_MAX_PER_PLAYER": str(args.games)}
         servers = [Server(args.database_url, Path(data), **env) for _ in range(2)]
         try:
             for server in servers:

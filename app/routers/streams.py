@@ -95,7 +95,10 @@ def _sse(event: streams.StreamEvent) -> ServerSentEvent:
 
 async def _framed(stream: streams.GameStream) -> AsyncIterator[ServerSentEvent]:
     async for event in stream.events():
-        yield _sse(event)
+        framed = _sse(event)
+        del event  # nothing of a sent event is kept while the stream waits
+        yield framed
+        del framed
 
 
 @router.get(
