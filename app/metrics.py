@@ -215,8 +215,11 @@ class RouteLabels:
         routing (a body over the limit), of the route the request was for (`before`:
         the scope as it came in); `unmatched` when no route matches."""
         answered = scope.get("route")
-        if answered is not None and id(answered) in self._templates:
-            return self._templates[id(answered)]
+        if answered is not None:
+            # A route added since the table was made: its own template.
+            return self._templates.get(id(answered)) or str(
+                getattr(answered, "path_format", UNMATCHED)
+            )
         partial = UNMATCHED
         for route in self._routes:
             match, _child = route.matches(before)

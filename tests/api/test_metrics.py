@@ -103,6 +103,17 @@ async def test_requests_are_counted_by_route_template_and_status_never_by_id(
     assert requests(await scrape(client), "GET", "/metrics", 200) == 1
 
 
+async def test_a_crash_is_counted_as_a_500_of_its_route(app: FastAPI) -> None:
+    @app.get("/boom/{thing}")
+    async def boom(thing: str) -> None:
+        raise RuntimeError("crashed")
+
+    transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        assert_error(await client.get("/boom/7"), 500, "internal_error")
+        assert requests(await scrape(client), "GET", "/boom/{thing}", 500) == 1
+
+
 async def test_metrics_stay_out_of_the_public_api_and_its_document(
     client: httpx.AsyncClient,
 ) -> None:
