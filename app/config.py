@@ -11,7 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 log = logging.getLogger("app.config")
@@ -150,6 +150,15 @@ class Settings(BaseSettings):
     # Logs of `python -m app.server`: one JSON object per line ("json") or plain text.
     log_format: Literal["json", "text"] = "json"
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    # GET /metrics (Prometheus): when set, only with `Authorization: Bearer <this>`;
+    # unset (or empty), open to anyone who reaches it.
+    metrics_token: SecretStr | None = None
+
+    @field_validator("metrics_token", mode="before")
+    @classmethod
+    def _empty_token_is_none(cls, value: object) -> object:
+        # `METRICS_TOKEN=` (as .env.example writes it) means no token.
+        return None if value == "" else value
 
     @property
     def resolved_database_url(self) -> str:

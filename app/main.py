@@ -19,8 +19,9 @@ from app.db import Database, upgrade_to_head
 from app.engine import VARIANTS
 from app.errors import install_error_handlers
 from app.logs import REQUEST_ID_HEADER, RequestContextMiddleware
+from app.metrics import Metrics, MetricsMiddleware
 from app.middleware import BodyLimitMiddleware, EnvelopeCORSMiddleware, NegotiatedGZipMiddleware
-from app.routers import daily, games, health, players, solver, stats, streams, variants
+from app.routers import daily, games, health, metrics, players, solver, stats, streams, variants
 from app.routers.play import mount_play
 from app.services.claims import new_owner
 from app.services.daily import DailyDeals
@@ -223,7 +224,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
         # One pool for all CPU work: players' hints and finish first, then the daily
         # deals' and solvable pools' proofs in the background (off in tests).
-        app.state.work = work = WorkPool(settings)
+        app.state.work = work = WorkPool(settings, observer=app.state.metrics)
         app.state.solver = SolverService(work, app.state.knowledge)
         secret = app.state.secret_key
         # This instance's name in its claims on background work (several instances on
@@ -261,6 +262,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.auth_limiter = FailedAuthLimiter(settings.auth_failures_per_minute)
     app.state.known_tokens = KnownTokens()
+    # This app's own registry (never the process-wide one): GET /metrics.
+    app.state.metrics = Metrics()
+    app.state.metrics.watch(app.state)
     install_error_handlers(app)
     app.add_middleware(
         EnvelopeCORSMiddleware,
@@ -287,6 +291,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         max_bytes=settings.max_body_bytes,
         timeout=settings.body_timeout_seconds,
     )
+    # Every request counted and timed, its refusals by the body limit too; inside gzip's,
+    # which copies the scope (the route the router puts there is read from it).
+    app.add_middleware(MetricsMiddleware, metrics=app.state.metrics)
     # Compress answers of GZIP_MINIMUM_BYTES or more for a client that accepts gzip
     # (outside the body limit, so its refusals too; ETags are left as they are).
     app.add_middleware(NegotiatedGZipMiddleware, minimum_size=settings.gzip_minimum_bytes)
@@ -303,6 +310,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.include_router(router, prefix=API_PREFIX)
     # Also outside the prefix, for load balancers; not in the schema twice.
     app.add_api_route("/health", health.health, include_in_schema=False, name="health_root")
+    # For operators' Prometheus, outside the prefix and the document (app.routers.metrics).
+    app.include_router(metrics.router)
     # The reference web client, on the same origin as the API it calls.
     mount_play(app)
     _install_openapi(app)

@@ -31,6 +31,9 @@ Players' searches are bounded: beyond `solver_workers + solver_queue` running or
 waiting, a search is refused at once (429 `solver_busy` with `Retry-After`, from how
 long searches take here); finishes may not take the last `solver_hint_workers` places of
 that bound (at least `solver_workers` remain theirs), which stay for hints.
+
+What it does is told to a `WorkObserver` (the app's metrics, `app.metrics`): each
+work's wait for a worker and its run, by kind; `snapshot()` says what waits and runs now.
 """
 
 from __future__ import annotations
@@ -43,7 +46,8 @@ import os
 import time
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from app.config import Settings
 from app.services.proving import Proof, prove
@@ -58,6 +62,56 @@ SOLVABLE = 2
 _PLAYER_LANE = "player"
 _HINT_LANE = "hint"
 _BACKGROUND_LANE = "background"
+LANES = (_PLAYER_LANE, _HINT_LANE, _BACKGROUND_LANE)
+
+# What a piece of work is, for the observer: a player's hint or finish, a proof.
+KINDS = ("hint", "finish", "daily", "solvable")
+# How a run ended: a search's verdict ("solved", "unsolvable", "unknown"; a proof that
+# found no winning line within its budget is "unknown"), or "error" (it raised), or
+# "cancelled" (its caller left: the worker may still finish it).
+OUTCOMES = ("solved", "unsolvable", "unknown", "error", "cancelled")
+
+
+def kind_of(priority: int, hint: bool = False) -> str:
+    if priority == PLAYER:
+        return "hint" if hint else "finish"
+    return "daily" if priority == DAILY else "solvable"
+
+
+def _outcome(value: Any) -> str:
+    if value is None:  # a proof that proved nothing
+        return "unknown"
+    if isinstance(value, Proof):
+        return "solved"
+    return str(value.result)  # a SolveResult
+
+
+class WorkObserver(Protocol):
+    """Told of every piece of work the pool runs (`kind` one of `KINDS`)."""
+
+    def waited(self, kind: str, seconds: float) -> None:
+        """It got a worker after `seconds` in line (0 when one was free)."""
+
+    def ran(self, kind: str, outcome: str, seconds: float) -> None:
+        """It ended on its worker after `seconds`, as `outcome` (one of `OUTCOMES`)."""
+
+
+class _Unobserved:
+    def waited(self, kind: str, seconds: float) -> None:
+        pass
+
+    def ran(self, kind: str, outcome: str, seconds: float) -> None:
+        pass
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The pool now: work waiting for a worker by kind, and each lane's busy workers
+    and size."""
+
+    waiting: dict[str, int]
+    busy: dict[str, int]
+    workers: dict[str, int]
 
 
 def _lower_priority() -> None:
@@ -70,8 +124,9 @@ def _lower_priority() -> None:
 class WorkPool:
     """Three lanes, one waiting line."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, observer: WorkObserver | None = None) -> None:
         self.settings = settings
+        self.observer: WorkObserver = observer or _Unobserved()
         self._executors: dict[str, Executor] = {}
         self._busy = {_PLAYER_LANE: 0, _HINT_LANE: 0, _BACKGROUND_LANE: 0}
         self._order = itertools.count()
@@ -154,10 +209,20 @@ class WorkPool:
 
     async def _run(self, priority: int, function: Any, *args: Any, hint: bool = False) -> Any:
         """`function(*args)` on a worker, when one is free for `priority` (and a hint)."""
+        kind = kind_of(priority, hint)
+        submitted = time.monotonic()
         lane = await self._acquire(priority, hint)
+        started = time.monotonic()
+        self.observer.waited(kind, started - submitted)
+        outcome = "error"
         try:
             executor = self._executor(lane)
-            return await asyncio.get_running_loop().run_in_executor(executor, function, *args)
+            value = await asyncio.get_running_loop().run_in_executor(executor, function, *args)
+            outcome = _outcome(value)
+            return value
+        except asyncio.CancelledError:
+            outcome = "cancelled"
+            raise
         except BrokenProcessPool:
             # A worker died (killed, out of memory): start a fresh pool next time (unless
             # another failure of the same pool already did).
@@ -166,6 +231,15 @@ class WorkPool:
             raise
         finally:
             self._release(lane)
+            self.observer.ran(kind, outcome, time.monotonic() - started)
+
+    def snapshot(self) -> Snapshot:
+        waiting = dict.fromkeys(KINDS, 0)
+        for priority, hint_first, _order, granted, _lanes in self._waiting:
+            if not granted.done():
+                waiting[kind_of(priority, hint=hint_first == 0)] += 1
+        workers = {lane: self._slots(lane) for lane in LANES}
+        return Snapshot(waiting, dict(self._busy), workers)
 
     # --- the work
 

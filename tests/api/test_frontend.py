@@ -409,6 +409,8 @@ def test_env_example_lists_every_setting_with_its_default() -> None:
             continue  # the repository's seeds/, wherever it is
         if isinstance(default, bool):
             default = str(default).lower()
+        if default is None:
+            default = ""  # unset: written as an empty value
         assert assigned[name.upper()] == str(default), name
     # Copied to .env as it is, it changes nothing: every assignment is commented out.
     assert not [line for line in lines if re.match(r"[A-Z_]+=", line)]
