@@ -43,6 +43,15 @@ def test_text_form() -> None:
     assert record.variant.name == "rank-and-file"  # the alias is written as the id
 
 
+def test_the_example_of_the_docs_reads_and_plays() -> None:
+    docs = (SEEDS.parent / "docs" / "api.md").read_text()
+    section = docs[docs.index("### Game records") :]
+    example = section.split("```\n", 2)[1]
+    record = Record.parse(example)
+    assert str(record) == example
+    assert record.replay().status == "playing"
+
+
 def test_long_lines_wrap_and_read_back() -> None:
     variant = get_variant("rank-and-file")
     record = Record(variant, 1, moves=(Move.parse("draw"),) * 200)
