@@ -28,7 +28,14 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
-from app.engine import CorruptState, EngineError, IllegalMove, InvalidDeal, InvalidMove
+from app.engine import (
+    CorruptState,
+    EngineError,
+    IllegalMove,
+    InvalidDeal,
+    InvalidMove,
+    InvalidRecord,
+)
 
 log = logging.getLogger("app.errors")
 
@@ -60,6 +67,8 @@ class ApiError(Exception):
         self.headers = headers
         # For engine refusals: the engine's own reason code (e.g. "wrong_colour").
         self.reason = reason
+        # More of the envelope's fields, where a type has them (`invalid_record`'s place).
+        self.fields: dict[str, Any] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -165,6 +174,15 @@ class NoWinFound(ApiError):
     code, status, default_message = "no_win_found", 409, "no winning line was found"
 
 
+class RecordNotAvailable(ApiError):
+    """A game's record names its deal: refused while the deal is secret (a deal the server
+    chose, until the game is won; a daily deal, until its date is over). 409, not 403:
+    the same player gets it once the game's state (or the date) changes."""
+
+    code, status = "record_not_available", 409
+    default_message = "the game's deal is secret until the game is won"
+
+
 # --- refused requests -------------------------------------------------------------
 
 
@@ -193,6 +211,28 @@ class UnknownVariantError(ApiError):
 class InvalidDealError(ApiError):
     code, status = "invalid_deal", 422
     default_message = "a deal number is a whole number from 1 to 99999999999999999999"
+
+
+class InvalidRecordError(ApiError):
+    """A game record that cannot be read, or whose moves the rules refuse: `reason` is
+    the engine's code, `line` and `move_number` (1-based) say where."""
+
+    code, status, default_message = "invalid_record", 422, "the game record is invalid"
+
+    def __init__(
+        self,
+        message: str | None = None,
+        *,
+        reason: str | None = None,
+        line: int | None = None,
+        move_number: int | None = None,
+    ) -> None:
+        super().__init__(message, reason=reason)
+        self.fields = {
+            name: value
+            for name, value in (("line", line), ("move_number", move_number))
+            if value is not None
+        }
 
 
 class InvalidRules(ApiError):
@@ -278,6 +318,10 @@ _ENGINE_CLASSES: dict[type[EngineError], type[ApiError]] = {
 def from_engine(exc: EngineError) -> ApiError:
     """The API's answer to an engine error: the one place engine errors become codes.
     A corrupt stored position (or an engine error of no known kind) is a bug: 500."""
+    if isinstance(exc, InvalidRecord):
+        return InvalidRecordError(
+            exc.message, reason=exc.code, line=exc.line, move_number=exc.move_number
+        )
     for cls in type(exc).__mro__:
         if not issubclass(cls, EngineError):
             break
@@ -291,10 +335,13 @@ def from_engine(exc: EngineError) -> ApiError:
 # --- the envelope ----------------------------------------------------------------------
 
 
-def error_body(code: str, message: str, reason: str | None = None) -> dict[str, Any]:
+def error_body(
+    code: str, message: str, reason: str | None = None, fields: dict[str, Any] | None = None
+) -> dict[str, Any]:
     error: dict[str, Any] = {"code": code, "message": message}
     if reason is not None:
         error["reason"] = reason
+    error.update(fields or {})
     return {"error": error}
 
 
@@ -304,12 +351,15 @@ def error_response(
     message: str,
     headers: dict[str, str] | None = None,
     reason: str | None = None,
+    fields: dict[str, Any] | None = None,
 ) -> JSONResponse:
-    return JSONResponse(error_body(code, message, reason), status_code=status, headers=headers)
+    return JSONResponse(
+        error_body(code, message, reason, fields), status_code=status, headers=headers
+    )
 
 
 def api_error_response(exc: ApiError) -> JSONResponse:
-    return error_response(exc.code, exc.status, exc.message, exc.headers, exc.reason)
+    return error_response(exc.code, exc.status, exc.message, exc.headers, exc.reason, exc.fields)
 
 
 # Starlette raises HTTPException for routing failures; give them stable codes.

@@ -2,7 +2,15 @@
 
 from .cards import CODE, RANK, SUIT, SUITS, card_code, parse_card
 from .deal import MAX_DEAL, deal, shuffled_deck
-from .errors import CorruptState, EngineError, IllegalMove, InvalidDeal, InvalidMove, UnknownVariant
+from .errors import (
+    CorruptState,
+    EngineError,
+    IllegalMove,
+    InvalidDeal,
+    InvalidMove,
+    InvalidRecord,
+    UnknownVariant,
+)
 from .moves import (
     DRAW_MOVE,
     F_PILES,
@@ -16,6 +24,7 @@ from .moves import (
     Pile,
 )
 from .play import resolve_click
+from .record import RECORD_MAX_CHARS, RECORD_MAX_MOVES, Record
 from .state import State, run_start
 from .variants import VARIANTS, Rules, Variant, get_variant
 
@@ -25,6 +34,8 @@ __all__ = [
     "F_PILES",
     "MAX_DEAL",
     "RANK",
+    "RECORD_MAX_CHARS",
+    "RECORD_MAX_MOVES",
     "REDEAL_MOVE",
     "RESERVE_PILE",
     "STOCK_PILE",
@@ -39,8 +50,10 @@ __all__ = [
     "IllegalMove",
     "InvalidDeal",
     "InvalidMove",
+    "InvalidRecord",
     "Move",
     "Pile",
+    "Record",
     "Rules",
     "State",
     "UnknownVariant",

@@ -35,3 +35,17 @@ class UnknownVariant(EngineError):
 
 class CorruptState(EngineError):
     """Bytes that do not decode to a consistent position."""
+
+
+class InvalidRecord(EngineError):
+    """A game record that cannot be read, or whose line the rules refuse: ``code`` says
+    what (``bad_header``, ``missing_result``, a move's ``bad_move`` or ``wrong_colour``,
+    ``result_mismatch``, ...), ``line`` where (1-based) and ``move_number`` which move
+    (1-based), where the error is in a move."""
+
+    def __init__(
+        self, code: str, message: str, *, line: int | None = None, move_number: int | None = None
+    ) -> None:
+        super().__init__(code, message)
+        self.line = line
+        self.move_number = move_number

@@ -19,9 +19,11 @@ from app.errors import (
     InvalidCursor,
     InvalidDealError,
     InvalidMoveError,
+    InvalidRecordError,
     InvalidRules,
     NoSolvableDeals,
     NothingToUndo,
+    RecordNotAvailable,
     Unauthorized,
     UnknownVariantError,
     ValidationFailed,
@@ -37,6 +39,7 @@ from app.schemas import (
     GameMoveResult,
     GamePage,
     GamePatch,
+    GameRecord,
     GameState,
     MoveLog,
     MoveRequest,
@@ -117,10 +120,16 @@ def command(body: MoveRequestMove | DrawRequest | RedealRequest | ClickRequest) 
     response_model=GameState,
     responses={
         201: {"headers": {**_LOCATION, **ETAG}},
-        **errors(Unauthorized, UnknownVariantError, InvalidDealError, InvalidRules),
-        **errors(NoSolvableDeals),
+        **errors(
+            Unauthorized,
+            UnknownVariantError,
+            InvalidDealError,
+            InvalidRules,
+            InvalidRecordError,
+            NoSolvableDeals,
+        ),
     },
-    summary="Deal a new game",
+    summary="Deal a new game (or play a game record again)",
 )
 async def create_game(
     request: Request,
@@ -139,6 +148,7 @@ async def create_game(
         rules=body.rules.model_dump() if body.rules else None,
         settings=body.settings.model_dump() if body.settings else None,
         solvable_deals=solvable_deals,
+        record=body.record,
     )
     answer_headers(response, answer)
     response.headers["Location"] = str(request.url_for("get_game", game_id=answer.game_id).path)
@@ -311,3 +321,14 @@ async def list_moves(
     ] = games.MOVES_PAGE_DEFAULT,
 ) -> MoveLog:
     return await games.list_moves(session, player, game_id, offset=offset, limit=limit)
+
+
+@router.get(
+    "/{game_id}/record",
+    name="get_game_record",
+    response_model=GameRecord,
+    responses=errors(Unauthorized, GameNotFound, RecordNotAvailable),
+    summary="The game as one text: its deal and its line of play",
+)
+async def get_game_record(game_id: str, session: SessionDep, player: CurrentPlayer) -> GameRecord:
+    return await games.get_record(session, player, game_id)

@@ -128,8 +128,20 @@ class ErrorDetail(BaseModel):
     message: str = Field(examples=["a red card goes on a black one"])
     reason: str | None = Field(
         default=None,
-        description="For illegal_move and invalid_move: the engine's reason code.",
+        description="The engine's reason code, where it gave one (illegal_move, "
+        "invalid_move, invalid_deal, invalid_rules, game_over, invalid_record).",
         examples=["wrong_colour"],
+    )
+    line: int | None = Field(
+        default=None,
+        ge=1,
+        description="invalid_record only: the line of the record (1-based) at fault.",
+    )
+    move_number: int | None = Field(
+        default=None,
+        ge=1,
+        description="invalid_record only, for a move at fault: its number in the record's "
+        "line of play (1-based).",
     )
 
 

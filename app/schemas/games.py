@@ -356,6 +356,20 @@ class MoveLog(BaseModel):
     )
 
 
+class GameRecord(BaseModel):
+    """A game as one text: its deal (variant, number, house rules) and its line of play
+    (docs/api.md, "Game records"); `POST /games` with `{"record": ...}` plays it again."""
+
+    game_id: str
+    version: int = Field(description="The game's version the record was read at.")
+    record: str = Field(
+        examples=[
+            '[Variant "rank-and-file"]\n[Deal "1"]\n[Rules "foundation_return=false"]\n\n'
+            "t0>t8 t1>t7 t2>t7 draw *\n"
+        ]
+    )
+
+
 class Hint(BaseModel):
     move: LegalMove | None = Field(
         description="The next move of a winning line; with none found, a heuristic "

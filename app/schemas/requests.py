@@ -10,6 +10,7 @@ from pydantic import (
     Field,
 )
 
+from app.engine import RECORD_MAX_CHARS
 from app.schemas.common import STRICT, DealNumber
 
 # --- games: requests ------------------------------------------------------------
@@ -43,11 +44,19 @@ class GameCreate(BaseModel):
             "examples": [
                 {"variant": "rank-and-file", "deal": 12345},
                 {"variant": "rainbow", "solvable": True, "settings": {"auto_finish": False}},
+                {
+                    "record": '[Variant "rank-and-file"]\n[Deal "1"]\n'
+                    '[Rules "foundation_return=false"]\n\nt0>t8 t1>t7 draw *\n'
+                },
             ]
         },
     )
 
-    variant: str = Field(description="A variant id or alias.", examples=["rank-and-file"])
+    variant: str | None = Field(
+        default=None,
+        description="A variant id or alias; required, except with `record` (which names it).",
+        examples=["rank-and-file"],
+    )
     deal: DealNumber | None = Field(default=None, description="Omitted: the server chooses.")
     solvable: bool = Field(
         default=False,
@@ -56,6 +65,14 @@ class GameCreate(BaseModel):
     )
     rules: RulesIn | None = None
     settings: GameSettingsIn | None = None
+    record: str | None = Field(
+        default=None,
+        max_length=RECORD_MAX_CHARS,
+        description='A game record (docs/api.md, "Game records"): deal its deal and play '
+        "its moves again, each checked (422 invalid_record, and no game, for any fault). "
+        "Only `settings` may come with it (not `variant`, `deal`, `solvable` or `rules`: "
+        "the record names them).",
+    )
 
 
 class GamePatch(BaseModel):

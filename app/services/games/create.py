@@ -1,5 +1,6 @@
-"""A new game: dealt by number (chosen by the player, the server or the daily deal), or
-one of the proven solvable deals claimed in the transaction that inserts it."""
+"""A new game: dealt by number (chosen by the player, the server or the daily deal), one
+of the proven solvable deals claimed in the transaction that inserts it, or a game
+record's deal with its moves played again."""
 
 from __future__ import annotations
 
@@ -10,13 +11,14 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db import unit_of_work
-from app.engine import EngineError, Rules, State, Variant, deal
+from app.engine import EngineError, Record, Rules, State, Variant, deal
 from app.errors import InvalidRules, ValidationFailed, from_engine
-from app.models import Game, Player, utcnow
+from app.models import Game, Player, new_id, utcnow
 from app.schemas import GameState
 from app.services import ranking, solvable
-from app.services.games.play import DEFAULT_SETTINGS
+from app.services.games.play import DEFAULT_SETTINGS, play_line
 from app.services.games.presenter import Answer, answer, game_state
+from app.services.games.service import save_line
 from app.services.proving import SERVER_DEAL_MAX
 from app.services.solvable import SolvableDeals
 from app.services.variants import find_variant
@@ -26,19 +28,29 @@ async def create_game(
     session: AsyncSession,
     player: Player,
     *,
-    variant_name: str,
+    variant_name: str | None,
     deal_number: int | None,
     solvable: bool,
     rules: dict[str, Any] | None,
     settings: dict[str, Any] | None,
     solvable_deals: SolvableDeals | None = None,
     daily_date: date | None = None,
+    record: str | None = None,
 ) -> Answer[GameState]:
     """A new game. With `daily_date`, `deal_number` is that date's daily deal (source
     "daily"); the unique (player, variant, daily_date) constraint raises IntegrityError
     for a second one, which the daily service turns into "return the existing game".
     `solvable` deals one of `solvable_deals`' proven deals, claimed in the transaction
-    that inserts the game; none ready is 503 no_solvable_deals at once."""
+    that inserts the game; none ready is 503 no_solvable_deals at once. `record`: the
+    deal a game record names, its moves played again (`settings` only beside it)."""
+    if record is not None:
+        if variant_name is not None or deal_number is not None or solvable or rules:
+            raise ValidationFailed(
+                "a record names its variant, deal and rules: give only settings beside it"
+            )
+        return await _create_from_record(session, player, record, settings)
+    if variant_name is None:
+        raise ValidationFailed("give a variant (an id or alias), or a record")
     variant = find_variant(variant_name, where="body")
     if solvable and deal_number is not None:
         raise ValidationFailed("give either a deal number or solvable, not both")
@@ -60,6 +72,33 @@ async def create_game(
         session.add(game)
         await session.flush()
     return answer(game_state(game, state), game)
+
+
+async def _create_from_record(
+    session: AsyncSession, player: Player, text: str, settings: dict[str, Any] | None
+) -> Answer[GameState]:
+    """A game dealt by the record's number (source "deal": the record names it, so it is
+    public) with the record's moves played again, each checked by the engine, and logged
+    as any move is (`play_line`, `save_line`): the same position, move count and status
+    as the game it was read from. The whole record is checked before anything is written:
+    a fault is 422 invalid_record (with its line and move number) and makes no game."""
+    try:
+        parsed = Record.parse(text)
+        parsed.replay()
+    except EngineError as exc:
+        raise from_engine(exc) from exc
+    start = parsed.start()
+    game = _new_game(
+        player, parsed.variant, parsed.deal, "deal", parsed.rules, settings, start, None
+    )
+    line = play_line(game, start, parsed.moves, auto_finish_at=parsed.auto_finish_at)
+    legal = line.state.legal_moves()
+    async with unit_of_work(session):
+        session.add(game)
+        await session.flush()
+        if line.rows:
+            await save_line(session, game, line, legal)
+    return answer(game_state(game, line.state), game)
 
 
 def _deal(variant: Variant, number: int, rules: Rules) -> State:
@@ -106,6 +145,7 @@ def _new_game(
 ) -> Game:
     now = utcnow()
     return Game(
+        id=new_id(),  # known before the insert: a record's moves are logged under it
         player_id=player.id,
         variant=variant.name,
         deal=str(number),

@@ -4,7 +4,7 @@ reads or writes the database; the service saves what `play_line` returns."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,16 +46,26 @@ class Line:
     events: list[dict[str, Any]] = field(default_factory=list)
 
 
-def play_line(game: Game, start: State, commands: Sequence[Command]) -> Line:
+def play_line(
+    game: Game,
+    start: State,
+    commands: Sequence[Command],
+    *,
+    auto_finish_at: Callable[[int], bool] | None = None,
+) -> Line:
     """Play the commands in order from the game's position `start`, each validated by the
     engine; once auto-finish wins the game along the line, the remaining ones are skipped.
-    An illegal move raises its API error (nothing is saved then)."""
+    An illegal move raises its API error (nothing is saved then). Each move is played
+    with the auto-finish as the game's setting says, or as `auto_finish_at(index)` says
+    (a record played again: `Record.auto_finish_at`)."""
     line = Line(start=start, state=start, data=game.state)
-    for command in commands:
+    setting = bool(game.settings.get("auto_finish", True))
+    for index, command in enumerate(commands):
         if line.state.is_won and line.events:
             break
         move = _resolve(line.state, command, game.settings)
-        state, row, events = _play_one(game, line.state, line.data, move, len(line.rows))
+        finish = setting if auto_finish_at is None else auto_finish_at(index)
+        state, row, events = _play_one(game, line.state, line.data, move, len(line.rows), finish)
         line.state, line.data = state, state.to_bytes()
         line.rows.append(row)
         line.steps.append({"move": row["move"], "events": events})
@@ -77,17 +87,15 @@ def _resolve(state: State, command: Command, settings: dict[str, Any]) -> Move:
 
 
 def _play_one(
-    game: Game, state: State, before: bytes, move: Move, played: int
+    game: Game, state: State, before: bytes, move: Move, played: int, auto_finish: bool
 ) -> tuple[State, dict[str, Any], list[dict[str, Any]]]:
     """Apply one engine move to a locked game's position (`before`: its bytes): the
     position after it, its log row's values (the `played`-th move of this write, so its
     version and number follow) and its events as answered. The log keeps the same events
     but a draw's cards: a redeal may turn them face down again, and the log is read
-    later."""
+    later. `auto_finish`: whether the auto-finish may follow the move."""
     try:
-        new_state, events = state.apply(
-            move, auto_finish=bool(game.settings.get("auto_finish", True))
-        )
+        new_state, events = state.apply(move, auto_finish=auto_finish)
     except EngineError as exc:
         raise from_engine(exc) from exc
     answered = [e.to_json() for e in events]

@@ -13,10 +13,11 @@ from typing import Any, Generic, TypeVar, get_args
 import pydantic_core
 from pydantic import BaseModel
 
-from app.engine import Move, State
+from app.engine import Move, Record, Rules, State, get_variant
 from app.models import Game, utcnow
 from app.schemas import (
     GameMoveResult,
+    GameRecord,
     GameSettingsOut,
     GameState,
     GameSummary,
@@ -147,6 +148,19 @@ def game_state(game: Game, state: State) -> GameState:
 def stored_game_state(game: Game) -> GameState:
     """`game_state` of the position the row holds (GET /games/{id}'s answer)."""
     return game_state(game, State.from_bytes(game.state))
+
+
+def game_record(game: Game, move_texts: list[str]) -> GameRecord:
+    """The game as a record: its deal, its effective house rules, the moves of its log
+    (`move_texts`, in order) and whether it is won (docs/api.md, "Game records")."""
+    record = Record(
+        get_variant(game.variant),
+        int(game.deal),
+        Rules.from_json(game.rules),
+        tuple(Move.parse(text) for text in move_texts),
+        won=game.status == "won",
+    )
+    return GameRecord(game_id=game.id, version=game.version, record=str(record))
 
 
 def game_summary(game: Game) -> GameSummary:

@@ -244,6 +244,12 @@ async def delete_move(session: AsyncSession, move_id: int) -> None:
     await session.execute(delete(MoveRow).where(MoveRow.id == move_id))
 
 
+async def move_texts(session: AsyncSession, game_id: str) -> list[str]:
+    """The text form of every move of the log, in order (a game's record)."""
+    query = select(MoveRow.text).where(MoveRow.game_id == game_id).order_by(MoveRow.seq)
+    return list((await session.execute(query)).scalars())
+
+
 async def moves_page(
     session: AsyncSession, game_id: str, *, offset: int, limit: int
 ) -> Sequence[MoveRow]:

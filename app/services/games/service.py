@@ -18,10 +18,18 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db import unit_of_work
-from app.engine import State
-from app.errors import NothingToUndo
+from app.engine import Move, State
+from app.errors import NothingToUndo, RecordNotAvailable
 from app.models import Game, Player, utcnow
-from app.schemas import GameMoveResult, GamePage, GameState, MoveLog, UndoResult
+from app.schemas import (
+    GameMoveResult,
+    GamePage,
+    GameRecord,
+    GameState,
+    MoveLog,
+    UndoResult,
+    rfc3339,
+)
 from app.services import ranking
 from app.services.games import repository
 from app.services.games.cursors import decode_cursor, encode_cursor
@@ -36,10 +44,12 @@ from app.services.games.play import (
 from app.services.games.presenter import (
     Answer,
     answer,
+    game_record,
     game_summary,
     move_answer,
     state_json,
     stored_game_state,
+    visible_deal,
 )
 from app.services.games.repository import POSITIONS, save
 from app.services.games.writes import write_game
@@ -129,6 +139,30 @@ async def list_moves(
         )
 
 
+async def get_record(session: AsyncSession, player: Player, game_id: str) -> GameRecord:
+    """The game as a record (its deal and its line of play), for its owner, once its deal
+    is public: exactly when the state shows `deal` (a record never tells more than the
+    state). Else 409 record_not_available."""
+    player_id = player.id  # read once: a rollback expires the ORM object
+    async with unit_of_work(session, write=False):
+        game = await repository.load_owned(session, player_id, game_id)
+        if visible_deal(game) is None:
+            raise _record_refused(game)
+        texts = await repository.move_texts(session, game.id)
+    return game_record(game, texts)
+
+
+def _record_refused(game: Game) -> RecordNotAvailable:
+    if game.daily_date is not None:
+        ends = rfc3339(ranking.day_end(game.daily_date))
+        return RecordNotAvailable(
+            f"a daily deal is secret until its date is over ({ends}); its record then"
+        )
+    return RecordNotAvailable(
+        f"the server chose this game's deal ({game.source}): it is secret until the game is won"
+    )
+
+
 # --- writes -------------------------------------------------------------------------
 
 
@@ -175,12 +209,11 @@ async def apply_moves(
         if from_position is not None and game.state != from_position.to_bytes():
             raise PositionChanged
         line = play_line(game, POSITIONS.load(game.state), commands)
-        marks = _line_marks(game, line, assisted)
         # The legal moves of the new position, once: its status, the answer's
         # `legal_moves` and every click are read from them.
         legal = line.state.legal_moves()
         if line.rows:
-            await _save_line(session, game, line, line.state.status_given(legal), marks)
+            await save_line(session, game, line, legal, assisted=assisted)
         return move_answer(game, line.state, legal, line.events, line.steps)
 
     return await write_game(
@@ -196,11 +229,15 @@ async def apply_moves(
     )
 
 
-async def _save_line(
-    session: AsyncSession, game: Game, line: Line, status: str, marks: dict[str, Any]
+async def save_line(
+    session: AsyncSession, game: Game, line: Line, legal: list[Move], *, assisted: bool = False
 ) -> None:
-    """One write for all the moves of a line (a finish plays thousands: a write per move
-    held the database for seconds), each still logged as its own move and version."""
+    """Save the moves of a line played on the game (`play_line`; `legal`: the legal moves
+    of the position it ends in): one write for all of them (a finish plays thousands: a
+    write per move held the database for seconds), each still logged as its own move and
+    version. Every line of moves is saved here: `apply_moves`' and a record's."""
+    status = line.state.status_given(legal)
+    marks = _line_marks(game, line, assisted)
     moves = len(line.rows)
     await save(
         session,
