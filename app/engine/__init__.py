@@ -13,6 +13,7 @@ from .errors import (
 )
 from .moves import (
     DRAW_MOVE,
+    EV_UNDO,
     F_PILES,
     REDEAL_MOVE,
     RESERVE_PILE,
@@ -31,6 +32,7 @@ from .variants import VARIANTS, Rules, Variant, get_variant
 __all__ = [
     "CODE",
     "DRAW_MOVE",
+    "EV_UNDO",
     "F_PILES",
     "MAX_DEAL",
     "RANK",

@@ -163,6 +163,11 @@ def test_recent_changes_give_the_events_of_a_span_only_when_all_are_known() -> N
     assert recent.events_between("g", 4, 6) is None
     recent.add(Change("g", 6, 7, events=({"a": 1}, {"b": 2}, {"c": 3})))  # too many to keep
     assert recent.events_between("g", 6, 7) is None
+    recent.add(Change("g", 7, 8, events=({"type": "move", "cards": ["QS"]},)))
+    recent.add(Change("g", 8, 9, events=({"type": "undo"}, {"type": "turn_down"})))
+    assert recent.events_between("g", 7, 8) == [{"type": "move", "cards": ["QS"]}]
+    assert recent.events_between("g", 7, 9) is None  # QS may be face down again
+    assert recent.events_between("g", 8, 9) == [{"type": "undo"}, {"type": "turn_down"}]
     recent.add(Change("h", 0, 1, events=()))
     recent.add(Change("i", 0, 1, events=()))  # a third game: the least recent goes
     assert recent.events_between("i", 0, 1) == []

@@ -18,6 +18,7 @@ from fastapi import FastAPI
 from app.engine import CODE, State
 from tests.api.conftest import API, NewGame
 from tests.api.helpers import stored_state
+from tests.api.sse_helpers import EventReader, StreamingASGITransport
 
 CARD = re.compile(r"\b[A2-9TJQK][SHDC]\b")
 
@@ -121,6 +122,37 @@ async def _play(
     mine = next(item for item in listing["items"] if item["id"] == gid)
     if hidden_deal and mine["status"] != "won":
         assert mine["deal"] is None
+    versions = range(game["version"], current["version"] + 1)
+    await _check_stream(app, auth, gid, versions, await stored_state(app, gid), hidden_deal)
+
+
+async def _check_stream(
+    app: FastAPI,
+    auth: dict[str, str],
+    gid: str,
+    versions: range,
+    state: State,
+    hidden_deal: bool,
+) -> None:
+    """The live stream's first event, resumed from versions the game went through (the
+    changes since, where the server knows them all, else the state): no card it names
+    is face down now, not even one an undone move had shown."""
+    transport = StreamingASGITransport(app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as streamer:
+        for since in versions:
+            url = f"{API}/games/{gid}/events"
+            async with streamer.stream("GET", url, headers=auth, params={"since": since}) as r:
+                try:
+                    event = await EventReader(r).next(timeout=0.3)
+                except TimeoutError:
+                    continue  # at the current version: nothing to send
+            assert event is not None
+            if event.event == "state":
+                _check_answer(event.data, state, hidden_deal)
+            else:
+                _check_answer(event.data["state"], state, hidden_deal)
+                # Only the names: a card an earlier change turned up may have moved since.
+                _check_answer({"named": event.data["events"]}, state, hidden_deal)
 
 
 @pytest.mark.parametrize(

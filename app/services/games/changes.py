@@ -26,6 +26,7 @@ from typing import Any, Protocol
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db import on_commit
+from app.engine import EV_UNDO
 
 # `session.info` key of the app's notifier (set on the sessionmaker in the lifespan).
 NOTIFIER = "notifier"
@@ -89,17 +90,24 @@ class RecentChanges:
 
     def events_between(self, game_id: str, before: int, after: int) -> list[dict[str, Any]] | None:
         """The events of every change of the game from version `before` to `after`, in
-        order; None unless each of them is known here, with its events."""
+        order; None unless each of them is known here, with its events, and none but the
+        first is an undo (it may take back a change of the span whose events named a card
+        that is face down again: a client that missed both gets the state, which does not
+        show it)."""
         events: list[dict[str, Any]] = []
         version = before
         for change in self._games.get(game_id, ()):
             if change.before != version or change.version > after:
                 continue  # before the span (or a gap, which the next check reveals)
-            if change.events is None:
+            if change.events is None or (version != before and _undoes(change)):
                 return None
             events.extend(change.events)
             version = change.version
         return events if version == after else None
+
+
+def _undoes(change: Change) -> bool:
+    return any(event.get("type") == EV_UNDO for event in change.events or ())
 
 
 class Notifier(Protocol):
