@@ -16,7 +16,7 @@ any other and ``research/solvability.py`` counts them.
 One row per deal in the dataset (kind ``survey``; a rerun with the same ``--name`` and
 options skips the deals it holds); exit 0. ``--only 42 --only 45``
 searches just those deals, in that order, where they are left undecided; with
-``--again``, even where rows decide them (a verdict measured again by today's search).
+``--again``, even where rows decide them (a verdict measured again by the current search).
 ``--no-relaxed`` leaves the relaxed tableau's test out (the full search as it was before
 the test), as the rows' ``search`` says.
 ``--relaxed-stock`` and ``--relaxed-states`` say where the relaxed tableau's test is asked

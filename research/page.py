@@ -209,10 +209,11 @@ repository's root:
   21,792,327 positions, 186 won in 12,604,880; 246 and 414, won before by the widest
   passes, undecided): `SELECT json_extract(settings, '$.name'), deal, budget, verdict,
   positions FROM searches WHERE kind = 'transcribed'` (the page's words in `extra`).
-  Deals 14 and 43 searched again by today's full search alone at 35,000,000 positions
-  (`.venv/bin/python -m research full-search rainbow --budget 35000000 --only 14 --only
-  43 --again --name again-35m`, and with `--no-relaxed --name again-35m-no-relaxed`, the
-  search without the relaxed tableau's test, as in the probe): `SELECT deal,
+  Deals 14 and 43 searched again by the full search alone of eb56597 at 35,000,000
+  positions (`.venv/bin/python -m research full-search rainbow --budget 35000000 --only
+  14 --only 43 --again --name again-35m`, and with `--no-relaxed --name
+  again-35m-no-relaxed`, the search without the relaxed tableau's test, as in the
+  probe): `SELECT deal,
   json_extract(settings, '$.search'), verdict, positions, seconds FROM searches WHERE
   game = 'rainbow' AND json_extract(settings, '$.name') LIKE 'again-35m%'`. Without the
   test, 14 is lost in 12,292,327 positions (9 s) and 43 in 32,092,875 (33 s), the
