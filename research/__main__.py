@@ -22,6 +22,7 @@ COMMANDS = {
     "endgames": "endgames",
     "builds": "builds",
     "transfer": "transfer",
+    "transcribe": "transcribed",
 }
 
 

@@ -33,6 +33,8 @@ KINDS = {
     "plain": "the plain exhaustive search on a deal proven lost (confirm-lost)",
     "peer": "a peer solver's answer on a deal of ours (peer)",
     "soundness": "one position late in play: the plain search and the others (soundness)",
+    "transcribed": "a figure an earlier page gave of a search no row kept, transcribed "
+    "from the page (transcribe): not counted, not checked",
 }
 
 SCHEMA = """

@@ -15,7 +15,10 @@ any other and ``research/solvability.py`` counts them.
 
 One row per deal in the dataset (kind ``survey``; a rerun with the same ``--name`` and
 options skips the deals it holds); exit 0. ``--only 42 --only 45``
-searches just those deals, in that order, where they are left undecided.
+searches just those deals, in that order, where they are left undecided; with
+``--again``, even where rows decide them (a verdict measured again by the current search).
+``--no-relaxed`` leaves the relaxed tableau's test out (the full search as it was before
+the test), as the rows' ``search`` says.
 ``--relaxed-stock`` and ``--relaxed-states`` say where the relaxed tableau's test is asked
 and how far one test may run (``app/solver/relaxation.py``; the row's ``search`` names
 them where they are not the defaults): asked at up to 4 stock cards and run to the end,
@@ -67,6 +70,17 @@ def main(argv: list[str] | None = None) -> int:
         help="search only this deal of those left (repeat it; in the order given)",
     )
     parser.add_argument(
+        "--again",
+        action="store_true",
+        help="search the --only deals even where rows decide them",
+    )
+    parser.add_argument(
+        "--no-relaxed",
+        dest="relaxed",
+        action="store_false",
+        help="leave the relaxed tableau's test out",
+    )
+    parser.add_argument(
         "--relaxed-stock",
         type=int,
         default=relaxation.STOCK_LIMIT,
@@ -80,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     variant = get_variant(args.game)
-    search = described(variant, args.relaxed_stock, args.relaxed_states)
+    search = described(variant, args.relaxed_stock, args.relaxed_states, args.relaxed)
     settings = {"name": args.name, "search": search, "table_size": TABLE_SIZE}
     settings["max_depth"] = MAX_DEPTH
     connection = dataset.connect(args.dataset)
@@ -88,12 +102,12 @@ def main(argv: list[str] | None = None) -> int:
     done = {row["deal"] for row in held}
     left = undecided(connection, variant.name, args.budget, args.deals)
     if args.only:
-        left = [number for number in args.only if number in left]
+        left = [number for number in args.only if args.again or number in left]
     for number in left:
         if number in done:
             continue
         row = full_search(
-            variant.name, number, args.budget, args.relaxed_stock, args.relaxed_states
+            variant.name, number, args.budget, args.relaxed_stock, args.relaxed_states, args.relaxed
         )
         row["search"] = search
         record = dataset.survey_row(
@@ -105,18 +119,22 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def described(variant: Variant, stock: int, states: int) -> str:
+def described(variant: Variant, stock: int, states: int, relaxed: bool = True) -> str:
     """The search's words in the rows' settings (the relaxed test's limits where they are
-    not the defaults)."""
+    not the defaults; its absence where it would apply)."""
     search = DESCRIBED + (", up to run arrangement" if arrangements.supports(variant) else "")
-    if relaxation.applies(variant):
+    if relaxation.applies(variant) and not relaxed:
+        search += ", without the relaxed tableau"
+    elif relaxation.applies(variant):
         search += ", relaxed tableau"
         if (stock, states) != (relaxation.STOCK_LIMIT, relaxation.STATE_LIMIT):
             search += f" (stock {stock}, {states:,} states a test)"
     return search
 
 
-def full_search(game: str, number: int, budget: int, stock: int, states: int) -> dict[str, Any]:
+def full_search(
+    game: str, number: int, budget: int, stock: int, states: int, relaxed: bool = True
+) -> dict[str, Any]:
     """One deal's row: the full search alone from its first position (a win's line
     replayed by the engine first)."""
     variant = get_variant(game)
@@ -128,6 +146,7 @@ def full_search(game: str, number: int, budget: int, stock: int, states: int) ->
         arranged=arrangements.supports(variant),
         table_size=TABLE_SIZE,
         max_depth=MAX_DEPTH,
+        relaxed=relaxed,
         relaxed_stock=stock,
         relaxed_states=states,
     )

@@ -175,13 +175,49 @@ repository's root:
   Thieves' 53, of which 45 are lost again at 10M and the eight withdrawn proofs, whose
   rows say `unknown` with `withdrawn` in `extra`).
 - The plain exhaustive search on the lost deals (Canfield: all 112 lost, three of them
-  only at 400,000,000 positions): `SELECT source, budget, verdict, COUNT(*) FROM searches
-  WHERE kind = 'plain' GROUP BY source, budget, verdict`.
-- The peer solver's (Solvitaire's) answers on our lost deals: `SELECT source, game,
-  verdict, COUNT(*) FROM searches WHERE kind = 'peer' GROUP BY source, game, verdict`
-  (its own word in `json_extract(extra, '$.solvitaire')`; its Canfield and Rainbow are
-  smaller games than ours, its Forty Thieves the same game). Its answers on Canfield's
-  deals were never kept as rows, so they are not in the dataset.
+  only at 400,000,000 positions): `SELECT source, game, budget, verdict, COUNT(*) FROM
+  searches WHERE kind = 'plain' GROUP BY source, game, budget, verdict`. Forty Thieves
+  is beyond it: deal 238, proven lost in 531,408 positions, is undecided after
+  200,000,000 plain positions (`.venv/bin/python -m research confirm-lost forty-thieves
+  --deal 238 --budget 200000000`; its row: `SELECT verdict, positions, seconds FROM
+  searches WHERE kind = 'plain' AND game = 'forty-thieves' AND deal = 238`: 349 s; its
+  memory, 2.1 GB at most, is not in the row).
+- The peer solver's (Solvitaire's) answers: `SELECT source, game, verdict, COUNT(*) FROM
+  searches WHERE kind = 'peer' GROUP BY source, game, verdict` (its own word in
+  `json_extract(extra, '$.solvitaire')`, ours within the run's budget in
+  `json_extract(extra, '$.ours')`; its Canfield and Rainbow are smaller games than ours,
+  so there its win would refute our lost proof and its `unsolvable` confirms nothing;
+  its Forty Thieves is the same game). On Canfield, the 112 deals lost within
+  10,000,000 positions (`.venv/bin/python -m research peer canfield --solvitaire BINARY
+  --budget 10m --only unsolvable --timeout 60`) and the 63 undecided within 1,000,000
+  (`--budget 1m --only unknown --timeout 30`): `SELECT json_extract(extra, '$.ours') AS
+  ours, verdict, COUNT(*), MAX(seconds) FROM searches WHERE kind = 'peer' AND game =
+  'canfield' GROUP BY ours, verdict`. It wins none of the 112 and proves all of them
+  lost in its game (7 s at most); of the 63 it wins 11 within 30 s each (our search
+  wins all 11 within 10,000,000), proves 34 lost and times out on 18. Its game is
+  visibly smaller: of those 34, our search wins 27 within 10,000,000 positions, such as
+  deal 90, whose line builds 5♠ on 6♥ with 6 the base rank (`SELECT DISTINCT deal FROM
+  searches WHERE kind = 'peer' AND game = 'canfield' AND verdict = 'unsolvable' AND deal
+  IN (SELECT deal FROM searches WHERE kind = 'survey' AND game = 'canfield' AND budget
+  <= 10000000 AND verdict = 'solved')`).
+- Two searches of Rainbow whose builds are gone, transcribed from this page as it stood
+  at 7bfbbb5 (`.venv/bin/python -m research transcribe`; kind `transcribed`, not
+  counted): the full search alone, up to run arrangement, at 100,000,000 positions on
+  8 of the 35 deals of 1-200 then undecided at 30M (14 proven lost in 12,292,327
+  positions, 43 in 32,092,875; 5, 15, 34, 37, 38 and 42 undecided), and `plan.solve`
+  with its beam passes capped at their 10M share (8.5 M) at 30M (14 proven lost in
+  21,792,327 positions, 186 won in 12,604,880; 246 and 414, won before by the widest
+  passes, undecided): `SELECT json_extract(settings, '$.name'), deal, budget, verdict,
+  positions FROM searches WHERE kind = 'transcribed'` (the page's words in `extra`).
+  Deals 14 and 43 searched again by the full search alone of eb56597 at 35,000,000
+  positions (`.venv/bin/python -m research full-search rainbow --budget 35000000 --only
+  14 --only 43 --again --name again-35m`, and with `--no-relaxed --name
+  again-35m-no-relaxed`, the search without the relaxed tableau's test, as in the
+  probe): `SELECT deal,
+  json_extract(settings, '$.search'), verdict, positions, seconds FROM searches WHERE
+  game = 'rainbow' AND json_extract(settings, '$.name') LIKE 'again-35m%'`. Without the
+  test, 14 is lost in 12,292,327 positions (9 s) and 43 in 32,092,875 (33 s), the
+  probe's figures again; with it, in 92,301 and 65,076.
 - A figure as it stood on an earlier day: the same rule on the rows dated up to that
   day, `.venv/bin/python -m research solvability --budget 10m --deals 200 --until
   2026-12-03` (the dates of the imported rows are those of the commits that recorded
@@ -344,7 +380,8 @@ def _reproofs(connection: sqlite3.Connection) -> str:
         "was withdrawn (its row says `unknown`, with `withdrawn` in `extra`). The plain "
         "exhaustive search (`confirm-lost`, every legal move and no reductions) on "
         f"{int(str(plain)):,} deals proven lost: {int(str(plain_lost)):,} lost again, "
-        "none won." + _lost_again(connection),
+        f"none won, {int(str(plain)) - int(str(plain_lost)):,} undecided within its budget."
+        + _lost_again(connection),
         "",
         "  ",
     )

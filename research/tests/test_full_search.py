@@ -120,3 +120,29 @@ def test_the_relaxed_tests_options_reach_the_search_and_the_row_names_them(
         (8, 100_000),
         (4, 4_000_000),
     ]
+
+
+def test_again_searches_the_deals_named_even_where_rows_decide_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--again --only 2`` measures deal 2 (lost at 10M) again; ``--no-relaxed`` hands the
+    search ``relaxed=False`` and the row's search says so."""
+    path, connection = fresh(tmp_path)
+    add_survey(connection, "rainbow", 10 * M, "a", (1, "solved"), (2, "unsolvable"))
+    asked: list[dict[str, object]] = []
+
+    def lost(*_args: object, **kwargs: object) -> SolveResult:
+        asked.append(kwargs)
+        return SolveResult("unsolvable", [], 7, 1)
+
+    monkeypatch.setattr(full_search.core, "search", lost)
+    argv = ["rainbow", "--deals", "2", "--budget", "30000000", "--dataset", str(path)]
+    assert full_search.main([*argv, "--only", "2"]) == 0
+    assert rows(connection) == []
+    assert full_search.main([*argv, "--only", "2", "--again", "--no-relaxed"]) == 0
+    found = rows(connection)
+    assert [(row["deal"], row["verdict"]) for row in found] == [(2, "unsolvable")]
+    assert json_of(found[0]["settings"])["search"] == (
+        "full search alone, up to run arrangement, without the relaxed tableau"
+    )
+    assert [a["relaxed"] for a in asked] == [False]
