@@ -99,7 +99,9 @@ async def refuse_null_body(request: Request) -> None:
     (app.main), so a JSON `null` is refused as any other body not of the schema (FastAPI
     alone would read it as "no body"). Starlette keeps the body read, for the route."""
     if (await request.body()).strip() == b"null":
-        raise ValidationFailed("the body must be a JSON object, or left out")
+        raise ValidationFailed(
+            "the body must be a JSON object, or left out", field="body", fault="null_body"
+        )
 
 
 NoNullBody = Depends(refuse_null_body)

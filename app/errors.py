@@ -54,6 +54,8 @@ class ApiError(Exception):
     default_message: ClassVar[str] = "internal server error"
     # Where the answer comes from when no handler of ours raises it (documentation only).
     answered_by: ClassVar[str] = "the service"
+    # The answer carries `Retry-After` (declared in the API document where it is answered).
+    sends_retry_after: ClassVar[bool] = False
 
     def __init__(
         self,
@@ -129,6 +131,7 @@ class Unauthorized(ApiError):
 class TooManyAuthFailures(ApiError):
     code, status = "too_many_auth_failures", 429
     default_message = "too many wrong tokens from this address; retry later"
+    sends_retry_after = True
 
 
 # --- not found (a name in the path) -------------------------------------------------
@@ -187,8 +190,25 @@ class RecordNotAvailable(ApiError):
 
 
 class ValidationFailed(ApiError):
+    """422 `validation_error`: the message says it all in one line, and `errors` lists
+    each fault as `{field, code, message}` (`field` dotted, as `settings.auto_play`;
+    `code` pydantic's error type, as `missing` or `bool_parsing`, or ours)."""
+
     code, status, default_message = "validation_error", 422, "invalid request"
     answered_by = "request validation"
+
+    def __init__(
+        self,
+        message: str | None = None,
+        *,
+        field: str = "",
+        fault: str = "invalid",
+        errors: list[dict[str, str]] | None = None,
+    ) -> None:
+        super().__init__(message)
+        if errors is None:
+            errors = [{"field": field, "code": fault, "message": self.message}]
+        self.fields = {"errors": errors}
 
 
 class IllegalMoveError(ApiError):
@@ -253,12 +273,14 @@ class IdempotencyKeyReused(ApiError):
 
 class SolverBusy(ApiError):
     code, status, default_message = "solver_busy", 429, "the solver is busy; retry later"
+    sends_retry_after = True
 
 
 class SolverSearchInProgress(ApiError):
     # One search per player: a player's clients cannot fill the solver's line.
     code, status = "solver_search_in_progress", 429
     default_message = "a search of yours (hint or finish) is still running; retry later"
+    sends_retry_after = True
 
 
 class TooManyStreams(ApiError):
@@ -274,10 +296,12 @@ class InternalError(ApiError):
 
 class NoSolvableDeals(ApiError):
     code, status, default_message = "no_solvable_deals", 503, "no proven deal is ready"
+    sends_retry_after = True
 
 
 class DailyNotReady(ApiError):
     code, status, default_message = "daily_not_ready", 503, "the daily deal is being prepared"
+    sends_retry_after = True
 
 
 class TooManyConnections(ApiError):
@@ -289,6 +313,7 @@ class TooManyConnections(ApiError):
 class StreamsFull(ApiError):
     code, status = "streams_full", 429
     default_message = "the server holds as many live streams as it can; retry later"
+    sends_retry_after = True
 
     def __init__(self, message: str | None = None) -> None:
         super().__init__(message, headers=retry_after(5))
@@ -377,13 +402,31 @@ _HTTP_CODES = {
     429: "too_many_requests",
 }
 
+# Every code an error answer can carry: the catalogue's and the routing failures' above.
+ANSWERED_CODES: tuple[str, ...] = tuple(
+    sorted(set(CATALOGUE) | set(_HTTP_CODES.values()) | {"http_error"})
+)
+
 # Validation error types (pydantic's `type`) that stand for a catalogue code of their
 # own: raised by the schemas' validators (`PydanticCustomError(code, ...)`).
 VALIDATION_CODES: dict[str, type[ApiError]] = {InvalidDealError.code: InvalidDealError}
 
 
+def _field(err: Any) -> str:
+    # A body that is not JSON at all: pydantic's location is the character it stopped at.
+    return "body" if err.get("type") == "json_invalid" else _location(err)
+
+
+# The most faults a validation error lists (a body can have thousands).
+MAX_LISTED_FAULTS = 20
+
+
 def _location(err: Any) -> str:
-    return ".".join(str(p) for p in err.get("loc", ()) if p != "body")
+    """A fault's field: its dotted path in the body, or the parameter's name."""
+    loc = list(err.get("loc", ()))
+    if loc and loc[0] in ("body", "path", "query", "header", "cookie"):
+        loc = loc[1:]
+    return ".".join(str(part) for part in loc)
 
 
 def _validation_message(errors: list[Any]) -> str:
@@ -401,7 +444,11 @@ def validation_error(exc: RequestValidationError) -> ApiError:
     kinds = {err.get("type") for err in errors}
     if len(kinds) == 1 and (named := VALIDATION_CODES.get(str(kinds.pop()))) is not None:
         return named(_validation_message(errors), reason=named.code)
-    return ValidationFailed(_validation_message(errors))
+    faults = [
+        {"field": _field(err), "code": str(err.get("type", "invalid")), "message": err["msg"]}
+        for err in errors[:MAX_LISTED_FAULTS]
+    ]
+    return ValidationFailed(_validation_message(errors), errors=faults)
 
 
 _METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
@@ -441,7 +488,11 @@ def install_error_handlers(app: FastAPI) -> None:
         if exc.status_code == 400:
             # FastAPI's answer to a body it could not decode (invalid UTF-8, JSON nested
             # too deep, an integer of thousands of digits): the documented 422.
-            return error_response("validation_error", 422, "the body is not valid JSON")
+            return api_error_response(
+                ValidationFailed("the body is not valid JSON", field="body", fault="json_invalid")
+            )
+        if exc.status_code == 422:
+            return api_error_response(ValidationFailed(str(exc.detail)))
         code = _HTTP_CODES.get(exc.status_code, "http_error")
         message = exc.detail if isinstance(exc.detail, str) else code.replace("_", " ")
         headers = dict(getattr(exc, "headers", None) or {})

@@ -6,7 +6,6 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import timedelta
-from typing import Any
 
 from fastapi import FastAPI
 from fastapi.routing import APIRoute
@@ -16,6 +15,7 @@ from starlette.types import ASGIApp
 
 from app.config import Settings, get_settings
 from app.db import Database, upgrade_to_head
+from app.document import install_openapi
 from app.engine import VARIANTS
 from app.errors import install_error_handlers
 from app.logs import REQUEST_ID_HEADER, RequestContextMiddleware
@@ -52,87 +52,6 @@ Face-down cards and the stock order never appear in any answer.
 def _operation_id(route: APIRoute) -> str:
     # Stable ids for generated clients: the route's name, never the path.
     return route.name
-
-
-# The bearer scheme as FastAPI names it in components.securitySchemes.
-BEARER = "HTTPBearer"
-
-
-def _optional_body_as_model(operation: dict[str, Any]) -> None:
-    """An optional body (`Model | None = None`) is documented as FastAPI writes it, "the
-    model or null"; say "the model, or no body", which is what it means (a generated
-    client then leaves it out when not given, instead of sending its placeholder)."""
-    body = operation.get("requestBody")
-    if not body or body.get("required"):
-        return
-    for media in body.get("content", {}).values():
-        choices = media.get("schema", {}).get("anyOf", [])
-        models = [choice for choice in choices if choice != {"type": "null"}]
-        if len(choices) == 2 and len(models) == 1:
-            media["schema"] = models[0]
-
-
-def _install_openapi(app: FastAPI) -> None:
-    """Document the error envelope where FastAPI would show its own validation shape,
-    the answers any operation can get (4XX before it runs, 500), and who may call it:
-    `security: []` on public operations, the bearer token where one is required, and the
-    document's default, "a token or none", where it is optional (generated clients then
-    take a plain client there). An operation says its token is
-    optional with `openapi_extra={"security": [{"HTTPBearer": []}, {}]}` (as
-    `get_daily_results` does)."""
-    build = app.openapi
-
-    def openapi() -> dict[str, Any]:
-        if app.openapi_schema:
-            return app.openapi_schema
-        document = build()
-        error_ref = {"$ref": "#/components/schemas/ErrorResponse"}
-        for path in document.get("paths", {}).values():
-            for operation in path.values():
-                # FastAPI adds the scheme of every security dependency to what the
-                # route declared: an optional token shows as {} among them. Those take
-                # the document's default (a token or none) rather than saying it again,
-                # since client generators read any operation-level list as "required".
-                security = operation.get("security", [])
-                if {} in security:
-                    del operation["security"]
-                else:
-                    operation["security"] = security
-                _optional_body_as_model(operation)
-                responses = operation.setdefault("responses", {})
-                responses.setdefault(
-                    "4XX",
-                    {
-                        "description": "Refused before the operation ran: `bad_request`, "
-                        "`request_timeout`, `payload_too_large`, `method_not_allowed`, "
-                        "`cors_refused` (docs/api.md).",
-                        "content": {"application/json": {"schema": error_ref}},
-                    },
-                )
-                if "422" in responses:
-                    # FastAPI's own 422 (parameters, a body) or ours (app.routers.common):
-                    # either way `validation_error`, then the codes the operation names.
-                    named = responses["422"].get("description", "")
-                    codes = named.removeprefix("Refused: ").rstrip(".")
-                    listed = "`validation_error`" + (
-                        f", {codes}" if named.startswith("Refused: ") else ""
-                    )
-                    responses["422"] = {
-                        "description": f"Refused: {listed}.",
-                        "content": {"application/json": {"schema": error_ref}},
-                    }
-                responses["500"] = {
-                    "description": "`internal_error` (no details are shown).",
-                    "content": {"application/json": {"schema": error_ref}},
-                }
-        document["security"] = [{}, {BEARER: []}]
-        schemas = document.get("components", {}).get("schemas", {})
-        schemas.pop("HTTPValidationError", None)
-        schemas.pop("ValidationError", None)
-        app.openapi_schema = document
-        return document
-
-    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def masked_url(url: str) -> str:
@@ -314,7 +233,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(metrics.router)
     # The reference web client, on the same origin as the API it calls.
     mount_play(app)
-    _install_openapi(app)
+    install_openapi(app)
     _outermost(app)
     return app
 

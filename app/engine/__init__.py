@@ -3,6 +3,7 @@
 from .cards import CODE, RANK, SUIT, SUITS, card_code, parse_card
 from .deal import MAX_DEAL, deal, shuffled_deck
 from .errors import (
+    REASONS,
     CorruptState,
     EngineError,
     IllegalMove,
@@ -37,6 +38,7 @@ __all__ = [
     "MAX_DEAL",
     "RANK",
     "RECORD_MAX_CHARS",
+    "REASONS",
     "RECORD_MAX_MOVES",
     "REDEAL_MOVE",
     "RESERVE_PILE",

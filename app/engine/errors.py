@@ -49,3 +49,59 @@ class InvalidRecord(EngineError):
         super().__init__(code, message)
         self.line = line
         self.move_number = move_number
+
+
+# Every code the engine's errors carry, with what it means: the `reason` of the API's
+# refusals (`illegal_move`, `invalid_move`, `invalid_deal`, `invalid_rules`, `game_over`,
+# `invalid_record`), listed in its document. A test finds every code raised here.
+REASONS: dict[str, str] = {
+    # a move the rules refuse (IllegalMove)
+    "bad_count": "more cards than the pile holds, or a count this move cannot have",
+    "bad_move": "a move that is not a move here (from a pile to itself by draw, ...)",
+    "card_face_down": "the cards to move include a face-down card",
+    "empty_pile": "the pile to move from is empty",
+    "foundation_full": "the foundation is complete",
+    "foundation_needs_base": "an empty foundation takes only the base rank (Ace, or the "
+    "deal's base rank)",
+    "foundation_return_not_allowed": "a foundation card may go back only to the tableau, "
+    "and only where the house rule allows it",
+    "game_over": "the game is won: no move is left",
+    "no_redeals_left": "the stock may not be dealt again",
+    "no_such_pile": "a pile id this game does not have (tableau-42)",
+    "no_target": "a click on a card that can go nowhere",
+    "not_a_target": "nothing may be put on that pile",
+    "not_one_rank_higher": "a foundation takes the next rank up in its suit",
+    "not_one_rank_lower": "a tableau card goes only on a card one rank higher",
+    "not_playable": "a click on a card that may not be moved",
+    "nothing_on_ace": "nothing may be built on an Ace in this game",
+    "one_card_to_foundation": "cards go to a foundation one at a time",
+    "reserve_fills_empty": "an empty tableau pile is filled from the reserve, not by a move",
+    "run_not_in_sequence": "the cards to move are not a run this game lets move together",
+    "same_pile": "a move from a pile to itself",
+    "single_cards_only": "this game moves single cards only",
+    "stock_empty": "a draw with the stock empty",
+    "stock_not_empty": "a redeal while the stock still has cards",
+    "stock_not_playable": "cards are drawn from the stock, not moved from it",
+    "waste_empty": "the waste is empty",
+    "wrong_colour": "the tableau builds in alternating colours",
+    "wrong_suit": "the pile builds in suit",
+    # a move that cannot be read (InvalidMove)
+    "bad_action": "an action the API does not know",
+    "bad_card": "not a card code (AS, TD, KH, ...)",
+    "bad_index": "a card index outside the pile",
+    "bad_pile": "not a pile id (stock, waste, reserve, foundation-N, tableau-N)",
+    # a deal, a variant, house rules
+    "invalid_deal": "a deal number is a whole number from 1 to 10^20 - 1",
+    "unknown_variant": "no variant has this id or alias",
+    "bad_rule": "a house rule's value is not true or false",
+    "unknown_rule": "a house rule this variant does not have",
+    # a game record (InvalidRecord; its moves carry the codes above)
+    "bad_header": 'a header line that is not [Name "value"]',
+    "duplicate_header": "a header given twice",
+    "missing_header": "a required header (Variant, Deal) is missing",
+    "missing_result": "the record does not end with its result (won or *)",
+    "result_mismatch": "the result does not match where the moves lead",
+    "too_long": "the record has more characters than a record may have",
+    "too_many_moves": "the record has more moves than a record may have",
+    "unknown_header": "a header the format does not have",
+}

@@ -11,6 +11,9 @@ from app.errors import ApiError
 from app.schemas import ErrorResponse
 from app.services.games import Answer, etag
 
+# The extension of a documented error answer that lists its codes (read by app.main).
+ERROR_CODES = "x-error-codes"
+
 ETAG: dict[str, Any] = {"ETag": {"description": '`"<id>.<version>"`', "schema": {"type": "string"}}}
 
 
@@ -39,17 +42,32 @@ _TITLES = {
 }
 
 
+RETRY_AFTER: dict[str, Any] = {
+    "Retry-After": {
+        "description": "Seconds to wait before asking again.",
+        "schema": {"type": "integer", "minimum": 0},
+    }
+}
+
+
 def errors(*kinds: type[ApiError]) -> dict[int | str, dict[str, Any]]:
     """OpenAPI `responses` entries for the named errors an operation answers, grouped by
-    status, each with the envelope and the codes it may carry (`validation_error` is added
-    to every 422 by app.main)."""
-    by_status: dict[int, list[str]] = defaultdict(list)
+    status: the envelope, the codes it may carry (`x-error-codes`, which app.main turns
+    into the envelope's `code` narrowed to them; `validation_error` is added to every 422
+    there), and `Retry-After` where one of them sends it."""
+    by_status: dict[int, list[type[ApiError]]] = defaultdict(list)
     for kind in kinds:
-        by_status[kind.status].append(f"`{kind.code}`")
-    return {
-        status: {
+        by_status[kind.status].append(kind)
+    responses: dict[int | str, dict[str, Any]] = {}
+    for status, named in sorted(by_status.items()):
+        codes = [kind.code for kind in named]
+        listed = ", ".join(f"`{code}`" for code in codes)
+        response: dict[str, Any] = {
             "model": ErrorResponse,
-            "description": f"{_TITLES.get(status, 'Error')}: {', '.join(codes)}.",
+            "description": f"{_TITLES.get(status, 'Error')}: {listed}.",
+            ERROR_CODES: codes,
         }
-        for status, codes in sorted(by_status.items())
-    }
+        if any(kind.sends_retry_after for kind in named):
+            response["headers"] = RETRY_AFTER
+        responses[status] = response
+    return responses

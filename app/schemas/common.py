@@ -19,7 +19,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from app.engine import MAX_DEAL
+from app.engine import MAX_DEAL, REASONS
+from app.errors import ANSWERED_CODES
 
 # Requests are validated strictly: a field takes exactly the JSON type it declares
 # (`deal` refuses true, "12", 1000.0 and 1e10; `expected_version` refuses "0").
@@ -123,14 +124,61 @@ class _WithDeal(BaseModel):
         return None if self.deal is None else str(self.deal)
 
 
+def _reasons_table() -> str:
+    rows = "\n".join(f"| `{code}` | {meaning} |" for code, meaning in sorted(REASONS.items()))
+    return "\n\n| reason | meaning |\n| --- | --- |\n" + rows
+
+
+ErrorCode = Annotated[
+    str,
+    WithJsonSchema(
+        {
+            "type": "string",
+            "enum": list(ANSWERED_CODES),
+            "description": "The stable code of the error (docs/api.md, the error table); "
+            "each operation lists those it answers, by status.",
+        }
+    ),
+]
+Reason = Annotated[
+    str,
+    WithJsonSchema(
+        {
+            "type": "string",
+            "enum": sorted(REASONS),
+            "description": "The engine's reason, where it gave one (`illegal_move`, "
+            "`invalid_move`, `invalid_deal`, `invalid_rules`, `game_over`, "
+            "`invalid_record`):" + _reasons_table(),
+        }
+    ),
+]
+
+
+class FieldFault(BaseModel):
+    """One fault of a request `validation_error` refused."""
+
+    field: str = Field(
+        description="Where: a dotted path in the body (`settings.auto_play`), or a "
+        "parameter's name; empty for the request as a whole.",
+        examples=["settings.auto_play"],
+    )
+    code: str = Field(
+        description="What: pydantic's error type (`missing`, `bool_parsing`, "
+        "`string_too_long`, ...) or the service's own (`date_format`, "
+        "`deal_and_solvable`, `record_not_alone`, `null_body`, `json_invalid`).",
+        examples=["bool_parsing"],
+    )
+    message: str = Field(examples=["Input should be a valid boolean"])
+
+
 class ErrorDetail(BaseModel):
-    code: str = Field(examples=["illegal_move"])
+    code: ErrorCode = Field(examples=["illegal_move"])
     message: str = Field(examples=["a red card goes on a black one"])
-    reason: str | None = Field(
+    reason: Reason | None = Field(default=None, examples=["wrong_colour"])
+    errors: list[FieldFault] | None = Field(
         default=None,
-        description="The engine's reason code, where it gave one (illegal_move, "
-        "invalid_move, invalid_deal, invalid_rules, game_over, invalid_record).",
-        examples=["wrong_colour"],
+        description="validation_error only: each fault of the request (at most 20), beside "
+        "`message`, which says them in one line.",
     )
     line: int | None = Field(
         default=None,

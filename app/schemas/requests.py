@@ -89,6 +89,11 @@ class _Action(BaseModel):
 
 
 class MoveAction(_Action):
+    # In answers (`legal_moves`, clicks) `count` is always there: required in their schema.
+    model_config = _Action.model_config | ConfigDict(
+        json_schema_serialization_defaults_required=True
+    )
+
     action: Literal["move"]
     from_: str = Field(alias="from", examples=["tableau-2"])
     to: str = Field(examples=["foundation-5"])

@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import (
     BaseModel,
+    ConfigDict,
     Field,
 )
 
@@ -13,6 +14,8 @@ from pydantic import (
 
 
 class HouseRuleOut(BaseModel):
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
+
     name: str = Field(examples=["foundation_return"])
     default: bool = Field(description="The variant's own setting when the game does not choose.")
     description: str = Field(

@@ -77,7 +77,9 @@ def parse_day(text: str) -> date:
             return date.fromisoformat(text)
         except ValueError:
             pass
-    raise ValidationFailed(f"date: expected YYYY-MM-DD or 'today', not {text!r}")
+    raise ValidationFailed(
+        f"date: expected YYYY-MM-DD or 'today', not {text!r}", field="date", fault="date_format"
+    )
 
 
 def playable_day(variant_name: str, day_text: str, first_day: date) -> tuple[str, date]:

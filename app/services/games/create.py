@@ -46,14 +46,22 @@ async def create_game(
     if record is not None:
         if variant_name is not None or deal_number is not None or solvable or rules:
             raise ValidationFailed(
-                "a record names its variant, deal and rules: give only settings beside it"
+                "a record names its variant, deal and rules: give only settings beside it",
+                field="record",
+                fault="record_not_alone",
             )
         return await _create_from_record(session, player, record, settings)
     if variant_name is None:
-        raise ValidationFailed("give a variant (an id or alias), or a record")
+        raise ValidationFailed(
+            "give a variant (an id or alias), or a record", field="variant", fault="missing"
+        )
     variant = find_variant(variant_name, where="body")
     if solvable and deal_number is not None:
-        raise ValidationFailed("give either a deal number or solvable, not both")
+        raise ValidationFailed(
+            "give either a deal number or solvable, not both",
+            field="solvable",
+            fault="deal_and_solvable",
+        )
     try:
         game_rules = Rules.from_json(rules)
     except EngineError as exc:

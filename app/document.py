@@ -1,0 +1,182 @@
+"""The API document as front-ends' generators read it: FastAPI's, shaped once when first
+asked for. Who may call each operation, the error envelope with the codes each answer
+can carry, `Retry-After` where it is sent, and request bodies whose defaults are in
+words (a generator reads a `default` as "always present": openapi-typescript then makes
+the field required in the request type too)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from fastapi import FastAPI
+
+from app.errors import (
+    BadRequest,
+    CorsRefused,
+    InternalError,
+    MethodNotAllowed,
+    PayloadTooLarge,
+    RequestTimeout,
+    ValidationFailed,
+)
+from app.routers.common import ERROR_CODES
+
+# The bearer scheme as FastAPI names it in components.securitySchemes.
+BEARER = "HTTPBearer"
+
+
+def _optional_body_as_model(operation: dict[str, Any]) -> None:
+    """An optional body (`Model | None = None`) is documented as FastAPI writes it, "the
+    model or null"; say "the model, or no body", which is what it means (a generated
+    client then leaves it out when not given, instead of sending its placeholder)."""
+    body = operation.get("requestBody")
+    if not body or body.get("required"):
+        return
+    for media in body.get("content", {}).values():
+        choices = media.get("schema", {}).get("anyOf", [])
+        models = [choice for choice in choices if choice != {"type": "null"}]
+        if len(choices) == 2 and len(models) == 1:
+            media["schema"] = models[0]
+
+
+ERROR_REF = {"$ref": "#/components/schemas/ErrorResponse"}
+# Answered before any operation runs, whichever it is (docs/api.md).
+BEFORE_OPERATION = (
+    BadRequest,
+    RequestTimeout,
+    PayloadTooLarge,
+    MethodNotAllowed,
+    CorsRefused,
+)
+
+
+def _error_content(codes: list[str]) -> dict[str, Any]:
+    """The envelope, its `code` narrowed to `codes`: a generated client's type of the
+    answer is then the union of exactly those codes."""
+    narrowed = {
+        "type": "object",
+        "required": ["error"],
+        "properties": {
+            "error": {
+                "type": "object",
+                "required": ["code"],
+                "properties": {"code": {"type": "string", "enum": codes}},
+            }
+        },
+    }
+    return {"application/json": {"schema": {"allOf": [ERROR_REF, narrowed]}}}
+
+
+def _document_errors(responses: dict[str, Any]) -> None:
+    """Each error answer with the codes it can carry (`x-error-codes` from
+    app.routers.common.errors), the 422 with `validation_error` first (FastAPI's own
+    validation or ours), what any operation can answer before it runs (4XX), and 500."""
+    for status, response in responses.items():
+        codes = response.pop(ERROR_CODES, None)
+        if status == "422":
+            others = [code for code in codes or [] if code != ValidationFailed.code]
+            codes = [ValidationFailed.code, *others]
+            listed = ", ".join(f"`{code}`" for code in codes)
+            response["description"] = f"Refused: {listed}."
+        if codes is not None:
+            response["content"] = _error_content(codes)
+    before = [kind.code for kind in BEFORE_OPERATION]
+    listed = ", ".join(f"`{code}`" for code in before)
+    responses.setdefault(
+        "4XX",
+        {
+            "description": f"Refused before the operation ran: {listed} (docs/api.md).",
+            "content": _error_content(before),
+        },
+    )
+    responses["500"] = {
+        "description": "`internal_error` (no details are shown).",
+        "content": _error_content([InternalError.code]),
+    }
+
+
+def _refs(node: Any) -> Iterator[str]:
+    """The component schemas `node` names, directly."""
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/components/schemas/"):
+            yield ref.rsplit("/", 1)[1]
+        for value in node.values():
+            yield from _refs(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _refs(value)
+
+
+def _reachable(schemas: dict[str, Any], roots: set[str]) -> set[str]:
+    seen: set[str] = set()
+    waiting = list(roots)
+    while waiting:
+        name = waiting.pop()
+        if name not in seen and name in schemas:
+            seen.add(name)
+            waiting.extend(_refs(schemas[name]))
+    return seen
+
+
+def _request_defaults_in_words(document: dict[str, Any]) -> None:
+    """A request body's field with a default is optional: say its default in its
+    description instead of `default`, which generators read as "always present"
+    (openapi-typescript's default settings make such a field required). Only schemas
+    that no answer uses: in answers a default is what it says."""
+    schemas = document.get("components", {}).get("schemas", {})
+    operations = [
+        operation
+        for path in document.get("paths", {}).values()
+        for operation in path.values()
+        if isinstance(operation, dict)
+    ]
+    sent = {name for op in operations for name in _refs(op.get("requestBody", {}))}
+    answered = {name for op in operations for name in _refs(op.get("responses", {}))}
+    for name in _reachable(schemas, sent) - _reachable(schemas, answered):
+        for field in schemas[name].get("properties", {}).values():
+            if "default" not in field:
+                continue
+            default = json.dumps(field.pop("default"))
+            text = field.get("description", "").rstrip()
+            field["description"] = f"{text} Default: `{default}`.".strip()
+
+
+def install_openapi(app: FastAPI) -> None:
+    """Document the error envelope where FastAPI would show its own validation shape,
+    the answers any operation can get (4XX before it runs, 500), and who may call it:
+    `security: []` on public operations, the bearer token where one is required, and the
+    document's default, "a token or none", where it is optional (generated clients then
+    take a plain client there). An operation says its token is
+    optional with `openapi_extra={"security": [{"HTTPBearer": []}, {}]}` (as
+    `get_daily_results` does)."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema:
+            return app.openapi_schema
+        document = build()
+        for path in document.get("paths", {}).values():
+            for operation in path.values():
+                # FastAPI adds the scheme of every security dependency to what the
+                # route declared: an optional token shows as {} among them. Those take
+                # the document's default (a token or none) rather than saying it again,
+                # since client generators read any operation-level list as "required".
+                security = operation.get("security", [])
+                if {} in security:
+                    del operation["security"]
+                else:
+                    operation["security"] = security
+                _optional_body_as_model(operation)
+                _document_errors(operation.setdefault("responses", {}))
+        _request_defaults_in_words(document)
+        document["security"] = [{}, {BEARER: []}]
+        schemas = document.get("components", {}).get("schemas", {})
+        schemas.pop("HTTPValidationError", None)
+        schemas.pop("ValidationError", None)
+        app.openapi_schema = document
+        return document
+
+    app.openapi = openapi  # type: ignore[method-assign]
