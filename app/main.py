@@ -24,6 +24,7 @@ from app.middleware import BodyLimitMiddleware, EnvelopeCORSMiddleware, Negotiat
 from app.routers import daily, games, health, metrics, players, solver, stats, streams, variants
 from app.routers.play import mount_play
 from app.services.claims import new_owner
+from app.services.cursors import PageCursors
 from app.services.daily import DailyDeals
 from app.services.games.changes import NOTIFIER, LocalNotifier
 from app.services.games.listen import PostgresNotifier, connect_arguments
@@ -216,6 +217,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             settings.stream_max_per_player, settings.stream_max_per_instance
         )
         app.state.stream_tokens = StreamTokens(app.state.secret_key, settings.stream_token_seconds)
+        app.state.cursors = PageCursors(app.state.secret_key)
         # What the solver knows: in the database, shared by every instance.
         app.state.knowledge = SolverKnowledge(
             database.sessionmaker,
