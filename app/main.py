@@ -180,6 +180,10 @@ def _outermost(app: FastAPI) -> None:
     app.build_middleware_stack = build_middleware_stack  # type: ignore[method-assign]
 
 
+# The version of the API contract (`info.version`), not of the package.
+API_VERSION = "2.0.0"
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
 
@@ -250,7 +254,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app = FastAPIOffline(
         title="Solitaire service",
-        version="1.0.0",
+        # Semantic versioning; docs/api-changes.md says what each version changed and when
+        # the major moves (its newest entry is this version: a test checks).
+        version=API_VERSION,
         description=DESCRIPTION,
         # Relative: the document is served by the server it describes.
         servers=[{"url": "/", "description": "The server this document is served from"}],
