@@ -17,6 +17,7 @@ from app.config import Settings
 from app.db import Database
 from app.errors import Unauthorized, ValidationFailed
 from app.models import Player
+from app.services.cursors import PageCursors
 from app.services.players import KnownTokens, hash_token, player_for_hash
 from app.services.ratelimit import FailedAuthLimiter
 
@@ -42,6 +43,15 @@ async def get_session(
 # response is sent, not after, so nothing of a request outlives its answer.
 SessionDep = Annotated[AsyncSession, Depends(get_session, scope="function")]
 SettingsDep = Annotated[Settings, Depends(get_app_settings)]
+
+
+async def get_page_cursors(request: Request) -> PageCursors:
+    cursors: PageCursors = request.app.state.cursors
+    return cursors
+
+
+# The sealed page cursors of the lists paged by key (the move log, the daily results).
+PageCursorsDep = Annotated[PageCursors, Depends(get_page_cursors)]
 
 _bearer = HTTPBearer(auto_error=False, description="The token from POST /api/v1/players.")
 

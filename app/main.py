@@ -24,6 +24,7 @@ from app.middleware import BodyLimitMiddleware, EnvelopeCORSMiddleware, Negotiat
 from app.routers import daily, games, health, metrics, players, solver, stats, streams, variants
 from app.routers.play import mount_play
 from app.services.claims import new_owner
+from app.services.cursors import PageCursors
 from app.services.daily import DailyDeals
 from app.services.games.changes import NOTIFIER, LocalNotifier
 from app.services.games.listen import PostgresNotifier, connect_arguments
@@ -98,6 +99,10 @@ def _outermost(app: FastAPI) -> None:
     app.build_middleware_stack = build_middleware_stack  # type: ignore[method-assign]
 
 
+# The version of the API contract (`info.version`), not of the package.
+API_VERSION = "2.0.0"
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
 
@@ -135,6 +140,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             settings.stream_max_per_player, settings.stream_max_per_instance
         )
         app.state.stream_tokens = StreamTokens(app.state.secret_key, settings.stream_token_seconds)
+        app.state.cursors = PageCursors(app.state.secret_key)
         # What the solver knows: in the database, shared by every instance.
         app.state.knowledge = SolverKnowledge(
             database.sessionmaker,
@@ -167,7 +173,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app = FastAPIOffline(
         title="Solitaire service",
-        version="1.0.0",
+        # Semantic versioning; docs/api-changes.md says what each version changed and when
+        # the major moves (its newest entry is this version: a test checks).
+        version=API_VERSION,
         description=DESCRIPTION,
         # Relative: the document is served by the server it describes.
         servers=[{"url": "/", "description": "The server this document is served from"}],

@@ -17,6 +17,17 @@ ERROR_CODES = "x-error-codes"
 ETAG: dict[str, Any] = {"ETag": {"description": '`"<id>.<version>"`', "schema": {"type": "string"}}}
 
 
+def not_modified(headers: dict[str, Any]) -> dict[str, Any]:
+    """The OpenAPI entry of a conditional GET's 304: no body, and the headers it carries
+    (its ETag), so that generated clients type it (docs/api.md, "Conditional requests")."""
+    return {
+        "description": "Not modified: `If-None-Match` matched the current ETag. No body: "
+        "keep the copy you have (openapi-fetch answers `data` undefined and `error` "
+        '`""`: test `response.status === 304` first).',
+        "headers": headers,
+    }
+
+
 def answer_headers(response: Response, answer: Answer[Any]) -> None:
     """The headers of an answer showing a game: its ETag, and whether it was replayed."""
     response.headers["ETag"] = etag(answer.game_id, answer.version)

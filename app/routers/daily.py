@@ -8,9 +8,15 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, Path, Query, Request, Response
 
-from app.deps import CurrentPlayer, OptionalPlayer, SessionDep, SettingsDep
-from app.errors import DailyNotAvailable, DailyNotReady, Unauthorized, VariantNotFound
-from app.routers.common import answer_headers, errors, etag_matches
+from app.deps import CurrentPlayer, OptionalPlayer, PageCursorsDep, SessionDep, SettingsDep
+from app.errors import (
+    DailyNotAvailable,
+    DailyNotReady,
+    InvalidCursor,
+    Unauthorized,
+    VariantNotFound,
+)
+from app.routers.common import answer_headers, errors, etag_matches, not_modified
 from app.schemas import DailyOut, DailyResults, GameState
 from app.services import daily
 from app.services.daily import DailyDeals
@@ -53,6 +59,17 @@ _DAILY_ERRORS: dict[int | str, dict[str, Any]] = errors(DailyNotAvailable, Varia
 _NOT_READY = errors(DailyNotReady)
 
 
+# The headers of a daily deal's answer, 200 and 304 alike.
+_CACHE_HEADERS: dict[str, Any] = {
+    "Cache-Control": {
+        "description": "`no-cache` while the date's figures can change (a cache revalidates "
+        "with the ETag); a day once they cannot.",
+        "schema": {"type": "string"},
+    },
+    "ETag": {"description": "Of this answer.", "schema": {"type": "string"}},
+}
+
+
 def _settled(day: date) -> bool:
     return datetime.now(UTC) >= day_end(day) + SETTLED_AFTER
 
@@ -67,17 +84,8 @@ def _daily_etag(answer: DailyOut) -> str:
     name="get_daily",
     response_model=DailyOut,
     responses={
-        200: {
-            "headers": {
-                "Cache-Control": {
-                    "description": "`no-cache` while the date's figures can change (a "
-                    "cache revalidates with the ETag); a day once they cannot.",
-                    "schema": {"type": "string"},
-                },
-                "ETag": {"description": "Of this answer.", "schema": {"type": "string"}},
-            }
-        },
-        304: {"description": "Not modified (If-None-Match matched the ETag)."},
+        200: {"headers": _CACHE_HEADERS},
+        304: not_modified(_CACHE_HEADERS),
         **_DAILY_ERRORS,
     },
     summary="The daily deal of a date: players and wins (no cards)",
@@ -142,7 +150,7 @@ async def play_daily(
     "/{variant}/{date}/results",
     name="get_daily_results",
     response_model=DailyResults,
-    responses={**errors(Unauthorized), **_DAILY_ERRORS},
+    responses={**errors(Unauthorized, InvalidCursor), **_DAILY_ERRORS},
     summary="Who won the daily deal, ranked by moves then time",
     # The token is optional here (it adds the caller's own result): say so, or clients
     # generated from the document demand one.
@@ -154,8 +162,17 @@ async def get_daily_results(
     session: SessionDep,
     player: OptionalPlayer,
     settings: SettingsDep,
+    cursors: PageCursorsDep,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
     offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
+    cursor: Annotated[
+        str | None,
+        Query(
+            max_length=512,
+            description="A page's `next_cursor`: the next page starts after it (`offset` "
+            "must then be left at 0).",
+        ),
+    ] = None,
 ) -> DailyResults:
     return await daily.daily_results(
         session,
@@ -165,4 +182,6 @@ async def get_daily_results(
         first_day=settings.daily_first_date,
         limit=limit,
         offset=offset,
+        cursor=cursor,
+        cursors=cursors,
     )

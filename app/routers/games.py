@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Depends, Header, Query, Request, Response
 
 from app.config import Settings
-from app.deps import CurrentPlayer, NoNullBody, SessionDep
+from app.deps import CurrentPlayer, NoNullBody, PageCursorsDep, SessionDep
 from app.engine import DRAW_MOVE, REDEAL_MOVE, EngineError, Move, Pile
 from app.errors import (
     AutoPlayOff,
@@ -30,7 +30,7 @@ from app.errors import (
     VersionConflict,
     from_engine,
 )
-from app.routers.common import ETAG, answer_headers, errors, etag_matches
+from app.routers.common import ETAG, answer_headers, errors, etag_matches, not_modified
 from app.schemas import (
     MOVE_REQUEST_EXAMPLES,
     ClickRequest,
@@ -177,7 +177,7 @@ async def list_games(
     response_model=GameState,
     responses={
         200: {"headers": ETAG},
-        304: {"description": "Not modified (If-None-Match matched the ETag)."},
+        304: not_modified(ETAG),
         **errors(Unauthorized, GameNotFound),
     },
     summary="The state of a game",
@@ -295,13 +295,14 @@ async def undo_move(
     "/{game_id}/moves",
     name="list_moves",
     response_model=MoveLog,
-    responses=errors(Unauthorized, GameNotFound, ValidationFailed),
+    responses=errors(Unauthorized, GameNotFound, ValidationFailed, InvalidCursor),
     summary="The accepted moves, in order (paginated)",
 )
 async def list_moves(
     game_id: str,
     session: SessionDep,
     player: CurrentPlayer,
+    cursors: PageCursorsDep,
     offset: Annotated[
         int,
         Query(
@@ -319,8 +320,18 @@ async def list_moves(
             f"{games.MOVES_PAGE_DEFAULT}, {games.MOVES_PAGE_MAX}).",
         ),
     ] = games.MOVES_PAGE_DEFAULT,
+    cursor: Annotated[
+        str | None,
+        Query(
+            max_length=512,
+            description="A page's `next_cursor`: the next page starts after it (`offset` "
+            "must then be left at 0).",
+        ),
+    ] = None,
 ) -> MoveLog:
-    return await games.list_moves(session, player, game_id, offset=offset, limit=limit)
+    return await games.list_moves(
+        session, player, game_id, offset=offset, limit=limit, cursor=cursor, cursors=cursors
+    )
 
 
 @router.get(

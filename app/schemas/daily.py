@@ -57,6 +57,10 @@ class DailyResults(BaseModel):
     )
     items: list[DailyResultEntry]
     next_offset: int | None = Field(description="Pass as `offset` for the next page; null: end.")
+    next_cursor: str | None = Field(
+        description="Or pass this as `cursor` for the next page (opaque; pages by cursor "
+        "neither repeat nor skip a winner as wins are added); null: end."
+    )
     me: DailyOwnResult | None = Field(
         description="The caller's own game of the day (with a bearer token); null otherwise."
     )

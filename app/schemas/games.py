@@ -345,7 +345,8 @@ class MoveLogEntry(BaseModel):
 
 
 class MoveLog(BaseModel):
-    """One page of the line of play (`offset`, `limit`): all of it when it fits."""
+    """One page of the line of play (`offset` or `cursor`, `limit`): all of it when it
+    fits."""
 
     game_id: str
     version: int = Field(description="The game's version when the page was read.")
@@ -353,6 +354,10 @@ class MoveLog(BaseModel):
     items: list[MoveLogEntry] = Field(description="Moves seq offset + 1 on, in order.")
     next_offset: int | None = Field(
         description="Pass as `offset` for the next page; null: this page reaches the end."
+    )
+    next_cursor: str | None = Field(
+        description="Or pass this as `cursor` for the next page (opaque); null: this page "
+        "reaches the end.",
     )
 
 

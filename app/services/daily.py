@@ -43,11 +43,18 @@ from sqlalchemy.sql.elements import ColumnElement
 from app.config import Settings
 from app.db import unit_of_work
 from app.engine import VARIANTS
-from app.errors import DailyNotAvailable, DailyNotReady, ValidationFailed, retry_after
+from app.errors import (
+    DailyNotAvailable,
+    DailyNotReady,
+    InvalidCursor,
+    ValidationFailed,
+    retry_after,
+)
 from app.models import DailyDeal, Game, Player
 from app.schemas import DailyOut, DailyOwnResult, DailyResultEntry, DailyResults, GameState
 from app.seeds import public_deals
 from app.services import claims, games
+from app.services.cursors import PageCursors
 from app.services.games import Answer
 from app.services.proving import Proof, derive_deal
 from app.services.ranking import day_end, deal_published, is_ranked
@@ -386,6 +393,73 @@ def _aware(moment: datetime | None) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
+RESULTS_CURSOR = "daily-results"
+
+
+def _ranks_before(session: AsyncSession, a: Any, b: Any) -> ColumnElement[bool]:
+    """Does game `a` rank before game `b` (by moves, then time taken, then id), compared
+    in SQL as the results list orders them?"""
+    a_ms, b_ms = _duration_ms(session, a), _duration_ms(session, b)
+    same_moves = a.move_count == b.move_count
+    return or_(
+        a.move_count < b.move_count,
+        and_(same_moves, a_ms < b_ms),
+        and_(same_moves, a_ms == b_ms, a.id < b.id),
+    )
+
+
+class ResultsPage:
+    """Where a page of the results starts: after `offset` winners, or after the winner a
+    cursor names (its rank found again, so ranks stay right as wins are added)."""
+
+    def __init__(self, *, offset: int, cursor: str | None, cursors: PageCursors | None) -> None:
+        if cursor and offset:
+            raise ValidationFailed("give `cursor` or `offset`, not both (offset 0 is its default)")
+        self.offset, self.cursor, self.cursors = offset, cursor, cursors
+
+    def _after_id(self, variant: str, day: date) -> str | None:
+        if not self.cursor:  # `cursor=` empty: the first page, as for `GET /games`
+            return None
+        if self.cursors is None:
+            raise InvalidCursor()
+        match self.cursors.open(RESULTS_CURSOR, _results_context(variant, day), self.cursor):
+            case [str(game_id)]:
+                return game_id
+        raise InvalidCursor()
+
+    async def rows(
+        self, session: AsyncSession, variant: str, day: date, won: ColumnElement[bool], limit: int
+    ) -> tuple[int, list[Any]]:
+        """The rank before the page's first winner, and the page's (game, name) rows."""
+        query = (
+            select(Game, Player.name)
+            .join(Player, Player.id == Game.player_id)
+            .where(won)
+            .order_by(Game.move_count, _duration_ms(session, Game), Game.id)
+            .limit(limit)
+        )
+        after_id = self._after_id(variant, day)
+        if after_id is None:
+            rows = (await session.execute(query.offset(self.offset))).all()
+            return self.offset, list(rows)
+        mark = (await session.execute(select(Game).where(Game.id == after_id, won))).scalar()
+        if mark is None:  # sealed by this server, so only a winner that is gone
+            raise InvalidCursor()
+        before = await _rank(session, mark, won) + 1
+        last = aliased(Game)
+        query = query.join(last, last.id == mark.id).where(_ranks_before(session, last, Game))
+        return before, list((await session.execute(query)).all())
+
+    def next_cursor(self, variant: str, day: date, game: Game) -> str | None:
+        if self.cursors is None:
+            return None
+        return self.cursors.seal(RESULTS_CURSOR, _results_context(variant, day), [game.id])
+
+
+def _results_context(variant: str, day: date) -> str:
+    return f"{variant}|{day.isoformat()}"
+
+
 async def daily_results(
     session: AsyncSession,
     player: Player | None,
@@ -395,27 +469,22 @@ async def daily_results(
     first_day: date,
     limit: int,
     offset: int,
+    cursor: str | None = None,
+    cursors: PageCursors | None = None,
 ) -> DailyResults:
     """Ranked winners (`ranked_win`) by moves, then time taken, then who was first to the
-    game. The caller's own game is shown whatever it is; an unranked win has no rank."""
+    game. The caller's own game is shown whatever it is; an unranked win has no rank.
+    A page starts after `offset` winners, or after the winner of a `cursor` (a page's
+    `next_cursor`; `offset` then stays 0)."""
+    page = ResultsPage(offset=offset, cursor=cursor, cursors=cursors)
     variant, day = playable_day(variant_name, day_text, first_day)
     won = and_(Game.variant == variant, Game.daily_date == day, ranked_win())
-    duration = _duration_ms(session, Game)
     async with unit_of_work(session, write=False):
         total = (await session.execute(select(func.count(Game.id)).where(won))).scalar_one()
-        rows = (
-            await session.execute(
-                select(Game, Player.name)
-                .join(Player, Player.id == Game.player_id)
-                .where(won)
-                .order_by(Game.move_count, duration, Game.id)
-                .limit(limit)
-                .offset(offset)
-            )
-        ).all()
+        before, rows = await page.rows(session, variant, day, won, limit)
         items = [
             DailyResultEntry(
-                rank=offset + i + 1,
+                rank=before + i + 1,
                 name=name,
                 moves=game.move_count,
                 time_ms=_ms(game),
@@ -423,41 +492,54 @@ async def daily_results(
             )
             for i, (game, name) in enumerate(rows)
         ]
-        me = None
-        if player is not None:
-            mine = await _own_game(session, player.id, variant, day)
-            if mine is not None:
-                won_mine = mine.status == "won"
-                rank = None
-                if won_mine and mine.ranked and not mine.assisted:
-                    rank = await _rank(session, mine, won) + 1
-                me = DailyOwnResult(
-                    game_id=mine.id,
-                    status=mine.status,  # type: ignore[arg-type]  # a Status, as stored
-                    moves=mine.move_count,
-                    assisted=mine.assisted,
-                    ranked=is_ranked(mine, datetime.now(UTC)),
-                    rank=rank,
-                    time_ms=_ms(mine) if won_mine else None,
-                )
+        me = await _own_result(session, player, variant, day, won)
+    end = before + len(rows)
+    more = bool(rows) and end < total
     return DailyResults(
         variant=variant,
         date=day.isoformat(),
         total=int(total),
         items=items,
-        next_offset=offset + limit if offset + limit < total else None,
+        next_offset=end if more else None,
+        next_cursor=page.next_cursor(variant, day, rows[-1][0]) if more else None,
         me=me,
+    )
+
+
+async def _own_result(
+    session: AsyncSession,
+    player: Player | None,
+    variant: str,
+    day: date,
+    won: ColumnElement[bool],
+) -> DailyOwnResult | None:
+    """The caller's own game of the day, ranked or not (none without a token)."""
+    if player is None:
+        return None
+    mine = await _own_game(session, player.id, variant, day)
+    if mine is None:
+        return None
+    won_mine = mine.status == "won"
+    rank = None
+    if won_mine and mine.ranked and not mine.assisted:
+        rank = await _rank(session, mine, won) + 1
+    return DailyOwnResult(
+        game_id=mine.id,
+        status=mine.status,  # type: ignore[arg-type]  # a Status, as stored
+        moves=mine.move_count,
+        assisted=mine.assisted,
+        ranked=is_ranked(mine, datetime.now(UTC)),
+        rank=rank,
+        time_ms=_ms(mine) if won_mine else None,
     )
 
 
 async def _rank(session: AsyncSession, mine: Game, won: ColumnElement[bool]) -> int:
     """How many winners rank before `mine`, compared in SQL as the list orders them."""
     me = aliased(Game)
-    mine_ms, other_ms = _duration_ms(session, me), _duration_ms(session, Game)
-    before = or_(
-        Game.move_count < me.move_count,
-        and_(Game.move_count == me.move_count, other_ms < mine_ms),
-        and_(Game.move_count == me.move_count, other_ms == mine_ms, Game.id < me.id),
+    query = (
+        select(func.count(Game.id))
+        .join(me, me.id == mine.id)
+        .where(won, _ranks_before(session, Game, me))
     )
-    query = select(func.count(Game.id)).join(me, me.id == mine.id).where(won, before)
     return int((await session.execute(query)).scalar_one())

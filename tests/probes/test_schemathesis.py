@@ -107,10 +107,18 @@ KNOWN_FAILURES: list[Known] = [
     ),
     Known(
         "positive_data_acceptance",
-        r"GET /api/v1/games",
+        r"GET /api/v1/(games|games/\{game_id\}/moves|daily/\{variant\}/\{date\}/results)",
         "a cursor is an opaque token the API gave; any other string is refused",
         status=422,
         code="invalid_cursor",
+    ),
+    Known(
+        "positive_data_acceptance",
+        r"GET /api/v1/(games/\{game_id\}/moves|daily/\{variant\}/\{date\}/results)",
+        "a page starts at a `cursor` or at an `offset`, not both (a rule across two parameters)",
+        status=422,
+        code="validation_error",
+        request=r"give `cursor` or `offset`",
     ),
     Known(
         "positive_data_acceptance",

@@ -19,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db import unit_of_work
 from app.engine import Move, State
-from app.errors import NothingToUndo, RecordNotAvailable
+from app.errors import InvalidCursor, NothingToUndo, RecordNotAvailable, ValidationFailed
 from app.models import Game, Player, utcnow
 from app.schemas import (
     GameMoveResult,
@@ -31,6 +31,7 @@ from app.schemas import (
     rfc3339,
 )
 from app.services import ranking
+from app.services.cursors import PageCursors
 from app.services.games import repository
 from app.services.games.cursors import decode_cursor, encode_cursor
 from app.services.games.play import (
@@ -59,6 +60,23 @@ from app.services.idempotency import Idempotency
 # is ~250 bytes of JSON; most games fit in one default page, as before pagination).
 MOVES_PAGE_DEFAULT = 1000
 MOVES_PAGE_MAX = 1000
+
+
+MOVES_CURSOR = "moves"
+
+
+def _moves_cursor_offset(
+    cursors: PageCursors | None, game_id: str, cursor: str, offset: int
+) -> int:
+    """The seq a moves cursor ends at (the page after it starts at the next seq)."""
+    if offset:
+        raise ValidationFailed("give `cursor` or `offset`, not both (offset 0 is its default)")
+    if cursors is None:
+        raise InvalidCursor()
+    match cursors.open(MOVES_CURSOR, game_id, cursor):
+        case [int(seq)] if seq >= 0:
+            return seq
+    raise InvalidCursor()
 
 
 # --- reads --------------------------------------------------------------------------
@@ -109,9 +127,15 @@ async def list_moves(
     *,
     offset: int = 0,
     limit: int = MOVES_PAGE_DEFAULT,
+    cursor: str | None = None,
+    cursors: PageCursors | None = None,
 ) -> MoveLog:
     """One page of the move log: the moves with `seq` from `offset + 1` on, at most
-    `limit` of them (`seq` runs 1, 2, 3, ... with no gaps, so the offset is a seq)."""
+    `limit` of them (`seq` runs 1, 2, 3, ... with no gaps, so the offset is a seq).
+    A `cursor` (the `next_cursor` of a page) says where the page starts instead; with it
+    `offset` must be left at 0."""
+    if cursor:
+        offset = _moves_cursor_offset(cursors, game_id, cursor, offset)
     player_id = player.id  # read once: a rollback expires the ORM object
     async with unit_of_work(session, write=False):
         game = await repository.load_owned(session, player_id, game_id)
@@ -128,13 +152,17 @@ async def list_moves(
             for r in rows
         ]
         end = offset + len(items)
+        more = bool(items) and end < game.move_count
         return MoveLog.model_validate(
             {
                 "game_id": game.id,
                 "version": game.version,
                 "total": game.move_count,
                 "items": items,
-                "next_offset": end if items and end < game.move_count else None,
+                "next_offset": end if more else None,
+                "next_cursor": cursors.seal(MOVES_CURSOR, game.id, [end])
+                if more and cursors is not None
+                else None,
             }
         )
 
