@@ -3,13 +3,23 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import Response
+from fastapi import Query, Response
 
 from app.errors import ApiError
 from app.schemas import ErrorResponse
 from app.services.games import Answer, etag
+
+# A list's cursor beside its offset (the move log, the daily results).
+PageCursor = Annotated[
+    str | None,
+    Query(
+        max_length=512,
+        description="A page's `next_cursor`: the next page starts after it (`offset` must "
+        "then be left at 0).",
+    ),
+]
 
 # The extension of a documented error answer that lists its codes (read by app.main).
 ERROR_CODES = "x-error-codes"

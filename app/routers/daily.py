@@ -16,7 +16,7 @@ from app.errors import (
     Unauthorized,
     VariantNotFound,
 )
-from app.routers.common import answer_headers, errors, etag_matches, not_modified
+from app.routers.common import PageCursor, answer_headers, errors, etag_matches, not_modified
 from app.schemas import DailyOut, DailyResults, GameState
 from app.services import daily
 from app.services.daily import DailyDeals
@@ -165,14 +165,7 @@ async def get_daily_results(
     cursors: PageCursorsDep,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
     offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
-    cursor: Annotated[
-        str | None,
-        Query(
-            max_length=512,
-            description="A page's `next_cursor`: the next page starts after it (`offset` "
-            "must then be left at 0).",
-        ),
-    ] = None,
+    cursor: PageCursor = None,
 ) -> DailyResults:
     return await daily.daily_results(
         session,

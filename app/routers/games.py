@@ -30,7 +30,7 @@ from app.errors import (
     VersionConflict,
     from_engine,
 )
-from app.routers.common import ETAG, answer_headers, errors, etag_matches, not_modified
+from app.routers.common import ETAG, PageCursor, answer_headers, errors, etag_matches, not_modified
 from app.schemas import (
     MOVE_REQUEST_EXAMPLES,
     ClickRequest,
@@ -320,14 +320,7 @@ async def list_moves(
             f"{games.MOVES_PAGE_DEFAULT}, {games.MOVES_PAGE_MAX}).",
         ),
     ] = games.MOVES_PAGE_DEFAULT,
-    cursor: Annotated[
-        str | None,
-        Query(
-            max_length=512,
-            description="A page's `next_cursor`: the next page starts after it (`offset` "
-            "must then be left at 0).",
-        ),
-    ] = None,
+    cursor: PageCursor = None,
 ) -> MoveLog:
     return await games.list_moves(
         session, player, game_id, offset=offset, limit=limit, cursor=cursor, cursors=cursors

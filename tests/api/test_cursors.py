@@ -6,33 +6,23 @@ every item once, in order; a cursor this API did not give (for this list) is 422
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from fastapi import FastAPI
 
-from app.config import Settings
 from app.errors import InvalidCursor
 from app.services.cursors import PageCursors
 from tests.api.conftest import API, NewGame, NewPlayer, assert_error
-from tests.api.daily_helpers import (
+from tests.api.daily_helpers import (  # noqa: F401 (settings: the daily tests' fixture)
     VARIANT,
-    daily_settings,
     day,
-    empty_daily_deals,
     on_date,
+    settings,
     start_daily,
     win_with_line,
 )
-
-
-@pytest.fixture
-async def settings(database_url: str, tmp_path: Path) -> AsyncIterator[Settings]:
-    await empty_daily_deals(database_url)
-    yield daily_settings(database_url, tmp_path)
 
 
 async def _walk(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import replace
 from typing import Any
 
@@ -226,6 +227,23 @@ async def test_a_move_through_another_instance_on_the_same_database_reaches_the_
         assert change.data["state"] == await _get(client, auth, game["id"])
 
 
+@asynccontextmanager
+async def _streamed_elsewhere(
+    settings: Settings, game_id: str, auth: dict[str, str]
+) -> AsyncIterator[tuple[FastAPI, EventReader]]:
+    """Another instance, whose streams read their game's version once a minute (only
+    NOTIFY is in time), and the game's stream there, read past its first state."""
+    slow = create_app(settings.model_copy(update={"stream_resync_seconds": 60.0}))
+    async with (
+        LifespanManager(slow),
+        httpx.AsyncClient(transport=StreamingASGITransport(slow), base_url="http://b") as b,
+        b.stream("GET", _events(game_id), headers=auth) as response,
+    ):
+        reader = EventReader(response)
+        assert (await reader.next()) is not None
+        yield slow, reader
+
+
 async def test_on_postgresql_a_change_reaches_another_instance_by_notify_not_the_poll(
     settings: Settings,
     database_url: str,
@@ -236,15 +254,7 @@ async def test_on_postgresql_a_change_reaches_another_instance_by_notify_not_the
     if is_sqlite(database_url):
         pytest.skip("LISTEN/NOTIFY: PostgreSQL only (TEST_DATABASE_URL)")
     game = await new_game()
-    # The stream's instance reads the version once a minute: only NOTIFY is in time.
-    slow = create_app(settings.model_copy(update={"stream_resync_seconds": 60.0}))
-    async with (
-        LifespanManager(slow),
-        httpx.AsyncClient(transport=StreamingASGITransport(slow), base_url="http://b") as b,
-        b.stream("GET", _events(game["id"]), headers=auth) as response,
-    ):
-        reader = EventReader(response)
-        assert (await reader.next()) is not None
+    async with _streamed_elsewhere(settings, game["id"], auth) as (slow, reader):
         for _ in range(3):
             moved = await _draw(client, auth, game["id"])
             started = time.monotonic()
@@ -267,14 +277,7 @@ async def test_on_postgresql_a_lost_listening_connection_is_opened_again(
     if is_sqlite(database_url):
         pytest.skip("LISTEN/NOTIFY: PostgreSQL only (TEST_DATABASE_URL)")
     game = await new_game()
-    slow = create_app(settings.model_copy(update={"stream_resync_seconds": 60.0}))
-    async with (
-        LifespanManager(slow),
-        httpx.AsyncClient(transport=StreamingASGITransport(slow), base_url="http://b") as b,
-        b.stream("GET", _events(game["id"]), headers=auth) as response,
-    ):
-        reader = EventReader(response)
-        assert (await reader.next()) is not None
+    async with _streamed_elsewhere(settings, game["id"], auth) as (slow, reader):
         notifier = slow.state.notifier
         listening = notifier._connection
         assert listening is not None
