@@ -25,6 +25,7 @@ import time
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from fastapi.routing import iter_route_contexts
 from prometheus_client import CollectorRegistry, Counter, Histogram
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
@@ -32,14 +33,6 @@ from sqlalchemy.pool import QueuePool
 from starlette.datastructures import State
 from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
-
-try:
-    from fastapi.routing import iter_route_contexts
-except ImportError:  # an older FastAPI copies included routes, prefixed, into app.routes
-
-    def iter_route_contexts(routes: Any) -> Any:  # type: ignore[misc]
-        return iter(routes)
-
 
 from app.services.work import KINDS, OUTCOMES
 
