@@ -169,6 +169,10 @@ def test_recent_changes_give_the_events_of_a_span_only_when_all_are_known() -> N
     assert recent.events_between("g", 7, 8) == [{"type": "move", "cards": ["QS"]}]
     assert recent.events_between("g", 7, 9) is None  # QS may be face down again
     assert recent.events_between("g", 8, 9) == [{"type": "undo"}, {"type": "turn_down"}]
+    recent.add(Change("g", 9, 10, events=({"type": "move", "cards": ["5H"]},)))
+    recent.add(Change("g", 10, 11, events=({"type": "move", "cards": None, "count": 9},)))
+    assert recent.events_between("g", 9, 11) is None  # a redeal: 5H face down in the stock
+    assert recent.events_between("g", 10, 11) is not None
     recent.add(Change("h", 0, 1, events=()))
     recent.add(Change("i", 0, 1, events=()))  # a third game: the least recent goes
     assert recent.events_between("i", 0, 1) == []

@@ -91,23 +91,28 @@ class RecentChanges:
     def events_between(self, game_id: str, before: int, after: int) -> list[dict[str, Any]] | None:
         """The events of every change of the game from version `before` to `after`, in
         order; None unless each of them is known here, with its events, and none but the
-        first is an undo (it may take back a change of the span whose events named a card
-        that is face down again: a client that missed both gets the state, which does not
-        show it)."""
+        first turns cards face down (an undo, a redeal: it may hide a card an earlier
+        change of the span named; a client that missed both gets the state, which does
+        not show it)."""
         events: list[dict[str, Any]] = []
         version = before
         for change in self._games.get(game_id, ()):
             if change.before != version or change.version > after:
                 continue  # before the span (or a gap, which the next check reveals)
-            if change.events is None or (version != before and _undoes(change)):
+            if change.events is None or (version != before and _hides_cards(change)):
                 return None
             events.extend(change.events)
             version = change.version
         return events if version == after else None
 
 
-def _undoes(change: Change) -> bool:
-    return any(event.get("type") == EV_UNDO for event in change.events or ())
+def _hides_cards(change: Change) -> bool:
+    """Does the change turn cards face down: an undo, or cards moved to end face down
+    (a redeal's, whose `cards` is null)?"""
+    return any(
+        event.get("type") == EV_UNDO or ("cards" in event and event["cards"] is None)
+        for event in change.events or ()
+    )
 
 
 class Notifier(Protocol):
