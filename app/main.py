@@ -8,19 +8,26 @@ from contextlib import asynccontextmanager
 from datetime import timedelta
 from typing import Any
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 from fastapi.routing import APIRoute
 from fastapi_offline import FastAPIOffline
 from sqlalchemy.engine import make_url
 from starlette.types import ASGIApp
 
+from app import i18n
 from app.config import Settings, get_settings
 from app.db import Database, upgrade_to_head
+from app.deps import request_language
 from app.engine import VARIANTS
 from app.errors import install_error_handlers
 from app.logs import REQUEST_ID_HEADER, RequestContextMiddleware
 from app.metrics import Metrics, MetricsMiddleware
-from app.middleware import BodyLimitMiddleware, EnvelopeCORSMiddleware, NegotiatedGZipMiddleware
+from app.middleware import (
+    BodyLimitMiddleware,
+    EnvelopeCORSMiddleware,
+    LanguageMiddleware,
+    NegotiatedGZipMiddleware,
+)
 from app.routers import daily, games, health, metrics, players, solver, stats, streams, variants
 from app.routers.play import mount_play
 from app.services.claims import new_owner
@@ -70,6 +77,23 @@ def _optional_body_as_model(operation: dict[str, Any]) -> None:
         models = [choice for choice in choices if choice != {"type": "null"}]
         if len(choices) == 2 and len(models) == 1:
             media["schema"] = models[0]
+
+
+def _content_language(document: dict[str, Any]) -> None:
+    """Every answer says the language of its texts (app.i18n): `Content-Language`, one
+    header defined once and named by every response."""
+    components = document.setdefault("components", {})
+    components.setdefault("headers", {})["Content-Language"] = {
+        "description": "The language of the answer's texts (variant names, the rules in "
+        "words, an error's message), negotiated from `Accept-Language`: `en` by default. "
+        "Answers also carry `Vary: Accept-Language`.",
+        "schema": {"type": "string", "enum": list(i18n.LANGUAGES)},
+    }
+    reference = {"$ref": "#/components/headers/Content-Language"}
+    for path in document.get("paths", {}).values():
+        for operation in path.values():
+            for answer in operation.get("responses", {}).values():
+                answer.setdefault("headers", {})["Content-Language"] = reference
 
 
 def _install_openapi(app: FastAPI) -> None:
@@ -125,6 +149,7 @@ def _install_openapi(app: FastAPI) -> None:
                     "description": "`internal_error` (no details are shown).",
                     "content": {"application/json": {"schema": error_ref}},
                 }
+        _content_language(document)
         document["security"] = [{}, {BEARER: []}]
         schemas = document.get("components", {}).get("schemas", {})
         schemas.pop("HTTPValidationError", None)
@@ -170,17 +195,21 @@ def _log_start(settings: Settings) -> None:
 def _outermost(app: FastAPI) -> None:
     """Wrap the whole middleware stack, Starlette's ServerErrorMiddleware included, in
     `RequestContextMiddleware`: so a crash's 500 carries `X-Request-ID` and an access
-    line too (middleware added with `add_middleware` sits inside ServerErrorMiddleware)."""
+    line too (middleware added with `add_middleware` sits inside ServerErrorMiddleware),
+    and in `LanguageMiddleware`: every answer, a crash's 500 and the body limit's
+    refusals included, is written in the request's language and says which."""
     build = app.build_middleware_stack
 
     def build_middleware_stack() -> ASGIApp:
-        return RequestContextMiddleware(build())
+        return RequestContextMiddleware(LanguageMiddleware(build(), prefix=API_PREFIX + "/"))
 
     app.build_middleware_stack = build_middleware_stack  # type: ignore[method-assign]
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
+    # The message catalogues, read once: a broken one stops the start, not a request.
+    i18n.load_all()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -275,6 +304,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             "Content-Type",
             "Idempotency-Key",
             "If-None-Match",
+            "Accept-Language",
             REQUEST_ID_HEADER,
         ],
         expose_headers=[
@@ -307,7 +337,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         stats.router,
         health.router,
     ):
-        app.include_router(router, prefix=API_PREFIX)
+        # Every operation documents Accept-Language (negotiated by LanguageMiddleware).
+        app.include_router(router, prefix=API_PREFIX, dependencies=[Depends(request_language)])
     # Also outside the prefix, for load balancers; not in the schema twice.
     app.add_api_route("/health", health.health, include_in_schema=False, name="health_root")
     # For operators' Prometheus, outside the prefix and the document (app.routers.metrics).

@@ -44,6 +44,7 @@ from app.config import Settings
 from app.db import unit_of_work
 from app.engine import VARIANTS
 from app.errors import DailyNotAvailable, DailyNotReady, ValidationFailed, retry_after
+from app.i18n import N_
 from app.models import DailyDeal, Game, Player
 from app.schemas import DailyOut, DailyOwnResult, DailyResultEntry, DailyResults, GameState
 from app.seeds import public_deals
@@ -77,7 +78,9 @@ def parse_day(text: str) -> date:
             return date.fromisoformat(text)
         except ValueError:
             pass
-    raise ValidationFailed(f"date: expected YYYY-MM-DD or 'today', not {text!r}")
+    raise ValidationFailed(
+        N_("date: expected YYYY-MM-DD or 'today', not {text!r}"), params={"text": text}
+    )
 
 
 def playable_day(variant_name: str, day_text: str, first_day: date) -> tuple[str, date]:
@@ -86,10 +89,13 @@ def playable_day(variant_name: str, day_text: str, first_day: date) -> tuple[str
     variant = find_variant(variant_name).name
     day = parse_day(day_text)
     if day > utc_today():
-        raise DailyNotAvailable(f"the daily deal of {day.isoformat()} is not out yet")
+        raise DailyNotAvailable(
+            N_("the daily deal of {date} is not out yet"), params={"date": day.isoformat()}
+        )
     if day < first_day:
         raise DailyNotAvailable(
-            f"there are daily deals from {first_day.isoformat()} on, not {day.isoformat()}"
+            N_("there are daily deals from {first} on, not {date}"),
+            params={"first": first_day.isoformat(), "date": day.isoformat()},
         )
     return variant, day
 
@@ -137,7 +143,8 @@ async def _store(
 
 def not_ready(variant: str, day: date, seconds: int) -> DailyNotReady:
     return DailyNotReady(
-        f"the daily deal of {variant} for {day.isoformat()} is still being prepared",
+        N_("the daily deal of {variant} for {date} is still being prepared"),
+        params={"variant": variant, "date": day.isoformat()},
         headers=retry_after(seconds),
     )
 

@@ -20,6 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.db import unit_of_work
 from app.engine import Move, State
 from app.errors import NothingToUndo, RecordNotAvailable
+from app.i18n import N_
 from app.models import Game, Player, utcnow
 from app.schemas import (
     GameMoveResult,
@@ -156,10 +157,12 @@ def _record_refused(game: Game) -> RecordNotAvailable:
     if game.daily_date is not None:
         ends = rfc3339(ranking.day_end(game.daily_date))
         return RecordNotAvailable(
-            f"a daily deal is secret until its date is over ({ends}); its record then"
+            N_("a daily deal is secret until its date is over ({ends}); its record then"),
+            params={"ends": ends},
         )
     return RecordNotAvailable(
-        f"the server chose this game's deal ({game.source}): it is secret until the game is won"
+        N_("the server chose this game's deal ({source}): it is secret until the game is won"),
+        params={"source": game.source},
     )
 
 
