@@ -19,7 +19,7 @@ TRANSLATED = [language for language in i18n.LANGUAGES if language != i18n.DEFAUL
 
 def _template_ids() -> set[str]:
     with i18n.TEMPLATE.open("rb") as handle:
-        return {message.id for message in read_po(handle) if message.id}
+        return {str(message.id) for message in read_po(handle) if message.id}
 
 
 def test_template_is_what_the_code_says(tmp_path: Path) -> None:
@@ -35,7 +35,7 @@ def test_template_is_what_the_code_says(tmp_path: Path) -> None:
 def test_every_message_in_every_language(language: str) -> None:
     catalogue = i18n.read_catalogue(language)
     wanted = _template_ids()
-    have = {message.id: message for message in catalogue if message.id}
+    have = {str(message.id): message for message in catalogue if message.id}
     assert sorted(wanted - set(have)) == [], f"untranslated in {language}"
     assert sorted(set(have) - wanted) == [], f"obsolete in {language}"
     for msgid, message in have.items():
