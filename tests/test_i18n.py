@@ -10,8 +10,7 @@ import pytest
 from babel.messages.pofile import read_po
 
 from app import i18n
-from app.engine import VARIANTS, IllegalMove, InvalidRecord, get_variant
-from app.engine.cards import RankName
+from app.engine import VARIANTS, IllegalMove, InvalidRecord, RankName, get_variant
 from app.errors import CATALOGUE
 
 TRANSLATED = [language for language in i18n.LANGUAGES if language != i18n.DEFAULT_LANGUAGE]
