@@ -9,7 +9,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 PYTEST_ARGS ?=
 
-.PHONY: run test test-api test-research lint openapi bench-api clean-venv
+.PHONY: run test test-api test-research lint openapi messages bench-api clean-venv
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -47,6 +47,11 @@ lint: $(VENV)/.installed-test
 
 openapi: $(VENV)/.installed-run
 	$(BIN)/python scripts/export_openapi.py
+
+# The messages to translate (app/locales/messages.pot), after a message changed; then
+# add or change it in every app/locales/<lang>/LC_MESSAGES/messages.po (docs/api.md).
+messages: $(VENV)/.installed-run
+	$(BIN)/python -m app.i18n extract
 
 bench-api: $(VENV)/.installed-test
 	$(BIN)/python bench/api.py

@@ -9,13 +9,14 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import Depends, Header, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.config import Settings
 from app.db import Database
 from app.errors import Unauthorized, ValidationFailed
+from app.i18n import N_, current_language
 from app.models import Player
 from app.services.cursors import PageCursors
 from app.services.players import KnownTokens, hash_token, player_for_hash
@@ -110,8 +111,29 @@ async def refuse_null_body(request: Request) -> None:
     alone would read it as "no body"). Starlette keeps the body read, for the route."""
     if (await request.body()).strip() == b"null":
         raise ValidationFailed(
-            "the body must be a JSON object, or left out", field="body", fault="null_body"
+            N_("the body must be a JSON object, or left out"), field="body", fault="null_body"
         )
 
 
 NoNullBody = Depends(refuse_null_body)
+
+
+async def request_language(
+    accept_language: Annotated[
+        str | None,
+        Header(
+            alias="Accept-Language",
+            description="The language of the texts of the answer (variant names, the rules "
+            "in words, error messages): `en`, `de`, `ru` or `fr`, with q-values "
+            "(`fr-CH, fr;q=0.9, en;q=0.5`); anything else, or none, is English. The answer "
+            "says which in `Content-Language`. Codes and ids never change.",
+        ),
+    ] = None,
+) -> str:
+    """The language the request is answered in: negotiated once from `Accept-Language`
+    by `LanguageMiddleware` (app.middleware); declared here so that the API document
+    shows the header on every operation."""
+    return current_language()
+
+
+LanguageDep = Annotated[str, Depends(request_language)]

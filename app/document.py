@@ -12,6 +12,7 @@ from typing import Any
 
 from fastapi import FastAPI
 
+from app import i18n
 from app.errors import (
     BadRequest,
     CorsRefused,
@@ -144,6 +145,23 @@ def _request_defaults_in_words(document: dict[str, Any]) -> None:
             field["description"] = f"{text} Default: `{default}`.".strip()
 
 
+def _content_language(document: dict[str, Any]) -> None:
+    """Every answer says the language of its texts (app.i18n): `Content-Language`, one
+    header defined once and named by every response."""
+    components = document.setdefault("components", {})
+    components.setdefault("headers", {})["Content-Language"] = {
+        "description": "The language of the answer's texts (variant names, the rules in "
+        "words, an error's message), negotiated from `Accept-Language`: `en` by default. "
+        "Answers also carry `Vary: Accept-Language`.",
+        "schema": {"type": "string", "enum": list(i18n.LANGUAGES)},
+    }
+    reference = {"$ref": "#/components/headers/Content-Language"}
+    for path in document.get("paths", {}).values():
+        for operation in path.values():
+            for answer in operation.get("responses", {}).values():
+                answer.setdefault("headers", {})["Content-Language"] = reference
+
+
 def install_openapi(app: FastAPI) -> None:
     """Document the error envelope where FastAPI would show its own validation shape,
     the answers any operation can get (4XX before it runs, 500), and who may call it:
@@ -172,6 +190,7 @@ def install_openapi(app: FastAPI) -> None:
                 _optional_body_as_model(operation)
                 _document_errors(operation.setdefault("responses", {}))
         _request_defaults_in_words(document)
+        _content_language(document)
         document["security"] = [{}, {BEARER: []}]
         schemas = document.get("components", {}).get("schemas", {})
         schemas.pop("HTTPValidationError", None)

@@ -20,6 +20,7 @@ Two rules decide between codes that look alike:
 from __future__ import annotations
 
 import logging
+from http import HTTPStatus
 from typing import Any, ClassVar
 
 from fastapi import FastAPI, Request
@@ -36,6 +37,7 @@ from app.engine import (
     InvalidMove,
     InvalidRecord,
 )
+from app.i18n import N_, translate
 
 log = logging.getLogger("app.errors")
 
@@ -47,7 +49,9 @@ class ApiError(Exception):
     """An expected failure: a stable code, an HTTP status and a message for humans.
 
     Raise a named subclass (`GameNotFound()`, `VersionConflict("...")`); each has its code,
-    status and a default message."""
+    status and a default message. A message is English, and a template where it names
+    values (`DailyNotAvailable("... {date} ...", params={"date": ...})`): the handler
+    answers it in the request's language (app.i18n), formatted with `params`."""
 
     code: ClassVar[str] = "internal_error"
     status: ClassVar[int] = 500
@@ -61,16 +65,24 @@ class ApiError(Exception):
         self,
         message: str | None = None,
         *,
+        params: dict[str, Any] | None = None,
         headers: dict[str, str] | None = None,
         reason: str | None = None,
     ) -> None:
-        self.message = message or self.default_message
+        self.template = message or self.default_message
+        self.params = params or {}
+        # In English (logs, tests); `localized()` in the request's language.
+        self.message = self.template.format(**self.params) if self.params else self.template
         super().__init__(self.message)
         self.headers = headers
         # For engine refusals: the engine's own reason code (e.g. "wrong_colour").
         self.reason = reason
         # More of the envelope's fields, where a type has them (`invalid_record`'s place).
         self.fields: dict[str, Any] = {}
+
+    def localized(self) -> str:
+        """The message in the language of the request being answered."""
+        return translate(self.template, self.params)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -83,38 +95,38 @@ class ApiError(Exception):
 
 
 class BadRequest(ApiError):
-    code, status, default_message = "bad_request", 400, "the request could not be read"
+    code, status, default_message = "bad_request", 400, N_("the request could not be read")
     answered_by = "app.server"
 
 
 class CorsRefused(ApiError):
-    code, status, default_message = "cors_refused", 400, "CORS preflight refused"
+    code, status, default_message = "cors_refused", 400, N_("CORS preflight refused")
     answered_by = "the CORS middleware"
 
 
 class RouteNotFound(ApiError):
-    code, status, default_message = "not_found", 404, "not found"
+    code, status, default_message = "not_found", 404, N_("not found")
     answered_by = "routing"
 
 
 class MethodNotAllowed(ApiError):
-    code, status, default_message = "method_not_allowed", 405, "method not allowed"
+    code, status, default_message = "method_not_allowed", 405, N_("method not allowed")
     answered_by = "routing"
 
 
 class RequestTimeout(ApiError):
-    code, status, default_message = "request_timeout", 408, "the request did not arrive in time"
+    code, status, default_message = "request_timeout", 408, N_("the request did not arrive in time")
     answered_by = "app.server and the body-limit middleware"
 
 
 class PayloadTooLarge(ApiError):
-    code, status, default_message = "payload_too_large", 413, "the request body is too large"
+    code, status, default_message = "payload_too_large", 413, N_("the request body is too large")
     answered_by = "the body-limit middleware"
 
 
 class RequestHeaderTooLarge(ApiError):
     code, status = "request_header_too_large", 431
-    default_message = "the request head is too large"
+    default_message = N_("the request head is too large")
     answered_by = "app.server"
 
 
@@ -122,7 +134,7 @@ class RequestHeaderTooLarge(ApiError):
 
 
 class Unauthorized(ApiError):
-    code, status, default_message = "unauthorized", 401, "a valid bearer token is required"
+    code, status, default_message = "unauthorized", 401, N_("a valid bearer token is required")
 
     def __init__(self, message: str | None = None) -> None:
         super().__init__(message, headers={"WWW-Authenticate": "Bearer"})
@@ -130,7 +142,7 @@ class Unauthorized(ApiError):
 
 class TooManyAuthFailures(ApiError):
     code, status = "too_many_auth_failures", 429
-    default_message = "too many wrong tokens from this address; retry later"
+    default_message = N_("too many wrong tokens from this address; retry later")
     sends_retry_after = True
 
 
@@ -139,26 +151,26 @@ class TooManyAuthFailures(ApiError):
 
 class GameNotFound(ApiError):
     # One answer for unknown ids and other players' games: never reveal existence.
-    code, status, default_message = "game_not_found", 404, "no such game"
+    code, status, default_message = "game_not_found", 404, N_("no such game")
 
 
 class VariantNotFound(ApiError):
-    code, status, default_message = "variant_not_found", 404, "no such variant"
+    code, status, default_message = "variant_not_found", 404, N_("no such variant")
 
 
 class DailyNotAvailable(ApiError):
-    code, status, default_message = "daily_not_available", 404, "no daily deal for that date"
+    code, status, default_message = "daily_not_available", 404, N_("no daily deal for that date")
 
 
 # --- conflicts with the game's state ------------------------------------------------
 
 
 class VersionConflict(ApiError):
-    code, status, default_message = "version_conflict", 409, "the game changed; reload it"
+    code, status, default_message = "version_conflict", 409, N_("the game changed; reload it")
 
 
 class NothingToUndo(ApiError):
-    code, status, default_message = "nothing_to_undo", 409, "no move to take back"
+    code, status, default_message = "nothing_to_undo", 409, N_("no move to take back")
 
 
 class GameOver(ApiError):
@@ -167,14 +179,20 @@ class GameOver(ApiError):
     maps it here."""
 
     code, status = "game_over", 409
-    default_message = "the game is won; no move is left to make or take back"
+    default_message = N_("the game is won; no move is left to make or take back")
 
-    def __init__(self, message: str | None = None, *, reason: str | None = "game_over") -> None:
-        super().__init__(message, reason=reason)
+    def __init__(
+        self,
+        message: str | None = None,
+        *,
+        params: dict[str, Any] | None = None,
+        reason: str | None = "game_over",
+    ) -> None:
+        super().__init__(message, params=params, reason=reason)
 
 
 class NoWinFound(ApiError):
-    code, status, default_message = "no_win_found", 409, "no winning line was found"
+    code, status, default_message = "no_win_found", 409, N_("no winning line was found")
 
 
 class RecordNotAvailable(ApiError):
@@ -183,7 +201,7 @@ class RecordNotAvailable(ApiError):
     the same player gets it once the game's state (or the date) changes."""
 
     code, status = "record_not_available", 409
-    default_message = "the game's deal is secret until the game is won"
+    default_message = N_("the game's deal is secret until the game is won")
 
 
 # --- refused requests -------------------------------------------------------------
@@ -194,60 +212,70 @@ class ValidationFailed(ApiError):
     each fault as `{field, code, message}` (`field` dotted, as `settings.auto_play`;
     `code` pydantic's error type, as `missing` or `bool_parsing`, or ours)."""
 
-    code, status, default_message = "validation_error", 422, "invalid request"
+    code, status, default_message = "validation_error", 422, N_("invalid request")
     answered_by = "request validation"
 
     def __init__(
         self,
         message: str | None = None,
         *,
+        params: dict[str, Any] | None = None,
         field: str = "",
         fault: str = "invalid",
         errors: list[dict[str, str]] | None = None,
     ) -> None:
-        super().__init__(message)
+        super().__init__(message, params=params)
+        # One fault of ours (no list given) is worded as the message is.
+        self._one_fault = errors is None
         if errors is None:
             errors = [{"field": field, "code": fault, "message": self.message}]
         self.fields = {"errors": errors}
 
+    def localized(self) -> str:
+        text = super().localized()
+        if self._one_fault:
+            self.fields["errors"][0]["message"] = text
+        return text
+
 
 class IllegalMoveError(ApiError):
-    code, status, default_message = "illegal_move", 422, "the rules refuse this move"
+    code, status, default_message = "illegal_move", 422, N_("the rules refuse this move")
 
 
 class InvalidMoveError(ApiError):
-    code, status, default_message = "invalid_move", 422, "the move cannot be read"
+    code, status, default_message = "invalid_move", 422, N_("the move cannot be read")
 
 
 class AutoPlayOff(ApiError):
     code, status = "auto_play_off", 422
-    default_message = "clicks are off for this game (setting auto_play)"
+    default_message = N_("clicks are off for this game (setting auto_play)")
 
 
 class UnknownVariantError(ApiError):
-    code, status, default_message = "unknown_variant", 422, "no such variant"
+    code, status, default_message = "unknown_variant", 422, N_("no such variant")
 
 
 class InvalidDealError(ApiError):
     code, status = "invalid_deal", 422
-    default_message = "a deal number is a whole number from 1 to 99999999999999999999"
+    default_message = N_("a deal number is a whole number from 1 to 99999999999999999999")
 
 
 class InvalidRecordError(ApiError):
     """A game record that cannot be read, or whose moves the rules refuse: `reason` is
     the engine's code, `line` and `move_number` (1-based) say where."""
 
-    code, status, default_message = "invalid_record", 422, "the game record is invalid"
+    code, status, default_message = "invalid_record", 422, N_("the game record is invalid")
 
     def __init__(
         self,
         message: str | None = None,
         *,
+        params: dict[str, Any] | None = None,
         reason: str | None = None,
         line: int | None = None,
         move_number: int | None = None,
     ) -> None:
-        super().__init__(message, reason=reason)
+        super().__init__(message, params=params, reason=reason)
         self.fields = {
             name: value
             for name, value in (("line", line), ("move_number", move_number))
@@ -256,63 +284,63 @@ class InvalidRecordError(ApiError):
 
 
 class InvalidRules(ApiError):
-    code, status, default_message = "invalid_rules", 422, "invalid house rules"
+    code, status, default_message = "invalid_rules", 422, N_("invalid house rules")
 
 
 class InvalidCursor(ApiError):
-    code, status, default_message = "invalid_cursor", 422, "the cursor is not one this API gave"
+    code, status, default_message = "invalid_cursor", 422, N_("the cursor is not one this API gave")
 
 
 class IdempotencyKeyReused(ApiError):
     code, status = "idempotency_key_reused", 422
-    default_message = "this Idempotency-Key was already used for a different request"
+    default_message = N_("this Idempotency-Key was already used for a different request")
 
 
 # --- busy, unavailable, broken --------------------------------------------------------
 
 
 class SolverBusy(ApiError):
-    code, status, default_message = "solver_busy", 429, "the solver is busy; retry later"
+    code, status, default_message = "solver_busy", 429, N_("the solver is busy; retry later")
     sends_retry_after = True
 
 
 class SolverSearchInProgress(ApiError):
     # One search per player: a player's clients cannot fill the solver's line.
     code, status = "solver_search_in_progress", 429
-    default_message = "a search of yours (hint or finish) is still running; retry later"
+    default_message = N_("a search of yours (hint or finish) is still running; retry later")
     sends_retry_after = True
 
 
 class TooManyStreams(ApiError):
     # Per player and process: one player's tabs cannot take every stream of an instance.
     code, status = "too_many_streams", 429
-    default_message = "too many live streams of yours are open; close one"
+    default_message = N_("too many live streams of yours are open; close one")
 
 
 class InternalError(ApiError):
-    code, status, default_message = "internal_error", 500, "internal server error"
+    code, status, default_message = "internal_error", 500, N_("internal server error")
     answered_by = "the crash handler"
 
 
 class NoSolvableDeals(ApiError):
-    code, status, default_message = "no_solvable_deals", 503, "no proven deal is ready"
+    code, status, default_message = "no_solvable_deals", 503, N_("no proven deal is ready")
     sends_retry_after = True
 
 
 class DailyNotReady(ApiError):
-    code, status, default_message = "daily_not_ready", 503, "the daily deal is being prepared"
+    code, status, default_message = "daily_not_ready", 503, N_("the daily deal is being prepared")
     sends_retry_after = True
 
 
 class TooManyConnections(ApiError):
     code, status = "too_many_connections", 503
-    default_message = "the server has too many open connections; retry later"
+    default_message = N_("the server has too many open connections; retry later")
     answered_by = "app.server"
 
 
 class StreamsFull(ApiError):
     code, status = "streams_full", 429
-    default_message = "the server holds as many live streams as it can; retry later"
+    default_message = N_("the server holds as many live streams as it can; retry later")
     sends_retry_after = True
 
     def __init__(self, message: str | None = None) -> None:
@@ -345,14 +373,18 @@ def from_engine(exc: EngineError) -> ApiError:
     A corrupt stored position (or an engine error of no known kind) is a bug: 500."""
     if isinstance(exc, InvalidRecord):
         return InvalidRecordError(
-            exc.message, reason=exc.code, line=exc.line, move_number=exc.move_number
+            exc.template,
+            params=exc.params,
+            reason=exc.code,
+            line=exc.line,
+            move_number=exc.move_number,
         )
     for cls in type(exc).__mro__:
         if not issubclass(cls, EngineError):
             break
         named = _ENGINE_REASONS.get((cls, exc.code)) or _ENGINE_CLASSES.get(cls)
         if named is not None:
-            return named(exc.message, reason=exc.code)
+            return named(exc.template, params=exc.params, reason=exc.code)
     log.error("engine error with no API code: %r", exc)
     return InternalError()
 
@@ -384,7 +416,9 @@ def error_response(
 
 
 def api_error_response(exc: ApiError) -> JSONResponse:
-    return error_response(exc.code, exc.status, exc.message, exc.headers, exc.reason, exc.fields)
+    """The envelope of a named error, its message in the request's language."""
+    message = exc.localized()  # first: it words the fields' messages too
+    return error_response(exc.code, exc.status, message, exc.headers, exc.reason, exc.fields)
 
 
 # Starlette raises HTTPException for routing failures; give them stable codes.
@@ -429,12 +463,22 @@ def _location(err: Any) -> str:
     return ".".join(str(part) for part in loc)
 
 
+# The messages of the schemas' own validators (`PydanticCustomError`), by type: worded in
+# the request's language with the error's context; pydantic's own messages stay English.
+_VALIDATOR_MESSAGES = {
+    "invalid_deal": N_("a deal number is a whole number from 1 to {max}"),
+    "deal_type": N_("a deal number is a JSON integer or a string of its decimal digits"),
+}
+
+
 def _validation_message(errors: list[Any]) -> str:
     parts = []
     for err in errors[:5]:
         loc = _location(err)
-        parts.append(f"{loc}: {err.get('msg', 'invalid')}" if loc else str(err.get("msg")))
-    return "; ".join(parts) or "invalid request"
+        template = _VALIDATOR_MESSAGES.get(str(err.get("type")))
+        msg = translate(template, err.get("ctx")) if template else err.get("msg", "invalid")
+        parts.append(f"{loc}: {msg}" if loc else str(msg))
+    return "; ".join(parts) or translate(ValidationFailed.default_message)
 
 
 def validation_error(exc: RequestValidationError) -> ApiError:
@@ -489,12 +533,19 @@ def install_error_handlers(app: FastAPI) -> None:
             # FastAPI's answer to a body it could not decode (invalid UTF-8, JSON nested
             # too deep, an integer of thousands of digits): the documented 422.
             return api_error_response(
-                ValidationFailed("the body is not valid JSON", field="body", fault="json_invalid")
+                ValidationFailed(
+                    N_("the body is not valid JSON"), field="body", fault="json_invalid"
+                )
             )
         if exc.status_code == 422:
             return api_error_response(ValidationFailed(str(exc.detail)))
         code = _HTTP_CODES.get(exc.status_code, "http_error")
-        message = exc.detail if isinstance(exc.detail, str) else code.replace("_", " ")
+        named = CATALOGUE.get(code)
+        if named is not None and exc.detail == HTTPStatus(exc.status_code).phrase:
+            # Starlette's own words for a status ("Not Found"): the catalogue's, worded.
+            message = translate(named.default_message)
+        else:
+            message = exc.detail if isinstance(exc.detail, str) else code.replace("_", " ")
         headers = dict(getattr(exc, "headers", None) or {})
         if exc.status_code == 405:
             headers["Allow"] = ", ".join(allowed_methods(request))
@@ -504,4 +555,4 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _crash(_request: Request, exc: Exception) -> JSONResponse:
         # Never show internals (they could include hidden cards); log them instead.
         log.exception("unhandled error", exc_info=exc)
-        return error_response("internal_error", 500, "internal server error")
+        return error_response("internal_error", 500, translate(InternalError.default_message))

@@ -7,20 +7,27 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import timedelta
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 from fastapi.routing import APIRoute
 from fastapi_offline import FastAPIOffline
 from sqlalchemy.engine import make_url
 from starlette.types import ASGIApp
 
+from app import i18n
 from app.config import Settings, get_settings
 from app.db import Database, upgrade_to_head
+from app.deps import request_language
 from app.document import install_openapi
 from app.engine import VARIANTS
 from app.errors import install_error_handlers
 from app.logs import REQUEST_ID_HEADER, RequestContextMiddleware
 from app.metrics import Metrics, MetricsMiddleware
-from app.middleware import BodyLimitMiddleware, EnvelopeCORSMiddleware, NegotiatedGZipMiddleware
+from app.middleware import (
+    BodyLimitMiddleware,
+    EnvelopeCORSMiddleware,
+    LanguageMiddleware,
+    NegotiatedGZipMiddleware,
+)
 from app.routers import daily, games, health, metrics, players, solver, stats, streams, variants
 from app.routers.play import mount_play
 from app.services.claims import new_owner
@@ -90,11 +97,13 @@ def _log_start(settings: Settings) -> None:
 def _outermost(app: FastAPI) -> None:
     """Wrap the whole middleware stack, Starlette's ServerErrorMiddleware included, in
     `RequestContextMiddleware`: so a crash's 500 carries `X-Request-ID` and an access
-    line too (middleware added with `add_middleware` sits inside ServerErrorMiddleware)."""
+    line too (middleware added with `add_middleware` sits inside ServerErrorMiddleware),
+    and in `LanguageMiddleware`: every answer, a crash's 500 and the body limit's
+    refusals included, is written in the request's language and says which."""
     build = app.build_middleware_stack
 
     def build_middleware_stack() -> ASGIApp:
-        return RequestContextMiddleware(build())
+        return RequestContextMiddleware(LanguageMiddleware(build(), prefix=API_PREFIX + "/"))
 
     app.build_middleware_stack = build_middleware_stack  # type: ignore[method-assign]
 
@@ -105,6 +114,8 @@ API_VERSION = "2.0.0"
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
+    # The message catalogues, read once: a broken one stops the start, not a request.
+    i18n.load_all()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -202,6 +213,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             "Content-Type",
             "Idempotency-Key",
             "If-None-Match",
+            "Accept-Language",
             REQUEST_ID_HEADER,
         ],
         expose_headers=[
@@ -234,7 +246,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         stats.router,
         health.router,
     ):
-        app.include_router(router, prefix=API_PREFIX)
+        # Every operation documents Accept-Language (negotiated by LanguageMiddleware).
+        app.include_router(router, prefix=API_PREFIX, dependencies=[Depends(request_language)])
     # Also outside the prefix, for load balancers; not in the schema twice.
     app.add_api_route("/health", health.health, include_in_schema=False, name="health_root")
     # For operators' Prometheus, outside the prefix and the document (app.routers.metrics).

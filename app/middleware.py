@@ -5,13 +5,14 @@ from __future__ import annotations
 import asyncio
 import re
 
-from starlette.datastructures import Headers
+from starlette.datastructures import Headers, MutableHeaders
 from starlette.middleware.cors import CORSMiddleware
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.errors import error_response
+from app.errors import CorsRefused, error_response
+from app.i18n import N_, negotiate, reset_language, set_language, translate
 
 
 class BodyLimitMiddleware:
@@ -53,7 +54,10 @@ class BodyLimitMiddleware:
                     chunks.append(chunk)
                     more = message.get("more_body", False)
         except TimeoutError:
-            late = f"the request body did not arrive within {self.timeout:g} s"
+            late = translate(
+                N_("the request body did not arrive within {seconds} s"),
+                {"seconds": f"{self.timeout:g}"},
+            )
             await _refuse(scope, receive, send, "request_timeout", 408, late)
             return
         body = b"".join(chunks)
@@ -69,7 +73,9 @@ class BodyLimitMiddleware:
         await self.app(scope, replay, send)
 
     async def _too_large(self, scope: Scope, receive: Receive, send: Send) -> None:
-        message = f"the request body is larger than {self.max_bytes} bytes"
+        message = translate(
+            N_("the request body is larger than {max} bytes"), {"max": self.max_bytes}
+        )
         await _refuse(scope, receive, send, "payload_too_large", 413, message)
 
 
@@ -94,8 +100,9 @@ class EnvelopeCORSMiddleware(CORSMiddleware):
             for name, value in response.headers.items()
             if name not in ("content-length", "content-type")
         }
-        message = bytes(response.body).decode(errors="replace")
-        return error_response("cors_refused", response.status_code, message, headers=headers)
+        detail = bytes(response.body).decode(errors="replace")  # Starlette's English
+        message = translate(N_("{detail} (CORS preflight refused)"), {"detail": detail})
+        return error_response(CorsRefused.code, response.status_code, message, headers=headers)
 
 
 _CODING = re.compile(r"\s*([A-Za-z0-9*-]+)\s*(?:;\s*q\s*=\s*([0-9.]+))?\s*")
@@ -134,3 +141,43 @@ class NegotiatedGZipMiddleware(GZipMiddleware):
                 "headers": [(k, v) for k, v in scope["headers"] if k != b"accept-encoding"],
             }
         await super().__call__(scope, receive, send)
+
+
+class LanguageMiddleware:
+    """Negotiates the language of each answer from `Accept-Language` (app.i18n: English,
+    German, Russian, French; English by default), keeps it for the code that writes texts
+    while the request is answered, and says it: `Content-Language` and `Vary:
+    Accept-Language` (added to any other `Vary`) on every answer of the API and on every
+    error answer, whose message is written in that language."""
+
+    def __init__(self, app: ASGIApp, prefix: str = "/api/") -> None:
+        self.app = app
+        self.prefix = prefix
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        language = negotiate(Headers(scope=scope).get("accept-language"))
+        api = str(scope.get("path", "")).startswith(self.prefix)
+
+        async def send_with_language(message: Message) -> None:
+            if message["type"] == "http.response.start" and (api or message["status"] >= 400):
+                headers = MutableHeaders(scope=message)
+                headers["Content-Language"] = language
+                add_vary(headers, "Accept-Language")
+            await send(message)
+
+        token = set_language(language)
+        try:
+            await self.app(scope, receive, send_with_language)
+        finally:
+            reset_language(token)
+
+
+def add_vary(headers: MutableHeaders, name: str) -> None:
+    """Add `name` to the answer's `Vary` (one header, values kept, no duplicate)."""
+    present = [v.strip() for v in headers.get("vary", "").split(",") if v.strip()]
+    if any(v == "*" or v.lower() == name.lower() for v in present):
+        return
+    headers["Vary"] = ", ".join([*present, name])

@@ -1,6 +1,6 @@
 """The game engine: pure rules, no I/O. ``docs/rules.md`` is the authority it implements."""
 
-from .cards import CODE, RANK, SUIT, SUITS, card_code, parse_card
+from .cards import CODE, RANK, SUIT, SUITS, RankName, card_code, parse_card
 from .deal import MAX_DEAL, deal, shuffled_deck
 from .errors import (
     REASONS,
@@ -57,6 +57,7 @@ __all__ = [
     "InvalidRecord",
     "Move",
     "Pile",
+    "RankName",
     "Record",
     "Rules",
     "State",

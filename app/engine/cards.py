@@ -7,7 +7,7 @@ hold each int twice.
 
 from __future__ import annotations
 
-from .errors import InvalidMove
+from .errors import N_, InvalidMove
 
 SUITS = "CSHD"
 RANKS = "A23456789TJQK"
@@ -35,12 +35,27 @@ def parse_card(code: str) -> Card:
         return _BY_CODE[code.upper()]
     except KeyError:
         raise InvalidMove(
-            "bad_card", f"{code!r} is not a card code (rank A23456789TJQK, suit SHDC)"
+            "bad_card", "{code!r} is not a card code (rank A23456789TJQK, suit SHDC)", code=code
         ) from None
 
 
 def rank_name(rank: int) -> str:
-    return {1: "Ace", 11: "Jack", 12: "Queen", 13: "King"}.get(rank, str(rank))
+    return _RANK_NAMES.get(rank, str(rank))
+
+
+_RANK_NAMES = {1: N_("Ace"), 11: N_("Jack"), 12: N_("Queen"), 13: N_("King")}
+
+
+class RankName(int):
+    """A rank named in a message: the number, written as :func:`rank_name` writes it
+    (``Ace``, ``7``, ``King``); a layer that words messages in another language names it
+    in that language."""
+
+    def __str__(self) -> str:
+        return rank_name(int(self))
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
 
 
 def card_json(card: Card) -> dict[str, object]:

@@ -24,7 +24,9 @@ MAX_DEAL = 10**20 - 1  # MTRandom's largest seed
 def shuffled_deck(decks: int, number: int) -> list[int]:
     """The shuffled cards of deal ``number``, top of the deck last."""
     if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= MAX_DEAL:
-        raise InvalidDeal("invalid_deal", f"a deal number is a whole number from 1 to {MAX_DEAL}")
+        raise InvalidDeal(
+            "invalid_deal", "a deal number is a whole number from 1 to {max}", max=MAX_DEAL
+        )
     cards = createCards(decks)
     if number < MS_DEALS_BELOW:
         rng: LCRandom31 | MTRandom = LCRandom31(number)

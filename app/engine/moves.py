@@ -46,7 +46,8 @@ class Pile(NamedTuple):
         if match is None:
             raise InvalidMove(
                 "bad_pile",
-                f"{pile_id!r} is not a pile id (stock, waste, reserve, foundation-N, tableau-N)",
+                "{pile!r} is not a pile id (stock, waste, reserve, foundation-N, tableau-N)",
+                pile=pile_id,
             )
         if match.group(1):
             return _SINGLETONS[match.group(1)]
@@ -89,7 +90,7 @@ class Move(NamedTuple):
         match = _MOVE_TEXT.fullmatch(text) if isinstance(text, str) else None
         if match is None:
             raise InvalidMove(
-                "bad_move", f"{text!r} is not a move (e.g. t2>t5, t2>t5x3, w>f0, draw)"
+                "bad_move", "{text!r} is not a move (e.g. t2>t5, t2>t5x3, w>f0, draw)", text=text
             )
         count = int(match.group(3)) if match.group(3) else 1
         if count < 1:
@@ -113,7 +114,9 @@ class Move(NamedTuple):
         if action in (DRAW, REDEAL):
             return DRAW_MOVE if action == DRAW else REDEAL_MOVE
         if action != MOVE:
-            raise InvalidMove("bad_action", f"action must be move, draw or redeal, not {action!r}")
+            raise InvalidMove(
+                "bad_action", "action must be move, draw or redeal, not {action!r}", action=action
+            )
         if "from" not in data or "to" not in data:
             raise InvalidMove("bad_move", "a move needs 'from' and 'to' pile ids")
         count = data.get("count", 1)

@@ -11,21 +11,29 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .errors import IllegalMove, InvalidMove
+from .errors import N_, IllegalMove, InvalidMove
 from .moves import (
     DRAW_MOVE,
     F_PILES,
     FOUNDATION,
     MOVE,
     REDEAL_MOVE,
+    RESERVE,
     STOCK,
     T_PILES,
     TABLEAU,
+    WASTE,
     Move,
     Pile,
 )
 from .rules import movable, pile_cards
 from .validate import check_pile, pick
+
+_TOP_ONLY = {
+    WASTE: N_("only the top card of the waste can be played"),
+    RESERVE: N_("only the top card of the reserve can be played"),
+    FOUNDATION: N_("only the top card of the foundation can be played"),
+}
 
 if TYPE_CHECKING:
     from collections.abc import Container, Iterable
@@ -48,20 +56,22 @@ def resolve_click(state: State, pile: str | Pile, index: int | None = None) -> M
     check_pile(state, where)
     cards = pile_cards(state, where)
     if not cards:
-        raise IllegalMove("empty_pile", f"{where} is empty")
+        raise IllegalMove("empty_pile", "{pile} is empty", pile=str(where))
     top = len(cards) - 1
     if index is None:
         index = top
     if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index <= top:
-        raise InvalidMove("bad_index", f"{where} has cards at indexes 0 to {top}")
+        raise InvalidMove(
+            "bad_index", "{pile} has cards at indexes 0 to {top}", pile=str(where), top=top
+        )
     count = top - index + 1
     if where.kind != TABLEAU and count != 1:
-        raise IllegalMove("not_playable", f"only the top card of the {where.kind} can be played")
+        raise IllegalMove("not_playable", _TOP_ONLY[where.kind])
     pick(state, where, count)  # raises when these cards may not leave the pile
     for move in _candidates(state, where, index, count):
         if state.is_legal(move):
             return move
-    raise IllegalMove("no_target", f"no pile takes the card clicked on {where}")
+    raise IllegalMove("no_target", "no pile takes the card clicked on {pile}", pile=str(where))
 
 
 def click_moves(state: State, legal: Container[Move] | None = None) -> dict[tuple[Pile, int], Move]:

@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass, field
 
 from .deal import MAX_DEAL, deal
-from .errors import EngineError, InvalidRecord
+from .errors import N_, EngineError, InvalidRecord
 from .moves import Move
 from .state import State
 from .variants import HOUSE_RULES, Rules, Variant, get_variant
@@ -93,7 +93,7 @@ class Record:
         Lines end with ``\\n`` (or ``\\r\\n``)."""
         if not isinstance(text, str) or len(text) > RECORD_MAX_CHARS:
             raise InvalidRecord(
-                "too_long", f"a record is a text of at most {RECORD_MAX_CHARS} characters"
+                "too_long", "a record is a text of at most {max} characters", max=RECORD_MAX_CHARS
             )
         lines = [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
         headers, body_start = _read_headers(lines)
@@ -107,13 +107,14 @@ class Record:
             last = tokens[-1][1] if tokens else len(lines)
             raise InvalidRecord(
                 "missing_result",
-                f"line {last}: the moves end with a result, `won` or `*`",
+                "line {line}: the moves end with a result, `won` or `*`",
                 line=last,
             )
         if len(tokens) - 1 > RECORD_MAX_MOVES:
             raise InvalidRecord(
                 "too_many_moves",
-                f"a record holds at most {RECORD_MAX_MOVES} moves",
+                "a record holds at most {max} moves",
+                max=RECORD_MAX_MOVES,
                 line=tokens[RECORD_MAX_MOVES][1],
                 move_number=RECORD_MAX_MOVES + 1,
             )
@@ -148,25 +149,31 @@ class Record:
     def refused(self, index: int, exc: EngineError) -> InvalidRecord:
         """The record's error for the move at ``index`` (0-based) refused with ``exc``."""
         line = self.line_of(index)
-        where = f"line {line}, " if line is not None else ""
+        template = (
+            N_("line {line}, move {move_number} ({move}): {cause}")
+            if line is not None
+            else N_("move {move_number} ({move}): {cause}")
+        )
         return InvalidRecord(
             exc.code,
-            f"{where}move {index + 1} ({self.moves[index]}): {exc.message}",
+            template,
             line=line,
             move_number=index + 1,
+            move=str(self.moves[index]),
+            cause=exc,
         )
 
     def check_result(self, state: State) -> None:
         """Raise ``result_mismatch`` unless ``state`` (the line's end) is won exactly when
         the record says so."""
         if state.is_won != self.won:
-            said = "won" if self.won else "not won (*)"
-            line = self.line_of(len(self.moves))
-            raise InvalidRecord(
-                "result_mismatch",
-                f"the record says the game is {said}, but its moves leave it {state.status}",
-                line=line,
+            template = (
+                N_("the record says the game is won, but its moves leave it {status}")
+                if self.won
+                else N_("the record says the game is not won (*), but its moves leave it {status}")
             )
+            line = self.line_of(len(self.moves))
+            raise InvalidRecord("result_mismatch", template, line=line, status=state.status)
 
     def line_of(self, index: int) -> int | None:
         """The line the token at ``index`` (a move, or the result after the last) was read
@@ -206,7 +213,7 @@ def _read_headers(lines: list[str]) -> tuple[dict[str, tuple[str, int]], int]:
         if match is None:
             raise InvalidRecord(
                 "bad_header",
-                f'line {number}: expected a header line such as [Deal "12345"], '
+                'line {line}: expected a header line such as [Deal "12345"], '
                 "or a blank line after the headers",
                 line=number,
             )
@@ -214,11 +221,15 @@ def _read_headers(lines: list[str]) -> tuple[dict[str, tuple[str, int]], int]:
         if name not in _HEADERS:
             raise InvalidRecord(
                 "unknown_header",
-                f"line {number}: no header is called {name!r} (known: {', '.join(_HEADERS)})",
+                "line {line}: no header is called {name!r} (known: {known})",
                 line=number,
+                name=name,
+                known=", ".join(_HEADERS),
             )
         if name in headers:
-            raise InvalidRecord("duplicate_header", f"line {number}: a second {name}", line=number)
+            raise InvalidRecord(
+                "duplicate_header", "line {line}: a second {name}", line=number, name=name
+            )
         headers[name] = (value, number)
     raise InvalidRecord(
         "missing_result",
@@ -230,18 +241,21 @@ def _read_headers(lines: list[str]) -> tuple[dict[str, tuple[str, int]], int]:
 def _deal_of(headers: dict[str, tuple[str, int]]) -> tuple[Variant, int, Rules]:
     for name in _REQUIRED:
         if name not in headers:
-            raise InvalidRecord("missing_header", f"the record has no {name} header", line=1)
+            raise InvalidRecord(
+                "missing_header", "the record has no {name} header", line=1, name=name
+            )
     name, line = headers["Variant"]
     try:
         variant = get_variant(name)
     except EngineError as exc:
-        raise InvalidRecord(exc.code, f"line {line}: {exc.message}", line=line) from exc
+        raise InvalidRecord(exc.code, "line {line}: {cause}", line=line, cause=exc) from exc
     number_text, line = headers["Deal"]
     if _DEAL.fullmatch(number_text) is None or int(number_text) > MAX_DEAL:
         raise InvalidRecord(
             "invalid_deal",
-            f"line {line}: a deal number is a whole number from 1 to {MAX_DEAL}, in decimal digits",
+            "line {line}: a deal number is a whole number from 1 to {max}, in decimal digits",
             line=line,
+            max=MAX_DEAL,
         )
     rules = _rules(*headers.get("Rules", ("", 0)))
     return variant, int(number_text), rules
@@ -253,17 +267,22 @@ def _rules(text: str, line: int) -> Rules:
         match = _RULE.fullmatch(item)
         if match is None:
             raise InvalidRecord(
-                "bad_rule", f"line {line}: {item!r} is not name=true or name=false", line=line
+                "bad_rule",
+                "line {line}: {item!r} is not name=true or name=false",
+                line=line,
+                item=item,
             )
         name, value = match.groups()
         if name not in HOUSE_RULES:
             raise InvalidRecord(
                 "unknown_rule",
-                f"line {line}: no house rule is called {name!r} (known: {', '.join(HOUSE_RULES)})",
+                "line {line}: no house rule is called {name!r} (known: {known})",
                 line=line,
+                name=name,
+                known=", ".join(HOUSE_RULES),
             )
         if name in values:
-            raise InvalidRecord("bad_rule", f"line {line}: {name} given twice", line=line)
+            raise InvalidRecord("bad_rule", "line {line}: {name} given twice", line=line, name=name)
         values[name] = value == "true"
     return Rules.from_json(values)
 
@@ -273,5 +292,9 @@ def _move(token: str, line: int, number: int) -> Move:
         return Move.parse(token)
     except EngineError as exc:
         raise InvalidRecord(
-            exc.code, f"line {line}, move {number}: {exc.message}", line=line, move_number=number
+            exc.code,
+            "line {line}, move {move_number}: {cause}",
+            line=line,
+            move_number=number,
+            cause=exc,
         ) from exc

@@ -9,9 +9,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .cards import CODE, RANK, SUIT, rank_name
-from .errors import IllegalMove
-from .moves import DRAW, FOUNDATION, MOVE, REDEAL, STOCK, TABLEAU, Move, Pile
+from .cards import CODE, RANK, SUIT, RankName
+from .errors import N_, IllegalMove
+from .moves import (
+    DRAW,
+    F_PILES,
+    FOUNDATION,
+    MOVE,
+    REDEAL,
+    RESERVE,
+    STOCK,
+    TABLEAU,
+    WASTE,
+    Move,
+    Pile,
+)
 from .rules import (
     can_draw,
     can_redeal,
@@ -28,6 +40,19 @@ if TYPE_CHECKING:
     from .state import State
 
 
+# Where a pile's kind is named, one whole sentence per kind (each its own template).
+_NOT_A_TARGET = {
+    STOCK: N_("nothing may be put on the stock"),
+    WASTE: N_("nothing may be put on the waste"),
+    RESERVE: N_("nothing may be put on the reserve"),
+}
+_ONE_CARD_FROM = {
+    WASTE: N_("only one card moves from the waste"),
+    RESERVE: N_("only one card moves from the reserve"),
+    FOUNDATION: N_("only one card moves from the foundation"),
+}
+
+
 def check(state: State, move: Move) -> None:
     """Raise :class:`IllegalMove` saying why ``move`` is illegal here; return if legal."""
     if state.is_won:
@@ -41,7 +66,7 @@ def check(state: State, move: Move) -> None:
             _refuse_redeal(state)
         return
     if move.action != MOVE or move.src is None or move.dst is None:
-        raise IllegalMove("bad_move", f"unknown action {move.action!r}")
+        raise IllegalMove("bad_move", "unknown action {action!r}", action=move.action)
     src, dst, count = move.src, move.dst, move.count
     check_pile(state, dst)
     if src == dst:
@@ -71,14 +96,15 @@ def _check_to_tableau(state: State, src: Pile, dst: Pile, card: int) -> None:
             "foundation_return_not_allowed", "a foundation card may return only to a tableau pile"
         )
     if dst.kind != TABLEAU:
-        raise IllegalMove("not_a_target", f"nothing may be put on the {dst.kind}")
+        raise IllegalMove("not_a_target", _NOT_A_TARGET[dst.kind])
     if not tableau_takes(state, dst.index, card):
         target = state.tableau[dst.index]
         if not target:
             raise IllegalMove("reserve_fills_empty", "an empty pile is filled from the reserve")
         why = state.variant.stack_reason(target[-1], card)
         assert why is not None, "stack_ok and stack_reason disagree"
-        raise IllegalMove(*why)
+        code, template, params = why
+        raise IllegalMove(code, template, **params)
 
 
 def is_legal(state: State, move: Move) -> bool:
@@ -91,7 +117,7 @@ def is_legal(state: State, move: Move) -> bool:
 
 def check_pile(state: State, pile: Pile) -> None:
     if not pile_exists(state, pile):
-        raise IllegalMove("no_such_pile", f"this game has no pile {pile}")
+        raise IllegalMove("no_such_pile", "this game has no pile {pile}", pile=str(pile))
 
 
 def pick(state: State, src: Pile, count: int = 1) -> int:
@@ -112,17 +138,19 @@ def _refuse_pick(state: State, src: Pile, count: int, cards: tuple[int, ...]) ->
         raise IllegalMove("stock_not_playable", "cards leave the stock only by drawing")
     if src.kind != TABLEAU:
         if count != 1:
-            raise IllegalMove("single_cards_only", f"only one card moves from the {src.kind}")
+            raise IllegalMove("single_cards_only", _ONE_CARD_FROM[src.kind])
         if src.kind == FOUNDATION and not state.variant.foundation_return:
             raise IllegalMove(
                 "foundation_return_not_allowed",
                 "cards on the foundations never return to play in this game",
             )
-        raise IllegalMove("empty_pile", f"{src} is empty")
+        raise IllegalMove("empty_pile", "{pile} is empty", pile=str(src))
     if not cards:
-        raise IllegalMove("empty_pile", f"{src} is empty")
+        raise IllegalMove("empty_pile", "{pile} is empty", pile=str(src))
     if count > len(cards):
-        raise IllegalMove("bad_count", f"{src} holds only {len(cards)} card(s)")
+        raise IllegalMove(
+            "bad_count", "{pile} holds only {count} card(s)", pile=str(src), count=len(cards)
+        )
     hidden = state.hidden[src.index]
     if count > len(cards) - hidden:
         raise IllegalMove("card_face_down", "face-down cards cannot move")
@@ -130,7 +158,9 @@ def _refuse_pick(state: State, src: Pile, count: int, cards: tuple[int, ...]) ->
         raise IllegalMove("single_cards_only", "only one card moves at a time in this game")
     assert run_start(cards, hidden, state.variant.stack_ok) > len(cards) - count
     raise IllegalMove(
-        "run_not_in_sequence", f"the cards from {CODE[cards[-count]]} up are not one ordered run"
+        "run_not_in_sequence",
+        "the cards from {card} up are not one ordered run",
+        card=CODE[cards[-count]],
     )
 
 
@@ -148,16 +178,20 @@ def _refuse_foundation(state: State, index: int, card: int) -> None:
     pile = state.foundations[index]
     first = state.first_rank
     if not pile:
-        raise IllegalMove(
-            "foundation_needs_base",
-            f"an empty foundation takes only a{'n' if first in (1, 8) else ''} {rank_name(first)}",
+        template = (
+            N_("an empty foundation takes only an {rank}")
+            if first in (1, 8)
+            else N_("an empty foundation takes only a {rank}")
         )
+        raise IllegalMove("foundation_needs_base", template, rank=RankName(first))
     if len(pile) >= 13:
-        raise IllegalMove("foundation_full", f"foundation-{index} is complete")
+        raise IllegalMove("foundation_full", "{pile} is complete", pile=str(F_PILES[index]))
     top = pile[-1]
     if SUIT[top] != SUIT[card]:
         raise IllegalMove("wrong_suit", "foundations build up in suit")
     raise IllegalMove(
         "not_one_rank_higher",
-        f"foundation-{index} needs the card one rank above its {rank_name(RANK[top])}",
+        "{pile} needs the card one rank above its {rank}",
+        pile=str(F_PILES[index]),
+        rank=RankName(RANK[top]),
     )

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Literal
 
-from .cards import RANK, RED, SUIT, rank_name
-from .errors import InvalidMove, UnknownVariant
+from .cards import RANK, RED, SUIT, RankName
+from .errors import N_, InvalidMove, UnknownVariant
 
 Build = Literal["alternate", "any", "same_suit"]
 Runs = Literal["any", "single"]
@@ -36,7 +36,7 @@ class Rules:
         unknown = set(data) - set(HOUSE_RULES)
         if unknown:
             raise InvalidMove(
-                "unknown_rule", f"unknown house rule(s): {', '.join(sorted(unknown))}"
+                "unknown_rule", "unknown house rule(s): {rules}", rules=", ".join(sorted(unknown))
             )
         value = data.get("foundation_return")
         if value is not None and not isinstance(value, bool):
@@ -131,93 +131,178 @@ class Variant:
                 table.append(top - 12 if self.foundation_wrap else -1)
         return tuple(table)
 
-    def _stack_reason(self, target: int, moving: int) -> tuple[str, str] | None:
+    def _stack_reason(self, target: int, moving: int) -> Reason | None:
         if self.build == "alternate" and RED[target] == RED[moving]:
             return (
                 "wrong_colour",
-                "the tableau builds in alternating colours (red on black, black on red)",
+                N_("the tableau builds in alternating colours (red on black, black on red)"),
+                {},
             )
         if self.build == "same_suit" and SUIT[target] != SUIT[moving]:
-            return "wrong_suit", "the tableau builds down in suit"
+            return "wrong_suit", N_("the tableau builds down in suit"), {}
         if RANK[moving] == RANK[target] - 1:
             return None
         if RANK[target] == 1 and RANK[moving] == 13:
             if self.build_wrap:
                 return None
-            return "nothing_on_ace", "nothing may be built on an Ace"
-        return "not_one_rank_lower", (
-            f"a card goes only on a card one rank higher ({rank_name(RANK[moving])} is not one "
-            f"below {rank_name(RANK[target])})"
+            return "nothing_on_ace", N_("nothing may be built on an Ace"), {}
+        return (
+            "not_one_rank_lower",
+            N_("a card goes only on a card one rank higher ({moving} is not one below {target})"),
+            {"moving": RankName(RANK[moving]), "target": RankName(RANK[target])},
         )
 
-    def stack_reason(self, target: int, moving: int) -> tuple[str, str] | None:
-        """Why ``moving`` may not go on ``target``, or None when it may."""
+    def stack_reason(self, target: int, moving: int) -> Reason | None:
+        """Why ``moving`` may not go on ``target`` (code, message template, parameters),
+        or None when it may."""
         return self._stack_reason(target, moving)
 
     def describe(self) -> list[str]:
         """The rules in words, derived from the parameters."""
-        decks = "two decks (104 cards)" if self.decks == 2 else "one deck (52 cards)"
+        return [template.format(**params) for template, params in self.rule_texts()]
+
+    def rule_texts(self) -> list[tuple[str, dict[str, Any]]]:
+        """The rules in words as English templates and their parameters (what
+        :meth:`describe` formats): one whole sentence per template, so that a layer above
+        can word each in another language. Counts are parameters; the template says
+        "card" or "cards" as the count needs."""
+        return [
+            self._deal_text(),
+            *self._reserve_text(),
+            self._foundation_text(),
+            self._build_text(),
+            self._runs_text(),
+            self._empty_pile_text(),
+            self._stock_text(),
+            self._return_text(),
+            *((note, {}) for note in self.notes),
+        ]
+
+    def _deal_text(self) -> tuple[str, dict[str, Any]]:
         ups = self.tableau_rounds.count(True)
         downs = self.hidden_rounds
         size = len(self.tableau_rounds)
-        deal = f"{self.tableau_piles} tableau piles of {size} card{'s' if size > 1 else ''}"
-        deal += f", {downs} face down under {ups} face up" if downs else ", all face up"
-        lines = [f"Played with {decks}; {deal}."]
-        if self.reserve_size:
-            lines.append(
-                f"A reserve of {self.reserve_size} cards, face down but for its top card, which is "
-                "playable; nothing is put on it."
-            )
+        params = {"piles": self.tableau_piles, "size": size, "down": downs, "up": ups}
+        key = (self.decks == 2, size > 1, downs > 0)
+        return _DEAL_TEXTS[key], params
+
+    def _reserve_text(self) -> list[tuple[str, dict[str, Any]]]:
+        if not self.reserve_size:
+            return []
+        template = N_(
+            "A reserve of {size} cards, face down but for its top card, which is playable; "
+            "nothing is put on it."
+        )
+        return [(template, {"size": self.reserve_size})]
+
+    def _foundation_text(self) -> tuple[str, dict[str, Any]]:
         if self.foundation_base == "first_card":
-            lines.append(
-                f"{self.foundation_count} foundations build up in suit from the rank of the first "
-                "card dealt (the base rank), wrapping from King to Ace."
+            template = N_(
+                "{count} foundations build up in suit from the rank of the first card dealt "
+                "(the base rank), wrapping from King to Ace."
             )
         else:
-            lines.append(
-                f"{self.foundation_count} foundations build up in suit from Ace to King; any empty "
-                "foundation takes any Ace."
+            template = N_(
+                "{count} foundations build up in suit from Ace to King; any empty foundation "
+                "takes any Ace."
             )
-        build = {
-            "alternate": "in alternating colours",
-            "any": "regardless of suit",
-            "same_suit": "in suit",
-        }[self.build]
-        wrap = ", wrapping (a King goes on an Ace)" if self.build_wrap else ", no wrap"
-        lines.append(f"The tableau builds down {build}{wrap}.")
+        return template, {"count": self.foundation_count}
+
+    def _build_text(self) -> tuple[str, dict[str, Any]]:
+        return _BUILD_TEXTS[(self.build, self.build_wrap)], {}
+
+    def _runs_text(self) -> tuple[str, dict[str, Any]]:
         if self.runs == "any":
-            lines.append("Any face-up card moves together with the ordered run above it.")
-        else:
-            lines.append("Only one card moves at a time.")
+            return N_("Any face-up card moves together with the ordered run above it."), {}
+        return N_("Only one card moves at a time."), {}
+
+    def _empty_pile_text(self) -> tuple[str, dict[str, Any]]:
         if self.reserve_fills_empty:
-            lines.append(
+            template = N_(
                 "An empty tableau pile is filled at once from the reserve; once the reserve is "
                 "empty, an empty pile takes any card."
             )
+        elif self.runs == "any":
+            template = N_("An empty tableau pile takes any card or run.")
         else:
-            lines.append(
-                "An empty tableau pile takes any card" + (" or run." if self.runs == "any" else ".")
-            )
-        passes = (
-            "unlimited redeals"
-            if self.redeals is None
-            else ("one pass, no redeal" if self.redeals == 0 else f"{self.redeals} redeals")
-        )
-        lines.append(
-            f"The stock deals {self.draw} card{'s' if self.draw > 1 else ''} at a time to the waste, {passes}."
-        )
-        if self.foundation_return:
-            lines.append("The top card of a foundation may return to a tableau pile that takes it.")
-        else:
-            lines.append("Cards on the foundations never return to play.")
-        return lines + list(self.notes)
+            template = N_("An empty tableau pile takes any card.")
+        return template, {}
 
+    def _stock_text(self) -> tuple[str, dict[str, Any]]:
+        passes = {None: "unlimited", 0: "none"}.get(self.redeals, "some")
+        return _STOCK_TEXTS[(self.draw > 1, passes)], {
+            "draw": self.draw,
+            "redeals": self.redeals,
+        }
+
+    def _return_text(self) -> tuple[str, dict[str, Any]]:
+        if self.foundation_return:
+            return N_(
+                "The top card of a foundation may return to a tableau pile that takes it."
+            ), {}
+        return N_("Cards on the foundations never return to play."), {}
+
+
+# (code, message template, its parameters): why a card may not go on another.
+Reason = tuple[str, str, dict[str, Any]]
+
+# The deal in words, by (two decks, more than one card a pile, some face down).
+_DEAL_TEXTS = {
+    (True, True, True): N_(
+        "Played with two decks (104 cards); {piles} tableau piles of {size} cards, "
+        "{down} face down under {up} face up."
+    ),
+    (True, True, False): N_(
+        "Played with two decks (104 cards); {piles} tableau piles of {size} cards, all face up."
+    ),
+    (True, False, False): N_(
+        "Played with two decks (104 cards); {piles} tableau piles of {size} card, all face up."
+    ),
+    (False, True, True): N_(
+        "Played with one deck (52 cards); {piles} tableau piles of {size} cards, "
+        "{down} face down under {up} face up."
+    ),
+    (False, True, False): N_(
+        "Played with one deck (52 cards); {piles} tableau piles of {size} cards, all face up."
+    ),
+    (False, False, False): N_(
+        "Played with one deck (52 cards); {piles} tableau piles of {size} card, all face up."
+    ),
+}
+
+# How the tableau builds, by (build, wrap).
+_BUILD_TEXTS = {
+    ("alternate", False): N_("The tableau builds down in alternating colours, no wrap."),
+    ("alternate", True): N_(
+        "The tableau builds down in alternating colours, wrapping (a King goes on an Ace)."
+    ),
+    ("any", False): N_("The tableau builds down regardless of suit, no wrap."),
+    ("any", True): N_(
+        "The tableau builds down regardless of suit, wrapping (a King goes on an Ace)."
+    ),
+    ("same_suit", False): N_("The tableau builds down in suit, no wrap."),
+    ("same_suit", True): N_("The tableau builds down in suit, wrapping (a King goes on an Ace)."),
+}
+
+# The stock, by (more than one card a draw, redeals: none, some or unlimited).
+_STOCK_TEXTS = {
+    (False, "none"): N_("The stock deals {draw} card at a time to the waste, one pass, no redeal."),
+    (False, "some"): N_("The stock deals {draw} card at a time to the waste, {redeals} redeals."),
+    (False, "unlimited"): N_(
+        "The stock deals {draw} card at a time to the waste, unlimited redeals."
+    ),
+    (True, "none"): N_("The stock deals {draw} cards at a time to the waste, one pass, no redeal."),
+    (True, "some"): N_("The stock deals {draw} cards at a time to the waste, {redeals} redeals."),
+    (True, "unlimited"): N_(
+        "The stock deals {draw} cards at a time to the waste, unlimited redeals."
+    ),
+}
 
 _BASE_CARDS = {rank: tuple(suit * 13 + rank - 1 for suit in range(4)) for rank in range(1, 14)}
 
 _RANK_AND_FILE = Variant(
     name="rank-and-file",
-    title="Rank and File",
+    title=N_("Rank and File"),
     aliases=("dress-parade",),
     decks=2,
     tableau_piles=10,
@@ -228,7 +313,7 @@ _RANK_AND_FILE = Variant(
 
 _ROWS_OF_FOUR = Variant(
     name="rows-of-four",
-    title="Rows of Four",
+    title=N_("Rows of Four"),
     decks=2,
     tableau_piles=8,
     tableau_rounds=(True, True, True, True),
@@ -240,7 +325,7 @@ _ROWS_OF_FOUR = Variant(
 
 _RAINBOW = Variant(
     name="rainbow",
-    title="Rainbow",
+    title=N_("Rainbow"),
     aliases=("rainbow-canfield",),
     decks=1,
     tableau_piles=4,
@@ -262,11 +347,11 @@ VARIANTS: dict[str, Variant] = {
         _RANK_AND_FILE,
         _ROWS_OF_FOUR,
         _RAINBOW,
-        replace(_RANK_AND_FILE, name="deauville", title="Deauville", aliases=(), runs="single"),
+        replace(_RANK_AND_FILE, name="deauville", title=N_("Deauville"), aliases=(), runs="single"),
         replace(
             _RANK_AND_FILE,
             name="emperor",
-            title="Emperor",
+            title=N_("Emperor"),
             aliases=(),
             runs="single",
             foundation_return=True,
@@ -274,24 +359,24 @@ VARIANTS: dict[str, Variant] = {
         replace(
             _RANK_AND_FILE,
             name="number-ten",
-            title="Number Ten",
+            title=N_("Number Ten"),
             aliases=(),
             tableau_rounds=(False, False, True, True),
         ),
         Variant(
             name="forty-thieves",
-            title="Forty Thieves",
+            title=N_("Forty Thieves"),
             decks=2,
             tableau_piles=10,
             tableau_rounds=(True, True, True, True),
             build="same_suit",
             runs="single",
         ),
-        replace(_ROWS_OF_FOUR, name="diplomat", title="Diplomat", redeals=0),
+        replace(_ROWS_OF_FOUR, name="diplomat", title=N_("Diplomat"), redeals=0),
         replace(
             _RAINBOW,
             name="canfield",
-            title="Canfield",
+            title=N_("Canfield"),
             aliases=(),
             build="alternate",
             draw=3,
@@ -311,5 +396,8 @@ def get_variant(name: str) -> Variant:
         return _BY_ALIAS[key]
     except KeyError:
         raise UnknownVariant(
-            "unknown_variant", f"no game is called {name!r}; known: {', '.join(VARIANTS)}"
+            "unknown_variant",
+            "no game is called {name!r}; known: {known}",
+            name=name,
+            known=", ".join(VARIANTS),
         ) from None

@@ -15,6 +15,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from app.config import Settings
 from app.deps import get_app_settings
 from app.errors import Unauthorized
+from app.i18n import N_
 from app.metrics import Metrics
 
 router = APIRouter(tags=["metrics"])
@@ -30,7 +31,9 @@ async def metrics_access(
     # Both compared whatever the scheme: the time taken tells nothing of the token.
     right = hmac.compare_digest(given.strip().encode(), expected)
     if not (right and scheme.lower() == "bearer"):
-        raise Unauthorized("GET /metrics needs the metrics token (METRICS_TOKEN) as a bearer token")
+        raise Unauthorized(
+            N_("GET /metrics needs the metrics token (METRICS_TOKEN) as a bearer token")
+        )
 
 
 @router.get(

@@ -50,6 +50,7 @@ from app.errors import (
     ValidationFailed,
     retry_after,
 )
+from app.i18n import N_
 from app.models import DailyDeal, Game, Player
 from app.schemas import DailyOut, DailyOwnResult, DailyResultEntry, DailyResults, GameState
 from app.seeds import public_deals
@@ -85,7 +86,10 @@ def parse_day(text: str) -> date:
         except ValueError:
             pass
     raise ValidationFailed(
-        f"date: expected YYYY-MM-DD or 'today', not {text!r}", field="date", fault="date_format"
+        N_("date: expected YYYY-MM-DD or 'today', not {text!r}"),
+        params={"text": text},
+        field="date",
+        fault="date_format",
     )
 
 
@@ -95,10 +99,13 @@ def playable_day(variant_name: str, day_text: str, first_day: date) -> tuple[str
     variant = find_variant(variant_name).name
     day = parse_day(day_text)
     if day > utc_today():
-        raise DailyNotAvailable(f"the daily deal of {day.isoformat()} is not out yet")
+        raise DailyNotAvailable(
+            N_("the daily deal of {date} is not out yet"), params={"date": day.isoformat()}
+        )
     if day < first_day:
         raise DailyNotAvailable(
-            f"there are daily deals from {first_day.isoformat()} on, not {day.isoformat()}"
+            N_("there are daily deals from {first} on, not {date}"),
+            params={"first": first_day.isoformat(), "date": day.isoformat()},
         )
     return variant, day
 
@@ -146,7 +153,8 @@ async def _store(
 
 def not_ready(variant: str, day: date, seconds: int) -> DailyNotReady:
     return DailyNotReady(
-        f"the daily deal of {variant} for {day.isoformat()} is still being prepared",
+        N_("the daily deal of {variant} for {date} is still being prepared"),
+        params={"variant": variant, "date": day.isoformat()},
         headers=retry_after(seconds),
     )
 
@@ -414,7 +422,11 @@ class ResultsPage:
 
     def __init__(self, *, offset: int, cursor: str | None, cursors: PageCursors | None) -> None:
         if cursor and offset:
-            raise ValidationFailed("give `cursor` or `offset`, not both (offset 0 is its default)")
+            raise ValidationFailed(
+                N_("give `cursor` or `offset`, not both (offset 0 is its default)"),
+                field="cursor",
+                fault="cursor_and_offset",
+            )
         self.offset, self.cursor, self.cursors = offset, cursor, cursors
 
     def _after_id(self, variant: str, day: date) -> str | None:

@@ -33,6 +33,7 @@ from app.config import Settings
 from app.db import unit_of_work
 from app.engine import VARIANTS, EngineError, Move, Rules, State, Variant, deal
 from app.errors import NoSolvableDeals, retry_after
+from app.i18n import N_
 from app.models import SolvableDeal
 from app.seeds import public_deals
 from app.services import claims
@@ -54,7 +55,8 @@ def solvable_candidate(secret: str, variant: str, seq: int) -> int:
 
 def no_solvable_deals(variant: str, seconds: int) -> NoSolvableDeals:
     return NoSolvableDeals(
-        f"no proven-winnable deal of {variant} is ready on this server; retry later",
+        N_("no proven-winnable deal of {variant} is ready on this server; retry later"),
+        params={"variant": variant},
         headers=retry_after(seconds),
     )
 

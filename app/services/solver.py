@@ -35,6 +35,7 @@ from app.errors import (
     VersionConflict,
     retry_after,
 )
+from app.i18n import N_
 from app.models import Game, Player, SolvableDeal
 from app.schemas import FinishResult, Hint
 from app.seeds import read_line, seed_line
@@ -233,8 +234,11 @@ async def finish(app: FastAPI, session: Any, player: Player, game_id: str) -> An
         )
         if line is None:
             raise NoWinFound(
-                f"no winning line was found from this position (result: {info['result']}, "
-                f"{info['positions']} positions searched)",
+                N_(
+                    "no winning line was found from this position (result: {result}, "
+                    "{positions} positions searched)"
+                ),
+                params={"result": info["result"], "positions": info["positions"]},
             )
         most = _settings(app).finish_max_moves
         if len(line) > most:
@@ -242,8 +246,11 @@ async def finish(app: FastAPI, session: Any, player: Player, game_id: str) -> An
             if not already_assisted:
                 await games.mark_assisted(session, player, game_id)
             raise NoWinFound(
-                f"the winning line found is {len(line)} moves long, more than a finish plays "
-                f"({most}, FINISH_MAX_MOVES); hints follow it",
+                N_(
+                    "the winning line found is {length} moves long, more than a finish plays "
+                    "({most}, FINISH_MAX_MOVES); hints follow it"
+                ),
+                params={"length": len(line), "most": most},
             )
         try:
             # Marked in the same transaction as the line's first move: not ranked.
@@ -258,4 +265,4 @@ async def finish(app: FastAPI, session: Any, player: Player, game_id: str) -> An
             {**answer.body.model_dump(mode="json"), "steps": list(answer.steps)}
         )
         return Answer(body=body, game_id=answer.game_id, version=answer.version)
-    raise VersionConflict("the game kept changing during the search; reload it")
+    raise VersionConflict(N_("the game kept changing during the search; reload it"))

@@ -15,6 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.db import unit_of_work
 from app.engine import VARIANTS, UnknownVariant, Variant, deal, get_variant
 from app.errors import UnknownVariantError, VariantNotFound
+from app.i18n import N_, gettext, translate
 from app.models import SolvableDeal
 from app.schemas import VariantOut
 from app.seeds import public_deals
@@ -22,7 +23,7 @@ from app.seeds import public_deals
 log = logging.getLogger(__name__)
 
 HOUSE_RULE_TEXT = {
-    "foundation_return": "The top card of a foundation may be played back to the tableau.",
+    "foundation_return": N_("The top card of a foundation may be played back to the tableau."),
 }
 
 
@@ -76,24 +77,32 @@ def rules_data(variant: Variant) -> dict[str, Any]:
 
 
 def variant_json(
-    variant: Variant, *, seeds_dir: Path | None = None, ready: dict[str, int] | None = None
+    variant: Variant,
+    *,
+    seeds_dir: Path | None = None,
+    ready: dict[str, int] | None = None,
+    language: str | None = None,
 ) -> dict[str, Any]:
+    """A variant as the API shows it, its name and rules in words in `language` (default:
+    the request's; app.i18n); ids, aliases and the rules as data never change."""
     solvable_ready = None if ready is None else ready.get(variant.name, 0)
     return {
         "id": variant.name,
-        "name": variant.title,
+        "name": gettext(variant.title, language),
         "aliases": list(variant.aliases),
         "decks": variant.decks,
         "tableau_piles": variant.tableau_piles,
         "foundations": variant.foundation_count,
         "reserve_size": variant.reserve_size,
         "redeals": variant.redeals,
-        "rules": variant.describe(),
+        "rules": [
+            translate(template, params, language) for template, params in variant.rule_texts()
+        ],
         "house_rules": [
             {
                 "name": rule,
                 "default": bool(getattr(variant, rule)),
-                "description": HOUSE_RULE_TEXT.get(rule, ""),
+                "description": gettext(HOUSE_RULE_TEXT[rule], language),
             }
             for rule in variant.house_rules()
         ],
@@ -121,18 +130,26 @@ async def solvable_ready(session: AsyncSession) -> dict[str, int] | None:
     return {str(name): int(count) for name, count in rows}
 
 
-async def list_variants(session: AsyncSession, seeds_dir: Path) -> list[VariantOut]:
+async def list_variants(
+    session: AsyncSession, seeds_dir: Path, language: str | None = None
+) -> list[VariantOut]:
     ready = await solvable_ready(session)
     return [
-        VariantOut.model_validate(variant_json(v, seeds_dir=seeds_dir, ready=ready))
+        VariantOut.model_validate(
+            variant_json(v, seeds_dir=seeds_dir, ready=ready, language=language)
+        )
         for v in VARIANTS.values()
     ]
 
 
-async def describe_variant(session: AsyncSession, seeds_dir: Path, name: str) -> VariantOut:
+async def describe_variant(
+    session: AsyncSession, seeds_dir: Path, name: str, language: str | None = None
+) -> VariantOut:
     variant = find_variant(name)
     ready = await solvable_ready(session)
-    return VariantOut.model_validate(variant_json(variant, seeds_dir=seeds_dir, ready=ready))
+    return VariantOut.model_validate(
+        variant_json(variant, seeds_dir=seeds_dir, ready=ready, language=language)
+    )
 
 
 def find_variant(name: str, *, where: Literal["path", "body"] = "path") -> Variant:
@@ -143,4 +160,4 @@ def find_variant(name: str, *, where: Literal["path", "body"] = "path") -> Varia
         return get_variant(name)
     except UnknownVariant as exc:
         error = VariantNotFound if where == "path" else UnknownVariantError
-        raise error(exc.message) from exc
+        raise error(exc.template, params=exc.params) from exc

@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.db import unit_of_work
 from app.engine import EngineError, Record, Rules, State, Variant, deal
 from app.errors import InvalidRules, ValidationFailed, from_engine
+from app.i18n import N_
 from app.models import Game, Player, new_id, utcnow
 from app.schemas import GameState
 from app.services import ranking, solvable
@@ -46,26 +47,26 @@ async def create_game(
     if record is not None:
         if variant_name is not None or deal_number is not None or solvable or rules:
             raise ValidationFailed(
-                "a record names its variant, deal and rules: give only settings beside it",
+                N_("a record names its variant, deal and rules: give only settings beside it"),
                 field="record",
                 fault="record_not_alone",
             )
         return await _create_from_record(session, player, record, settings)
     if variant_name is None:
         raise ValidationFailed(
-            "give a variant (an id or alias), or a record", field="variant", fault="missing"
+            N_("give a variant (an id or alias), or a record"), field="variant", fault="missing"
         )
     variant = find_variant(variant_name, where="body")
     if solvable and deal_number is not None:
         raise ValidationFailed(
-            "give either a deal number or solvable, not both",
+            N_("give either a deal number or solvable, not both"),
             field="solvable",
             fault="deal_and_solvable",
         )
     try:
         game_rules = Rules.from_json(rules)
     except EngineError as exc:
-        raise InvalidRules(exc.message, reason=exc.code) from exc
+        raise InvalidRules(exc.template, params=exc.params, reason=exc.code) from exc
     if solvable:
         return await _create_solvable(
             session, player, variant, game_rules, settings, solvable_deals

@@ -25,6 +25,7 @@ from sqlalchemy.orm.attributes import set_committed_value
 from app.db import unit_of_work
 from app.engine import State
 from app.errors import GameNotFound, VersionConflict
+from app.i18n import N_
 from app.models import Game, utcnow
 from app.models import Move as MoveRow
 from app.services.bounded import BoundedMap
@@ -185,7 +186,7 @@ async def save(session: AsyncSession, game: Game, bump: int = 1, **values: Any) 
         _save_statement(tuple(values)), {**values, "_id": game.id, "_old": old_version}
     )
     if result.rowcount != 1:  # type: ignore[attr-defined]
-        raise VersionConflict("the game changed meanwhile; reload it")
+        raise VersionConflict(N_("the game changed meanwhile; reload it"))
     for name, value in values.items():
         set_committed_value(game, name, value)
     changes.record(session, game.id, old_version, values["version"])

@@ -20,6 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.db import unit_of_work
 from app.engine import Move, State
 from app.errors import InvalidCursor, NothingToUndo, RecordNotAvailable, ValidationFailed
+from app.i18n import N_
 from app.models import Game, Player, utcnow
 from app.schemas import (
     GameMoveResult,
@@ -70,7 +71,11 @@ def _moves_cursor_offset(
 ) -> int:
     """The seq a moves cursor ends at (the page after it starts at the next seq)."""
     if offset:
-        raise ValidationFailed("give `cursor` or `offset`, not both (offset 0 is its default)")
+        raise ValidationFailed(
+            N_("give `cursor` or `offset`, not both (offset 0 is its default)"),
+            field="cursor",
+            fault="cursor_and_offset",
+        )
     if cursors is None:
         raise InvalidCursor()
     match cursors.open(MOVES_CURSOR, game_id, cursor):
@@ -184,10 +189,12 @@ def _record_refused(game: Game) -> RecordNotAvailable:
     if game.daily_date is not None:
         ends = rfc3339(ranking.day_end(game.daily_date))
         return RecordNotAvailable(
-            f"a daily deal is secret until its date is over ({ends}); its record then"
+            N_("a daily deal is secret until its date is over ({ends}); its record then"),
+            params={"ends": ends},
         )
     return RecordNotAvailable(
-        f"the server chose this game's deal ({game.source}): it is secret until the game is won"
+        N_("the server chose this game's deal ({source}): it is secret until the game is won"),
+        params={"source": game.source},
     )
 
 

@@ -29,6 +29,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.db import unit_of_work
 from app.errors import StreamsFull, TooManyStreams, Unauthorized
+from app.i18n import N_
 from app.models import Game
 from app.services.games import repository
 from app.services.games.changes import Notifier, Subscription
@@ -147,13 +148,13 @@ class StreamTokens:
             player_id, token_game, expires = payload.decode().split(".")
             expiry = int(expires)
         except ValueError as exc:  # binascii.Error and UnicodeDecodeError are ValueErrors
-            raise Unauthorized("the stream token cannot be read") from exc
+            raise Unauthorized(N_("the stream token cannot be read")) from exc
         if not hmac.compare_digest(mac, self._mac(payload)):
-            raise Unauthorized("the stream token is not one this server gave")
+            raise Unauthorized(N_("the stream token is not one this server gave"))
         if token_game != game_id:
-            raise Unauthorized("the stream token is for another game")
+            raise Unauthorized(N_("the stream token is for another game"))
         if expiry < (time.time() if now is None else now):
-            raise Unauthorized("the stream token has expired")
+            raise Unauthorized(N_("the stream token has expired"))
         return StreamCaller(player_id, expires_at=float(expiry))
 
 

@@ -22,6 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db import unit_of_work
 from app.errors import ApiError, GameOver, IdempotencyKeyReused, VersionConflict
+from app.i18n import N_
 from app.models import Game, IdempotencyKey
 from app.schemas import GameMoveResult, UndoResult
 from app.services.games import changes
@@ -125,7 +126,10 @@ class _Write(Generic[Body]):
     def _check(self, game: Game) -> None:
         expected = self.expected_version
         if expected is not None and expected != game.version:
-            raise VersionConflict(f"the game is at version {game.version}, not {expected}")
+            raise VersionConflict(
+                N_("the game is at version {version}, not {expected}"),
+                params={"version": game.version, "expected": expected},
+            )
         if self.refuse_won and game.status == "won":
             raise GameOver()
 
