@@ -14,7 +14,8 @@ ERRORS = {"IllegalMove", "InvalidMove", "InvalidDeal", "InvalidRecord", "Unknown
 
 def _raised_codes() -> set[str]:
     """The first argument of every engine error built with a literal code, and the codes
-    a rule's reason (a `(code, message)` tuple returned to `IllegalMove(*why)`) names."""
+    a rule's reason (a `(code, message, params)` tuple returned to `IllegalMove(*why)`)
+    names."""
     codes: set[str] = set()
     for path in ENGINE.glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
@@ -24,7 +25,7 @@ def _raised_codes() -> set[str]:
                     codes.add(first.value)
             if isinstance(node, ast.Return) and isinstance(node.value, ast.Tuple):
                 parts = node.value.elts
-                if len(parts) == 2 and isinstance(parts[0], ast.Constant):
+                if len(parts) in (2, 3) and isinstance(parts[0], ast.Constant):
                     value = parts[0].value
                     if isinstance(value, str) and value.islower() and "_" in value:
                         codes.add(value)
