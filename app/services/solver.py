@@ -125,7 +125,7 @@ def solver_service(app: FastAPI) -> SolverService:
     return service
 
 
-async def _proven_line(session: AsyncSession, settings: Settings, game: Game) -> list[Move] | None:
+async def proven_line(session: AsyncSession, settings: Settings, game: Game) -> list[Move] | None:
     """The proven winning line of the game's deal, where the deal is a proven one: a
     deal of `seeds/` dealt by number, the day's daily deal, a solvable deal."""
     if game.source == "deal":
@@ -146,7 +146,7 @@ async def _known(app: FastAPI, session: AsyncSession, game: Game, state: State) 
     knowledge = solver_service(app).knowledge
     known = await knowledge.lookup(state)
     if known is None:
-        line = await _proven_line(session, _settings(app), game)
+        line = await proven_line(session, _settings(app), game)
         if line is not None:
             start = deal(get_variant(game.variant), int(game.deal), Rules.from_json(game.rules))
             source = "seed" if game.source == "deal" else game.source
