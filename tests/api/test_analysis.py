@@ -6,6 +6,8 @@ one analysis however many ask."""
 from __future__ import annotations
 
 import asyncio
+import random
+import re
 import shutil
 import time
 from collections.abc import AsyncIterator
@@ -20,14 +22,19 @@ from fastapi import FastAPI
 from sqlalchemy import func, select
 
 from app.config import Settings
-from app.engine import Move, deal, get_variant
+from app.engine import VARIANTS, Move, deal, get_variant
 from app.models import WorkClaim
 from app.seeds import seed_line
 from app.services.analysis import LOST, UNDECIDED, WINNABLE, Decided, walk
 from app.solver.result import replay
 from tests.api.conftest import API, NewGame, NewPlayer, assert_error
 from tests.api.daily_helpers import daily_settings, empty_daily_deals, start_daily, today
-from tests.api.helpers import near_won_rank_and_file, put_state
+from tests.api.helpers import (
+    near_won_rank_and_file,
+    put_state,
+    stored_game,
+    stuck_rank_and_file,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 # Canfield deal 1 of seeds/: after the first 24 moves of its proven line the position is
@@ -39,7 +46,13 @@ VARIANT, DEAL, GOOD_MOVES, BAD_MOVE = "canfield", 1, 24, "w>f1"
 @pytest.fixture
 async def settings(database_url: str, tmp_path: Path) -> AsyncIterator[Settings]:
     await empty_daily_deals(database_url)
-    values = daily_settings(database_url, tmp_path, analysis_ply_max_seconds=10.0)
+    values = daily_settings(
+        database_url,
+        tmp_path,
+        analysis_ply_max_positions=50_000,
+        analysis_ply_max_seconds=5.0,
+        analysis_max_positions=200_000,
+    )
     shutil.copy(ROOT / "seeds" / f"{VARIANT}.json", values.seeds_dir / f"{VARIANT}.json")
     yield values
 
@@ -196,3 +209,52 @@ async def test_the_walk_decides_few_positions() -> None:
     assert verdicts.plies == [WINNABLE] * 3 + [LOST] * 5
     assert verdicts.losing_ply == 3 and verdicts.winning_line == []
     assert verdicts.positions == 60
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+async def test_every_game_is_analysed(
+    client: httpx.AsyncClient, auth: dict[str, str], new_game: NewGame, variant: str
+) -> None:
+    """A few random moves, resigned: the verdicts are winnable, then undecided, then lost
+    (never otherwise), and a losing move found comes with a line the engine wins by."""
+    game = await new_game(variant=variant, deal=2, settings={"auto_finish": False})
+    rng = random.Random(variant)
+    state = game
+    played: list[Move] = []
+    for _ in range(12):
+        if state["status"] != "playing" or not state["legal_moves"]:
+            break
+        move = Move.from_json(rng.choice(state["legal_moves"]))
+        state = await _play(client, auth, game["id"], [move])
+        played.append(move)
+    if state["status"] == "playing":
+        await client.post(f"{API}/games/{game['id']}/resign", headers=auth)
+    await client.post(f"{API}/games/{game['id']}/analysis", headers=auth)
+    body = await _done(client, auth, game["id"])
+    verdicts = "".join(p["verdict"][0] for p in body["plies"])
+    assert len(verdicts) == len(played) + 1
+    assert re.fullmatch("w*u*l*", verdicts), verdicts
+    if body["losing_ply"]:
+        assert verdicts[body["losing_ply"] - 1 : body["losing_ply"] + 1] == "wl"
+        assert body["losing_move"] == played[body["losing_ply"] - 1].to_json()
+        before = replay(deal(get_variant(variant), 2), played[: body["losing_ply"] - 1])
+        assert replay(before, [Move.from_json(m) for m in body["winning_line"]]).is_won
+    else:
+        assert body["winning_line"] is None
+
+
+async def test_a_stuck_game_is_analysed_and_marked_assisted(
+    client: httpx.AsyncClient, app: FastAPI, auth: dict[str, str], new_game: NewGame
+) -> None:
+    game = await new_game(deal=9)
+    await client.post(f"{API}/games/{game['id']}/moves", json={"action": "draw"}, headers=auth)
+    await put_state(app, game["id"], stuck_rank_and_file())
+    asked = await client.post(f"{API}/games/{game['id']}/analysis", headers=auth)
+    assert asked.status_code in (200, 202), asked.text
+    # A stuck game still takes an undo: what the analysis tells helps it.
+    state = (await client.get(f"{API}/games/{game['id']}", headers=auth)).json()
+    assert state["assisted"] is True and state["status"] == "stuck"
+    body = await _done(client, auth, game["id"])
+    # Ply 1 is the stuck position put in place (lost); ply 0 the deal after no move.
+    assert body["move_count"] == 1 and body["plies"][1]["verdict"] == LOST
+    assert (await stored_game(app, game["id"])).assisted is True
