@@ -10,7 +10,7 @@ import random
 import re
 import shutil
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -189,26 +189,60 @@ async def test_two_requests_make_one_analysis(
         assert claims.scalar_one() == 1
 
 
-async def test_the_walk_decides_few_positions() -> None:
-    """From the end backwards: stop at the first winnable position; one proven loss makes
-    every later position lost; undecided positions between stay undecided."""
-    start = deal(get_variant("rank-and-file"), 1)
-    positions = [start] * 8
-    asked: list[int] = []
-    truth = [WINNABLE, WINNABLE, WINNABLE, LOST, UNDECIDED, LOST, UNDECIDED, LOST]
-    index = iter(range(7, -1, -1))
+class _Ply:
+    """A stand-in position for the walk: its ply, never won."""
 
-    async def decide(_state: object, budget: int) -> Decided:
-        ply = next(index)
-        asked.append(ply)
-        verdict = truth[ply]
+    is_won = False
+
+    def __init__(self, ply: int) -> None:
+        self.ply = ply
+
+
+def _decider(
+    truth: str, hard: set[int], asked: list[tuple[int, int]]
+) -> Callable[[Any, int], Awaitable[Decided]]:
+    """Decides ply k as `truth[k]` (w, l), costing 10 positions; a ply in `hard` only
+    with a budget of 100 or more (else undecided)."""
+    verdicts = {"w": WINNABLE, "l": LOST}
+
+    async def decide(position: Any, budget: int) -> Decided:
+        asked.append((position.ply, budget))
+        if position.ply in hard and budget < 100:
+            return Decided(UNDECIDED, None, budget)
+        verdict = verdicts[truth[position.ply]]
         return Decided(verdict, () if verdict == WINNABLE else None, 10)
 
+    return decide
+
+
+async def test_the_walk_goes_back_from_the_end_to_the_first_winnable_position() -> None:
+    asked: list[tuple[int, int]] = []
+    decide = _decider("wwwllll", set(), asked)
+    positions: Any = [_Ply(k) for k in range(7)]
     verdicts = await walk(positions, decide, ply_budget=100, total_budget=1000)
-    assert asked == [7, 6, 5, 4, 3, 2]
-    assert verdicts.plies == [WINNABLE] * 3 + [LOST] * 5
+    assert [ply for ply, _budget in asked] == [6, 5, 4, 3, 2]
+    assert verdicts.plies == [WINNABLE] * 3 + [LOST] * 4
     assert verdicts.losing_ply == 3 and verdicts.winning_line == []
-    assert verdicts.positions == 60
+    assert verdicts.positions == 50
+
+
+async def test_the_walk_halves_the_gap_with_the_whole_budget() -> None:
+    # Plies 1 to 8 need the whole budget: the first pass (1 position each) decides only
+    # the last and the deal; the second finds the boundary (ply 5) in three searches.
+    asked: list[tuple[int, int]] = []
+    decide = _decider("wwwwwlllll", set(range(1, 9)), asked)
+    positions: Any = [_Ply(k) for k in range(10)]
+    verdicts = await walk(positions, decide, ply_budget=100, total_budget=10_000)
+    assert asked[:10] == [(k, 1) for k in range(9, -1, -1)]
+    assert asked[10:] == [(4, 100), (6, 100), (5, 100)]
+    assert verdicts.plies == [WINNABLE] * 5 + [LOST] * 5
+    assert verdicts.losing_ply == 5
+    # Out of budget before the gap closes: the boundary stays undecided.
+    asked.clear()
+    verdicts = await walk(positions, decide, ply_budget=100, total_budget=40)
+    assert verdicts.losing_ply is None and verdicts.winning_line is None
+    assert verdicts.plies[0] == WINNABLE and verdicts.plies[-1] == LOST
+    assert UNDECIDED in verdicts.plies
 
 
 @pytest.mark.parametrize("variant", list(VARIANTS))
