@@ -91,7 +91,11 @@ _ANALYSIS_HEADERS = {
     status_code=202,
     response_model=Analysis,
     responses={
-        200: {"description": "The analysis is done already", "headers": _ANALYSIS_HEADERS},
+        200: {
+            "model": Analysis,
+            "description": "The analysis is done already",
+            "headers": _ANALYSIS_HEADERS,
+        },
         202: {"description": "The analysis is pending or running", "headers": _ANALYSIS_HEADERS},
         **errors(Unauthorized, GameNotFound, GameNotOver, DailyNotOver),
     },
