@@ -10,6 +10,7 @@ from app.errors import (
     DailyNotOver,
     GameNotFound,
     GameNotOver,
+    GameOver,
     NoWinFound,
     SolverBusy,
     SolverSearchInProgress,
@@ -59,6 +60,7 @@ async def hint(
         **errors(
             Unauthorized,
             GameNotFound,
+            GameOver,
             NoWinFound,
             VersionConflict,
             SolverBusy,

@@ -29,6 +29,7 @@ from app.config import Settings
 from app.db import unit_of_work
 from app.engine import Move, Rules, State, deal, get_variant
 from app.errors import (
+    GameOver,
     NoWinFound,
     SolverBusy,
     SolverSearchInProgress,
@@ -225,7 +226,11 @@ async def finish(app: FastAPI, session: Any, player: Player, game_id: str) -> An
     moved position the search runs once more. A position proven lost marks the game
     assisted, as a hint saying so does: it tells the player something of hidden cards.
     The answer is the won state with ``events`` (all of them) and ``steps`` (each move of
-    the line with its own events)."""
+    the line with its own events). A resigned game is over: 409 ``game_over``, before any
+    search."""
+    game, _position = await games.load_position(session, player, game_id)
+    if game.status == "resigned":
+        raise GameOver("the game was resigned; it takes no more moves")
     for _attempt in range(_FINISH_SEARCHES):
         budget = Budget.of(_settings(app), "finish")
         _version, already_assisted, state, line, info = await _search_game(

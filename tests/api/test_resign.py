@@ -108,3 +108,12 @@ async def test_resign_reveals_a_random_deal_and_refuses_other_players(
     assert isinstance(body["deal"], int)
     record = await client.get(f"{API}/games/{game['id']}/record", headers=auth)
     assert record.status_code == 200
+
+
+async def test_a_resigned_game_is_not_finished(
+    client: httpx.AsyncClient, auth: dict[str, str], new_game: NewGame
+) -> None:
+    game = await new_game(deal=1)
+    await client.post(f"{API}/games/{game['id']}/resign", headers=auth)
+    finish = await client.post(f"{API}/games/{game['id']}/finish", headers=auth)
+    assert_error(finish, 409, "game_over")
