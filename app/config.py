@@ -108,6 +108,13 @@ class Settings(BaseSettings):
     # a depth-first search's wandering (foundation cards going back and forth), not a
     # finish a player would watch: 409 no_win_found, and hints still follow it.
     finish_max_moves: int = Field(default=10_000, ge=1)
+    # The analysis of a game that is over (services.analysis), in the background lane:
+    # each position of its line searched at most this much (from the end backwards,
+    # what the solver knows first), and at most this many positions for the whole game;
+    # a position left undecided is `undecided`.
+    analysis_ply_max_positions: int = Field(default=1_000_000, ge=1)
+    analysis_ply_max_seconds: float = Field(default=10.0, gt=0)
+    analysis_max_positions: int = Field(default=20_000_000, ge=1)
     # What the solver knows, in the database, shared by every instance: positions along
     # winning lines (a line has some hundreds; a row is about 60 bytes with its index)
     # and positions proven lost. The oldest go beyond these bounds.

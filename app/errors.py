@@ -154,6 +154,11 @@ class GameNotFound(ApiError):
     code, status, default_message = "game_not_found", 404, N_("no such game")
 
 
+class AnalysisNotFound(ApiError):
+    code, status = "analysis_not_found", 404
+    default_message = N_("no analysis of this game was asked for (POST it first)")
+
+
 class VariantNotFound(ApiError):
     code, status, default_message = "variant_not_found", 404, N_("no such variant")
 
@@ -174,7 +179,7 @@ class NothingToUndo(ApiError):
 
 
 class GameOver(ApiError):
-    """A move or an undo on a won game: 409 `game_over`, reason `game_over`. The engine
+    """A move or an undo on a won (or resigned) game: 409 `game_over`, reason `game_over`. The engine
     refuses a move on a won game as an illegal move with that reason; `_ENGINE_REASONS`
     maps it here."""
 
@@ -189,6 +194,30 @@ class GameOver(ApiError):
         reason: str | None = "game_over",
     ) -> None:
         super().__init__(message, params=params, reason=reason)
+
+
+class GameAlreadyOver(ApiError):
+    """A resign of a game that is over already: won, stuck (only an undo leads on, and a
+    stuck game counts as not won as it is) or resigned. 409: reload the game."""
+
+    code, status = "game_already_over", 409
+    default_message = N_("the game is over already; only a game in play can be resigned")
+
+
+class GameNotOver(ApiError):
+    """An analysis of a game still in play: the analysis tells of hidden cards, which only
+    a game that is over (won, stuck or resigned) may learn."""
+
+    code, status = "game_not_over", 409
+    default_message = N_("the game is still in play; resign it (or finish it) first")
+
+
+class DailyNotOver(ApiError):
+    """An analysis of a daily game while its date is current: everyone plays that deal
+    until its date is over, so nothing of its hidden cards is told before."""
+
+    code, status = "daily_not_over", 409
+    default_message = N_("a daily game is analysed only once its date is over")
 
 
 class NoWinFound(ApiError):

@@ -30,6 +30,7 @@ from app.middleware import (
 )
 from app.routers import daily, games, health, metrics, players, solver, stats, streams, variants
 from app.routers.play import mount_play
+from app.services.analysis import GameAnalyses
 from app.services.claims import new_owner
 from app.services.cursors import PageCursors
 from app.services.daily import DailyDeals
@@ -109,7 +110,7 @@ def _outermost(app: FastAPI) -> None:
 
 
 # The version of the API contract (`info.version`), not of the package.
-API_VERSION = "2.0.0"
+API_VERSION = "2.1.0"
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -168,6 +169,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         owner = new_owner()
         app.state.daily = DailyDeals(settings, database.sessionmaker, secret, work, owner)
         app.state.solvable = SolvableDeals(settings, database.sessionmaker, secret, work, owner)
+        app.state.analyses = GameAnalyses(
+            settings, database.sessionmaker, work, app.state.knowledge, owner
+        )
         app.state.daily.start()
         app.state.solvable.start()
         sweeper.start()
@@ -177,6 +181,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await sweeper.close()
             await app.state.daily.close()
             await app.state.solvable.close()
+            await app.state.analyses.close()
             work.close()
             if isinstance(notifier, PostgresNotifier):
                 await notifier.close()

@@ -264,3 +264,31 @@ class AuthFailure(Base):
     address: Mapped[str] = mapped_column(String(64), primary_key=True)
     slot: Mapped[int] = mapped_column(Integer, primary_key=True)  # Unix time // 5
     count: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class GameAnalysis(Base):
+    """The analysis of a game that is over (`services.analysis`): one per game, for the
+    line of play it was asked for (`line`: `<move_count>.<version of the last move>`; a
+    stuck game played on after an undo is a new line, analysed anew). `plies`: each
+    position's verdict (`winnable`, `lost`, `undecided`), ply 0 the deal, once `state` is
+    `done`; `winning_line` (move JSON) from the position before `losing_ply`. Which
+    instance works on it is a `work_claims` row (`analysis`, `<game id>|<line>`)."""
+
+    __tablename__ = "game_analyses"
+
+    game_id: Mapped[str] = mapped_column(
+        ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    line: Mapped[str] = mapped_column(String(24))
+    # pending (asked, not started) | running | done
+    state: Mapped[str] = mapped_column(String(16))
+    move_count: Mapped[int] = mapped_column(Integer)
+    # Plies decided so far (from the end backwards) and positions searched so far.
+    decided: Mapped[int] = mapped_column(Integer, default=0)
+    positions: Mapped[int] = mapped_column(Integer, default=0)
+    plies: Mapped[list[str] | None] = mapped_column(JSON)
+    losing_ply: Mapped[int | None] = mapped_column(Integer)
+    losing_move: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    winning_line: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow)

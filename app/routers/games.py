@@ -12,6 +12,7 @@ from app.deps import CurrentPlayer, NoNullBody, PageCursorsDep, SessionDep
 from app.engine import DRAW_MOVE, REDEAL_MOVE, EngineError, Move, Pile
 from app.errors import (
     AutoPlayOff,
+    GameAlreadyOver,
     GameNotFound,
     GameOver,
     IdempotencyKeyReused,
@@ -45,6 +46,7 @@ from app.schemas import (
     MoveRequest,
     MoveRequestMove,
     RedealRequest,
+    ResignRequest,
     UndoRequest,
     UndoResult,
 )
@@ -281,6 +283,40 @@ async def undo_move(
 ) -> UndoResult:
     expected = body.expected_version if body else None
     answer = await games.undo(
+        session,
+        player,
+        game_id,
+        expected_version=expected,
+        idempotency=_idempotency(request, idempotency_key, {"expected_version": expected}),
+    )
+    answer_headers(response, answer)
+    return answer.body
+
+
+@router.post(
+    "/{game_id}/resign",
+    name="resign_game",
+    response_model=GameState,
+    dependencies=[NoNullBody],
+    responses={
+        200: {"headers": ETAG},
+        **errors(
+            Unauthorized, GameNotFound, VersionConflict, GameAlreadyOver, IdempotencyKeyReused
+        ),
+    },
+    summary="Give up a game in play (status resigned: played, not won)",
+)
+async def resign_game(
+    request: Request,
+    response: Response,
+    game_id: str,
+    session: SessionDep,
+    player: CurrentPlayer,
+    body: Annotated[ResignRequest | None, Body()] = None,
+    idempotency_key: IdempotencyKeyHeader = None,
+) -> GameState:
+    expected = body.expected_version if body else None
+    answer = await games.resign(
         session,
         player,
         game_id,

@@ -6,7 +6,11 @@ from fastapi import APIRouter, Request, Response
 
 from app.deps import CurrentPlayer, SessionDep
 from app.errors import (
+    AnalysisNotFound,
+    DailyNotOver,
     GameNotFound,
+    GameNotOver,
+    GameOver,
     NoWinFound,
     SolverBusy,
     SolverSearchInProgress,
@@ -14,9 +18,10 @@ from app.errors import (
     VersionConflict,
 )
 from app.routers.common import ETAG, errors
-from app.schemas import FinishResult, Hint
+from app.schemas import Analysis, FinishResult, Hint
 from app.services import games
 from app.services import solver as solver_service
+from app.services.analysis import GameAnalyses
 
 router = APIRouter(prefix="/games", tags=["solver"])
 
@@ -55,6 +60,7 @@ async def hint(
         **errors(
             Unauthorized,
             GameNotFound,
+            GameOver,
             NoWinFound,
             VersionConflict,
             SolverBusy,
@@ -69,3 +75,52 @@ async def finish(
     answer = await solver_service.finish(request.app, session, player, game_id)
     response.headers["ETag"] = games.etag(answer.game_id, answer.version)
     return answer.body
+
+
+def _analyses(request: Request) -> GameAnalyses:
+    analyses: GameAnalyses = request.app.state.analyses
+    return analyses
+
+
+_ANALYSIS_HEADERS = {
+    "Location": {"description": "Where the analysis is read (GET)", "schema": {"type": "string"}}
+}
+
+
+@router.post(
+    "/{game_id}/analysis",
+    name="analyse_game",
+    status_code=202,
+    response_model=Analysis,
+    responses={
+        200: {
+            "model": Analysis,
+            "description": "The analysis is done already",
+            "headers": _ANALYSIS_HEADERS,
+        },
+        202: {"description": "The analysis is pending or running", "headers": _ANALYSIS_HEADERS},
+        **errors(Unauthorized, GameNotFound, GameNotOver, DailyNotOver),
+    },
+    summary="Analyse a game that is over (in the background): a verdict per position",
+)
+async def analyse_game(
+    request: Request, response: Response, game_id: str, session: SessionDep, player: CurrentPlayer
+) -> Analysis:
+    analysis = await _analyses(request).request(session, player, game_id)
+    response.headers["Location"] = str(request.url_for("get_game_analysis", game_id=game_id).path)
+    if analysis.state == "done":
+        response.status_code = 200
+    return analysis
+
+
+@router.get(
+    "/{game_id}/analysis",
+    name="get_game_analysis",
+    response_model=Analysis,
+    responses=errors(Unauthorized, GameNotFound, AnalysisNotFound),
+    summary="A game's analysis: its progress, and when done a verdict per position",
+)
+async def get_game_analysis(
+    request: Request, game_id: str, session: SessionDep, player: CurrentPlayer
+) -> Analysis:
+    return await _analyses(request).get(session, player, game_id)

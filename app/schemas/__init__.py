@@ -12,6 +12,8 @@ from app.schemas.daily import (
     VariantStats,
 )
 from app.schemas.games import (
+    Analysis,
+    AnalysisState,
     AutoFinishEvent,
     FaceDownCard,
     FaceUpCard,
@@ -40,6 +42,7 @@ from app.schemas.games import (
     PileKind,
     PileOut,
     PlayEvent,
+    PlyVerdict,
     ReserveFillEvent,
     RulesOut,
     StreamToken,
@@ -49,6 +52,7 @@ from app.schemas.games import (
     UndoAnswerEvent,
     UndoEvent,
     UndoResult,
+    Verdict,
 )
 from app.schemas.players import (
     HIDDEN_CHARACTERS,
@@ -74,6 +78,7 @@ from app.schemas.requests import (
     MoveRequestMove,
     RedealAction,
     RedealRequest,
+    ResignRequest,
     RulesIn,
     UndoRequest,
 )
@@ -87,6 +92,10 @@ from app.schemas.variants import (
 )
 
 __all__ = [
+    "Analysis",
+    "AnalysisState",
+    "PlyVerdict",
+    "Verdict",
     "AutoFinishEvent",
     "ClickAction",
     "ClickRequest",
@@ -160,6 +169,7 @@ __all__ = [
     "TurnUpEvent",
     "UndoAnswerEvent",
     "UndoEvent",
+    "ResignRequest",
     "UndoRequest",
     "UndoResult",
     "VariantOut",

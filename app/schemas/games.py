@@ -96,7 +96,7 @@ class GameSettingsOut(BaseModel):
 
 # Named once (a schema of their own in the document, so generated clients get one enum
 # each, not one per model that uses them).
-GameStatus = TypeAliasType("GameStatus", Literal["playing", "won", "stuck"])
+GameStatus = TypeAliasType("GameStatus", Literal["playing", "won", "stuck", "resigned"])
 GameSource = TypeAliasType("GameSource", Literal["deal", "random", "solvable", "daily"])
 
 
@@ -410,3 +410,48 @@ class StreamToken(BaseModel):
     token: str = Field(description="Pass as `?token=` to GET /games/{game_id}/events.")
     expires_at: Timestamp = Field(description="Streams can be opened with it until then.")
     url: str = Field(description="The stream's URL with the token, ready for EventSource.")
+
+
+AnalysisState = TypeAliasType("AnalysisState", Literal["pending", "running", "done"])
+Verdict = TypeAliasType("Verdict", Literal["winnable", "lost", "undecided"])
+
+
+class PlyVerdict(BaseModel):
+    ply: int = Field(description="Moves played from the deal (0: the deal itself).")
+    verdict: Verdict = Field(
+        description="winnable: a winning line exists from this position; lost: proven that "
+        "none does; undecided: neither within the analysis' budget."
+    )
+
+
+class Analysis(BaseModel):
+    """The analysis of a game that is over: a verdict per position of its line of play."""
+
+    game_id: str
+    state: AnalysisState = Field(
+        description="pending: asked, not started; running: positions being decided; done."
+    )
+    move_count: int = Field(
+        description="The moves of the line analysed: its positions are plies 0 to move_count."
+    )
+    plies: list[PlyVerdict] = Field(
+        description="One verdict per position, ply 0 (the deal) first, once `state` is "
+        "`done`; empty before."
+    )
+    losing_ply: int | None = Field(
+        description="The number of moves after which the position is lost (the losing move "
+        "is move `losing_ply` of the log; 0: the deal itself is lost). Null when the game was "
+        "never lost (won, or winnable to its end) or the boundary is undecided."
+    )
+    losing_move: LegalMove | None = Field(
+        description="The losing move (move `losing_ply` of the log), as played; null with "
+        "`losing_ply` null or 0."
+    )
+    winning_line: list[LegalMove] | None = Field(
+        description="A winning line from the position after `losing_ply - 1` moves (the one "
+        "before the losing move), as `legal_moves` gives moves; null with `losing_move` null."
+    )
+    decided: int = Field(description="Positions decided so far (progress; from the end back).")
+    positions: int = Field(description="Positions the solver searched for this analysis so far.")
+    created_at: Timestamp
+    updated_at: Timestamp

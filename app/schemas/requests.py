@@ -157,3 +157,7 @@ MOVE_REQUEST_EXAMPLES: dict[str, Any] = {
 
 class UndoRequest(_Expect):
     model_config = STRICT
+
+
+class ResignRequest(_Expect):
+    model_config = STRICT

@@ -29,6 +29,7 @@ from app.config import Settings
 from app.db import unit_of_work
 from app.engine import Move, Rules, State, deal, get_variant
 from app.errors import (
+    GameOver,
     NoWinFound,
     SolverBusy,
     SolverSearchInProgress,
@@ -126,7 +127,7 @@ def solver_service(app: FastAPI) -> SolverService:
     return service
 
 
-async def _proven_line(session: AsyncSession, settings: Settings, game: Game) -> list[Move] | None:
+async def proven_line(session: AsyncSession, settings: Settings, game: Game) -> list[Move] | None:
     """The proven winning line of the game's deal, where the deal is a proven one: a
     deal of `seeds/` dealt by number, the day's daily deal, a solvable deal."""
     if game.source == "deal":
@@ -147,7 +148,7 @@ async def _known(app: FastAPI, session: AsyncSession, game: Game, state: State) 
     knowledge = solver_service(app).knowledge
     known = await knowledge.lookup(state)
     if known is None:
-        line = await _proven_line(session, _settings(app), game)
+        line = await proven_line(session, _settings(app), game)
         if line is not None:
             start = deal(get_variant(game.variant), int(game.deal), Rules.from_json(game.rules))
             source = "seed" if game.source == "deal" else game.source
@@ -226,7 +227,11 @@ async def finish(app: FastAPI, session: Any, player: Player, game_id: str) -> An
     moved position the search runs once more. A position proven lost marks the game
     assisted, as a hint saying so does: it tells the player something of hidden cards.
     The answer is the won state with ``events`` (all of them) and ``steps`` (each move of
-    the line with its own events)."""
+    the line with its own events). A resigned game is over: 409 ``game_over``, before any
+    search."""
+    game, _position = await games.load_position(session, player, game_id)
+    if game.status == "resigned":
+        raise GameOver("the game was resigned; it takes no more moves")
     for _attempt in range(_FINISH_SEARCHES):
         budget = Budget.of(_settings(app), "finish")
         _version, already_assisted, state, line, info = await _search_game(

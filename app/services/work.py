@@ -12,7 +12,8 @@ event loop in three lanes of workers:
 
 Work waits in one line ordered by priority, then arrival: a player's search
 (`PLAYER`; a hint before a finish) before a daily deal's proof (`DAILY`) before a
-solvable pool's (`SOLVABLE`). A freed worker goes to the first waiting work that may use
+solvable pool's (`SOLVABLE`) before a position of a finished game's analysis
+(`ANALYSIS`, one search per position, so proofs come in between). A freed worker goes to the first waiting work that may use
 it: proofs use the background lane only (a hint never waits behind one on its own lane),
 and a search may borrow an idle background process when its own lanes are busy.
 
@@ -58,6 +59,7 @@ from app.solver.worker import SearchInProgress, SolverBusy, exit_with_parent, so
 PLAYER = 0
 DAILY = 1
 SOLVABLE = 2
+ANALYSIS = 3
 
 _PLAYER_LANE = "player"
 _HINT_LANE = "hint"
@@ -65,7 +67,7 @@ _BACKGROUND_LANE = "background"
 LANES = (_PLAYER_LANE, _HINT_LANE, _BACKGROUND_LANE)
 
 # What a piece of work is, for the observer: a player's hint or finish, a proof.
-KINDS = ("hint", "finish", "daily", "solvable")
+KINDS = ("hint", "finish", "daily", "solvable", "analysis")
 # How a run ended: a search's verdict ("solved", "unsolvable", "unknown"; a proof that
 # found no winning line within its budget is "unknown"), or "error" (it raised), or
 # "cancelled" (its caller left: the worker may still finish it).
@@ -75,7 +77,7 @@ OUTCOMES = ("solved", "unsolvable", "unknown", "error", "cancelled")
 def kind_of(priority: int, hint: bool = False) -> str:
     if priority == PLAYER:
         return "hint" if hint else "finish"
-    return "daily" if priority == DAILY else "solvable"
+    return {DAILY: "daily", SOLVABLE: "solvable"}.get(priority, "analysis")
 
 
 def _outcome(value: Any) -> str:
@@ -309,6 +311,16 @@ class WorkPool:
         )
         proof: Proof | None = await self._run(max(priority, DAILY), prove, *args)
         return proof
+
+    async def analyse(
+        self, state_bytes: bytes, max_positions: int, max_seconds: float | None
+    ) -> SolveResult:
+        """One position of a finished game's analysis (`services.analysis`): a search in
+        the background lane, after every other work waiting."""
+        s = self.settings
+        args = (state_bytes, max_positions, max_seconds, s.solver_table_size)
+        result: SolveResult = await self._run(ANALYSIS, solve_bytes, *args)
+        return result
 
     def close(self) -> None:
         """Waits for running proofs (a candidate's budget at most: no proof outlives the

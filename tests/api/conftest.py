@@ -25,6 +25,7 @@ from app.db import is_sqlite, upgrade_to_head
 from app.main import create_app
 
 TABLES = (
+    "game_analyses",
     "solver_positions",
     "solver_lines",
     "work_claims",

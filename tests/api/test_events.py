@@ -209,6 +209,25 @@ async def test_a_change_by_another_process_is_found_by_the_poll_and_a_win_ends_t
     assert app.state.streams.open == 0
 
 
+async def test_a_resign_ends_the_stream(
+    app: FastAPI,
+    client: httpx.AsyncClient,
+    streamer: httpx.AsyncClient,
+    auth: dict[str, str],
+    new_game: NewGame,
+) -> None:
+    game = await new_game()
+    async with streamer.stream("GET", _events(game["id"]), headers=auth) as response:
+        reader = EventReader(response)
+        assert (await reader.next()) is not None
+        resigned = await client.post(f"{API}/games/{game['id']}/resign", headers=auth)
+        final = await reader.next()
+        assert final is not None and final.id == str(resigned.json()["version"])
+        assert final.data["state"]["status"] == "resigned" and final.data["events"] == []
+        assert await reader.next() is None  # the stream ended after the final event
+    assert app.state.streams.open == 0
+
+
 async def test_a_move_through_another_instance_on_the_same_database_reaches_the_stream(
     settings: Settings,
     client: httpx.AsyncClient,

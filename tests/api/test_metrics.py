@@ -195,7 +195,7 @@ async def test_the_pool_reports_its_line_and_each_wait(tmp_path: Path) -> None:
         waiting = asyncio.create_task(work._run(PLAYER, lambda: None))
         await asyncio.sleep(0.05)
         now = work.snapshot()
-        assert now.waiting == {"hint": 0, "finish": 1, "daily": 0, "solvable": 0}
+        assert now.waiting == {"hint": 0, "finish": 1, "daily": 0, "solvable": 0, "analysis": 0}
         assert now.busy == {"player": 1, "hint": 0, "background": 1}
         assert now.workers == {"player": 1, "hint": 0, "background": 1}
         work._release("player")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import random
 import re
 import threading
 import time
@@ -234,3 +235,73 @@ async def test_a_move_through_one_instance_reaches_a_stream_on_the_other_within_
                 change.data["state"]
                 == httpx.get(f"{one.base_url}{API}/games/{game['id']}", headers=auth).json()
             )
+
+
+def _thrown_away(server: Server, auth: dict[str, str], variant: str, deal: int) -> str:
+    """A game of random moves (a draw a quarter of the time), resigned: most end lost
+    somewhere along a long line, which takes an analysis some seconds."""
+    rng = random.Random(deal)
+    url = f"{server.base_url}{API}/games"
+    body = {"variant": variant, "deal": deal, "settings": {"auto_finish": False}}
+    state = httpx.post(url, json=body, headers=auth).json()
+    game_id = state["id"]
+    with httpx.Client(base_url=server.base_url, headers=auth, timeout=30) as client:
+        for _ in range(300):
+            if state["status"] != "playing":
+                break
+            stock = [m for m in state["legal_moves"] if m["action"] != "move"]
+            move = stock[0] if stock and rng.random() < 0.25 else rng.choice(state["legal_moves"])
+            state = client.post(f"{API}/games/{game_id}/moves", json=move).json()
+        if state["status"] == "playing":
+            client.post(f"{API}/games/{game_id}/resign")
+    return game_id
+
+
+def _analysis_done(server: Server, auth: dict[str, str], game_id: str) -> dict[str, Any]:
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline:
+        answer = httpx.get(f"{server.base_url}{API}/games/{game_id}/analysis", headers=auth)
+        assert answer.status_code == 200, answer.text
+        body: dict[str, Any] = answer.json()
+        if body["state"] == "done":
+            return body
+        time.sleep(0.5)
+    raise AssertionError("the analysis did not end")
+
+
+async def test_an_analysis_is_made_once_and_taken_over_when_its_instance_dies(
+    make_server: MakeServer,
+) -> None:
+    env = {"SECRET_KEY": "two-instances-one-secret"}
+    one, other = make_server(**env), make_server(**env)
+    start_together([one, other])
+    auth = register(one)
+    # Asked through both at once: one analysis, the same answer from both.
+    game = httpx.post(
+        f"{one.base_url}{API}/games", json={"variant": "canfield", "deal": 1}, headers=auth
+    ).json()
+    httpx.post(f"{one.base_url}{API}/games/{game['id']}/resign", headers=auth)
+    async with httpx.AsyncClient(timeout=30) as client:
+        asked = await asyncio.gather(
+            *[
+                client.post(f"{s.base_url}{API}/games/{game['id']}/analysis", headers=auth)
+                for s in (one, other)
+            ]
+        )
+    assert {a.status_code for a in asked} <= {200, 202}
+    assert len({a.json()["created_at"] for a in asked}) == 1
+    done = _analysis_done(other, auth, game["id"])
+    assert _analysis_done(one, auth, game["id"]) == done
+    assert [p["verdict"] for p in done["plies"]] == ["winnable"]
+
+    # A long one asked through `one`, killed while it runs: once its claim expires, a
+    # request through `other` takes it over and finishes it.
+    long_game = _thrown_away(one, auth, "rank-and-file", 13664049407)
+    asked_one = httpx.post(f"{one.base_url}{API}/games/{long_game}/analysis", headers=auth)
+    assert asked_one.status_code == 202, asked_one.text
+    time.sleep(1.0)
+    running = httpx.get(f"{one.base_url}{API}/games/{long_game}/analysis", headers=auth).json()
+    assert running["state"] != "done", "too short to be cut off: choose a longer game"
+    one.kill()
+    body = _analysis_done(other, auth, long_game)
+    assert len(body["plies"]) == body["move_count"] + 1

@@ -9,7 +9,7 @@ app uses is named here.
 """
 
 from app.services.games.create import create_game
-from app.services.games.play import Click, Command, PositionChanged
+from app.services.games.play import FINISHED, OVER, Click, Command, PositionChanged
 from app.services.games.presenter import Answer, etag
 from app.services.games.service import (
     MOVES_PAGE_DEFAULT,
@@ -25,11 +25,14 @@ from app.services.games.service import (
     load_position,
     mark_assisted,
     mark_lost,
+    resign,
     undo,
     update_settings,
 )
 
 __all__ = [
+    "FINISHED",
+    "OVER",
     "MOVES_PAGE_DEFAULT",
     "MOVES_PAGE_MAX",
     "Answer",
@@ -49,6 +52,7 @@ __all__ = [
     "load_position",
     "mark_assisted",
     "mark_lost",
+    "resign",
     "undo",
     "update_settings",
 ]

@@ -14,6 +14,14 @@ from app.models import Game
 
 DEFAULT_SETTINGS = {"auto_play": True, "auto_finish": True}
 
+# A game in these statuses is over for good: it takes no move and no undo (409
+# game_over). `resigned` is the game row's status only: the engine's position is left as
+# it was (its own status says `playing` or `stuck`).
+FINISHED = frozenset({"won", "resigned"})
+# A game in these is over as far as its result goes (what an analysis may tell); a stuck
+# one still takes its draws and an undo.
+OVER = frozenset({"won", "stuck", "resigned"})
+
 
 @dataclass(frozen=True)
 class Click:

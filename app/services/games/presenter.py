@@ -26,7 +26,7 @@ from app.schemas import (
     rfc3339,
 )
 from app.services import ranking
-from app.services.games.play import DEFAULT_SETTINGS
+from app.services.games.play import DEFAULT_SETTINGS, FINISHED
 
 # Sources whose deal number the server chose: hidden until the game is won.
 SECRET_SOURCES = frozenset({"random", "solvable", "daily"})
@@ -106,8 +106,8 @@ def visible_deal(game: Game) -> int | None:
         # (`GET /daily` shows it then too), won or not.
         published = ranking.deal_published(game.daily_date, utcnow())
         return int(game.deal) if published else None
-    if game.source in SECRET_SOURCES and game.status != "won":
-        return None
+    if game.source in SECRET_SOURCES and game.status not in FINISHED:
+        return None  # until the game is over for good (won or resigned)
     return int(game.deal)
 
 

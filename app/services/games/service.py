@@ -19,7 +19,13 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db import unit_of_work
 from app.engine import Move, State
-from app.errors import InvalidCursor, NothingToUndo, RecordNotAvailable, ValidationFailed
+from app.errors import (
+    GameAlreadyOver,
+    InvalidCursor,
+    NothingToUndo,
+    RecordNotAvailable,
+    ValidationFailed,
+)
 from app.i18n import N_
 from app.models import Game, Player, utcnow
 from app.schemas import (
@@ -37,6 +43,7 @@ from app.services.games import repository
 from app.services.games.cursors import decode_cursor, encode_cursor
 from app.services.games.play import (
     DEFAULT_SETTINGS,
+    FINISHED,
     Command,
     Line,
     PositionChanged,
@@ -193,7 +200,10 @@ def _record_refused(game: Game) -> RecordNotAvailable:
             params={"ends": ends},
         )
     return RecordNotAvailable(
-        N_("the server chose this game's deal ({source}): it is secret until the game is won"),
+        N_(
+            "the server chose this game's deal ({source}): it is secret until the game is "
+            "won or resigned"
+        ),
         params={"source": game.source},
     )
 
@@ -374,6 +384,39 @@ async def _take_back(session: AsyncSession, game: Game) -> Answer[UndoResult]:
     return answer(UndoResult.model_validate(body), game)
 
 
+async def resign(
+    session: AsyncSession,
+    player: Player,
+    game_id: str,
+    *,
+    expected_version: int | None = None,
+    idempotency: Idempotency | None = None,
+) -> Answer[GameState]:
+    """End a game in play: status `resigned`, for good (no move, no undo: 409 game_over).
+    It counts as played and not won, and is never ranked. A game that is over already
+    (won, stuck or resigned) is refused: 409 game_already_over. The position stays as it
+    is: `resigned` is the game's status, not the engine's."""
+
+    async def change(game: Game) -> Answer[GameState]:
+        if game.status != "playing":
+            raise GameAlreadyOver(
+                N_("the game is {status} already; only a game in play resigns"),
+                params={"status": game.status},
+            )
+        await save(session, game, status="resigned", ranked=False)
+        return answer(stored_game_state(game), game)
+
+    return await write_game(
+        session,
+        player.id,  # read once: a rollback expires the ORM object
+        game_id,
+        change,
+        expected_version=expected_version,
+        idempotency=idempotency,
+        replay_as=GameState,
+    )
+
+
 # --- the solver's marks -------------------------------------------------------------
 # Bookkeeping of the solver's, not a request's answer: no Idempotency-Key, no expected
 # version, so they open the locked game directly.
@@ -387,7 +430,7 @@ async def mark_assisted(session: AsyncSession, player: Player, game_id: str) -> 
     player_id = player.id  # read once: a rollback expires the ORM object
     async with repository.locked_game(session, player_id, game_id) as locked:
         game = locked.game
-        if (not game.assisted or game.ranked) and game.status != "won":
+        if (not game.assisted or game.ranked) and game.status not in FINISHED:
             await save(session, game, assisted=True, ranked=False)
     return game
 
@@ -406,7 +449,7 @@ async def mark_lost(session: AsyncSession, player: Player, game_id: str, positio
     player_id = player.id  # read once: a rollback expires the ORM object
     async with repository.locked_game(session, player_id, game_id) as locked:
         game = locked.game
-        if game.status == "won":
+        if game.status in FINISHED:
             return game
         marks: dict[str, Any] = {}
         if not game.assisted or game.ranked:

@@ -36,7 +36,7 @@ from app.services.games.changes import Notifier, Subscription
 from app.services.games.presenter import stored_game_state
 
 # A game in these states takes no more moves: its stream ends after saying so.
-FINAL_STATUSES = frozenset({"won", "stuck"})
+FINAL_STATUSES = frozenset({"won", "stuck", "resigned"})
 # How long a stream whose poll found a new version waits for that change's notice.
 NOTICE_GRACE_SECONDS = 0.05
 

@@ -1,7 +1,7 @@
 """The one wrapper of every write of a game that answers a request (moves, undo,
 settings): `write_game` opens the unit of work with the game locked, replays a retried
 request's stored answer, checks `expected_version` (409 `version_conflict`) and, where
-asked, refuses a won game (409 `game_over`), runs the change, and stores its answer
+asked, refuses a game that is over for good, won or resigned (409 `game_over`), runs the change, and stores its answer
 under the request's `Idempotency-Key`. The answers are kept and bounded by
 `app.services.idempotency`.
 
@@ -24,15 +24,15 @@ from app.db import unit_of_work
 from app.errors import ApiError, GameOver, IdempotencyKeyReused, VersionConflict
 from app.i18n import N_
 from app.models import Game, IdempotencyKey
-from app.schemas import GameMoveResult, UndoResult
+from app.schemas import GameMoveResult, GameState, UndoResult
 from app.services.games import changes
-from app.services.games.play import PositionChanged
+from app.services.games.play import FINISHED, PositionChanged
 from app.services.games.presenter import Answer, Body
 from app.services.games.repository import locked_game
 from app.services.idempotency import Idempotency, expired, forget, keep_newest
 
 # The model a stored answer is read back as (as it was sent).
-StoredModel = type[GameMoveResult] | type[UndoResult]
+StoredModel = type[GameMoveResult] | type[UndoResult] | type[GameState]
 # What a write does to the locked game, and its answer.
 Change = Callable[[Game], Awaitable[Answer[Body]]]
 
@@ -130,8 +130,12 @@ class _Write(Generic[Body]):
                 N_("the game is at version {version}, not {expected}"),
                 params={"version": game.version, "expected": expected},
             )
-        if self.refuse_won and game.status == "won":
-            raise GameOver()
+        if self.refuse_won and game.status in FINISHED:
+            raise GameOver(
+                None
+                if game.status == "won"
+                else N_("the game was resigned; it takes no more moves")
+            )
 
 
 async def _stored_answer(

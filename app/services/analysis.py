@@ -1,0 +1,479 @@
+"""The analysis of a game that is over: a verdict for every position of its line of play
+(`winnable`, `lost`, `undecided`), the move after which it could no longer be won, and a
+winning line from the position before that move (docs/api.md, "Analysis of a finished
+game"; docs/solver.md, "Analysing a finished game").
+
+The positions are the move log's (`state_before` of each move, then the game's own), so
+ply `k` is exactly the position after `k` moves. They are decided from the end
+backwards, with two facts that need no search:
+
+- a position before a winnable one is winnable: the moves played from it to the winnable
+  one, then that one's winning line, win;
+- a position after a lost one is lost: were it winnable, the lost one would win through
+  the moves played between them.
+
+So the verdicts along a line are some winnable plies, then (where the game was lost)
+lost ones, with undecided ones between only where the budget ran out; the work is to find
+that boundary. A first pass walks from the end backwards with a small budget per
+position (late positions are small: few cards left to place) and stops at the first
+winnable position met: every earlier ply is winnable, and one proven loss makes every
+later ply lost. A second pass halves the gap between the last winnable ply and the first
+lost one, each position with the whole budget, until they are next to each other (the
+losing move found) or the budget is spent. A position still undecided then is taken as
+the gap's upper end (undecided is most often a loss too large to prove: wins are found
+fast), so a gap costs a halving's searches, not one per ply. Each position is first looked up in what
+the solver knows (`knowledge.SolverKnowledge`: lines found by hints, finishes, proven
+deals, and positions proven lost, by any instance), and searched only when unknown, in
+the background lane of the pool (`WorkPool.analyse`), within
+`ANALYSIS_PLY_MAX_POSITIONS`/`_SECONDS` each and `ANALYSIS_MAX_POSITIONS` in all; what it
+learns is kept for every instance. Late positions are small (few cards left to place),
+so a game costs little more than its hardest position, the one at the boundary.
+
+One analysis per game, stored (`game_analyses`) and shared by every instance: the first
+instance to claim it (`work_claims`, kind `analysis`) does it, renewing its claim; one
+that dies leaves a claim that expires, and the next request (POST or GET) on any
+instance takes it over. Secrecy: the verdicts and the line tell of hidden cards, so only
+a game that is over is analysed (won, stuck or resigned), a daily game only once its date
+is over, and a stuck game (which still takes an undo) is marked assisted first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import RowMapping, Table, delete, select, update
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from app.config import Settings
+from app.db import dialect_insert, unit_of_work
+from app.engine import Move, Rules, State, deal, get_variant
+from app.errors import AnalysisNotFound, DailyNotOver, GameNotOver
+from app.i18n import N_
+from app.models import Game, GameAnalysis, Player, utcnow
+from app.models import Move as MoveRow
+from app.schemas import Analysis, rfc3339
+from app.services import claims, games, ranking
+from app.services.games import repository
+from app.services.knowledge import SolverKnowledge
+from app.services.solver import proven_line
+from app.services.work import WorkPool
+
+log = logging.getLogger("app.analysis")
+
+KIND = "analysis"
+WINNABLE, LOST, UNDECIDED = "winnable", "lost", "undecided"
+PENDING, RUNNING, DONE = "pending", "running", "done"
+# The stored progress (plies decided, positions spent) is written at most this often.
+_PROGRESS_SECONDS = 1.0
+
+_ANALYSES: Table = GameAnalysis.__table__  # type: ignore[assignment]
+
+
+# --- the walk (no database: the service gives it the positions and a way to decide one)
+
+
+@dataclass(frozen=True)
+class Decided:
+    """One position's verdict, the winning line where it is winnable, and the positions
+    searched to find out (0: it was known)."""
+
+    verdict: str
+    line: tuple[Move, ...] | None = None
+    positions: int = 0
+
+
+@dataclass
+class Verdicts:
+    """A whole line's verdicts (ply 0 first), its losing ply and the winning line from the
+    ply before it, and the positions searched."""
+
+    plies: list[str]
+    losing_ply: int | None = None
+    winning_line: list[Move] | None = None
+    positions: int = 0
+    searched: dict[int, str] = field(default_factory=dict)
+
+
+# A position and the most positions its search may take (0: only what is known).
+Decide = Callable[[State, int], Awaitable[Decided]]
+Progress = Callable[[int, int], Awaitable[None]]
+
+
+# The first pass searches each position with this share of the position's budget: late
+# positions (lost, few cards left) and winnable ones decide within it; the boundary's,
+# which need more, get the whole budget in the second pass.
+PROBE_SHARE = 100
+
+
+@dataclass
+class _Walk:
+    """The walk's state: the last winnable ply known (-1: none) with its line, the first
+    lost ply known (`last + 1`: none), and the positions spent."""
+
+    positions: Sequence[State]
+    decide: Decide
+    total_budget: int
+    progress: Progress | None
+    winnable_at: int = -1
+    line: tuple[Move, ...] | None = None
+    lost_at: int = 0
+    spent: int = 0
+    found: dict[int, str] = field(default_factory=dict)
+
+    async def ask(self, ply: int, budget: int) -> str:
+        decided = await self.decide(
+            self.positions[ply], min(budget, max(0, self.total_budget - self.spent))
+        )
+        self.spent += decided.positions
+        if decided.verdict == WINNABLE:
+            if ply > self.winnable_at:
+                self.winnable_at, self.line = ply, decided.line
+        else:
+            self.found[ply] = decided.verdict
+            if decided.verdict == LOST:
+                self.lost_at = min(self.lost_at, ply)
+        return decided.verdict
+
+
+async def walk(
+    positions: Sequence[State],
+    decide: Decide,
+    *,
+    ply_budget: int,
+    total_budget: int,
+    progress: Progress | None = None,
+) -> Verdicts:
+    """Decide the positions of a line (ply 0 first), in two passes (module docstring):
+    from the last backwards, each with a `PROBE_SHARE`th of `ply_budget`, until the first
+    winnable one; then, between the last winnable ply and the first lost one, halving the
+    gap, each with the whole `ply_budget` (a position undecided then counts as the gap's
+    upper end, without a verdict). `total_budget` bounds them all; past it,
+    positions are only looked up (a budget of 0)."""
+    last = len(positions) - 1
+    if positions[last].is_won:
+        return Verdicts([WINNABLE] * (last + 1))
+    state = _Walk(positions, decide, total_budget, progress, lost_at=last + 1)
+    probe = max(1, ply_budget // PROBE_SHARE)
+    for ply in range(last, -1, -1):
+        if await state.ask(ply, probe) == WINNABLE:
+            break
+        if progress is not None:
+            await progress(last - ply + 1, state.spent)
+    # Undecided with the whole budget is most often lost (wins are found fast): the
+    # boundary is then looked for below it, so an undecided gap costs a halving's searches.
+    upper = state.lost_at
+    while state.spent < total_budget and state.winnable_at + 1 < upper:
+        ply = (state.winnable_at + upper) // 2
+        verdict = await state.ask(ply, ply_budget)
+        if verdict != WINNABLE:
+            upper = ply
+    winnable_at = None if state.winnable_at < 0 else state.winnable_at
+    return settle(last, state.found, winnable_at, state.line, state.spent)
+
+
+def settle(
+    last: int,
+    found: dict[int, str],
+    winnable_at: int | None,
+    line: tuple[Move, ...] | None,
+    spent: int,
+) -> Verdicts:
+    """Every ply's verdict from those decided: winnable up to the last winnable ply, lost
+    from the first proven lost on, undecided between (and where nothing was decided).
+    The losing ply is known where a winnable ply is followed by a lost one, or where the
+    deal itself (ply 0) is lost."""
+    lost_from = min((ply for ply, verdict in found.items() if verdict == LOST), default=None)
+    plies = []
+    for ply in range(last + 1):
+        if winnable_at is not None and ply <= winnable_at:
+            plies.append(WINNABLE)
+        elif lost_from is not None and ply >= lost_from:
+            plies.append(LOST)
+        else:
+            plies.append(UNDECIDED)
+    verdicts = Verdicts(plies, positions=spent, searched=found)
+    if lost_from == 0:
+        verdicts.losing_ply = 0
+    elif lost_from is not None and winnable_at is not None and lost_from == winnable_at + 1:
+        verdicts.losing_ply = lost_from
+        verdicts.winning_line = list(line or ())
+    return verdicts
+
+
+# --- the service ---------------------------------------------------------------------
+
+
+def line_key(game: Game, last_version: int) -> str:
+    """The line of play an analysis is of: its length and the version of its last move (a
+    stuck game taken back and played on has another, even at the same length)."""
+    return f"{game.move_count}.{last_version}"
+
+
+def check_over(game: Game) -> None:
+    """Only a game that is over is analysed, a daily game only once its date is over."""
+    if game.status not in games.OVER:
+        raise GameNotOver()
+    if game.daily_date is not None and not ranking.deal_published(game.daily_date, utcnow()):
+        ends = rfc3339(ranking.day_end(game.daily_date))
+        raise DailyNotOver(
+            N_("a daily game is analysed once its date is over ({ends})"), params={"ends": ends}
+        )
+
+
+def present(row: RowMapping) -> Analysis:
+    done = row["state"] == DONE
+    plies = row["plies"] or []
+    return Analysis.model_validate(
+        {
+            "game_id": row["game_id"],
+            "state": row["state"],
+            "move_count": row["move_count"],
+            "plies": [{"ply": k, "verdict": v} for k, v in enumerate(plies)] if done else [],
+            "losing_ply": row["losing_ply"] if done else None,
+            "losing_move": row["losing_move"] if done else None,
+            "winning_line": row["winning_line"] if done else None,
+            "decided": row["decided"],
+            "positions": row["positions"],
+            "created_at": row["created_at"],
+            "updated_at": row["updated_at"],
+        }
+    )
+
+
+async def _last_version(session: AsyncSession, game: Game) -> int:
+    last = await repository.last_move(session, game.id)
+    return 0 if last is None else last.version
+
+
+async def _stored(session: AsyncSession, game_id: str) -> RowMapping | None:
+    query = select(_ANALYSES).where(_ANALYSES.c.game_id == game_id)
+    return (await session.execute(query)).mappings().one_or_none()
+
+
+class GameAnalyses:
+    """Per app (`app.state.analyses`): asks for analyses, runs those this instance
+    claims, one task each."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        sessionmaker: async_sessionmaker[AsyncSession],
+        work: WorkPool,
+        knowledge: SolverKnowledge,
+        owner: str,
+    ) -> None:
+        self.settings, self.sessionmaker = settings, sessionmaker
+        self.work, self.knowledge, self.owner = work, knowledge, owner
+        self.ttl = timedelta(seconds=max(30.0, 3 * settings.analysis_ply_max_seconds))
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+
+    # --- requests
+
+    async def request(self, session: AsyncSession, player: Player, game_id: str) -> Analysis:
+        """Ask for the game's analysis (POST): stored once, started in the background if it
+        is not done; the same analysis for every later request on the same line."""
+        player_id = player.id  # read once: a rollback expires the ORM object
+        async with unit_of_work(session, write=False):
+            game = await repository.load_owned(session, player_id, game_id)
+            check_over(game)
+            line = line_key(game, await _last_version(session, game))
+        if game.status == "stuck":
+            # It still takes an undo: what the analysis tells helps a game in play.
+            await games.mark_assisted(session, player, game_id)
+        async with unit_of_work(session):
+            now = utcnow()
+            fresh = {
+                "line": line,
+                "state": PENDING,
+                "move_count": game.move_count,
+                "decided": 0,
+                "positions": 0,
+                "plies": None,
+                "losing_ply": None,
+                "losing_move": None,
+                "winning_line": None,
+                "updated_at": now,
+            }
+            insert = dialect_insert(session, GameAnalysis).on_conflict_do_nothing()
+            await session.execute(insert.values(game_id=game.id, created_at=now, **fresh))
+            row = await _stored(session, game.id)
+            assert row is not None
+            if row["line"] != line:  # a stuck game played on since: its new line
+                await session.execute(
+                    update(_ANALYSES).where(_ANALYSES.c.game_id == game.id).values(**fresh)
+                )
+                row = await _stored(session, game.id)
+                assert row is not None
+        if row["state"] != DONE:
+            self._start(game.id, line)
+        return present(row)
+
+    async def get(self, session: AsyncSession, player: Player, game_id: str) -> Analysis:
+        """The game's analysis as it is now (GET); one left unfinished by an instance that
+        is gone is taken over."""
+        player_id = player.id
+        async with unit_of_work(session, write=False):
+            game = await repository.load_owned(session, player_id, game_id)
+            row = await _stored(session, game.id)
+        if row is None:
+            raise AnalysisNotFound()
+        if row["state"] != DONE:
+            await self._resume(session, game.id, row["line"])
+        return present(row)
+
+    # --- the work
+
+    def _subject(self, game_id: str, line: str) -> str:
+        return f"{game_id}|{line}"
+
+    async def _resume(self, session: AsyncSession, game_id: str, line: str) -> None:
+        subject = self._subject(game_id, line)
+        if subject in self._tasks:
+            return
+        held = await claims.holder(session, KIND, subject)
+        if held is None or held[1] < utcnow():
+            self._start(game_id, line)
+
+    def _start(self, game_id: str, line: str) -> None:
+        subject = self._subject(game_id, line)
+        if subject in self._tasks:
+            return
+        task = asyncio.create_task(self._run(game_id, line, subject), name=f"analysis {subject}")
+        self._tasks[subject] = task
+        task.add_done_callback(lambda _done: self._tasks.pop(subject, None))
+
+    async def _run(self, game_id: str, line: str, subject: str) -> None:
+        try:
+            async with self.sessionmaker() as session:
+                if not await claims.claim(session, KIND, subject, self.owner, self.ttl):
+                    return  # another instance has it
+            async with claims.working(self.sessionmaker, KIND, subject, self.owner, self.ttl):
+                await self._analyse(game_id, line)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            # Given back (`claims.working`): the next request starts it again.
+            log.exception("the analysis of a game failed")
+
+    async def _line(self, game_id: str, line: str) -> tuple[Game, list[State]] | None:
+        """The game and the positions of its line, ply 0 first; None when the game is
+        gone or its line is no longer the one asked for (its analysis is dropped: the
+        line it was of exists no more)."""
+        async with self.sessionmaker() as session, unit_of_work(session):
+            query = select(Game).where(Game.id == game_id)
+            game = (await session.execute(query)).scalar_one_or_none()
+            if game is None:
+                return None
+            if line_key(game, await _last_version(session, game)) != line:
+                await session.execute(
+                    delete(_ANALYSES).where(
+                        _ANALYSES.c.game_id == game_id, _ANALYSES.c.line == line
+                    )
+                )
+                return None
+            befores = list(
+                (
+                    await session.execute(
+                        select(MoveRow.state_before)
+                        .where(MoveRow.game_id == game_id)
+                        .order_by(MoveRow.seq)
+                    )
+                ).scalars()
+            )
+        return game, [State.from_bytes(data) for data in [*befores, game.state]]
+
+    async def _analyse(self, game_id: str, line: str) -> None:
+        found = await self._line(game_id, line)
+        if found is None:
+            return
+        game, positions = found
+        await self._save(game_id, line, state=RUNNING)
+        await self._learn_deal(game)
+        s = self.settings
+        last_written = time.monotonic()
+
+        async def progress(decided: int, spent: int) -> None:
+            nonlocal last_written
+            if time.monotonic() - last_written >= _PROGRESS_SECONDS:
+                last_written = time.monotonic()
+                await self._save(game_id, line, decided=decided, positions=spent)
+
+        verdicts = await walk(
+            positions,
+            self._decide,
+            ply_budget=s.analysis_ply_max_positions,
+            total_budget=s.analysis_max_positions,
+            progress=progress,
+        )
+        losing_move = None
+        if verdicts.losing_ply:
+            async with self.sessionmaker() as session, unit_of_work(session, write=False):
+                query = select(MoveRow.move).where(
+                    MoveRow.game_id == game_id, MoveRow.seq == verdicts.losing_ply
+                )
+                losing_move = (await session.execute(query)).scalar_one()
+        await self._save(
+            game_id,
+            line,
+            state=DONE,
+            decided=len(verdicts.plies),
+            positions=verdicts.positions,
+            plies=verdicts.plies,
+            losing_ply=verdicts.losing_ply,
+            losing_move=losing_move,
+            winning_line=None
+            if verdicts.winning_line is None
+            else [move.to_json() for move in verdicts.winning_line],
+        )
+
+    async def _learn_deal(self, game: Game) -> None:
+        """A proven deal's line (seeds, daily, solvable) is known for every position along
+        it: a player who followed it for a while has those plies decided at once."""
+        async with self.sessionmaker() as session:
+            line = await proven_line(session, self.settings, game)
+        if line is not None:
+            start = deal(get_variant(game.variant), int(game.deal), Rules.from_json(game.rules))
+            source = "seed" if game.source == "deal" else game.source
+            await self.knowledge.learn_deal(game.variant, source, game.deal, start, line)
+
+    async def _decide(self, state: State, budget: int) -> Decided:
+        """One position: won, known (by any instance), else searched within `budget`
+        positions (0: not searched); what a search proves is kept for everyone."""
+        if state.is_won:
+            return Decided(WINNABLE, ())
+        known = await self.knowledge.lookup(state)
+        if known is not None:
+            return Decided(LOST) if known.lost else Decided(WINNABLE, known.rest)
+        if budget <= 0:
+            return Decided(UNDECIDED)
+        seconds = self.settings.analysis_ply_max_seconds
+        result = await self.work.analyse(state.to_bytes(), budget, seconds)
+        if result.result == "solved":
+            await self.knowledge.remember_line(state.variant.name, state, result.moves, "search")
+            return Decided(WINNABLE, tuple(result.moves), result.positions)
+        if result.result == "unsolvable":
+            await self.knowledge.remember_lost(state)
+            return Decided(LOST, None, result.positions)
+        return Decided(UNDECIDED, None, result.positions)
+
+    async def _save(self, game_id: str, line: str, **values: Any) -> None:
+        async with self.sessionmaker() as session, unit_of_work(session):
+            await session.execute(
+                update(_ANALYSES)
+                .where(_ANALYSES.c.game_id == game_id, _ANALYSES.c.line == line)
+                .values(updated_at=utcnow(), **values)
+            )
+
+    async def close(self) -> None:
+        """Cancel the analyses running here (their claims are given back)."""
+        tasks = list(self._tasks.values())
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks)
