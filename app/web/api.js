@@ -20,6 +20,9 @@
 /** @typedef {Schemas["GameCreate"]} GameCreate */
 /** @typedef {Schemas["GameSettingsPatch"]} SettingsPatch */
 /** @typedef {Schemas["StreamToken"]} StreamToken */
+/** @typedef {Schemas["Analysis"]} Analysis */
+/** @typedef {Schemas["MoveLog"]} MoveLog */
+/** @typedef {Schemas["GameRecord"]} GameRecord */
 /** @typedef {Schemas["MoveRequestMove"] | Schemas["DrawRequest"] | Schemas["RedealRequest"] | Schemas["ClickRequest"]} MoveRequest */
 
 const PREFIX = "/api/v1";
@@ -198,6 +201,55 @@ export class Api {
       body: { expected_version: expectedVersion },
       idempotent: true,
     });
+  }
+
+  /**
+   * Ends a game in play for good (`status: "resigned"`), at the version the player saw;
+   * an Idempotency-Key, as for a move, so that a retry resigns once.
+   * @param {string} gameId
+   * @param {number} expectedVersion
+   * @returns {Promise<GameState>}
+   */
+  resign(gameId, expectedVersion) {
+    return this.request("POST", `/games/${encodeURIComponent(gameId)}/resign`, {
+      body: { expected_version: expectedVersion },
+      idempotent: true,
+    });
+  }
+
+  /**
+   * Asks for the analysis of a game that is over (202 while it runs, 200 once done: the
+   * same stored analysis however often it is asked for).
+   * @param {string} gameId
+   * @returns {Promise<Analysis>}
+   */
+  analyse(gameId) {
+    return this.request("POST", `/games/${encodeURIComponent(gameId)}/analysis`);
+  }
+
+  /** @param {string} gameId @returns {Promise<Analysis>} the analysis as it is now */
+  analysis(gameId) {
+    return this.request("GET", `/games/${encodeURIComponent(gameId)}/analysis`);
+  }
+
+  /**
+   * One page of the game's line of play, the moves after `offset`.
+   * @param {string} gameId
+   * @param {number} offset
+   * @returns {Promise<MoveLog>}
+   */
+  moveLog(gameId, offset = 0) {
+    return this.request("GET", `/games/${encodeURIComponent(gameId)}/moves?offset=${offset}`);
+  }
+
+  /**
+   * The game as one text (docs/api.md, "Game records"); 409 `record_not_available`
+   * while its deal is secret.
+   * @param {string} gameId
+   * @returns {Promise<GameRecord>}
+   */
+  record(gameId) {
+    return this.request("GET", `/games/${encodeURIComponent(gameId)}/record`);
   }
 
   /**

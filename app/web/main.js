@@ -2,9 +2,11 @@
 // (its id kept too, so a reload carries on), the new-game form, the tool bar, the daily
 // page. Every change goes through the API (api.js); every answer's events are animated
 // (render.js) and then its state is drawn as the truth. The game's live stream (live.js)
-// brings the changes made elsewhere (another tab), drawn the same way.
+// brings the changes made elsewhere (another tab), drawn the same way. Once a game is
+// over, the coach (coach.js) shows its analysis and plays the winning line on a copy.
 
 import { Api, ApiError } from "./api.js";
+import { analyse, lineOfPlay, progressText, recordBefore, showMoveList, summary } from "./coach.js";
 import { attachInput } from "./input.js";
 import { Follow } from "./live.js";
 import { describeMove, differences, replays } from "./model.js";
@@ -20,6 +22,10 @@ const STORE = {
 const SPEEDS = { normal: 180, fast: 60, off: 0 };
 /** An animation longer than this (ms) offers to skip to its end. */
 const SKIPPABLE_MS = 1000;
+/** How long (ms) a first click on Resign waits for the second that confirms it. */
+const RESIGN_CONFIRM_MS = 4000;
+/** The statuses of a game that is over (a stuck one still takes an undo). */
+const OVER = new Set(["won", "stuck", "resigned"]);
 
 const $ = (id) => document.getElementById(id);
 
@@ -36,6 +42,16 @@ const app = {
   /** The daily page's date (`YYYY-MM-DD`), null for today; and today's, once known. */
   dailyDate: null,
   today: null,
+  /** The game whose analysis is being waited for (its id), else null. */
+  analysing: null,
+  /** The last analysis done: `{ gameId, analysis, entries }` (entries: its move log). */
+  coach: null,
+  /**
+   * The practice copy: `{ gameId, of, start, line, next }`: the copy's id, the analysed
+   * game's, the moves dealt again (the position before the losing move), the winning
+   * line, and how many of its moves were played.
+   */
+  practice: null,
 };
 const live = new Follow(api, fromStream);
 
@@ -159,6 +175,9 @@ function show(state) {
   $("won-text").textContent = `Won in ${state.move_count} moves${state.assisted ? " (with help)" : ""}.`;
   if (state.status === "stuck") say("No card can be played any more: draw to the end, or undo.");
   setHint(null);
+  disarmResign();
+  showCoach();
+  showPractice();
   updateTools();
   live.follow(state);
 }
@@ -186,12 +205,19 @@ function fromStream(state, events) {
 function updateTools() {
   const game = app.game;
   const legal = game ? game.legal_moves : [];
-  const playing = game !== null && game.status !== "won";
-  $("draw").disabled = app.busy || !legal.some((m) => m.action === "draw");
-  $("redeal").disabled = app.busy || !legal.some((m) => m.action === "redeal");
+  const playing = game !== null && game.status !== "won" && game.status !== "resigned";
+  $("draw").disabled = app.busy || !playing || !legal.some((m) => m.action === "draw");
+  $("redeal").disabled = app.busy || !playing || !legal.some((m) => m.action === "redeal");
   $("undo").disabled = app.busy || !playing || game.move_count === 0;
   $("hint-button").disabled = app.busy || !playing;
   $("finish").disabled = app.busy || !playing;
+  $("resign").disabled = app.busy || game === null || game.status !== "playing";
+  $("analyse").disabled = app.busy || app.analysing !== null;
+  $("practice").disabled = app.busy;
+  const practice = app.practice;
+  $("practice-next").disabled =
+    app.busy || practice === null || !game || practiceMove(practice, game) === null;
+  $("practice-back").disabled = app.busy;
   $("play-hint").disabled = app.busy || !app.hint || !app.hint.move;
   $("new-game-button").disabled = app.busy;
   $("auto-play").disabled = game === null;
@@ -241,7 +267,7 @@ function onDrop(from, count, to, version) {
 }
 
 function onClick(pile, index, version) {
-  if (!app.game || app.game.status === "won") return;
+  if (!app.game || app.game.status === "won" || app.game.status === "resigned") return;
   sendMove(index === null ? { action: "click", pile } : { action: "click", pile, index }, version);
 }
 
@@ -328,6 +354,189 @@ function finish() {
     agree(state);
     show(state);
   });
+}
+
+// ---- resigning
+
+let resignTimer = null;
+
+/** The first click arms the button (a second one within a few seconds resigns). */
+function resign() {
+  const button = $("resign");
+  if (button.dataset.confirm !== "1") {
+    button.dataset.confirm = "1";
+    button.textContent = "Sure? Resign";
+    resignTimer = setTimeout(disarmResign, RESIGN_CONFIRM_MS);
+    return;
+  }
+  disarmResign();
+  run(async () => {
+    show(await api.resign(app.game.id, app.game.version));
+    say("You resigned: the game is over. Analyse it to see where it was lost.");
+  });
+}
+
+function disarmResign() {
+  clearTimeout(resignTimer);
+  const button = $("resign");
+  delete button.dataset.confirm;
+  button.textContent = "Resign";
+}
+
+// ---- the coach: the analysis of a game that is over
+
+/** The coach's part of the page for the game shown: its analysis, if one was read. */
+function showCoach() {
+  const game = app.game;
+  const over = game !== null && OVER.has(game.status);
+  $("coach").hidden = !over;
+  if (!over) return;
+  const done = app.coach !== null && app.coach.gameId === game.id ? app.coach : null;
+  const list = $("move-list");
+  $("coach").dataset.state = done ? "done" : app.analysing === game.id ? "running" : "";
+  list.hidden = done === null;
+  $("analyse").hidden = done !== null;
+  const winning = done !== null && done.analysis.winning_line !== null;
+  $("practice").hidden = !winning;
+  if ($("coach").dataset.game !== game.id) {
+    // Another game: what was said of the last one goes.
+    $("coach").dataset.game = game.id;
+    coachText("");
+  }
+  if (done === null) {
+    $("analyse").title =
+      game.status === "stuck" ? "Asking for the analysis of a stuck game marks it assisted" : "";
+    return;
+  }
+  showMoveList(list, done.analysis, done.entries);
+  coachText(summary(done.analysis, done.entries));
+  const again = app.practice !== null && app.practice.of === game.id;
+  $("practice").textContent = again
+    ? "Back to the practice copy"
+    : "Play the winning line on a copy (a new game)";
+}
+
+function coachText(text, code = null) {
+  const line = $("coach-text");
+  line.textContent = text;
+  if (code) line.dataset.code = code;
+  else delete line.dataset.code;
+}
+
+/**
+ * Asks for the analysis of the game shown and waits for it (outside `run`: the page stays
+ * usable while the solver works), then shows it with the move list.
+ */
+async function analyseGame() {
+  const game = app.game;
+  if (!game || app.analysing !== null) return;
+  const gameId = game.id;
+  app.analysing = gameId;
+  showCoach();
+  updateTools();
+  coachText("Asking for the analysis...");
+  const shown = () => app.game !== null && app.game.id === gameId;
+  try {
+    const analysis = await analyse(
+      api,
+      gameId,
+      (progress) => shown() && coachText(progressText(progress)),
+      shown,
+    );
+    if (analysis === null) return;
+    app.coach = { gameId, analysis, entries: await lineOfPlay(api, gameId) };
+    if (!shown()) return;
+    if (app.game.status === "stuck" && !app.game.assisted) {
+      // Asking marked the stuck game assisted: read that state.
+      await run(async () => show(await api.game(gameId)));
+    }
+  } catch (error) {
+    sayError(error);
+    if (!shown() || !(error instanceof ApiError)) return;
+    // A daily game's deal is everyone's until its date is over: the server says when.
+    const prefix = error.code === "daily_not_over" ? "Not yet: " : "";
+    coachText(prefix + error.message, error.code);
+    return;
+  } finally {
+    app.analysing = null;
+    if (shown()) showCoach();
+    updateTools();
+  }
+}
+
+// ---- the practice copy: the position before the losing move, the winning line on it
+
+/** The line's next move, while the copy is where the line left it; else null. */
+function practiceMove(practice, game) {
+  if (game.id !== practice.gameId || game.status !== "playing") return null;
+  if (game.move_count !== practice.start + practice.next) return null;
+  return practice.line[practice.next] ?? null;
+}
+
+/**
+ * A copy of the analysed game's position before its losing move: its record cut there,
+ * dealt again (`POST /games` `{"record"}`, a real game); or back to the copy made already.
+ */
+function practise() {
+  const done = app.coach;
+  if (!done || done.analysis.winning_line === null || done.analysis.losing_ply === null) return;
+  const made = app.practice !== null && app.practice.of === done.gameId ? app.practice : null;
+  run(async () => {
+    if (made) {
+      show(await api.game(made.gameId));
+      return;
+    }
+    const { record } = await api.record(done.gameId);
+    const start = done.analysis.losing_ply - 1;
+    // The line is played as the analysis found it: without the auto-finish.
+    const copy = await api.createGame({
+      record: recordBefore(record, start),
+      settings: { auto_finish: false },
+    });
+    app.practice = {
+      gameId: copy.id,
+      of: done.gameId,
+      start,
+      line: done.analysis.winning_line,
+      next: 0,
+    };
+    show(copy);
+  });
+}
+
+function showPractice() {
+  const practice = app.practice;
+  const game = app.game;
+  const on = practice !== null && game !== null && game.id === practice.gameId;
+  $("practice-bar").hidden = !on;
+  if (!on) return;
+  const move = practiceMove(practice, game);
+  const played = `${practice.next} of ${practice.line.length} moves of the winning line played`;
+  let text;
+  if (game.status === "won") text = `The winning line played to a win (${practice.next} moves).`;
+  else if (move) text = `Your game before its losing move (move ${practice.start + 1}): ${played}.`;
+  else text = `${played}; you played on yourself: undo back to move ${practice.start + practice.next} to go on with the line.`;
+  $("practice-text").textContent = `${text} It is a new game: it counts in your statistics.`;
+  $("practice-next").textContent = move ? `Next: ${describeMove(game, move)}` : "Next move";
+  document.body.dataset.practiceNext = String(practice.next);
+}
+
+/** Plays the winning line's next move on the copy. */
+function practiceNext() {
+  const practice = app.practice;
+  const move = practice && app.game ? practiceMove(practice, app.game) : null;
+  if (!move) return;
+  run(async () => {
+    const state = await api.move(practice.gameId, move, app.game.version);
+    practice.next += 1;
+    await answer(state, state.events);
+  });
+}
+
+function backToGame() {
+  const practice = app.practice;
+  if (!practice) return;
+  run(async () => show(await api.game(practice.of)));
 }
 
 function changeSetting(name, value) {
@@ -526,6 +735,11 @@ function wire() {
   $("hint-button").addEventListener("click", hint);
   $("play-hint").addEventListener("click", playHint);
   $("finish").addEventListener("click", finish);
+  $("resign").addEventListener("click", resign);
+  $("analyse").addEventListener("click", analyseGame);
+  $("practice").addEventListener("click", practise);
+  $("practice-next").addEventListener("click", practiceNext);
+  $("practice-back").addEventListener("click", backToGame);
   $("won-new").addEventListener("click", () => newGame(null));
   $("first-new").addEventListener("click", () => newGame(null));
   $("skip").addEventListener("click", () => table.skip());

@@ -27,6 +27,8 @@ from typing import Any, TypeVar
 import httpx
 import pytest
 
+from app.engine import Move
+from app.seeds import seed_line
 from tests.probes.server import Server
 from tests.web.browser import CHROMIUM_ARGS, chromium_path
 
@@ -868,3 +870,115 @@ def test_a_phone_screen_holds_the_whole_table(browser: Any, server: Server, vari
         session.shot(f"phone-drag-{variant}")
     finally:
         context.close()
+
+
+def resign_in_page(play: Play) -> dict[str, Any]:
+    """Resign through the page: a first click arms the button and sends nothing, the
+    second resigns. The server's state after it."""
+    version = play.state()["version"]
+    play.page.click("#resign")
+    assert play.page.get_attribute("#resign", "data-confirm") == "1"
+    assert play.page.inner_text("#resign") == "Sure? Resign"
+    assert play.state()["version"] == version  # nothing sent yet
+    with play.page.expect_response("**/resign") as answered:
+        play.page.click("#resign")
+    play.ready()
+    assert answered.value.status == 200
+    assert answered.value.request.headers.get("idempotency-key")
+    return play.state()
+
+
+def test_resign_then_a_daily_game_is_analysed_only_once_its_date_is_over(play: Play) -> None:
+    play.new_game("rank-and-file", "number", DEALS["rank-and-file"])
+    assert play.page.locator("#coach").is_hidden()
+    state = resign_in_page(play)
+    assert state["status"] == "resigned"
+    assert play.page.inner_text("#status") == "resigned"
+    for tool in ("#resign", "#undo", "#hint-button", "#finish"):
+        assert play.page.locator(tool).is_disabled(), tool
+    assert play.page.locator("#analyse").is_visible()
+    play.shot("resigned")
+
+    # Today's daily game, resigned: its deal is everyone's until the date is over, so
+    # the analysis is refused in the server's words, shown beside the Analyse button.
+    play.new_game("rainbow", "daily")
+    assert resign_in_page(play)["status"] == "resigned"
+    play.page.click("#analyse")
+    play.page.wait_for_selector('#coach-text[data-code="daily_not_over"]')
+    assert play.page.inner_text("#coach-text")
+    assert play.message()[1] == "daily_not_over"
+    assert play.page.locator("#move-list").is_hidden()
+    play.shot("daily-not-over")
+
+
+# Canfield deal 1 of seeds/ (as tests/api/test_analysis.py): after the first 24 moves of
+# its proven line the position is winnable, and `w>f1` there throws it away.
+COACH_GAME, COACH_DEAL, GOOD_MOVES, BAD_MOVE = "canfield", 1, 24, "w>f1"
+
+
+def test_analysis_marks_the_losing_move_and_its_winning_line_wins_on_a_copy(play: Play) -> None:
+    line = seed_line(ROOT / "seeds", COACH_GAME, COACH_DEAL)
+    assert line is not None
+    play.page.evaluate("localStorage.setItem('solitaire.speed', 'fast')")
+    play.new_game(COACH_GAME, "number", COACH_DEAL)
+    game_id = play.game_id
+    # A game thrown away on purpose, over the API with the page's token, then resigned.
+    play.api("PATCH", f"/games/{game_id}", json={"settings": {"auto_finish": False}})
+    for move in [*line[:GOOD_MOVES], Move.parse(BAD_MOVE)]:
+        played = play.api("POST", f"/games/{game_id}/moves", json=move.to_json())
+        assert played.status_code == 200, played.text
+    assert play.api("POST", f"/games/{game_id}/resign").json()["status"] == "resigned"
+    play.page.reload()
+    play.ready()
+    assert play.page.inner_text("#status") == "resigned"
+
+    play.page.click("#analyse")
+    play.page.wait_for_selector('#coach[data-state="done"]', timeout=120_000)
+    analysis = play.api("GET", f"/games/{game_id}/analysis").json()
+    assert analysis["losing_ply"] == GOOD_MOVES + 1
+    items = play.page.eval_on_selector_all(
+        "#move-list li",
+        "els => els.map(e => [Number(e.dataset.ply), e.dataset.verdict,"
+        " e.querySelector('code').textContent, e.dataset.losing === '1'])",
+    )
+    log = play.api("GET", f"/games/{game_id}/moves").json()["items"]
+    assert [item[0] for item in items] == list(range(GOOD_MOVES + 2))
+    assert [item[2] for item in items[1:]] == [entry["text"] for entry in log]
+    assert [item[1] for item in items] == ["winnable"] * (GOOD_MOVES + 1) + ["lost"]
+    assert [item[0] for item in items if item[3]] == [GOOD_MOVES + 1]
+    assert items[GOOD_MOVES + 1][2] == BAD_MOVE
+    assert f"Move {GOOD_MOVES + 1} ({BAD_MOVE}) lost the game" in play.page.inner_text(
+        "#coach-text"
+    )
+    play.shot("analysis-move-list")
+
+    # The copy: the position before the losing move, a game of its own, marked as practice.
+    play.page.click("#practice")
+    play.ready()
+    copy = play.state()
+    assert play.game_id != game_id
+    assert copy["status"] == "playing" and copy["move_count"] == GOOD_MOVES
+    copy_log = play.api("GET", f"/games/{copy['id']}/moves").json()["items"]
+    assert [e["text"] for e in copy_log] == [e["text"] for e in log[:GOOD_MOVES]]
+    assert play.page.locator("#practice-bar").is_visible()
+    assert "counts in your statistics" in play.page.inner_text("#practice-text")
+    play.shot("practice-copy")
+    winning = analysis["winning_line"]
+    for step, move in enumerate(winning):
+        assert play.page.evaluate("document.body.dataset.practiceNext") == str(step)
+        play.page.click("#practice-next")
+        play.ready()
+        assert play.last_move() == move
+    state = play.state()
+    assert state["status"] == "won" and state["move_count"] == GOOD_MOVES + len(winning)
+    assert play.page.inner_text("#status") == "won"
+    assert play.page.locator("#practice-next").is_disabled()
+    play.shot("practice-won")
+
+    # Back to the game: its analysis is shown again.
+    play.page.click("#practice-back")
+    play.ready()
+    assert play.game_id == game_id
+    assert play.page.locator("#move-list li.losing").get_attribute("data-ply") == str(
+        GOOD_MOVES + 1
+    )

@@ -1,0 +1,160 @@
+// @ts-check
+// The coach (docs/api.md, "Analysis of a finished game"): the analysis of a game that is
+// over, asked for once and read again until it is done; the game's move list with the
+// verdict of each position and the losing move marked; and the game's record cut before
+// the losing move, which `POST /games` `{"record"}` deals again as a practice copy of that
+// position (a real game), on which the winning line is played a move at a time.
+// Type-checked against the API's types like api.js (scripts/check_openapi.sh).
+
+/** @typedef {import("./api.js").Api} Api */
+/** @typedef {import("./api.js").Analysis} Analysis */
+/** @typedef {import("./api.js").Schemas["MoveLogEntry"]} LogEntry */
+/** @typedef {import("./api.js").Schemas["PlyVerdict"]["verdict"]} Verdict */
+
+/** Milliseconds between reads of an analysis still running: longer each time, the last repeated. */
+const POLL_MS = [300, 500, 800, 1200, 2000, 3000];
+
+/** How each verdict is marked on the move list, and said in words. */
+const MARKS = {
+  winnable: { mark: "✓", words: "could still be won" },
+  lost: { mark: "✗", words: "lost" },
+  undecided: { mark: "?", words: "undecided" },
+};
+
+/** @param {number} ms */
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Asks for the analysis (202 while it runs, 200 once done), then reads it again, waiting
+ * longer each time, until it is done.
+ * @param {Api} api
+ * @param {string} gameId
+ * @param {(analysis: Analysis) => void} onProgress told each answer still pending or running
+ * @param {() => boolean} wanted false once nobody waits for it (another game shown): stop
+ * @returns {Promise<Analysis | null>} null when stopped
+ */
+export async function analyse(api, gameId, onProgress, wanted) {
+  let analysis = await api.analyse(gameId);
+  for (let tries = 0; analysis.state !== "done"; tries += 1) {
+    onProgress(analysis);
+    await sleep(POLL_MS[Math.min(tries, POLL_MS.length - 1)]);
+    if (!wanted()) return null;
+    analysis = await api.analysis(gameId);
+  }
+  return analysis;
+}
+
+/** @param {Analysis} analysis @returns {string} the progress of one still running */
+export function progressText(analysis) {
+  const positions = analysis.move_count + 1;
+  const state = analysis.state === "pending" ? "waiting for the solver" : "running";
+  return (
+    `Analysing (${state}): ${analysis.decided} of ${positions} positions decided, ` +
+    `${analysis.positions.toLocaleString("en")} searched.`
+  );
+}
+
+/**
+ * The whole line of play, a page at a time (a game that is over no longer changes).
+ * @param {Api} api
+ * @param {string} gameId
+ * @returns {Promise<LogEntry[]>}
+ */
+export async function lineOfPlay(api, gameId) {
+  /** @type {LogEntry[]} */
+  const entries = [];
+  let offset = 0;
+  for (;;) {
+    const page = await api.moveLog(gameId, offset);
+    entries.push(...page.items);
+    if (page.next_offset === null) return entries;
+    offset = page.next_offset;
+  }
+}
+
+/**
+ * What the analysis found, in a sentence.
+ * @param {Analysis} analysis
+ * @param {LogEntry[]} entries
+ */
+export function summary(analysis, entries) {
+  const ply = analysis.losing_ply;
+  if (ply === 0) return "The deal itself cannot be won: no move lost this game.";
+  if (ply !== null) {
+    const entry = entries.find((e) => e.seq === ply);
+    const line = analysis.winning_line ?? [];
+    return (
+      `Move ${ply}${entry ? ` (${entry.text})` : ""} lost the game: before it, it could still ` +
+      `be won, in ${line.length} more moves.`
+    );
+  }
+  const unsure = analysis.plies.some((p) => p.verdict !== "winnable");
+  return unsure
+    ? "The solver could not decide, within its budget, where this game was lost."
+    : "No move lost this game: every position on its way could be won.";
+}
+
+/**
+ * The move list: the deal, then each move with the verdict of the position it led to;
+ * the losing move marked (`.losing`, `data-losing`).
+ * @param {HTMLElement} list an `<ol>`
+ * @param {Analysis} analysis
+ * @param {LogEntry[]} entries
+ */
+export function showMoveList(list, analysis, entries) {
+  /** @type {Map<number, Verdict>} */
+  const verdicts = new Map(analysis.plies.map((p) => [p.ply, p.verdict]));
+  list.replaceChildren(moveItem(0, "deal", verdicts.get(0), false));
+  for (const entry of entries) {
+    const losing = entry.seq === analysis.losing_ply;
+    list.append(moveItem(entry.seq, entry.text, verdicts.get(entry.seq), losing));
+  }
+}
+
+/**
+ * @param {number} ply
+ * @param {string} text
+ * @param {Verdict | undefined} verdict of the position after the move
+ * @param {boolean} losing
+ */
+function moveItem(ply, text, verdict, losing) {
+  const item = document.createElement("li");
+  item.dataset.ply = String(ply);
+  const number = document.createElement("span");
+  number.className = "ply";
+  number.textContent = ply === 0 ? "" : `${ply}.`;
+  const move = document.createElement("code");
+  move.textContent = text;
+  item.append(number, move);
+  if (verdict) {
+    item.dataset.verdict = verdict;
+    const mark = document.createElement("span");
+    mark.className = "verdict";
+    mark.textContent = MARKS[verdict].mark;
+    item.append(mark);
+    item.title = `${ply === 0 ? "The deal" : `After move ${ply}`}: ${MARKS[verdict].words}`;
+  }
+  if (losing) {
+    item.classList.add("losing");
+    item.dataset.losing = "1";
+    item.title += " (the losing move)";
+  }
+  return item;
+}
+
+/**
+ * A game record cut after its first `moves` moves (docs/api.md, "Game records"): the
+ * same headers, the moves up to there, and `*` (a game in play).
+ * @param {string} record as `GET /games/{id}/record` writes it
+ * @param {number} moves
+ */
+export function recordBefore(record, moves) {
+  const text = record.replace(/\r\n/g, "\n");
+  const split = text.indexOf("\n\n");
+  const tokens = text
+    .slice(split + 2)
+    .split(/\s+/)
+    .filter((token) => token !== "");
+  tokens.pop(); // the result, `won` or `*`
+  return `${text.slice(0, split)}\n\n${[...tokens.slice(0, moves), "*"].join(" ")}\n`;
+}
