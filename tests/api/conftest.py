@@ -83,11 +83,21 @@ def settings(database_url: str, tmp_path: Path) -> Settings:
     )
 
 
+# Seconds an app may take to start (migrations, the listening connection on PostgreSQL):
+# asgi-lifespan's 5 s is too little on a loaded shared machine.
+STARTUP_SECONDS = 60
+
+
+def running(app: FastAPI) -> LifespanManager:
+    """The app started, for an `async with` block."""
+    return LifespanManager(app, startup_timeout=STARTUP_SECONDS)
+
+
 @pytest.fixture
 async def app(settings: Settings, database_url: str) -> AsyncIterator[FastAPI]:
     await empty_tables(database_url)
     application = create_app(settings)
-    async with LifespanManager(application):
+    async with running(application):
         yield application
 
 

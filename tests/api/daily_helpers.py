@@ -21,7 +21,7 @@ from app.engine.moves import MOVE, TABLEAU
 from app.models import DailyDeal, Player
 from app.services import games
 from app.services.daily import utc_today
-from tests.api.conftest import API
+from tests.api.conftest import API, STARTUP_SECONDS
 
 SECRET = "daily-test-secret"
 # The app's shutdown waits for a running proof (`WorkPool.close`): up to a candidate's
@@ -177,4 +177,4 @@ async def win_with_line(
 
 def lifespan(app: FastAPI) -> LifespanManager:
     """The app started and stopped, waiting for its shutdown as long as a proof can run."""
-    return LifespanManager(app, shutdown_timeout=SHUTDOWN_SECONDS)
+    return LifespanManager(app, startup_timeout=STARTUP_SECONDS, shutdown_timeout=SHUTDOWN_SECONDS)

@@ -8,14 +8,13 @@ from pathlib import Path
 
 import httpx
 import pytest
-from asgi_lifespan import LifespanManager
 from sqlalchemy import text
 
 from app.config import Settings
 from app.db import Database
 from app.main import create_app
 from tests.api.concurrency_helpers import Tally, check_log, play
-from tests.api.conftest import API, NewGame, assert_error
+from tests.api.conftest import API, NewGame, assert_error, running
 
 N = 8
 
@@ -150,7 +149,7 @@ async def test_a_move_after_another_process_moved_is_played_on_the_row_as_it_is(
     game = await new_game(deal=3)
     url = f"{API}/games/{game['id']}"
     second = create_app(settings.model_copy())
-    async with LifespanManager(second):
+    async with running(second):
         transport = httpx.ASGITransport(app=second)
         async with httpx.AsyncClient(transport=transport, base_url="http://other") as other:
             for turn in range(6):

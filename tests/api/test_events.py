@@ -11,7 +11,6 @@ from typing import Any
 
 import httpx
 import pytest
-from asgi_lifespan import LifespanManager
 from fastapi import FastAPI
 
 from app.config import Settings
@@ -19,7 +18,7 @@ from app.db import is_sqlite
 from app.main import create_app
 from app.services.games.changes import Change, RecentChanges
 from app.services.games.listen import decode, encode
-from tests.api.conftest import API, NewGame, NewPlayer, assert_error
+from tests.api.conftest import API, NewGame, NewPlayer, assert_error, running
 from tests.api.helpers import near_won_rank_and_file, put_state
 from tests.api.sse_helpers import EventReader, StreamingASGITransport
 
@@ -143,7 +142,7 @@ async def test_a_reconnect_from_an_older_version_gets_the_changes_since_or_a_fre
     # Another process knows none of them: the state.
     other = create_app(settings)
     async with (
-        LifespanManager(other),
+        running(other),
         httpx.AsyncClient(transport=StreamingASGITransport(other), base_url="http://b") as b,
         b.stream("GET", _events(game["id"]), headers=resume) as response,
     ):
@@ -238,7 +237,7 @@ async def test_a_move_through_another_instance_on_the_same_database_reaches_the_
     game = await new_game()
     other = create_app(settings)  # its own notifier: only the poll carries the change
     async with (
-        LifespanManager(other),
+        running(other),
         httpx.AsyncClient(transport=httpx.ASGITransport(app=other), base_url="http://b") as b,
         streamer.stream("GET", _events(game["id"]), headers=auth) as response,
     ):
@@ -258,7 +257,7 @@ async def _streamed_elsewhere(
     NOTIFY is in time), and the game's stream there, read past its first state."""
     slow = create_app(settings.model_copy(update={"stream_resync_seconds": 60.0}))
     async with (
-        LifespanManager(slow),
+        running(slow),
         httpx.AsyncClient(transport=StreamingASGITransport(slow), base_url="http://b") as b,
         b.stream("GET", _events(game_id), headers=auth) as response,
     ):
@@ -417,7 +416,7 @@ async def test_a_stream_opened_by_a_token_ends_when_the_token_expires(
     game = await new_game()
     short = create_app(settings.model_copy(update={"stream_token_seconds": 1.0}))
     async with (
-        LifespanManager(short),
+        running(short),
         httpx.AsyncClient(transport=StreamingASGITransport(short), base_url="http://s") as s,
     ):
         issued = (await s.post(f"{API}/games/{game['id']}/stream-token", headers=auth)).json()

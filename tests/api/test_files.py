@@ -12,11 +12,10 @@ from pathlib import Path
 
 import httpx
 import pytest
-from asgi_lifespan import LifespanManager
 
 from app.config import Settings
 from app.main import create_app
-from tests.api.conftest import API
+from tests.api.conftest import API, running
 
 
 @pytest.fixture
@@ -61,7 +60,7 @@ async def start_and_write(settings: Settings) -> dict[str, int]:
     """Starts the app, writes (a player), and reads the modes while it runs (the -wal
     and -shm files exist while a connection is open)."""
     app = create_app(settings)
-    async with LifespanManager(app):
+    async with running(app):
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
             assert (await client.post(f"{API}/players", json={"name": "ada"})).status_code == 201

@@ -23,7 +23,7 @@ from app.middleware import accepts_gzip
 from app.models import SolvableDeal
 from app.schemas import VariantOut
 from app.services.games import MOVES_PAGE_MAX
-from tests.api.conftest import API, NewGame, assert_error
+from tests.api.conftest import API, NewGame, assert_error, running
 
 ROOT = Path(__file__).resolve().parents[2]
 GENERATED = re.compile(r"[0-9a-f]{32}")
@@ -375,12 +375,11 @@ def test_the_database_url_is_logged_without_its_password(caplog: pytest.LogCaptu
 async def test_start_up_says_where_the_database_is_and_what_is_prepared(
     settings: Settings, caplog: pytest.LogCaptureFixture
 ) -> None:
-    from asgi_lifespan import LifespanManager
 
     from app.main import create_app
 
     with caplog.at_level(logging.INFO, logger="app.main"):
-        async with LifespanManager(create_app(settings)):
+        async with running(create_app(settings)):
             pass
     messages = [r.getMessage() for r in caplog.records if r.name == "app.main"]
     scheme = settings.resolved_database_url.split("://", 1)[0]  # SQLite or PostgreSQL

@@ -7,7 +7,6 @@ from datetime import timedelta
 from typing import Any
 
 import httpx
-from asgi_lifespan import LifespanManager
 from fastapi import FastAPI
 from sqlalchemy import func, select, update
 
@@ -15,7 +14,7 @@ from app.config import Settings
 from app.main import create_app
 from app.models import IdempotencyKey, utcnow
 from app.services.idempotency import prune_idempotency_keys
-from tests.api.conftest import API, NewGame, NewPlayer, assert_error
+from tests.api.conftest import API, NewGame, NewPlayer, assert_error, running
 
 
 async def test_replay_returns_first_answer_without_moving_twice(
@@ -201,7 +200,7 @@ async def test_an_expired_answer_is_never_replayed(
 async def _app_with(settings: Settings, **changes: Any) -> AsyncIterator[httpx.AsyncClient]:
     """A second app on the test database with other settings, and a client of it."""
     application = create_app(settings.model_copy(update=changes))
-    async with LifespanManager(application):
+    async with running(application):
         transport = httpx.ASGITransport(app=application)
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
             client.app = application  # type: ignore[attr-defined]

@@ -15,7 +15,6 @@ from typing import Any
 
 import httpx
 import pytest
-from asgi_lifespan import LifespanManager
 from fastapi import FastAPI
 from sqlalchemy import func, select
 
@@ -25,7 +24,7 @@ from app.main import create_app
 from app.models import SolverLine, SolverPosition
 from app.seeds import read_line
 from app.services.knowledge import SolverKnowledge, position_key
-from tests.api.conftest import API, empty_tables
+from tests.api.conftest import API, empty_tables, running
 from tests.api.daily_helpers import (  # noqa: F401  (the daily fixtures)
     daily_settings,
     settings,
@@ -41,7 +40,7 @@ pytestmark = pytest.mark.usefixtures("small_solver")
 async def other(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:  # noqa: F811
     """A second instance of the service on the same database."""
     second = create_app(settings.model_copy())
-    async with LifespanManager(second):
+    async with running(second):
         transport = httpx.ASGITransport(app=second)
         async with httpx.AsyncClient(transport=transport, base_url="http://other") as c:
             yield c
@@ -103,7 +102,7 @@ async def test_a_deal_of_seeds_is_known_from_the_first_hint(
     seeded = daily_settings(database_url, tmp_path, seeds_dir=ROOT / "seeds")
     entry = json.loads((ROOT / "seeds" / "rows-of-four.json").read_text())["deals"][0]
     application = create_app(seeded)
-    async with LifespanManager(application):
+    async with running(application):
         transport = httpx.ASGITransport(app=application)
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
             token = (await c.post(f"{API}/players", json={})).json()["token"]

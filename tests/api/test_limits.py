@@ -12,14 +12,13 @@ from typing import Any
 
 import httpx
 import pytest
-from asgi_lifespan import LifespanManager
 from fastapi import FastAPI
 from sqlalchemy import event
 
 from app.config import Settings
 from app.main import create_app
 from app.services.players import KnownTokens
-from tests.api.conftest import API, NewGame, assert_error
+from tests.api.conftest import API, NewGame, assert_error, running
 
 
 async def test_a_body_over_the_limit_is_413_before_it_is_read(
@@ -117,7 +116,7 @@ async def test_wrong_tokens_are_counted_by_every_instance_together(
 ) -> None:
     """Two instances on one database share the count."""
     second = create_app(settings.model_copy())
-    async with LifespanManager(second):
+    async with running(second):
         transport = httpx.ASGITransport(app=second)
         async with httpx.AsyncClient(transport=transport, base_url="http://other") as other:
             wrong = {"Authorization": "Bearer not-a-token"}
@@ -140,7 +139,7 @@ async def test_an_instance_refuses_an_address_another_instance_counted(
     for _ in range(settings.auth_failures_per_minute):
         assert_error(await client.get(f"{API}/players/me", headers=wrong), 401, "unauthorized")
     second = create_app(settings.model_copy())
-    async with LifespanManager(second):
+    async with running(second):
         transport = httpx.ASGITransport(app=second)
         async with httpx.AsyncClient(transport=transport, base_url="http://other") as other:
             assert (await other.get(f"{API}/players/me", headers=auth)).status_code == 200

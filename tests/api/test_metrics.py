@@ -10,7 +10,6 @@ from pathlib import Path
 
 import httpx
 import pytest
-from asgi_lifespan import LifespanManager
 from fastapi import FastAPI
 from prometheus_client.parser import text_string_to_metric_families
 from pydantic import SecretStr
@@ -19,7 +18,7 @@ from app.config import Settings
 from app.main import create_app
 from app.metrics import UNMATCHED, Metrics
 from app.services.work import PLAYER, WorkPool
-from tests.api.conftest import API, NewGame, assert_error
+from tests.api.conftest import API, NewGame, assert_error, running
 from tests.api.helpers import near_won_rank_and_file, put_state
 from tests.api.sse_helpers import EventReader, StreamingASGITransport
 
@@ -126,7 +125,7 @@ async def test_with_a_token_set_metrics_need_it(settings: Settings, app: FastAPI
     guarded = create_app(settings.model_copy(update={"metrics_token": SecretStr(TOKEN)}))
     # Two apps in one process: each has its own registry.
     assert guarded.state.metrics.registry is not app.state.metrics.registry
-    async with LifespanManager(guarded):
+    async with running(guarded):
         transport = httpx.ASGITransport(app=guarded)
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
             for headers in (

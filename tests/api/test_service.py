@@ -11,7 +11,6 @@ from pathlib import Path
 import httpx
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from asgi_lifespan import LifespanManager
 from fastapi import FastAPI
 from openapi_spec_validator import validate
 from sqlalchemy import Connection, inspect, text
@@ -21,7 +20,7 @@ from app.config import Settings
 from app.db import upgrade_to_head
 from app.main import create_app
 from app.models import Base
-from tests.api.conftest import API, assert_error
+from tests.api.conftest import API, assert_error, running
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -101,11 +100,11 @@ async def test_health(client: httpx.AsyncClient) -> None:
 
 
 async def test_health_reports_unreachable_database(tmp_path: Path) -> None:
-    running = set(threading.enumerate())
+    threads_before = set(threading.enumerate())
     app = create_app(
         Settings(database_url=f"sqlite+aiosqlite:///{tmp_path}/h.sqlite3", data_dir=tmp_path)
     )
-    async with LifespanManager(app):
+    async with running(app):
         await app.state.db.engine.dispose()
         (tmp_path / "h.sqlite3").unlink()
         (tmp_path / "h.sqlite3").mkdir()  # a directory where the file was: cannot open
@@ -115,7 +114,7 @@ async def test_health_reports_unreachable_database(tmp_path: Path) -> None:
     # aiosqlite (0.22) stops a connection that failed to open without waiting for its
     # worker thread, which then reports to this test's event loop: let it, while the
     # loop still runs (else "Event loop is closed" in that thread, now and then).
-    for thread in set(threading.enumerate()) - running:
+    for thread in set(threading.enumerate()) - threads_before:
         if thread.name.endswith("(_connection_worker_thread)"):
             await asyncio.to_thread(thread.join, 5)
     assert response.status_code == 503
