@@ -466,7 +466,7 @@ async def test_many_past_dates_at_once_are_bounded_and_hold_no_connection(
             # The refused have answered; the others wait for their preparations.
             waiting = sum(not t.done() for t in storm)
             checked_out = []
-            for _ in range(5):
+            for _ in range(10):
                 checked_out.append(app.state.db.engine.pool.checkedout())
                 await asyncio.sleep(0.02)
             meanwhile = await plain()
@@ -478,11 +478,12 @@ async def test_many_past_dates_at_once_are_bounded_and_hold_no_connection(
     # Beyond the four preparations, refused at once (well before the wait a joined
     # preparation takes: a loaded machine may take a second or more for 60 requests);
     # nobody waiting holds a connection. The four preparations each touch the database
-    # briefly (claim, renewal, release), so on a loaded machine two may overlap at one
-    # sample (a CI rehearsal saw [2, 1, 0, 0, 0]); a waiting request holding one would
-    # hold it at every sample, so most samples show at most one.
+    # briefly (claim, renewal, release), so on a loaded machine they may overlap at
+    # several samples (CI runs saw [2, 1, 0, 0, 0] and, with other work beside it,
+    # [4, 3, 3, 1, 1]); a waiting request holding one would hold it at every sample, so
+    # some sample shows at most one.
     at_once = changed.daily_wait_seconds / 2
     assert sum(took < at_once for _, took in answers) >= 56
-    assert waiting <= 4 and sorted(checked_out)[2] <= 1, (waiting, checked_out)
+    assert waiting <= 4 and min(checked_out) <= 1, (waiting, checked_out)
     assert during < 2.0, (during, alone)
     assert meanwhile < max(0.5, 5 * alone), (meanwhile, alone)
