@@ -1,0 +1,127 @@
+"""Difficulty ratings: calibrate the thresholds, and show that the levels mean something.
+
+The deals are the public proven deals of ``seeds/<variant>.json`` (the server never deals
+them, but they are proven deals like its own). The first ``--calibration`` of each list
+are the calibration sample; the evidence uses only deals after them (held out).
+
+    .venv/bin/python bench/difficulty.py --calibrate [--calibration 120] [--games 32]
+
+prints each variant's scores' quartiles, the thresholds of ``app/solver/difficulty.py``
+(``THRESHOLDS``), with the share of each level in the sample.
+
+    .venv/bin/python bench/difficulty.py [--held-out 80] [--per-level 6] [--play 16]
+
+rates up to ``--held-out`` held-out deals per variant as the server does (``--games``
+games of the human-like player, the proof's positions from the list), keeps up to
+``--per-level`` deals of each level, and plays each again ``--play`` times with fresh
+generators: with the human-like player, and with a random legal-move player that plays
+a foundation move first when there is one. It prints a Markdown table of their win
+rates and shares of cards put up per level (``--json``: the rows).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from app.engine import VARIANTS, deal  # noqa: E402
+from app.seeds import load  # noqa: E402
+from app.solver.difficulty import LEVELS, level, measure, simulate  # noqa: E402
+from app.solver.policy import human_move, random_move  # noqa: E402
+
+SEEDS = Path(__file__).resolve().parent.parent / "seeds"
+
+
+def proven(variant: str) -> list[tuple[int, int]]:
+    """(deal, positions) of the variant's public proven deals, in list order."""
+    entries = load(SEEDS / f"{variant}.json")["deals"]
+    return [(int(e["deal"]), int(e["positions"])) for e in entries]
+
+
+def calibrate(variant: str, count: int, games: int) -> dict[str, Any]:
+    v = VARIANTS[variant]
+    scores = sorted(
+        measure(deal(v, number), number, positions, games).score
+        for number, positions in proven(variant)[:count]
+    )
+    q = statistics.quantiles(scores, n=4, method="inclusive")
+    thresholds = (round(q[2], 4), round(q[1], 4), round(q[0], 4))
+    return {"variant": variant, "deals": len(scores), "thresholds": thresholds}
+
+
+def evidence(variant: str, args: argparse.Namespace) -> list[dict[str, Any]]:
+    v = VARIANTS[variant]
+    held = proven(variant)[args.calibration : args.calibration + args.held_out]
+    by_level: dict[str, list[int]] = {name: [] for name in LEVELS}
+    for number, positions in held:
+        rated = level(variant, measure(deal(v, number), number, positions, args.games).score)
+        if len(by_level[rated]) < args.per_level:
+            by_level[rated].append(number)
+    rows = []
+    for name in LEVELS:
+        deals = by_level[name]
+        row: dict[str, Any] = {"variant": variant, "level": name, "deals": len(deals)}
+        for label, policy in (("human", human_move), ("random", random_move)):
+            wins, share = 0, 0.0
+            for number in deals:
+                w, s = simulate(deal(v, number), args.play, f"bench|{label}|{number}", policy)
+                wins, share = wins + w, share + s
+            played = args.play * len(deals)
+            row[f"{label}_wins"] = wins / played if played else None
+            row[f"{label}_share"] = share / len(deals) if deals else None
+        rows.append(row)
+    return rows
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.0f}%"
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    lines = [
+        "| game | level | deals | human-like: wins | human-like: cards up "
+        "| random, foundation first: wins | random: cards up |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['variant']} | {r['level']} | {r['deals']} | {_pct(r['human_wins'])} | "
+            f"{_pct(r['human_share'])} | {_pct(r['random_wins'])} | {_pct(r['random_share'])} |"
+        )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calibrate", action="store_true")
+    parser.add_argument("--calibration", type=int, default=120)
+    parser.add_argument("--games", type=int, default=32)
+    parser.add_argument("--held-out", type=int, default=80)
+    parser.add_argument("--per-level", type=int, default=6)
+    parser.add_argument("--play", type=int, default=16)
+    parser.add_argument("--variants", nargs="*", default=list(VARIANTS))
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    started = time.perf_counter()
+    if args.calibrate:
+        for variant in args.variants:
+            result = calibrate(variant, args.calibration, args.games)
+            print(json.dumps(result), flush=True)
+    else:
+        rows: list[dict[str, Any]] = []
+        for variant in args.variants:
+            rows += evidence(variant, args)
+            print(json.dumps(rows[-4:]) if args.json else f"{variant} done", flush=True)
+        print(table(rows))
+    print(f"{time.perf_counter() - started:.0f} s", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
