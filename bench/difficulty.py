@@ -17,22 +17,35 @@ games of the human-like player, the proof's positions from the list), keeps up t
 generators: with the human-like player, and with a random legal-move player that plays
 a foundation move first when there is one. It prints a Markdown table of their win
 rates and shares of cards put up per level (``--json``: the rows).
+
+    .venv/bin/python bench/difficulty.py --daily
+
+times the daily preparation the server does at start-up with ratings on: today's and
+tomorrow's deals of the nine games, each date's first deal and then one of each other
+rating (candidates from a fresh secret, one after another, the daily budgets and
+``DIFFICULTY_GAMES`` games a rating, as ``DailyDeals.prepare`` runs them), against the
+first deals alone.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import secrets
 import statistics
 import sys
 import time
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from app.config import Settings  # noqa: E402
 from app.engine import VARIANTS, deal  # noqa: E402
 from app.seeds import load  # noqa: E402
+from app.services.daily import candidate  # noqa: E402
+from app.services.proving import Proof, prove  # noqa: E402
 from app.solver.difficulty import LEVELS, level, measure, simulate  # noqa: E402
 from app.solver.policy import human_move, random_move  # noqa: E402
 
@@ -80,6 +93,52 @@ def evidence(variant: str, args: argparse.Namespace) -> list[dict[str, Any]]:
     return rows
 
 
+def _daily_deal(settings: Settings, secret: str, name: str, day: date, slot: str) -> int:
+    """Candidates tried for one daily deal of ``slot`` ("" the first, else a rating)."""
+    s = settings
+    for attempt in range(s.daily_max_attempts):
+        proof: Proof | None = prove(
+            s.daily_prover,
+            name,
+            candidate(secret, name, day, attempt, slot),
+            s.daily_max_positions,
+            s.daily_max_seconds,
+            s.solver_table_size,
+            s.difficulty_rater,
+            s.difficulty_games,
+        )
+        if proof is not None and (not slot or proof.difficulty == slot):
+            if not slot:
+                _first[(name, day)] = proof.difficulty
+            return attempt + 1
+    return s.daily_max_attempts
+
+
+_first: dict[tuple[str, date], str | None] = {}
+
+
+def daily(settings: Settings) -> None:
+    secret = secrets.token_urlsafe(16)
+    today = date.today()
+    days = (today, today + timedelta(days=1))
+    started = time.perf_counter()
+    first = sum(_daily_deal(settings, secret, n, d, "") for n in VARIANTS for d in days)
+    first_took = time.perf_counter() - started
+    others = 0
+    for name in VARIANTS:
+        for day in days:
+            for level_name in LEVELS:
+                if level_name != _first[(name, day)]:
+                    others += _daily_deal(settings, secret, name, day, level_name)
+    took = time.perf_counter() - started
+    print(
+        f"daily preparation, 18 first deals rated: {first_took:.1f} s ({first} candidates); "
+        f"with one deal of each other rating (72 deals): {took:.1f} s "
+        f"({first + others} candidates); {settings.difficulty_games} games a rating, "
+        f"budget {settings.daily_max_positions:,} positions or {settings.daily_max_seconds} s"
+    )
+
+
 def _pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.0f}%"
 
@@ -101,6 +160,7 @@ def table(rows: list[dict[str, Any]]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calibrate", action="store_true")
+    parser.add_argument("--daily", action="store_true")
     parser.add_argument("--calibration", type=int, default=120)
     parser.add_argument("--games", type=int, default=32)
     parser.add_argument("--held-out", type=int, default=80)
@@ -110,7 +170,9 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     started = time.perf_counter()
-    if args.calibrate:
+    if args.daily:
+        daily(Settings(difficulty_games=args.games))
+    elif args.calibrate:
         for variant in args.variants:
             result = calibrate(variant, args.calibration, args.games)
             print(json.dumps(result), flush=True)

@@ -203,7 +203,7 @@ class DailyDeals:
         self._jobs: dict[tuple[str, date, str], asyncio.Task[int]] = {}
         self._ahead: asyncio.Task[None] | None = None
 
-    async def _choose(self, variant: str, day: date, slot: str) -> int:
+    async def _choose(self, variant: str, day: date, slot: str = "") -> int:
         """The day's deal of `slot`: stored, or proven here under a claim, or proven by
         the instance that holds the claim (waited for; taken over if that one dies)."""
         subject = f"{variant}|{day.isoformat()}" + (f"|{slot}" if slot else "")

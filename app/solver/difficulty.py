@@ -45,15 +45,15 @@ POSITIONS_WEIGHT = 0.01
 # the quartiles of the calibration sample's scores (bench/difficulty.py --calibrate,
 # docs/decisions/0014-difficulty-calibration.md).
 THRESHOLDS: dict[str, tuple[float, float, float]] = {
-    "rank-and-file": (0.9, 0.7, 0.5),
-    "rows-of-four": (0.6, 0.5, 0.4),
-    "rainbow": (0.99, 0.98, 0.97),
-    "deauville": (0.35, 0.3, 0.25),
-    "emperor": (0.35, 0.3, 0.25),
-    "number-ten": (0.9, 0.6, 0.45),
-    "forty-thieves": (0.4, 0.3, 0.25),
-    "diplomat": (0.45, 0.38, 0.32),
-    "canfield": (0.25, 0.12, 0.06),
+    "rank-and-file": (0.9959, 0.8843, 0.6994),
+    "rows-of-four": (0.5986, 0.5233, 0.4652),
+    "rainbow": (0.9969, 0.9968, 0.9685),
+    "deauville": (0.3732, 0.3195, 0.2715),
+    "emperor": (0.3691, 0.325, 0.2711),
+    "number-ten": (0.9954, 0.8478, 0.5508),
+    "forty-thieves": (0.4326, 0.3596, 0.3063),
+    "diplomat": (0.4495, 0.3896, 0.3242),
+    "canfield": (0.3855, 0.1884, 0.1112),
 }
 
 
