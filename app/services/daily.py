@@ -422,19 +422,27 @@ async def _own_game(
 
 
 async def _pick(
-    session: AsyncSession, deals: DailyDeals, variant: str, day: date, difficulty: str | None
-) -> games.DailyPick:
+    session: AsyncSession,
+    deals: DailyDeals,
+    player_id: str,
+    variant: str,
+    day: date,
+    difficulty: str | None,
+) -> tuple[games.DailyPick, Game | None]:
     """Which of the date's deals a game of rating `difficulty` (None: the first deal)
-    plays; the first deal is prepared first when a rating is asked (its own rating
-    decides whether it is the one). A daily deal's rating is public (`GET /daily` says
-    it, and the date offers a deal per rating), so its game shows it from the start."""
-    if difficulty is None:
-        async with unit_of_work(session, write=False):
+    plays, and the player's game of it if there is one. The first deal is prepared first
+    when a rating is asked (its own rating decides whether it is the one). A daily deal's
+    rating is public (`GET /daily` says it, and the date offers a deal per rating), so its
+    game shows it from the start."""
+    if difficulty is not None:
+        first: DailyDeal | None = await deals.first_deal(session, variant, day)
+    async with unit_of_work(session, write=False):
+        if difficulty is None:
             first = await stored_deal(session, variant, day)
-        return games.DailyPick("", first.difficulty if first else None, True)
-    first = await deals.first_deal(session, variant, day)
-    slot = slot_of(first, difficulty)
-    return games.DailyPick(slot, difficulty, True)
+        slot = slot_of(first, difficulty)
+        existing = await _own_game(session, player_id, variant, day, slot)
+    rating = difficulty or (first.difficulty if first else None)
+    return games.DailyPick(slot, rating, True), existing
 
 
 async def daily_game(
@@ -450,13 +458,14 @@ async def daily_game(
     variant, day = playable_day(variant_name, day_text, deals.settings.daily_first_date)
     check_difficulty(deals.settings, difficulty)
     player_id = player.id  # read once: a rollback expires the ORM object
-    pick = await _pick(session, deals, variant, day, difficulty)
-    async with unit_of_work(session, write=False):
-        existing = await _own_game(session, player_id, variant, day, pick.slot)
+    pick, existing = await _pick(session, deals, player_id, variant, day, difficulty)
     if existing is None:
         number = await deals.deal_for(session, variant, day, pick.slot)
-        if difficulty is None and pick.difficulty is None:
-            pick = await _pick(session, deals, variant, day, None)  # proven just now
+        if pick.difficulty is None and deals.settings.difficulty_games:
+            # The first deal, proven just now: its rating.
+            async with unit_of_work(session, write=False):
+                first = await stored_deal(session, variant, day)
+            pick = games.DailyPick("", first.difficulty if first else None, True)
         try:
             answer = await games.create_game(
                 session,

@@ -10,12 +10,18 @@ same random generator (``tests/solver/test_difficulty.py`` checks it).
 
 Two policies:
 
-- :func:`human_move`, a human-like player: safe foundation moves first (every card that
-  could ever want the card as a tableau parent is up, both copies with two decks), then
-  a run moved off face-down cards (turns one up), other foundation moves, the waste's or
-  the reserve's top onto a tableau card, a pile emptied, a card into an empty pile,
-  splitting a run; drawing last and redealing after that; never a card back from a
-  foundation. Ties are broken by the random generator.
+- :func:`human_move`, a human-like player. Its preferences, highest first: a safe
+  foundation move (every card that could ever want the card as a tableau parent is up,
+  both copies with two decks); a whole face-up run moved off face-down cards (turns one
+  up); a foundation move that turns a card up or empties a pile; a pile emptied that the
+  reserve refills at once; any other foundation move; the waste's or reserve's top onto
+  a tableau card; a whole ordered run moved off a face-up card out of order; an empty pile
+  made while there is none; where single cards move, a run that is all a pile shows taken
+  apart card by card; part of a run moved to free a card the foundations take; the
+  face-up cards of a pile moved into an empty pile to turn a card up; the waste's or
+  reserve's top into an empty pile; a run off a face-up card into an empty pile; then
+  drawing, then redealing. Never a card back from a foundation, a whole pile into an
+  empty one, or other splits of runs. Ties are broken by the random generator.
 - :func:`random_move`, a random legal-move player with foundation moves first: any move
   to a foundation when there is one, else any legal move.
 
@@ -75,19 +81,19 @@ Policy = Callable[[Variant, Seen, list[Move], random.Random], list[Move]]
 SAFE_UP = 100  # a card up that nothing could still need as a tableau parent
 TURN_UP = 80  # a whole face-up run off face-down cards: turns one up
 UP_UNCOVERS = 75  # to a foundation, turning a card up or emptying a pile
-UP = 60  # any other foundation move
 REFILLED = 70  # empties a pile the reserve refills at once
+UP = 60  # any other foundation move
 FROM_STACK = 50  # the waste's (or the reserve's) top onto a tableau card
 UNCOVERS = 45  # a whole ordered run off a face-up card out of order
 EMPTIES = 40  # the last face-up run of a pile onto another card: an empty pile
-INTO_EMPTY = 20  # the waste's or reserve's top into an empty pile
-TURN_UP_TO_EMPTY = 25  # the same into an empty pile
-UNCOVERS_TO_EMPTY = 15  # a whole run off a face-up card into an empty pile
-DIG = 35  # the top card of a run that is all a pile shows, onto another card
+DIG = 35  # single cards move: the top card of a run that is all a pile shows
 SPLIT = 30  # part of a run onto another card, uncovering a card the foundations take
+TURN_UP_TO_EMPTY = 25  # a pile's face-up cards into an empty pile: turns one up
+INTO_EMPTY = 20  # the waste's or reserve's top into an empty pile
+UNCOVERS_TO_EMPTY = 15  # a whole run off a face-up card into an empty pile
 DRAW_SCORE = 2
 REDEAL_SCORE = 1
-NEVER = -1  # back from a foundation; a whole pile or part of a run into an empty pile
+NEVER = -1  # back from a foundation; a whole pile into an empty pile; other splits
 
 
 def _on_foundations(view: Seen, card: int) -> int:
