@@ -6,13 +6,16 @@ are the calibration sample; the evidence uses only deals after them (held out).
 
     .venv/bin/python bench/difficulty.py --calibrate [--calibration 120] [--games 32]
 
-prints each variant's scores' quartiles, the thresholds of ``app/solver/difficulty.py``
+proves each deal of the sample again with the server's prover and daily budget (the
+positions the server rates with; deals it does not prove are left out), and prints each
+variant's scores' quartiles, the thresholds of ``app/solver/difficulty.py``
 (``THRESHOLDS``), with the share of each level in the sample.
 
     .venv/bin/python bench/difficulty.py [--held-out 80] [--per-level 6] [--play 16]
 
 rates up to ``--held-out`` held-out deals per variant as the server does (``--games``
-games of the human-like player, the proof's positions from the list), keeps up to
+games of the human-like player, the positions of a proof by the server's prover with the
+daily budget; a deal it does not prove is left out, as the server would never deal it), keeps up to
 ``--per-level`` deals of each level, and plays each again ``--play`` times with fresh
 generators: with the human-like player, and with a random legal-move player that plays
 a foundation move first when there is one. It prints a Markdown table of their win
@@ -21,7 +24,7 @@ rates and shares of cards put up per level (``--json``: the rows).
     .venv/bin/python bench/difficulty.py --daily
 
 times the daily preparation the server does at start-up with ratings on: today's and
-tomorrow's deals of the nine games, each date's first deal and then one of each other
+tomorrow's deals of the nine games (``--days``), each date's first deal and then one of each other
 rating (candidates from a fresh secret, one after another, the daily budgets and
 ``DIFFICULTY_GAMES`` games a rating, as ``DailyDeals.prepare`` runs them), against the
 first deals alone.
@@ -52,18 +55,35 @@ from app.solver.policy import human_move, random_move  # noqa: E402
 SEEDS = Path(__file__).resolve().parent.parent / "seeds"
 
 
-def proven(variant: str) -> list[tuple[int, int]]:
-    """(deal, positions) of the variant's public proven deals, in list order."""
-    entries = load(SEEDS / f"{variant}.json")["deals"]
-    return [(int(e["deal"]), int(e["positions"])) for e in entries]
+def proven(variant: str) -> list[int]:
+    """The variant's public proven deals, in list order."""
+    return [int(e["deal"]) for e in load(SEEDS / f"{variant}.json")["deals"]]
+
+
+def server_positions(settings: Settings, variant: str, number: int) -> int | None:
+    """The positions the server's prover needs for the deal with the daily budget (what
+    the server rates with); None when it does not prove it within that budget (the server
+    would never deal it)."""
+    s = settings
+    proof = prove(
+        s.daily_prover,
+        variant,
+        number,
+        s.daily_max_positions,
+        s.daily_max_seconds,
+        s.solver_table_size,
+    )
+    return None if proof is None else proof.positions
 
 
 def calibrate(variant: str, count: int, games: int) -> dict[str, Any]:
-    v = VARIANTS[variant]
-    scores = sorted(
-        measure(deal(v, number), number, positions, games).score
-        for number, positions in proven(variant)[:count]
-    )
+    v, settings = VARIANTS[variant], Settings()
+    scores = []
+    for number in proven(variant)[:count]:
+        positions = server_positions(settings, variant, number)
+        if positions is not None:
+            scores.append(measure(deal(v, number), number, positions, games).score)
+    scores.sort()
     q = statistics.quantiles(scores, n=4, method="inclusive")
     thresholds = (round(q[2], 4), round(q[1], 4), round(q[0], 4))
     return {"variant": variant, "deals": len(scores), "thresholds": thresholds}
@@ -73,7 +93,11 @@ def evidence(variant: str, args: argparse.Namespace) -> list[dict[str, Any]]:
     v = VARIANTS[variant]
     held = proven(variant)[args.calibration : args.calibration + args.held_out]
     by_level: dict[str, list[int]] = {name: [] for name in LEVELS}
-    for number, positions in held:
+    settings = Settings()
+    for number in held:
+        positions = server_positions(settings, variant, number)
+        if positions is None:
+            continue
         rated = level(variant, measure(deal(v, number), number, positions, args.games).score)
         if len(by_level[rated]) < args.per_level:
             by_level[rated].append(number)
@@ -117,25 +141,40 @@ def _daily_deal(settings: Settings, secret: str, name: str, day: date, slot: str
 _first: dict[tuple[str, date], str | None] = {}
 
 
-def daily(settings: Settings) -> None:
+def daily(settings: Settings, days: int) -> None:
+    """The daily preparation, one line per deal as it comes (a bounded run keeps what it
+    measured), then the totals."""
     secret = secrets.token_urlsafe(16)
     today = date.today()
-    days = (today, today + timedelta(days=1))
+    dates = [today + timedelta(days=n) for n in range(days)]
     started = time.perf_counter()
-    first = sum(_daily_deal(settings, secret, n, d, "") for n in VARIANTS for d in days)
+    first = 0
+    for day in dates:
+        for name in VARIANTS:
+            tried = _daily_deal(settings, secret, name, day, "")
+            first += tried
+            print(f"{name} {day} first ({_first[(name, day)]}): {tried} candidates", flush=True)
     first_took = time.perf_counter() - started
+    print(f"first deals: {first_took:.1f} s ({first} candidates)", flush=True)
     others = 0
-    for name in VARIANTS:
-        for day in days:
+    for day in dates:
+        for name in VARIANTS:
             for level_name in LEVELS:
-                if level_name != _first[(name, day)]:
-                    others += _daily_deal(settings, secret, name, day, level_name)
+                if level_name == _first[(name, day)]:
+                    continue
+                lap = time.perf_counter()
+                tried = _daily_deal(settings, secret, name, day, level_name)
+                others += tried
+                took = time.perf_counter() - lap
+                print(f"{name} {day} {level_name}: {tried} candidates, {took:.1f} s", flush=True)
     took = time.perf_counter() - started
     print(
-        f"daily preparation, 18 first deals rated: {first_took:.1f} s ({first} candidates); "
-        f"with one deal of each other rating (72 deals): {took:.1f} s "
-        f"({first + others} candidates); {settings.difficulty_games} games a rating, "
-        f"budget {settings.daily_max_positions:,} positions or {settings.daily_max_seconds} s"
+        f"daily preparation of {len(dates)} date(s): {len(dates) * len(VARIANTS)} first deals "
+        f"rated in {first_took:.1f} s ({first} candidates); with one deal of each other "
+        f"rating ({len(dates) * len(VARIANTS) * 4} deals) {took:.1f} s ({first + others} "
+        f"candidates); {settings.difficulty_games} games a rating, budget "
+        f"{settings.daily_max_positions:,} positions or {settings.daily_max_seconds} s",
+        flush=True,
     )
 
 
@@ -161,6 +200,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calibrate", action="store_true")
     parser.add_argument("--daily", action="store_true")
+    parser.add_argument("--days", type=int, default=2, help="--daily: dates from today")
     parser.add_argument("--calibration", type=int, default=120)
     parser.add_argument("--games", type=int, default=32)
     parser.add_argument("--held-out", type=int, default=80)
@@ -171,7 +211,7 @@ def main() -> None:
     args = parser.parse_args()
     started = time.perf_counter()
     if args.daily:
-        daily(Settings(difficulty_games=args.games))
+        daily(Settings(difficulty_games=args.games), args.days)
     elif args.calibrate:
         for variant in args.variants:
             result = calibrate(variant, args.calibration, args.games)

@@ -15,8 +15,9 @@ proof of a million positions), so it separates deals the player does equally wel
 (Rainbow, where it wins almost every proven deal) and moves the others a little.
 
 The score is read against per-variant thresholds (:data:`THRESHOLDS`), the quartiles of
-the scores of a calibration sample of proven deals (the first 120 of each public
-``seeds/`` list, 32 games each): a quarter of proven deals is each level.
+the scores of a calibration sample of proven deals (the first 100 of each public
+``seeds/`` list that the server's prover proves with the daily budget, 32 games each,
+rated with that proof's positions): about a quarter of proven deals is each level.
 ``docs/decisions/0014-difficulty-calibration.md`` says how; ``bench/difficulty.py
 --calibrate`` measures them again, and ``bench/difficulty.py`` checks on held-out deals
 that the levels mean something (docs/benchmarks.md).
@@ -45,15 +46,15 @@ POSITIONS_WEIGHT = 0.01
 # the quartiles of the calibration sample's scores (bench/difficulty.py --calibrate,
 # docs/decisions/0014-difficulty-calibration.md).
 THRESHOLDS: dict[str, tuple[float, float, float]] = {
-    "rank-and-file": (0.9959, 0.8843, 0.6994),
-    "rows-of-four": (0.5986, 0.5233, 0.4652),
-    "rainbow": (0.9969, 0.9968, 0.9685),
-    "deauville": (0.3732, 0.3195, 0.2715),
-    "emperor": (0.3691, 0.325, 0.2711),
-    "number-ten": (0.9954, 0.8478, 0.5508),
-    "forty-thieves": (0.4326, 0.3596, 0.3063),
-    "diplomat": (0.4495, 0.3896, 0.3242),
-    "canfield": (0.3855, 0.1884, 0.1112),
+    "rank-and-file": (0.996, 0.9247, 0.6994),
+    "rows-of-four": (0.5966, 0.5272, 0.4581),
+    "rainbow": (0.9967, 0.9966, 0.8615),
+    "deauville": (0.3709, 0.3171, 0.2752),
+    "emperor": (0.3706, 0.327, 0.2706),
+    "number-ten": (0.9957, 0.8582, 0.5681),
+    "forty-thieves": (0.4358, 0.3633, 0.3024),
+    "diplomat": (0.4556, 0.4044, 0.327),
+    "canfield": (0.3661, 0.1883, 0.1114),
 }
 
 
