@@ -79,6 +79,12 @@ class Settings(BaseSettings):
     # no_solvable_deals at once.
     solvable_prepare_ahead: bool = True
     solvable_pool_size: int = Field(default=5, ge=0)
+    # Difficulty: every proven deal (solvable pools, daily deals) is rated right after its
+    # proof, in the same background worker, from this many simulated games of a
+    # human-like player (app/solver/difficulty.py; 0: deals are not rated). The rater is
+    # "module:function" with the signature rate(state, number, positions, games) -> level.
+    difficulty_games: int = Field(default=32, ge=0, le=1_000)
+    difficulty_rater: str = "app.solver.difficulty:rate"
     # Hints and finish: the players' lane of the pool (processes: the replay of a line
     # holds the GIL and would stall the event loop), bounded; full: 429 solver_busy.
     solver_workers: int = Field(default=1, ge=1)

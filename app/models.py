@@ -78,8 +78,9 @@ class Game(Base):
     __tablename__ = "games"
     __table_args__ = (
         Index(None, "player_id", "created_at"),
-        # One game per player per daily deal, whatever the concurrency (NULLs never clash).
-        UniqueConstraint("player_id", "variant", "daily_date"),
+        # One game per player per daily deal, whatever the concurrency (NULLs never clash):
+        # a date has a deal per `daily_slot` (services.daily).
+        UniqueConstraint("player_id", "variant", "daily_date", "daily_slot"),
         Index(None, "variant", "daily_date"),
     )
 
@@ -114,6 +115,14 @@ class Game(Base):
     # current, no undo, hint or finish, and no move after the ranked window closed
     # (services.daily). False for every other game.
     ranked: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # Which of its date's daily deals a daily game plays: "" the date's first deal, else
+    # the rating of a deal chosen for it (services.daily); "" for every other game.
+    daily_slot: Mapped[str] = mapped_column(String(8), default="", server_default="")
+    # The proven deal's rating (easy, medium, hard, expert), for solvable and daily games
+    # whose deal was rated; shown from the start when it was asked for
+    # (`difficulty_asked`), else once the game is won.
+    difficulty: Mapped[str | None] = mapped_column(String(8))
+    difficulty_asked: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class Move(Base):
@@ -164,7 +173,7 @@ class DailyDeal(Base):
     changes afterwards (whatever later code, solver or secret would choose)."""
 
     __tablename__ = "daily_deals"
-    __table_args__ = (UniqueConstraint("variant", "day"),)
+    __table_args__ = (UniqueConstraint("variant", "day", "slot"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     variant: Mapped[str] = mapped_column(String(32))
@@ -178,6 +187,11 @@ class DailyDeal(Base):
     # The solver's winning line (move JSON): the proof, never shown to players.
     line: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow)
+    # "": the date's first deal (the one without `?difficulty=`); a rating: the deal
+    # chosen for that rating when the first deal is of another one.
+    slot: Mapped[str] = mapped_column(String(8), default="", server_default="")
+    # The deal's measured rating; null for deals proven before ratings (or unrated).
+    difficulty: Mapped[str | None] = mapped_column(String(8))
 
 
 class SolvableDeal(Base):
@@ -190,6 +204,8 @@ class SolvableDeal(Base):
         UniqueConstraint("variant", "deal"),
         # The claim: the first unused deal of a variant (dealt_at IS NULL), by seq.
         Index(None, "variant", "dealt_at", "seq"),
+        # ... and of a variant and rating.
+        Index(None, "variant", "difficulty", "dealt_at", "seq"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
@@ -205,6 +221,9 @@ class SolvableDeal(Base):
     # the deal stays used when the game goes.
     dealt_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
     game_id: Mapped[str | None] = mapped_column(String(36))
+    # The deal's measured rating (easy, medium, hard, expert); null for deals proven
+    # before ratings (or unrated): those go to games that ask for no rating.
+    difficulty: Mapped[str | None] = mapped_column(String(8))
 
 
 class SolverLine(Base):

@@ -8,3 +8,6 @@ import os
 # prepare deals on demand, with their own small budgets.
 os.environ.setdefault("DAILY_PREPARE_AHEAD", "false")
 os.environ.setdefault("SOLVABLE_PREPARE_AHEAD", "false")
+# Proven deals unrated (no simulated games after each proof): the tests of ratings
+# (tests/api/test_difficulty.py) turn them on with a few games, or a stand-in rater.
+os.environ.setdefault("DIFFICULTY_GAMES", "0")

@@ -17,7 +17,7 @@ from app.errors import (
     VariantNotFound,
 )
 from app.routers.common import PageCursor, answer_headers, errors, etag_matches, not_modified
-from app.schemas import DailyOut, DailyResults, GameState
+from app.schemas import DailyOut, DailyResults, Difficulty, GameState
 from app.services import daily
 from app.services.daily import DailyDeals
 from app.services.ranking import day_end
@@ -49,6 +49,15 @@ DatePath = Annotated[
         max_length=10,
         # ASCII digits: `\d` would take other scripts' digits too.
         pattern=r"^(today|[0-9]{4}-[0-9]{2}-[0-9]{2})$",
+    ),
+]
+
+DifficultyQuery = Annotated[
+    Difficulty | None,
+    Query(
+        description="The date's deal of this rating (each date offers one per rating; the "
+        "deal without it is of its own measured rating, and is the one of that rating). "
+        "404 daily_not_available where deals are not rated.",
     ),
 ]
 
@@ -96,9 +105,11 @@ async def get_daily(
     response: Response,
     session: SessionDep,
     settings: SettingsDep,
+    difficulty: DifficultyQuery = None,
     if_none_match: Annotated[str | None, Header(alias="If-None-Match")] = None,
 ) -> DailyOut | Response:
-    answer = await daily.daily_info(session, variant, day, settings.daily_first_date)
+    daily.check_difficulty(settings, difficulty)
+    answer = await daily.daily_info(session, variant, day, settings.daily_first_date, difficulty)
     tag = _daily_etag(answer)
     if _settled(date.fromisoformat(answer.date)):
         cache = f"public, max-age={SETTLED_MAX_AGE}, immutable"
@@ -138,8 +149,9 @@ async def play_daily(
     session: SessionDep,
     deals: DailyDealsDep,
     player: CurrentPlayer,
+    difficulty: DifficultyQuery = None,
 ) -> GameState:
-    answer, created = await daily.daily_game(session, deals, player, variant, day)
+    answer, created = await daily.daily_game(session, deals, player, variant, day, difficulty)
     answer_headers(response, answer)
     response.headers["Location"] = str(request.url_for("get_game", game_id=answer.game_id).path)
     response.status_code = 201 if created else 200
@@ -166,7 +178,9 @@ async def get_daily_results(
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
     offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
     cursor: PageCursor = None,
+    difficulty: DifficultyQuery = None,
 ) -> DailyResults:
+    daily.check_difficulty(settings, difficulty)
     return await daily.daily_results(
         session,
         player,
@@ -177,4 +191,5 @@ async def get_daily_results(
         offset=offset,
         cursor=cursor,
         cursors=cursors,
+        difficulty=difficulty,
     )

@@ -151,6 +151,7 @@ async def create_game(
         settings=body.settings.model_dump() if body.settings else None,
         solvable_deals=solvable_deals,
         record=body.record,
+        difficulty=body.difficulty,
     )
     answer_headers(response, answer)
     response.headers["Location"] = str(request.url_for("get_game", game_id=answer.game_id).path)

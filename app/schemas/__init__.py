@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from app.schemas.common import STRICT, DealNumber, ErrorDetail, ErrorResponse, Timestamp, rfc3339
+from app.schemas.common import (
+    STRICT,
+    DealNumber,
+    Difficulty,
+    ErrorDetail,
+    ErrorResponse,
+    Timestamp,
+    rfc3339,
+)
 from app.schemas.daily import (
     DailyOut,
     DailyOwnResult,
@@ -104,6 +112,7 @@ __all__ = [
     "DailyResultEntry",
     "DailyResults",
     "DealNumber",
+    "Difficulty",
     "DrawAction",
     "DrawRequest",
     "ErrorDetail",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     AfterValidator,
@@ -18,9 +18,13 @@ from pydantic import (
     computed_field,
 )
 from pydantic_core import PydanticCustomError
+from typing_extensions import TypeAliasType
 
 from app.engine import MAX_DEAL, REASONS
 from app.errors import ANSWERED_CODES
+
+# A proven deal's rating, measured (app/solver/difficulty.py); one schema of its own.
+Difficulty = TypeAliasType("Difficulty", Literal["easy", "medium", "hard", "expert"])
 
 # Requests are validated strictly: a field takes exactly the JSON type it declares
 # (`deal` refuses true, "12", 1000.0 and 1e10; `expected_version` refuses "0").
@@ -165,7 +169,8 @@ class FieldFault(BaseModel):
     code: str = Field(
         description="What: pydantic's error type (`missing`, `bool_parsing`, "
         "`string_too_long`, ...) or the service's own (`date_format`, "
-        "`deal_and_solvable`, `record_not_alone`, `null_body`, `json_invalid`).",
+        "`deal_and_solvable`, `difficulty_without_solvable`, `record_not_alone`, "
+        "`null_body`, `json_invalid`).",
         examples=["bool_parsing"],
     )
     message: str = Field(examples=["Input should be a valid boolean"])

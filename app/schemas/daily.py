@@ -7,7 +7,7 @@ from pydantic import (
     Field,
 )
 
-from app.schemas.common import Timestamp, _WithDeal
+from app.schemas.common import Difficulty, Timestamp, _WithDeal
 from app.schemas.games import GameStatus
 
 # --- daily deals and statistics --------------------------------------------------
@@ -26,6 +26,10 @@ class DailyOut(_WithDeal):
         "it can be played any more)."
     )
     ends_at: Timestamp = Field(description="When the date is over (the next UTC midnight).")
+    difficulty: Difficulty | None = Field(
+        description="This deal's measured rating (with `?difficulty=`: the one asked for); "
+        "null for a deal proven before ratings."
+    )
 
 
 class DailyResultEntry(BaseModel):
@@ -52,6 +56,10 @@ class DailyOwnResult(BaseModel):
 class DailyResults(BaseModel):
     variant: str
     date: str
+    difficulty: Difficulty | None = Field(
+        description="The rating asked for (`?difficulty=`): its deal's ranking; null: the "
+        "date's first deal's."
+    )
     total: int = Field(
         description="How many players won this daily deal unassisted (the ranked wins)."
     )

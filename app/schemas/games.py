@@ -14,7 +14,7 @@ from pydantic import (
 )
 from typing_extensions import TypeAliasType
 
-from app.schemas.common import Timestamp, _WithDeal
+from app.schemas.common import Difficulty, Timestamp, _WithDeal
 from app.schemas.requests import DrawAction, MoveAction, RedealAction
 
 # --- games: answers -------------------------------------------------------------
@@ -122,6 +122,12 @@ class GameState(_WithDeal):
         "started while its date was current (UTC), no undo, hint or finish, and (in play) "
         "its date not over yet. Undo, a hint and finish set it to false for good; a daily "
         "game of a past date (practice) and every other game are never ranked."
+    )
+    difficulty: Difficulty | None = Field(
+        description="The proven deal's measured rating (solvable and daily games): from the "
+        "start when the game was asked for by rating (`difficulty` in POST /games, "
+        "`?difficulty=` of the daily game), else once the game is won. Null for a deal by "
+        "number or at random, and for a deal proven before ratings."
     )
     redeals_left: int | None = Field(description="Null: unlimited.")
     base_rank: int | None = Field(description="Rank foundations start from (Rainbow).")

@@ -11,7 +11,7 @@ from pydantic import (
 )
 
 from app.engine import RECORD_MAX_CHARS
-from app.schemas.common import STRICT, DealNumber
+from app.schemas.common import STRICT, DealNumber, Difficulty
 
 # --- games: requests ------------------------------------------------------------
 
@@ -44,6 +44,7 @@ class GameCreate(BaseModel):
             "examples": [
                 {"variant": "rank-and-file", "deal": 12345},
                 {"variant": "rainbow", "solvable": True, "settings": {"auto_finish": False}},
+                {"variant": "forty-thieves", "solvable": True, "difficulty": "hard"},
                 {
                     "record": '[Variant "rank-and-file"]\n[Deal "1"]\n'
                     '[Rules "foundation_return=false"]\n\nt0>t8 t1>t7 draw *\n'
@@ -62,6 +63,12 @@ class GameCreate(BaseModel):
         default=False,
         description="Deal a deal the server has proven winnable (chosen from its secret, "
         "never from the public seeds/ lists); none ready: 503 no_solvable_deals.",
+    )
+    difficulty: Difficulty | None = Field(
+        default=None,
+        description='With `"solvable": true` only (else 422 validation_error): deal a proven '
+        "deal of this rating, which the game then shows from the start; none of it ready: "
+        "503 no_solvable_deals. Omitted: a proven deal of any rating.",
     )
     rules: RulesIn | None = None
     settings: GameSettingsIn | None = None

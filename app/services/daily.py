@@ -20,6 +20,15 @@ then answers 503 `daily_not_ready` with Retry-After. The work a request can star
 bounded: dates before `daily_first_date` are not daily deals (404), and beyond
 `daily_max_pending` preparations in progress a past date is refused at once (503).
 
+Ratings. Each proven deal is rated (`easy` .. `expert`, app/solver/difficulty.py) in the
+same piece of work as its proof, and a date offers one deal per rating: its first deal
+(chosen as above, the one without `?difficulty=`, slot "") is of its measured rating, and
+each other rating gets a deal of its own (slot = the rating), from candidates
+HMAC-SHA256(secret, "variant|date|rating|attempt") proven and rated in turn until one
+has that rating (at most `daily_max_attempts`). So `?difficulty=` of the first deal's
+rating is the first deal, and a player has one game per deal. A date's first deal
+proven before ratings has none: then all four ratings get deals of their own.
+
 Daily games are ordinary games (`games.create_game` with `daily_date`, played
 through `games.apply_move`); the unique (player, variant, daily_date) constraint
 makes "one game per player per day" hold under any concurrency.
@@ -61,6 +70,7 @@ from app.services.proving import Proof, derive_deal
 from app.services.ranking import day_end, deal_published, is_ranked
 from app.services.variants import find_variant
 from app.services.work import DAILY, WorkPool
+from app.solver.difficulty import LEVELS
 
 log = logging.getLogger("app.daily")
 
@@ -113,31 +123,54 @@ def playable_day(variant_name: str, day_text: str, first_day: date) -> tuple[str
 # --- choosing ------------------------------------------------------------------
 
 
-def candidate(secret: str, variant: str, day: date, attempt: int) -> int:
-    """The `attempt`-th candidate deal number; below 2**53 so JavaScript reads it exactly."""
+def candidate(secret: str, variant: str, day: date, attempt: int, slot: str = "") -> int:
+    """The `attempt`-th candidate deal number of a date's deal `slot` ("": the first;
+    a rating); below 2**53 so JavaScript reads it exactly."""
+    if slot:
+        return derive_deal(secret, f"{variant}|{day.isoformat()}|{slot}|{attempt}")
     return derive_deal(secret, f"{variant}|{day.isoformat()}|{attempt}")
+
+
+def check_difficulty(settings: Settings, difficulty: str | None) -> None:
+    """A daily deal of a rating exists only where deals are rated."""
+    if difficulty is not None and settings.difficulty_games == 0:
+        raise DailyNotAvailable(N_("daily deals are not rated on this server"))
 
 
 # --- storage -------------------------------------------------------------------
 
 
-async def stored_deal(session: AsyncSession, variant: str, day: date) -> DailyDeal | None:
-    query = select(DailyDeal).where(DailyDeal.variant == variant, DailyDeal.day == day)
+async def stored_deal(
+    session: AsyncSession, variant: str, day: date, slot: str = ""
+) -> DailyDeal | None:
+    query = select(DailyDeal).where(
+        DailyDeal.variant == variant, DailyDeal.day == day, DailyDeal.slot == slot
+    )
     return (await session.execute(query)).scalar_one_or_none()
 
 
+def slot_of(first: DailyDeal | None, difficulty: str | None) -> str:
+    """The slot of a date's deal of rating `difficulty` (None: the first deal), given the
+    date's first deal: "" when it is of that rating, else the rating."""
+    if difficulty is None or (first is not None and first.difficulty == difficulty):
+        return ""
+    return difficulty
+
+
 async def _store(
-    session: AsyncSession, variant: str, day: date, attempt: int, proof: Proof
+    session: AsyncSession, variant: str, day: date, slot: str, attempt: int, proof: Proof
 ) -> DailyDeal:
     """Keep the first choice: on a unique violation, another chooser won; read its deal."""
     row = DailyDeal(
         variant=variant,
         day=day,
+        slot=slot,
         deal=str(proof.deal),
         attempt=attempt,
         positions=proof.positions,
         elapsed_ms=proof.elapsed_ms,
         line=proof.line,
+        difficulty=proof.difficulty,
     )
     try:
         async with unit_of_work(session):
@@ -145,7 +178,7 @@ async def _store(
             await session.flush()
         return row
     except IntegrityError:
-        stored = await stored_deal(session, variant, day)
+        stored = await stored_deal(session, variant, day, slot)
         if stored is None:
             raise
         return stored
@@ -175,18 +208,18 @@ class DailyDeals:
         self.secret = secret
         self.prover = prover
         self.owner = owner or claims.new_owner()  # this instance, in its claims
-        self._jobs: dict[tuple[str, date], asyncio.Task[int]] = {}
+        self._jobs: dict[tuple[str, date, str], asyncio.Task[int]] = {}
         self._ahead: asyncio.Task[None] | None = None
 
-    async def _choose(self, variant: str, day: date) -> int:
-        """The day's deal: stored, or proven here under a claim, or proven by the
-        instance that holds the claim (waited for; taken over if that one dies)."""
-        subject = f"{variant}|{day.isoformat()}"
+    async def _choose(self, variant: str, day: date, slot: str = "") -> int:
+        """The day's deal of `slot`: stored, or proven here under a claim, or proven by
+        the instance that holds the claim (waited for; taken over if that one dies)."""
+        subject = f"{variant}|{day.isoformat()}" + (f"|{slot}" if slot else "")
         ttl = claims.proof_ttl(self.settings)
         told = False
         while True:
             async with self.sessionmaker() as session:
-                stored = await stored_deal(session, variant, day)
+                stored = await stored_deal(session, variant, day, slot)
                 if stored is not None:
                     return int(stored.deal)
                 if await claims.claim(session, claims.DAILY, subject, self.owner, ttl):
@@ -196,68 +229,84 @@ class DailyDeals:
                 told = True
             await asyncio.sleep(CLAIM_POLL_SECONDS)
         async with claims.working(self.sessionmaker, claims.DAILY, subject, self.owner, ttl):
-            return await self._prove_day(variant, day)
+            return await self._prove_day(variant, day, slot)
 
-    async def _prove_day(self, variant: str, day: date) -> int:
+    async def _prove_day(self, variant: str, day: date, slot: str) -> int:
+        """Prove (and rate) candidates until one is proven, of rating `slot` for a slot."""
         public = set(public_deals(self.settings.seeds_dir, variant))
         for attempt in range(self.settings.daily_max_attempts):
-            number = candidate(self.secret, variant, day, attempt)
+            number = candidate(self.secret, variant, day, attempt, slot)
             if number in public:
                 continue
             proof = await self.prover.prove(variant, number, DAILY)
-            if proof is None:
-                log.debug("daily %s %s: candidate %d not proven", variant, day, attempt)
+            if proof is None or (slot and proof.difficulty != slot):
+                log.debug("daily %s %s %s: candidate %d not taken", variant, day, slot, attempt)
                 continue
             async with self.sessionmaker() as session:
-                row = await _store(session, variant, day, attempt, proof)
+                row = await _store(session, variant, day, slot, attempt, proof)
             log.info(
-                "daily %s %s: deal chosen at attempt %d (%d positions, %d ms)",
+                "daily %s %s%s: deal chosen at attempt %d (%d positions, %d ms), %s",
                 variant,
                 day,
+                f" {slot}" if slot else "",
                 attempt,
                 proof.positions,
                 proof.elapsed_ms,
+                proof.difficulty or "unrated",
             )
             return int(row.deal)
         raise RuntimeError(
-            f"no daily deal of {variant} for {day} proven in "
+            f"no daily deal of {variant} for {day} {slot} proven in "
             f"{self.settings.daily_max_attempts} attempts"
         )
 
     def retry_after(self) -> int:
         return max(1, math.ceil(self.settings.daily_wait_seconds))
 
-    def _job(self, variant: str, day: date, *, bounded: bool = False) -> asyncio.Task[int]:
-        """One preparation per (variant, day) in this process, shared by all who ask.
-        `bounded`: refuse to start one beyond `daily_max_pending` (503 at once)."""
-        key = (variant, day)
+    def _job(
+        self, variant: str, day: date, slot: str = "", *, bounded: bool = False
+    ) -> asyncio.Task[int]:
+        """One preparation per (variant, day, slot) in this process, shared by all who
+        ask. `bounded`: refuse to start one beyond `daily_max_pending` (503 at once)."""
+        key = (variant, day, slot)
         job = self._jobs.get(key)
         if job is None:
             if bounded and len(self._jobs) >= self.settings.daily_max_pending:
                 raise not_ready(variant, day, self.retry_after())
-            job = asyncio.create_task(self._choose(variant, day), name=f"daily {variant} {day}")
+            job = asyncio.create_task(
+                self._choose(variant, day, slot), name=f"daily {variant} {day} {slot}"
+            )
             self._jobs[key] = job
             job.add_done_callback(lambda done: self._forget(key, done))
         return job
 
-    def _forget(self, key: tuple[str, date], job: asyncio.Task[int]) -> None:
+    def _forget(self, key: tuple[str, date, str], job: asyncio.Task[int]) -> None:
         # Once done, a stored deal is read from the database, and a failure is tried
         # afresh on the next request; it is logged here, whoever was waiting for it.
         self._jobs.pop(key, None)
         if not job.cancelled() and (exc := job.exception()) is not None:
-            log.error("daily %s %s: preparation failed: %s", *key, exc, exc_info=exc)
+            log.error("daily %s %s %s: preparation failed: %s", *key, exc, exc_info=exc)
 
-    async def deal_for(self, session: AsyncSession, variant: str, day: date) -> int:
-        """The day's deal number, choosing it now if nobody has yet. Past dates are
-        any number and each costs a search: new ones are bounded (`bounded` in _job);
-        today's are prepared ahead and few (one per variant), so never refused."""
+    async def first_deal(self, session: AsyncSession, variant: str, day: date) -> DailyDeal:
+        """The day's first deal (slot ""), choosing it now if nobody has yet."""
+        await self.deal_for(session, variant, day)
+        async with unit_of_work(session, write=False):
+            first = await stored_deal(session, variant, day)
+        if first is None:  # stored before deal_for returned; never deleted
+            raise not_ready(variant, day, self.retry_after())
+        return first
+
+    async def deal_for(self, session: AsyncSession, variant: str, day: date, slot: str = "") -> int:
+        """The day's deal number of `slot`, choosing it now if nobody has yet. Past dates
+        are any number and each costs a search: new ones are bounded (`bounded` in _job);
+        today's are prepared ahead and few (four per variant), so never refused."""
         # The read ends with its unit of work (the authentication's too): the connection
         # goes back to the pool instead of idling for seconds while the prover works.
         async with unit_of_work(session, write=False):
-            stored = await stored_deal(session, variant, day)
+            stored = await stored_deal(session, variant, day, slot)
         if stored is not None:
             return int(stored.deal)
-        job = self._job(variant, day, bounded=day < utc_today())
+        job = self._job(variant, day, slot, bounded=day < utc_today())
         try:
             # asyncio.timeout, not wait_for, which drops a cancel on Python 3.11 (solvable.py).
             async with asyncio.timeout(self.settings.daily_wait_seconds):
@@ -270,10 +319,19 @@ class DailyDeals:
     # --- ahead of time ---
 
     async def prepare(self, days: list[date]) -> None:
+        """Each day's first deals, then (deals rated) the deals of the other ratings."""
         for day in days:
             for variant in VARIANTS:
                 # Failures are logged by _forget; the other variants go on.
                 await asyncio.gather(self._job(variant, day), return_exceptions=True)
+            if self.settings.difficulty_games == 0:
+                continue
+            for variant in VARIANTS:
+                async with self.sessionmaker() as session:
+                    first = await stored_deal(session, variant, day)
+                slots = {slot_of(first, level) for level in LEVELS} - {""}
+                for slot in sorted(slots, key=LEVELS.index):
+                    await asyncio.gather(self._job(variant, day, slot), return_exceptions=True)
 
     async def _run_ahead(self) -> None:
         while True:
@@ -310,13 +368,25 @@ class DailyDeals:
 
 
 async def daily_info(
-    session: AsyncSession, variant_name: str, day_text: str, first_day: date
+    session: AsyncSession,
+    variant_name: str,
+    day_text: str,
+    first_day: date,
+    difficulty: str | None = None,
 ) -> DailyOut:
     """Who played (while the date was current) and who won ranked; the deal number only
     once the date is over. A past date's answer no longer changes: practice games are
-    counted in neither figure."""
+    counted in neither figure. `difficulty`: of the date's deal of that rating."""
     variant, day = playable_day(variant_name, day_text, first_day)
-    contest = and_(Game.variant == variant, Game.daily_date == day, Game.created_at < day_end(day))
+    async with unit_of_work(session, write=False):
+        first = await stored_deal(session, variant, day)
+    slot = slot_of(first, difficulty)
+    contest = and_(
+        Game.variant == variant,
+        Game.daily_date == day,
+        Game.daily_slot == slot,
+        Game.created_at < day_end(day),
+    )
     async with unit_of_work(session, write=False):
         players, wins = (
             await session.execute(
@@ -328,7 +398,7 @@ async def daily_info(
         ).one()
         number = None
         if deal_published(day, datetime.now(UTC)):
-            stored = await stored_deal(session, variant, day)
+            stored = await stored_deal(session, variant, day, slot)
             number = int(stored.deal) if stored else None
     return DailyOut(
         variant=variant,
@@ -337,6 +407,7 @@ async def daily_info(
         wins=int(wins),
         deal=number,
         ends_at=day_end(day),
+        difficulty=difficulty or (first.difficulty if first else None),  # type: ignore[arg-type]
     )
 
 
@@ -346,23 +417,63 @@ def ranked_win() -> ColumnElement[bool]:
     return and_(Game.status == "won", Game.ranked.is_(True), Game.assisted.is_(False))
 
 
-async def _own_game(session: AsyncSession, player_id: str, variant: str, day: date) -> Game | None:
+async def _own_game(
+    session: AsyncSession, player_id: str, variant: str, day: date, slot: str
+) -> Game | None:
     query = select(Game).where(
-        Game.player_id == player_id, Game.variant == variant, Game.daily_date == day
+        Game.player_id == player_id,
+        Game.variant == variant,
+        Game.daily_date == day,
+        Game.daily_slot == slot,
     )
     return (await session.execute(query)).scalar_one_or_none()
 
 
-async def daily_game(
-    session: AsyncSession, deals: DailyDeals, player: Player, variant_name: str, day_text: str
-) -> tuple[Answer[GameState], bool]:
-    """The player's game of the day and whether it was created now."""
-    variant, day = playable_day(variant_name, day_text, deals.settings.daily_first_date)
-    player_id = player.id  # read once: a rollback expires the ORM object
+async def _pick(
+    session: AsyncSession,
+    deals: DailyDeals,
+    player_id: str,
+    variant: str,
+    day: date,
+    difficulty: str | None,
+) -> tuple[games.DailyPick, Game | None]:
+    """Which of the date's deals a game of rating `difficulty` (None: the first deal)
+    plays, and the player's game of it if there is one. The first deal is prepared first
+    when a rating is asked (its own rating decides whether it is the one). A daily deal's
+    rating is public (`GET /daily` says it, and the date offers a deal per rating), so its
+    game shows it from the start."""
+    if difficulty is not None:
+        first: DailyDeal | None = await deals.first_deal(session, variant, day)
     async with unit_of_work(session, write=False):
-        existing = await _own_game(session, player_id, variant, day)
+        if difficulty is None:
+            first = await stored_deal(session, variant, day)
+        slot = slot_of(first, difficulty)
+        existing = await _own_game(session, player_id, variant, day, slot)
+    rating = difficulty or (first.difficulty if first else None)
+    return games.DailyPick(slot, rating, True), existing
+
+
+async def daily_game(
+    session: AsyncSession,
+    deals: DailyDeals,
+    player: Player,
+    variant_name: str,
+    day_text: str,
+    difficulty: str | None = None,
+) -> tuple[Answer[GameState], bool]:
+    """The player's game of the day (of the date's deal of rating `difficulty`; None:
+    the first deal) and whether it was created now."""
+    variant, day = playable_day(variant_name, day_text, deals.settings.daily_first_date)
+    check_difficulty(deals.settings, difficulty)
+    player_id = player.id  # read once: a rollback expires the ORM object
+    pick, existing = await _pick(session, deals, player_id, variant, day, difficulty)
     if existing is None:
-        number = await deals.deal_for(session, variant, day)
+        number = await deals.deal_for(session, variant, day, pick.slot)
+        if pick.difficulty is None and deals.settings.difficulty_games:
+            # The first deal, proven just now: its rating.
+            async with unit_of_work(session, write=False):
+                first = await stored_deal(session, variant, day)
+            pick = games.DailyPick("", first.difficulty if first else None, True)
         try:
             answer = await games.create_game(
                 session,
@@ -373,12 +484,13 @@ async def daily_game(
                 rules=None,
                 settings=None,
                 daily_date=day,
+                daily=pick,
             )
             return answer, True
         except IntegrityError:
             # A concurrent first call created it (create_game rolled back): use that one.
             async with unit_of_work(session, write=False):
-                existing = await _own_game(session, player_id, variant, day)
+                existing = await _own_game(session, player_id, variant, day, pick.slot)
             if existing is None:
                 raise
     return await games.get_game(session, player, existing.id), False
@@ -483,14 +595,20 @@ async def daily_results(
     offset: int,
     cursor: str | None = None,
     cursors: PageCursors | None = None,
+    difficulty: str | None = None,
 ) -> DailyResults:
     """Ranked winners (`ranked_win`) by moves, then time taken, then who was first to the
     game. The caller's own game is shown whatever it is; an unranked win has no rank.
     A page starts after `offset` winners, or after the winner of a `cursor` (a page's
-    `next_cursor`; `offset` then stays 0)."""
+    `next_cursor`; `offset` then stays 0). `difficulty`: the ranking of the date's deal
+    of that rating."""
     page = ResultsPage(offset=offset, cursor=cursor, cursors=cursors)
     variant, day = playable_day(variant_name, day_text, first_day)
-    won = and_(Game.variant == variant, Game.daily_date == day, ranked_win())
+    async with unit_of_work(session, write=False):
+        slot = slot_of(await stored_deal(session, variant, day), difficulty)
+    won = and_(
+        Game.variant == variant, Game.daily_date == day, Game.daily_slot == slot, ranked_win()
+    )
     async with unit_of_work(session, write=False):
         total = (await session.execute(select(func.count(Game.id)).where(won))).scalar_one()
         before, rows = await page.rows(session, variant, day, won, limit)
@@ -504,12 +622,13 @@ async def daily_results(
             )
             for i, (game, name) in enumerate(rows)
         ]
-        me = await _own_result(session, player, variant, day, won)
+        me = await _own_result(session, player, variant, day, slot, won)
     end = before + len(rows)
     more = bool(rows) and end < total
     return DailyResults(
         variant=variant,
         date=day.isoformat(),
+        difficulty=difficulty,  # type: ignore[arg-type]  # a Difficulty, checked by the router
         total=int(total),
         items=items,
         next_offset=end if more else None,
@@ -523,12 +642,13 @@ async def _own_result(
     player: Player | None,
     variant: str,
     day: date,
+    slot: str,
     won: ColumnElement[bool],
 ) -> DailyOwnResult | None:
     """The caller's own game of the day, ranked or not (none without a token)."""
     if player is None:
         return None
-    mine = await _own_game(session, player.id, variant, day)
+    mine = await _own_game(session, player.id, variant, day, slot)
     if mine is None:
         return None
     won_mine = mine.status == "won"

@@ -44,6 +44,9 @@ class Proof:
     positions: int
     elapsed_ms: int
     line: list[dict[str, Any]]
+    # The deal's rating (`easy`, `medium`, `hard`, `expert`; None: not rated), measured
+    # right after the proof (app/solver/difficulty.py).
+    difficulty: str | None = None
 
 
 Prover = Callable[..., Any]
@@ -62,8 +65,12 @@ def prove(
     positions: int,
     seconds: float,
     table_size: int | None = None,
+    rater_path: str | None = None,
+    games: int = 0,
 ) -> Proof | None:
-    """Try to prove one deal winnable; the line is replayed by the engine before it counts."""
+    """Try to prove one deal winnable; the line is replayed by the engine before it counts.
+    A proven deal is then rated (`rater_path`, "module:function" with the signature of
+    `app.solver.difficulty.rate`, from `games` simulated games; none: not rated)."""
     prover = _load_prover(prover_path)
     start = deal(get_variant(variant), number)
     result = prover(start, max_positions=positions, max_seconds=seconds, table_size=table_size)
@@ -73,4 +80,8 @@ def prove(
         # Without the number: a server-chosen deal number is a secret, logs included.
         log.error("a prover line for %s does not win; ignored", variant)
         return None
-    return Proof(number, result.positions, result.elapsed_ms, [m.to_json() for m in result.moves])
+    rating = None
+    if rater_path and games > 0:
+        rating = str(_load_prover(rater_path)(start, number, result.positions, games))
+    line = [m.to_json() for m in result.moves]
+    return Proof(number, result.positions, result.elapsed_ms, line, rating)

@@ -9,8 +9,15 @@ is one past the variant's highest stored `seq`, so a restart resumes; several se
 filling at once prove each candidate once: the one that claims it (`claims`) proves it,
 the others go on to the next (and the unique (variant, seq) constraint would keep one).
 
-`SolvableDeals` keeps `solvable_pool_size` unused proven deals per variant, at
-start-up and after each claim, so that a request never waits for a search: `claim`
+Each proof comes with the deal's rating (`difficulty_games` simulated games of a
+human-like player, app/solver/difficulty.py), measured in the same piece of background
+work, and a pool per variant and rating is kept: `SolvableDeals` keeps
+`solvable_pool_size` unused proven deals of each rating per variant (candidates are
+proven and rated in turn, each stored in its rating's pool, until every rating has its
+size; at most `POOL_CAP` times the size in all, so that a rating the candidates seldom
+give cannot make the others grow without end), at start-up and after each claim, so
+that a request never waits for a search. With ratings off (`difficulty_games` 0) a
+variant keeps `solvable_pool_size` deals in all, unrated. `claim`
 takes one unused row in the transaction that inserts the game (FOR UPDATE SKIP
 LOCKED on PostgreSQL, the write lock of BEGIN IMMEDIATE on SQLite), so each deal
 goes to one game only; an empty pool is 503 `no_solvable_deals` at once.
@@ -39,9 +46,13 @@ from app.seeds import public_deals
 from app.services import claims
 from app.services.proving import Proof, derive_deal
 from app.services.work import SOLVABLE, WorkPool
+from app.solver.difficulty import LEVELS
 from app.solver.result import wins
 
 log = logging.getLogger("app.solvable")
+
+# A variant's unused deals in all, at most, in pool sizes (module docstring).
+POOL_CAP = 12
 
 # Without news of a claim (another server's, say), look at the pool this often.
 RECHECK_SECONDS = 60.0
@@ -53,10 +64,19 @@ def solvable_candidate(secret: str, variant: str, seq: int) -> int:
     return derive_deal(secret, f"solvable|{variant}|{seq}")
 
 
-def no_solvable_deals(variant: str, seconds: int) -> NoSolvableDeals:
+def no_solvable_deals(variant: str, seconds: int, difficulty: str | None = None) -> NoSolvableDeals:
+    if difficulty is None:
+        return NoSolvableDeals(
+            N_("no proven-winnable deal of {variant} is ready on this server; retry later"),
+            params={"variant": variant},
+            headers=retry_after(seconds),
+        )
     return NoSolvableDeals(
-        N_("no proven-winnable deal of {variant} is ready on this server; retry later"),
-        params={"variant": variant},
+        N_(
+            "no proven-winnable deal of {variant} rated {difficulty} is ready on this "
+            "server; retry later"
+        ),
+        params={"variant": variant, "difficulty": difficulty},
         headers=retry_after(seconds),
     )
 
@@ -77,11 +97,11 @@ def wins_under(start: State, line: list[dict[str, Any]]) -> bool:
 
 
 async def claim(
-    session: AsyncSession, variant: Variant, rules: Rules
+    session: AsyncSession, variant: Variant, rules: Rules, difficulty: str | None = None
 ) -> tuple[SolvableDeal, State] | None:
-    """An unused proven deal of `variant` and its opening under `rules`, locked for this
-    write transaction (the caller marks it dealt before committing); None when the pool
-    has none.
+    """An unused proven deal of `variant` (of rating `difficulty`; None: any) and its
+    opening under `rules`, locked for this write transaction (the caller marks it dealt
+    before committing); None when the pool has none.
 
     Deals are proven under the variant's own rules. A house rule that adds moves
     (`foundation_return` on) keeps every proof; one that takes moves away may not, so
@@ -92,14 +112,15 @@ async def claim(
     for _ in range(CLAIM_SCAN):
         # One row at a time: each stays locked until the transaction ends, and locking
         # more than the one dealt would turn concurrent claims away from free deals.
+        query = select(SolvableDeal).where(
+            SolvableDeal.variant == variant.name,
+            SolvableDeal.dealt_at.is_(None),
+            SolvableDeal.seq > skipped,
+        )
+        if difficulty is not None:
+            query = query.where(SolvableDeal.difficulty == difficulty)
         query = (
-            select(SolvableDeal)
-            .where(
-                SolvableDeal.variant == variant.name,
-                SolvableDeal.dealt_at.is_(None),
-                SolvableDeal.seq > skipped,
-            )
-            .order_by(SolvableDeal.seq)
+            query.order_by(SolvableDeal.seq)
             .limit(1)
             # Concurrent claims take different rows instead of queueing on the first one.
             .with_for_update(skip_locked=True)
@@ -137,27 +158,45 @@ class SolvableDeals:
         self._seconds_per_deal = dict.fromkeys(VARIANTS, 10.0)
         self._tasks: list[asyncio.Task[None]] = []
 
-    def retry_after(self, variant: str) -> int:
-        return min(300, max(1, math.ceil(self._seconds_per_deal.get(variant, 10.0))))
+    def retry_after(self, variant: str, difficulty: str | None = None) -> int:
+        """Seconds until the pool may have a deal again (of one rating: about one
+        candidate in four is of it)."""
+        seconds = self._seconds_per_deal.get(variant, 10.0) * (len(LEVELS) if difficulty else 1)
+        return min(300, max(1, math.ceil(seconds)))
 
     def claimed(self, variant: str) -> None:
         """A deal of `variant` was dealt: top its pool up again."""
         if variant in self._wake:
             self._wake[variant].set()
 
-    async def _pool_state(self, variant: str) -> tuple[int, int]:
-        """How many unused deals `variant` has, and the next candidate to try."""
+    async def _pool_state(self, variant: str) -> tuple[dict[str | None, int], int]:
+        """How many unused deals `variant` has of each rating (None: unrated), and the
+        next candidate to try."""
         unused = func.sum(case((SolvableDeal.dealt_at.is_(None), 1), else_=0))
         async with self.sessionmaker() as session:
-            count, top = (
-                await session.execute(
-                    select(func.coalesce(unused, 0), func.max(SolvableDeal.seq)).where(
-                        SolvableDeal.variant == variant
-                    )
+            counts = {
+                difficulty: int(count)
+                for difficulty, count in await session.execute(
+                    select(SolvableDeal.difficulty, func.coalesce(unused, 0))
+                    .where(SolvableDeal.variant == variant)
+                    .group_by(SolvableDeal.difficulty)
                 )
-            ).one()
+            }
+            top = (
+                await session.execute(
+                    select(func.max(SolvableDeal.seq)).where(SolvableDeal.variant == variant)
+                )
+            ).scalar()
         stored_next = 0 if top is None else int(top) + 1
-        return int(count), max(stored_next, self._next.get(variant, 0))
+        return counts, max(stored_next, self._next.get(variant, 0))
+
+    def _full(self, counts: dict[str | None, int], target: int) -> bool:
+        """Does a variant with `counts` unused deals per rating need no more?"""
+        total = sum(counts.values())
+        if self.settings.difficulty_games == 0:
+            return total >= target
+        every = all(counts.get(level, 0) >= target for level in LEVELS)
+        return every or total >= POOL_CAP * target
 
     async def _store(self, variant: str, seq: int, proof: Proof) -> bool:
         row = SolvableDeal(
@@ -167,6 +206,7 @@ class SolvableDeals:
             positions=proof.positions,
             elapsed_ms=proof.elapsed_ms,
             line=proof.line,
+            difficulty=proof.difficulty,
         )
         async with self.sessionmaker() as session:
             try:
@@ -178,12 +218,13 @@ class SolvableDeals:
         return True
 
     async def fill(self, variant: str, target: int) -> None:
-        """Prove candidates of `variant` until it has `target` unused deals."""
+        """Prove (and rate) candidates of `variant` until it has `target` unused deals of
+        each rating (`_full`)."""
         public = set(public_deals(self.settings.seeds_dir, variant))
         started = time.monotonic()
         while True:
-            unused, seq = await self._pool_state(variant)
-            if unused >= target:
+            counts, seq = await self._pool_state(variant)
+            if self._full(counts, target):
                 return
             self._next[variant] = seq + 1
             number = solvable_candidate(self.secret, variant, seq)
@@ -204,11 +245,12 @@ class SolvableDeals:
             self._seconds_per_deal[variant] = 0.5 * self._seconds_per_deal[variant] + 0.5 * took
             started = time.monotonic()
             log.info(
-                "solvable %s: candidate %d proven (%d positions, %d ms)",
+                "solvable %s: candidate %d proven (%d positions, %d ms), %s",
                 variant,
                 seq,
                 proof.positions,
                 proof.elapsed_ms,
+                proof.difficulty or "unrated",
             )
 
     async def _keep_filled(self, variant: str) -> None:

@@ -134,7 +134,9 @@ async def proven_line(session: AsyncSession, settings: Settings, game: Game) -> 
         return seed_line(settings.seeds_dir, game.variant, int(game.deal))
     async with unit_of_work(session, write=False):
         if game.source == "daily" and game.daily_date is not None:
-            stored = await daily_stored_deal(session, game.variant, game.daily_date)
+            stored = await daily_stored_deal(
+                session, game.variant, game.daily_date, game.daily_slot
+            )
             return None if stored is None else read_line(stored.line)
         if game.source == "solvable":
             query = select(SolvableDeal.line).where(SolvableDeal.game_id == game.id)

@@ -299,7 +299,8 @@ class WorkPool:
         return result
 
     async def prove(self, variant: str, number: int, priority: int) -> Proof | None:
-        """Prove one deal with the configured prover and budget (`DAILY`, `SOLVABLE`)."""
+        """Prove one deal with the configured prover and budget (`DAILY`, `SOLVABLE`),
+        and rate a proven one (`difficulty_games` simulated games): one piece of work."""
         s = self.settings
         args = (
             s.daily_prover,
@@ -308,6 +309,8 @@ class WorkPool:
             s.daily_max_positions,
             s.daily_max_seconds,
             s.solver_table_size,
+            s.difficulty_rater,
+            s.difficulty_games,
         )
         proof: Proof | None = await self._run(max(priority, DAILY), prove, *args)
         return proof

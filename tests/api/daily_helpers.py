@@ -103,28 +103,28 @@ async def start_daily(
     return await client.post(f"{API}/daily/{variant}/{when}/game", headers=headers)
 
 
-async def stored_line(app: FastAPI, variant: str, when: str) -> list[Move]:
+async def stored_daily(app: FastAPI, variant: str, when: str, slot: str = "") -> DailyDeal:
+    """The stored daily deal of a date (`slot`: "" its first deal, else a rating's)."""
     async with app.state.db.sessionmaker() as session:
-        row = (
+        row: DailyDeal = (
             await session.execute(
                 select(DailyDeal).where(
-                    DailyDeal.variant == variant, DailyDeal.day == date.fromisoformat(when)
+                    DailyDeal.variant == variant,
+                    DailyDeal.day == date.fromisoformat(when),
+                    DailyDeal.slot == slot,
                 )
             )
         ).scalar_one()
+    return row
+
+
+async def stored_line(app: FastAPI, variant: str, when: str, slot: str = "") -> list[Move]:
+    row = await stored_daily(app, variant, when, slot)
     return [Move.from_json(m) for m in row.line]
 
 
-async def stored_deal_number(app: FastAPI, variant: str, when: str) -> int:
-    async with app.state.db.sessionmaker() as session:
-        row = (
-            await session.execute(
-                select(DailyDeal).where(
-                    DailyDeal.variant == variant, DailyDeal.day == date.fromisoformat(when)
-                )
-            )
-        ).scalar_one()
-    return int(row.deal)
+async def stored_deal_number(app: FastAPI, variant: str, when: str, slot: str = "") -> int:
+    return int((await stored_daily(app, variant, when, slot)).deal)
 
 
 async def player_of(app: FastAPI, headers: dict[str, str]) -> Player:
@@ -161,13 +161,14 @@ async def win_with_line(
     variant: str,
     when: str,
     detour: bool = False,
+    slot: str = "",
 ) -> dict[str, Any]:
     """Play the stored proof through the service's own move path (one transaction);
     ``detour`` adds a move there and back (two more moves)."""
     player = await player_of(app, headers)
-    line = await stored_line(app, variant, when)
+    line = await stored_line(app, variant, when, slot)
     if detour:
-        number = await stored_deal_number(app, variant, when)
+        number = await stored_deal_number(app, variant, when, slot)
         line = with_detour(deal(get_variant(variant), number), line)
     async with app.state.db.sessionmaker() as session:
         answer = await games.apply_moves(session, player, game_id, line)

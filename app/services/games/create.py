@@ -5,6 +5,7 @@ record's deal with its moves played again."""
 from __future__ import annotations
 
 import secrets
+from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
@@ -25,6 +26,16 @@ from app.services.solvable import SolvableDeals
 from app.services.variants import find_variant
 
 
+@dataclass(frozen=True)
+class DailyPick:
+    """Which of its date's deals a daily game plays (`slot`: "" the first, else a rating),
+    the deal's rating, and whether the player asked for a rating (then shown at once)."""
+
+    slot: str = ""
+    difficulty: str | None = None
+    asked: bool = False
+
+
 async def create_game(
     session: AsyncSession,
     player: Player,
@@ -37,12 +48,15 @@ async def create_game(
     solvable_deals: SolvableDeals | None = None,
     daily_date: date | None = None,
     record: str | None = None,
+    difficulty: str | None = None,
+    daily: DailyPick | None = None,
 ) -> Answer[GameState]:
     """A new game. With `daily_date`, `deal_number` is that date's daily deal (source
     "daily"); the unique (player, variant, daily_date) constraint raises IntegrityError
     for a second one, which the daily service turns into "return the existing game".
     `solvable` deals one of `solvable_deals`' proven deals, claimed in the transaction
-    that inserts the game; none ready is 503 no_solvable_deals at once. `record`: the
+    that inserts the game (of rating `difficulty`, when given: then the game shows it from
+    the start); none ready is 503 no_solvable_deals at once. `record`: the
     deal a game record names, its moves played again (`settings` only beside it)."""
     if record is not None:
         if variant_name is not None or deal_number is not None or solvable or rules:
@@ -63,13 +77,19 @@ async def create_game(
             field="solvable",
             fault="deal_and_solvable",
         )
+    if difficulty is not None and not solvable:
+        raise ValidationFailed(
+            N_('a difficulty is dealt only with "solvable": true'),
+            field="difficulty",
+            fault="difficulty_without_solvable",
+        )
     try:
         game_rules = Rules.from_json(rules)
     except EngineError as exc:
         raise InvalidRules(exc.template, params=exc.params, reason=exc.code) from exc
     if solvable:
         return await _create_solvable(
-            session, player, variant, game_rules, settings, solvable_deals
+            session, player, variant, game_rules, settings, solvable_deals, difficulty
         )
     if deal_number is None:
         number, source = secrets.randbelow(SERVER_DEAL_MAX) + 1, "random"
@@ -77,6 +97,9 @@ async def create_game(
         number, source = deal_number, "daily" if daily_date else "deal"
     state = _deal(variant, number, game_rules)
     game = _new_game(player, variant, number, source, game_rules, settings, state, daily_date)
+    if daily is not None:
+        game.daily_slot, game.difficulty = daily.slot, daily.difficulty
+        game.difficulty_asked = daily.asked
     async with unit_of_work(session):
         session.add(game)
         await session.flush()
@@ -124,15 +147,17 @@ async def _create_solvable(
     rules: Rules,
     settings: dict[str, Any] | None,
     solvable_deals: SolvableDeals | None,
+    difficulty: str | None,
 ) -> Answer[GameState]:
     async with unit_of_work(session):
-        claimed = await solvable.claim(session, variant, rules)
+        claimed = await solvable.claim(session, variant, rules, difficulty)
         if claimed is None:
-            retry = solvable_deals.retry_after(variant.name) if solvable_deals else 60
-            raise solvable.no_solvable_deals(variant.name, retry)
+            retry = solvable_deals.retry_after(variant.name, difficulty) if solvable_deals else 60
+            raise solvable.no_solvable_deals(variant.name, retry, difficulty)
         row, state = claimed
         number = int(row.deal)
         game = _new_game(player, variant, number, "solvable", rules, settings, state, None)
+        game.difficulty, game.difficulty_asked = row.difficulty, difficulty is not None
         session.add(game)
         await session.flush()  # the game first: the claim names it
         row.dealt_at, row.game_id = game.created_at, game.id

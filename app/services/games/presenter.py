@@ -111,6 +111,14 @@ def visible_deal(game: Game) -> int | None:
     return int(game.deal)
 
 
+def visible_difficulty(game: Game) -> str | None:
+    """The deal's rating: from the start when the player asked for it, else once the game
+    is over (won); null for a deal that has none (by number, at random, unrated)."""
+    if game.difficulty_asked or game.status == "won":
+        return game.difficulty
+    return None
+
+
 def state_json(game: Game, state: State, legal: list[Move] | None = None) -> dict[str, Any]:
     """The state as the API shows it: only what the player may see (the engine's public
     view; with clicks off for the game, no card says what a click would play). `legal`:
@@ -131,6 +139,7 @@ def state_json(game: Game, state: State, legal: list[Move] | None = None) -> dic
         "move_count": game.move_count,
         "assisted": bool(game.assisted),
         "ranked": ranking.is_ranked(game, utcnow()),
+        "difficulty": visible_difficulty(game),
         "redeals_left": public["redeals_left"],
         "base_rank": public["base_rank"],
         "piles": public["piles"],

@@ -1,0 +1,106 @@
+"""How hard a proven deal is: `easy`, `medium`, `hard` or `expert`, measured.
+
+The measure is how well a human-like player does on the deal (:func:`app.solver.policy.
+human_move`, which sees only what a player sees): ``games`` simulated games, each with its
+own random generator (seeded from the variant, the deal and the game's number, so a
+deal's rating is always the same), and their mean share of the cards put up (a won game
+puts up all of them). The share and not only the win rate: in most of these games the
+human-like player seldom wins a proven deal, and the share of wins alone would rate most
+deals alike; the two go together (a deal where the player wins often is one where it
+puts up many cards).
+
+What the search needed to prove the deal is the second signal: the score is the share
+less ``POSITIONS_WEIGHT`` times log10 of the proof's positions over 6 (at most 0.01 for a
+proof of a million positions), so it separates deals the player does equally well on
+(Rainbow, where it wins almost every proven deal) and moves the others a little.
+
+The score is read against per-variant thresholds (:data:`THRESHOLDS`), the quartiles of
+the scores of a calibration sample of proven deals (the first 100 of each public
+``seeds/`` list that the server's prover proves with the daily budget, 32 games each,
+rated with that proof's positions): about a quarter of proven deals is each level.
+``docs/decisions/0014-difficulty-calibration.md`` says how; ``bench/difficulty.py
+--calibrate`` measures them again, and ``bench/difficulty.py`` checks on held-out deals
+that the levels mean something (docs/benchmarks.md).
+
+Pure: the engine and the policy, no I/O; the service runs it in the background lane of
+the worker pool right after a deal's proof (:func:`app.services.proving.prove`).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+from typing import Literal
+
+from app.engine import State
+from app.solver.policy import Policy, human_move, play
+
+Difficulty = Literal["easy", "medium", "hard", "expert"]
+LEVELS: tuple[Difficulty, ...] = ("easy", "medium", "hard", "expert")
+
+# How much what the search needed weighs (module docstring).
+POSITIONS_WEIGHT = 0.01
+
+# Per variant, the lowest score of `easy`, `medium` and `hard` (below the last: `expert`):
+# the quartiles of the calibration sample's scores (bench/difficulty.py --calibrate,
+# docs/decisions/0014-difficulty-calibration.md).
+THRESHOLDS: dict[str, tuple[float, float, float]] = {
+    "rank-and-file": (0.996, 0.9247, 0.6994),
+    "rows-of-four": (0.5966, 0.5272, 0.4581),
+    "rainbow": (0.9967, 0.9966, 0.8615),
+    "deauville": (0.3709, 0.3171, 0.2752),
+    "emperor": (0.3706, 0.327, 0.2706),
+    "number-ten": (0.9957, 0.8582, 0.5681),
+    "forty-thieves": (0.4358, 0.3633, 0.3024),
+    "diplomat": (0.4556, 0.4044, 0.327),
+    "canfield": (0.3661, 0.1883, 0.1114),
+}
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One deal's measure: the simulated games, their wins and mean share of cards put
+    up, the proof's positions, and the score they give."""
+
+    games: int
+    wins: int
+    share: float
+    positions: int
+    score: float
+
+
+def simulate(start: State, games: int, seed: str, policy: Policy = human_move) -> tuple[int, float]:
+    """``games`` games of ``policy`` from ``start``: wins and mean share of cards put up.
+    Game ``i`` uses the generator seeded with ``"<seed>|<i>"``."""
+    total = start.variant.card_count
+    wins, up = 0, 0
+    for i in range(games):
+        cards = play(start, policy, random.Random(f"{seed}|{i}"))
+        wins += cards == total
+        up += cards
+    return wins, up / (games * total) if games else 0.0
+
+
+def score(share: float, positions: int) -> float:
+    return share - POSITIONS_WEIGHT * min(1.0, math.log10(max(positions, 1)) / 6)
+
+
+def measure(start: State, number: int, positions: int, games: int) -> Measure:
+    """The human-like player's ``games`` games of deal ``number`` (dealt as ``start``)."""
+    wins, share = simulate(start, games, f"difficulty|{start.variant.name}|{number}")
+    return Measure(games, wins, share, positions, score(share, positions))
+
+
+def level(variant: str, value: float) -> Difficulty:
+    """The rating of a score for ``variant`` (:data:`THRESHOLDS`)."""
+    easy, medium, hard = THRESHOLDS[variant]
+    if value >= easy:
+        return "easy"
+    if value >= medium:
+        return "medium"
+    return "hard" if value >= hard else "expert"
+
+
+def rate(start: State, number: int, positions: int, games: int) -> Difficulty:
+    return level(start.variant.name, measure(start, number, positions, games).score)

@@ -1,0 +1,232 @@
+"""Difficulty: proven deals rated easy to expert, dealt by rating (solvable pools, daily
+deals) and shown in the game's state.
+
+Deals are proven by the real solver with the daily tests' small budgets. Most tests rate
+them with a stand-in rater (`by_number`: the deal number's remainder by four), so that
+every rating comes quickly and predictably; one uses the real rater with a few games.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from fastapi import FastAPI
+from sqlalchemy import select
+
+from app.config import Settings
+from app.engine import State
+from app.models import SolvableDeal
+from app.solver.difficulty import LEVELS, Difficulty
+from tests.api.conftest import API, NewPlayer, assert_error
+from tests.api.daily_helpers import (  # noqa: F401 (small_solver: a fixture)
+    daily_settings,
+    empty_daily_deals,
+    small_solver,
+    start_daily,
+    stored_daily,
+    today,
+    win_with_line,
+)
+
+pytestmark = pytest.mark.usefixtures("small_solver")
+
+VARIANT = "rank-and-file"
+
+
+def by_number(state: State, number: int, positions: int, games: int) -> Difficulty:
+    """A stand-in rater: every rating, a quarter of the deals each, known in advance."""
+    return LEVELS[number % 4]
+
+
+@pytest.fixture
+async def settings(database_url: str, tmp_path: Path) -> AsyncIterator[Settings]:
+    await empty_daily_deals(database_url)
+    yield daily_settings(
+        database_url,
+        tmp_path,
+        difficulty_games=1,
+        difficulty_rater="tests.api.test_difficulty:by_number",
+    )
+
+
+async def _solvable(client: httpx.AsyncClient, auth: dict[str, str], **body: Any) -> httpx.Response:
+    body = {"variant": VARIANT, "solvable": True, **body}
+    return await client.post(f"{API}/games", json=body, headers=auth)
+
+
+async def _pool(app: FastAPI) -> list[SolvableDeal]:
+    async with app.state.db.sessionmaker() as session:
+        query = select(SolvableDeal).where(SolvableDeal.variant == VARIANT)
+        return list((await session.execute(query.order_by(SolvableDeal.seq))).scalars())
+
+
+async def _win(app: FastAPI, auth: dict[str, str], game_id: str, line: list[Any]) -> Any:
+    from app.engine import Move
+    from app.services import games
+    from tests.api.daily_helpers import player_of
+
+    player = await player_of(app, auth)
+    async with app.state.db.sessionmaker() as session:
+        return await games.apply_moves(session, player, game_id, [Move.from_json(m) for m in line])
+
+
+async def test_difficulty_needs_solvable(client: httpx.AsyncClient, auth: dict[str, str]) -> None:
+    for body in ({"difficulty": "hard"}, {"difficulty": "hard", "deal": 5}):
+        response = await client.post(
+            f"{API}/games", json={"variant": VARIANT, **body}, headers=auth
+        )
+        error = assert_error(response, 422, "validation_error")
+        faults = [(f["field"], f["code"]) for f in error["errors"]]
+        assert faults == [("difficulty", "difficulty_without_solvable")]
+    response = await _solvable(client, auth, difficulty="impossible")
+    assert_error(response, 422, "validation_error")
+
+
+async def test_an_empty_pool_of_a_rating_answers_503(
+    client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    response = await _solvable(client, auth, difficulty="expert")
+    assert_error(response, 503, "no_solvable_deals")
+    assert int(response.headers["Retry-After"]) >= 1
+
+
+async def test_each_rating_is_dealt_as_asked_and_shown_from_the_start(
+    app: FastAPI, client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    await app.state.solvable.fill(VARIANT, 1)
+    pool = await _pool(app)
+    # Proven, then rated, then put in the pool of their rating: one of each at least.
+    assert {row.difficulty for row in pool if row.dealt_at is None} == set(LEVELS)
+    for row in pool:
+        assert row.difficulty == LEVELS[int(row.deal) % 4]
+    for level in LEVELS:
+        response = await _solvable(client, auth, difficulty=level)
+        assert response.status_code == 201, response.text
+        assert response.json()["difficulty"] == level  # asked for: shown at once
+        game_id = response.json()["id"]
+        shown = (await client.get(f"{API}/games/{game_id}", headers=auth)).json()
+        assert shown["difficulty"] == level
+        (row,) = [r for r in await _pool(app) if r.game_id == game_id]
+        assert row.difficulty == level
+
+
+async def test_a_solvable_game_shows_its_rating_once_won(
+    app: FastAPI, client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    await app.state.solvable.fill(VARIANT, 1)
+    response = await _solvable(client, auth)
+    assert response.status_code == 201 and response.json()["difficulty"] is None
+    game_id = response.json()["id"]
+    (row,) = [r for r in await _pool(app) if r.game_id == game_id]
+    won = await _win(app, auth, game_id, row.line)
+    assert won.body.status == "won" and won.body.difficulty == row.difficulty
+    assert (await client.get(f"{API}/games/{game_id}", headers=auth)).json()[
+        "difficulty"
+    ] == row.difficulty
+
+
+async def test_a_deal_by_number_has_no_rating(
+    client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    response = await client.post(f"{API}/games", json={"variant": VARIANT, "deal": 7}, headers=auth)
+    assert response.status_code == 201 and response.json()["difficulty"] is None
+
+
+async def test_the_daily_deal_of_each_rating(
+    app: FastAPI, client: httpx.AsyncClient, new_player: NewPlayer
+) -> None:
+    ada, bob = await new_player("ada"), await new_player("bob")
+    when = today().isoformat()
+    first = (await start_daily(client, ada, when)).json()
+    first_row = await stored_daily(app, VARIANT, when)
+    assert first_row.difficulty in LEVELS
+    # A daily deal's rating is public (GET /daily says it): shown from the start.
+    assert first["difficulty"] == first_row.difficulty
+    numbers, ids = {}, {}
+    for level in LEVELS:
+        response = await client.post(
+            f"{API}/daily/{VARIANT}/{when}/game", params={"difficulty": level}, headers=ada
+        )
+        assert response.status_code in (200, 201), response.text
+        assert response.json()["difficulty"] == level and response.json()["source"] == "daily"
+        slot = "" if level == first_row.difficulty else level
+        row = await stored_daily(app, VARIANT, when, slot)
+        assert row.difficulty == level
+        numbers[level], ids[level] = row.deal, response.json()["id"]
+        # The first deal's own rating is the first deal: the same game, not a second one.
+        assert (response.status_code == 200) == (level == first_row.difficulty)
+        info = await client.get(f"{API}/daily/{VARIANT}/{when}", params={"difficulty": level})
+        assert info.status_code == 200 and info.json()["difficulty"] == level
+        assert info.json()["players"] == 1
+    assert len(set(numbers.values())) == len(LEVELS)  # four deals, one per rating
+    assert ids[first_row.difficulty] == first["id"]
+    plain = (await client.get(f"{API}/daily/{VARIANT}/{when}")).json()
+    assert plain["difficulty"] == first_row.difficulty and plain["players"] == 1
+
+    # The ranking per rating: bob wins the hard deal; only its results list him.
+    hard = await client.post(
+        f"{API}/daily/{VARIANT}/{when}/game", params={"difficulty": "hard"}, headers=bob
+    )
+    slot = "" if first_row.difficulty == "hard" else "hard"
+    won = await win_with_line(app, bob, hard.json()["id"], VARIANT, when, slot=slot)
+    assert won["difficulty"] == "hard" and won["ranked"] is True
+    for level in LEVELS:
+        results = await client.get(
+            f"{API}/daily/{VARIANT}/{when}/results", params={"difficulty": level}, headers=bob
+        )
+        assert results.status_code == 200, results.text
+        body = results.json()
+        assert body["difficulty"] == level
+        assert body["total"] == (1 if level == "hard" else 0), level
+        if level == "hard":
+            assert body["items"][0]["name"] == "bob" and body["me"]["rank"] == 1
+        else:
+            assert body["me"] is None or body["me"]["game_id"] != hard.json()["id"]
+    plain_results = (await client.get(f"{API}/daily/{VARIANT}/{when}/results")).json()
+    assert plain_results["total"] == (1 if first_row.difficulty == "hard" else 0)
+
+
+async def test_real_ratings_are_stored_with_the_proof_and_the_game(
+    database_url: str, tmp_path: Path
+) -> None:
+    """The real rater, with two simulated games a deal: ratings are levels, stored with
+    the proven deal and on the game dealt from it."""
+    from asgi_lifespan import LifespanManager
+
+    from app.main import create_app
+    from tests.api.conftest import empty_tables
+
+    await empty_tables(database_url)
+    settings = daily_settings(database_url, tmp_path, difficulty_games=2)
+    app = create_app(settings)
+    async with LifespanManager(app, shutdown_timeout=60):
+        await app.state.solvable.fill(VARIANT, 1)
+        rows = await _pool(app)
+        assert rows and all(row.difficulty in LEVELS for row in rows)
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            token = (await client.post(f"{API}/players", json={})).json()["token"]
+            auth = {"Authorization": f"Bearer {token}"}
+            level = rows[0].difficulty
+            response = await _solvable(client, auth, difficulty=level)
+            assert response.status_code == 201 and response.json()["difficulty"] == level
+
+
+async def test_unrated_servers_refuse_daily_ratings(database_url: str, tmp_path: Path) -> None:
+    from asgi_lifespan import LifespanManager
+
+    from app.main import create_app
+
+    app = create_app(daily_settings(database_url, tmp_path, difficulty_games=0))
+    async with LifespanManager(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            for path in ("", "/results"):
+                response = await client.get(
+                    f"{API}/daily/{VARIANT}/today{path}", params={"difficulty": "easy"}
+                )
+                assert_error(response, 404, "daily_not_available")
