@@ -168,6 +168,9 @@ function show(state) {
       ? `redeals left: ${state.redeals_left === null ? "unlimited" : state.redeals_left}`
       : "";
   $("assisted").hidden = !state.assisted;
+  // A proven deal's rating, once the server shows it (asked for, or the game is over).
+  $("difficulty-shown").hidden = !state.difficulty;
+  $("difficulty-shown").textContent = state.difficulty ? `difficulty: ${state.difficulty}` : "";
   $("ranked").hidden = !state.ranked;
   $("auto-play").checked = state.settings.auto_play;
   $("auto-finish").checked = state.settings.auto_finish;
@@ -554,7 +557,10 @@ function newGame(event) {
   run(async () => {
     let state;
     if (kind === "daily") state = await api.playDaily(variant, "today");
-    else if (kind === "solvable") state = await api.createGame({ variant, solvable: true });
+    else if (kind === "solvable") {
+      const difficulty = /** @type {"easy" | "medium" | "hard" | "expert" | ""} */ ($("difficulty").value);
+      state = await api.createGame(difficulty ? { variant, solvable: true, difficulty } : { variant, solvable: true });
+    }
     else if (kind === "number") {
       const deal = $("deal-number").value.trim();
       state = await api.createGame({ variant, deal });
@@ -728,6 +734,7 @@ function wire() {
   $("deal-kind").addEventListener("change", () => {
     $("deal-number").hidden = $("deal-kind").value !== "number";
     $("deal-number").required = $("deal-kind").value === "number";
+    $("difficulty").hidden = $("deal-kind").value !== "solvable";
   });
   $("draw").addEventListener("click", () => sendMove({ action: "draw" }));
   $("redeal").addEventListener("click", () => sendMove({ action: "redeal" }));

@@ -982,3 +982,39 @@ def test_analysis_marks_the_losing_move_and_its_winning_line_wins_on_a_copy(play
     assert play.page.locator("#move-list li.losing").get_attribute("data-ply") == str(
         GOOD_MOVES + 1
     )
+
+
+def test_a_solvable_deal_of_a_chosen_difficulty_shows_its_rating(
+    browser: Any, tmp_path: Path
+) -> None:
+    # A stand-in rater (every rating a quarter of the deals, by number) so that the pools
+    # of all four ratings fill at once.
+    rated = Server(
+        f"sqlite+aiosqlite:///{tmp_path / 'rated.sqlite3'}",
+        tmp_path,
+        SOLVABLE_PREPARE_AHEAD="true",
+        SOLVABLE_POOL_SIZE="1",
+        DIFFICULTY_GAMES="1",
+        DIFFICULTY_RATER="tests.api.test_difficulty:by_number",
+        LOG_FORMAT="text",
+    )
+    rated.start()
+    try:
+        with opened(browser, rated, viewport={"width": 1200, "height": 860}) as play:
+            # Until the pool of that rating has a deal: 503 no_solvable_deals, said so.
+            play.expected.append("the server responded with a status of 503")
+            play.page.select_option("#variant", "rank-and-file")
+            play.page.select_option("#deal-kind", "solvable")
+            assert play.page.locator("#difficulty").is_visible()
+            play.page.select_option("#difficulty", "hard")
+            deadline = time.monotonic() + 120
+            while play.storage("solitaire.game") is None:
+                assert time.monotonic() < deadline, "no hard deal was dealt in time"
+                play.page.click("#new-game-button")
+                play.ready()
+                play.page.wait_for_timeout(500)
+            assert play.state()["difficulty"] == "hard"
+            assert play.page.inner_text("#difficulty-shown") == "difficulty: hard"
+            play.shot("solvable-hard")
+    finally:
+        rated.kill()
