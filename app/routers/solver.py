@@ -39,7 +39,7 @@ router = APIRouter(prefix="/games", tags=["solver"])
                 }
             }
         },
-        **errors(Unauthorized, GameNotFound, SolverBusy, SolverSearchInProgress),
+        **errors(Unauthorized, GameNotFound, GameOver, SolverBusy, SolverSearchInProgress),
     },
     summary="The next move of a winning line from the current position",
 )

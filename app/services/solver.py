@@ -175,6 +175,9 @@ async def _winning_line(
     return (tuple(result.moves) if result.result == "solved" else None), info
 
 
+RESIGNED = N_("the game was resigned; it takes no more moves")
+
+
 async def _search_game(
     app: FastAPI, session: Any, player: Player, game_id: str, budget: Budget
 ) -> tuple[int, bool, State, tuple[Move, ...] | None, dict[str, Any]]:
@@ -185,6 +188,8 @@ async def _search_game(
     (`games.mark_lost`), which marks it assisted too: then the version is the game's after
     that, where it is still at the position."""
     game, state = await games.load_position(session, player, game_id)
+    if game.status == "resigned":  # over: no move to hint or play (its analysis coaches)
+        raise GameOver(RESIGNED)
     version, already_assisted, lost_before = game.version, game.assisted, games.known_lost(game)
     line, info = await _winning_line(app, session, game, state, budget)
     if info["result"] == "unsolvable" and not lost_before:
@@ -233,7 +238,7 @@ async def finish(app: FastAPI, session: Any, player: Player, game_id: str) -> An
     search."""
     game, _position = await games.load_position(session, player, game_id)
     if game.status == "resigned":
-        raise GameOver("the game was resigned; it takes no more moves")
+        raise GameOver(RESIGNED)
     for _attempt in range(_FINISH_SEARCHES):
         budget = Budget.of(_settings(app), "finish")
         _version, already_assisted, state, line, info = await _search_game(

@@ -110,10 +110,13 @@ async def test_resign_reveals_a_random_deal_and_refuses_other_players(
     assert record.status_code == 200
 
 
-async def test_a_resigned_game_is_not_finished(
+async def test_a_resigned_game_is_not_finished_nor_hinted(
     client: httpx.AsyncClient, auth: dict[str, str], new_game: NewGame
 ) -> None:
     game = await new_game(deal=1)
     await client.post(f"{API}/games/{game['id']}/resign", headers=auth)
     finish = await client.post(f"{API}/games/{game['id']}/finish", headers=auth)
     assert_error(finish, 409, "game_over")
+    hint = await client.post(f"{API}/games/{game['id']}/hint", headers=auth)
+    assert_error(hint, 409, "game_over")  # before any search: its analysis coaches
+    assert (await client.get(f"{API}/games/{game['id']}", headers=auth)).json()["assisted"] is False
