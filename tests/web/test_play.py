@@ -624,8 +624,11 @@ def test_the_daily_page_reaches_past_dates(play: Play) -> None:
     play.ready()
     before = (date.fromisoformat(today) - timedelta(days=2)).isoformat()
     play.page.fill("#daily-date", before)
+    # The page asks for that day once the field changes: wait for it to show it.
+    play.page.wait_for_function(
+        "day => document.body.dataset.dailyDate === day", arg=before, timeout=TIMEOUT_MS
+    )
     play.ready()
-    assert play.page.evaluate("document.body.dataset.dailyDate") == before
     play.page.click("#daily-next")
     play.ready()
     play.page.click("#daily-next")
