@@ -686,8 +686,14 @@ function showDailyDate(date, past) {
   document.body.dataset.dailyDate = date;
 }
 
-/** Shows another date's deal; a date the API has no deal for is refused, and not kept. */
+/** Shows another date's deal; a date the API has no deal for is refused, and not kept.
+ * While the page is busy (the daily view still loading) the choice is not taken: the
+ * field shows the date shown again. */
 function goToDate(date) {
+  if (app.busy) {
+    $("daily-date").value = document.body.dataset.dailyDate ?? "";
+    return;
+  }
   const before = app.dailyDate;
   app.dailyDate = date === app.today ? null : date;
   run(async () => {

@@ -620,7 +620,9 @@ def test_the_daily_page_reaches_past_dates(play: Play) -> None:
     mine = play.api("POST", f"/daily/rainbow/{yesterday}/game")
     assert mine.status_code == 200 and mine.json()["id"] == state["id"]
     # The date picker goes to a date, and the day after comes back to today.
-    play.page.click("#nav-daily")
+    # The daily view comes back and loads the date it showed (after its hash changes).
+    with play.page.expect_response(f"**/api/v1/daily/rainbow/{yesterday}"):
+        play.page.click("#nav-daily")
     play.ready()
     before = (date.fromisoformat(today) - timedelta(days=2)).isoformat()
     play.page.fill("#daily-date", before)
