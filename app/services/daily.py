@@ -240,7 +240,13 @@ class DailyDeals:
                 continue
             proof = await self.prover.prove(variant, number, DAILY)
             if proof is None or (slot and proof.difficulty != slot):
-                log.debug("daily %s %s %s: candidate %d not taken", variant, day, slot, attempt)
+                log.debug(
+                    "daily %s %s%s: candidate %d not taken",
+                    variant,
+                    day,
+                    f" {slot}" if slot else "",
+                    attempt,
+                )
                 continue
             async with self.sessionmaker() as session:
                 row = await _store(session, variant, day, slot, attempt, proof)

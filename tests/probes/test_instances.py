@@ -4,7 +4,11 @@ lost or doubled, a retry answered by the other instance), a hint line followed t
 alternating instances (every hint after the first answers without a search), the daily
 deals prepared once (proofs counted in both logs), failed authentications counted
 across instances, a move through one instance reaching a game's stream held by the
-other (LISTEN/NOTIFY). PostgreSQL only (`TEST_DATABASE_URL`): `.ci/run` runs it there.
+other (LISTEN/NOTIFY), an analysis made once and taken over when its instance dies. With
+ratings on (`DIFFICULTY_GAMES`): a solvable pool of one rating filled by both instances
+and dealt through both, each deal to one game only, and the daily deal of a rating one
+deal on both instances, proven by one of them. PostgreSQL only (`TEST_DATABASE_URL`):
+`.ci/run` runs it there.
 """
 
 from __future__ import annotations
@@ -17,13 +21,17 @@ import re
 import threading
 import time
 from collections import Counter
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import select
 from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncSession, create_async_engine
 
+from app.models import SolvableDeal
 from tests.api.concurrency_helpers import API, Tally, check_log, play
 from tests.api.daily_helpers import empty_daily_deals
 from tests.api.sse_helpers import EventReader
@@ -37,8 +45,11 @@ pytestmark = pytest.mark.skipif(
 )
 
 VARIANTS = 9  # every variant has a daily deal
-# What an instance logs of each proof of a daily deal (app.services.daily).
-PROOF_LINE = re.compile(r"daily (\S+ \d{4}-\d{2}-\d{2}): (deal chosen|candidate \d+ not proven)")
+# What an instance logs of each proof of a daily deal (app.services.daily): the subject
+# is the variant, the date and, for a deal of a rating of its own, the rating.
+PROOF_LINE = re.compile(
+    r"daily (\S+ \d{4}-\d{2}-\d{2}(?: [a-z]+)?): (deal chosen|candidate \d+ not taken)"
+)
 
 
 def start_together(servers: list[Server]) -> None:
@@ -305,3 +316,228 @@ async def test_an_analysis_is_made_once_and_taken_over_when_its_instance_dies(
     one.kill()
     body = _analysis_done(other, auth, long_game)
     assert len(body["plies"]) == body["move_count"] + 1
+
+
+# --- ratings: the solvable pools and the daily deals per rating ---------------------
+
+RATED_VARIANT = "rank-and-file"
+# A solvable pool's proof, as an instance logs it (app.services.solvable).
+SOLVABLE_LINE = re.compile(r"solvable (\S+): candidate (\d+) proven")
+
+
+def rated_env(tmp_path: Path, **changes: str) -> dict[str, str]:
+    """Ratings on, with the real rater on a few simulated games a deal (tests/conftest.py
+    turns them off for every other test), no public deals, one secret."""
+    empty_seeds = tmp_path / "no-seeds"
+    empty_seeds.mkdir(exist_ok=True)
+    return {
+        "SECRET_KEY": "two-instances-one-secret",
+        "SEEDS_DIR": str(empty_seeds),
+        "DIFFICULTY_GAMES": "4",
+        "DAILY_PREPARE_AHEAD": "false",
+        "SOLVABLE_PREPARE_AHEAD": "false",
+        "LOG_LEVEL": "DEBUG",
+        **changes,
+    }
+
+
+async def _pool_rows(url: str, variant: str) -> list[SolvableDeal]:
+    engine = create_async_engine(url)
+    try:
+        async with AsyncSession(engine) as session:
+            query = select(SolvableDeal).where(SolvableDeal.variant == variant)
+            return list((await session.execute(query)).scalars())
+    finally:
+        await engine.dispose()
+
+
+def test_a_rated_pool_filled_by_both_instances_deals_each_deal_once(
+    make_server: MakeServer, tmp_path: Path, probe_database_url: str
+) -> None:
+    """Both instances fill the pools (two unused deals per variant and rating); games of
+    one rating asked for through each in turn get distinct proven deals of that rating.
+    A claim made per process instead of in the database would deal a deal twice here:
+    each instance would take the pool's first deal of the rating."""
+    # Short proofs: the nine variants' pools are filled at once, in one worker each.
+    env = rated_env(
+        tmp_path, SOLVABLE_PREPARE_AHEAD="true", SOLVABLE_POOL_SIZE="2", DAILY_MAX_SECONDS="0.3"
+    )
+    pair = [make_server(**env), make_server(**env)]
+    start_together(pair)
+    auth = register(pair[0])
+    level, wanted = "hard", 4  # twice the pool: two are proven after the first claims
+    body = {"variant": RATED_VARIANT, "solvable": True, "difficulty": level}
+    dealt: list[tuple[int, str]] = []  # (instance, game id)
+    deadline = time.monotonic() + 120  # about 20 s here; a loaded machine is slower
+    while len(dealt) < wanted:
+        index = len(dealt) % 2
+        answer = httpx.post(f"{pair[index].base_url}{API}/games", json=body, headers=auth)
+        if answer.status_code == 503:  # the pool of the rating is being filled
+            assert answer.json()["error"]["code"] == "no_solvable_deals", answer.text
+            assert int(answer.headers["Retry-After"]) >= 1
+            assert time.monotonic() < deadline, f"no {level} deal in time"
+            time.sleep(0.2)
+            continue
+        assert answer.status_code == 201, answer.text
+        game = answer.json()
+        assert (game["source"], game["difficulty"], game["deal"]) == ("solvable", level, None)
+        dealt.append((index, game["id"]))
+
+    deals: dict[str, int] = {}
+    for index, game_id in dealt:
+        other = pair[1 - index]  # each game read and resigned through the other instance
+        shown = httpx.get(f"{other.base_url}{API}/games/{game_id}", headers=auth).json()
+        assert shown["difficulty"] == level and shown["deal"] is None
+        resigned = httpx.post(f"{other.base_url}{API}/games/{game_id}/resign", headers=auth)
+        assert resigned.status_code == 200, resigned.text
+        assert resigned.json()["difficulty"] == level and resigned.json()["deal"] is not None
+        deals[game_id] = resigned.json()["deal"]
+    assert len(set(deals.values())) == wanted, deals  # never the same deal twice
+
+    # Each deal is a proven one of the rating in the pool, dealt to its game alone.
+    rows = asyncio.run(_pool_rows(probe_database_url, RATED_VARIANT))
+    by_deal = {int(row.deal): row for row in rows}
+    for game_id, number in deals.items():
+        row = by_deal[number]
+        assert (row.difficulty, row.game_id) == (level, game_id)
+        assert row.dealt_at is not None and row.line
+    # The pool was filled by both instances, each candidate proven by one of them.
+    proven: list[set[int]] = []
+    for server in pair:
+        seqs = set()
+        for line in log_lines(server):
+            found = SOLVABLE_LINE.match(line.get("message", ""))
+            if found and found.group(1) == RATED_VARIANT:
+                seqs.add(int(found.group(2)))
+        proven.append(seqs)
+    assert proven[0] and proven[1], proven
+    assert not proven[0] & proven[1], proven
+    assert {row.seq for row in rows} <= proven[0] | proven[1]
+
+    # Claims made at once through both instances take different deals too: as many games
+    # as the pool of a rating holds unused deals (the pool only grows meanwhile) all get one.
+    other_level = "easy"
+    while True:
+        rows = asyncio.run(_pool_rows(probe_database_url, RATED_VARIANT))
+        ready = [r for r in rows if r.difficulty == other_level and r.dealt_at is None]
+        if len(ready) >= 2:
+            break
+        assert time.monotonic() < deadline, f"no two {other_level} deals in time"
+        time.sleep(0.2)
+    at_once = min(len(ready), 6)
+    answers = asyncio.run(_create_at_once(pair, auth, other_level, at_once))
+    assert [a.status_code for a in answers] == [201] * at_once, [a.text for a in answers]
+    rows = asyncio.run(_pool_rows(probe_database_url, RATED_VARIANT))
+    claimed = {r.game_id: r for r in rows if r.game_id in {a.json()["id"] for a in answers}}
+    assert len(claimed) == at_once  # one deal each, no deal to two games
+    assert {r.difficulty for r in claimed.values()} == {other_level}
+    assert len({r.deal for r in claimed.values()}) == at_once
+
+
+async def _create_at_once(
+    pair: list[Server], auth: dict[str, str], level: str, count: int
+) -> list[httpx.Response]:
+    body = {"variant": RATED_VARIANT, "solvable": True, "difficulty": level}
+    async with httpx.AsyncClient(timeout=30) as client:
+        return await asyncio.gather(
+            *[
+                client.post(f"{pair[i % 2].base_url}{API}/games", json=body, headers=auth)
+                for i in range(count)
+            ]
+        )
+
+
+def _daily_game(
+    server: Server, auth: dict[str, str], day: str, difficulty: str | None
+) -> dict[str, Any]:
+    """The player's daily game (of the deal of `difficulty`), waiting while it is proven."""
+    params = {"difficulty": difficulty} if difficulty else {}
+    url = f"{server.base_url}{API}/daily/{RATED_VARIANT}/{day}/game"
+    for _ in range(10):
+        answer = httpx.post(url, params=params, headers=auth, timeout=60)
+        if answer.status_code != 503:
+            break
+        assert answer.json()["error"]["code"] == "daily_not_ready", answer.text
+    assert answer.status_code in (200, 201), answer.text
+    game: dict[str, Any] = answer.json()
+    return game
+
+
+def _table(state: dict[str, Any]) -> dict[str, Any]:
+    """What a player sees of a game's deal and position (no id, time or version)."""
+    keys = ("variant", "difficulty", "status", "redeals_left", "base_rank", "piles")
+    return {key: state[key] for key in keys} | {"legal_moves": state["legal_moves"]}
+
+
+async def test_the_daily_deal_of_a_rating_is_one_deal_on_both_instances(
+    make_server: MakeServer, tmp_path: Path, probe_database_url: str
+) -> None:
+    """Two players, one on each instance, ask at once for the date's deal of a rating:
+    the same deal (the same table, and the same cards turned up by the same moves),
+    proven by one instance; each rating's deal is another deal."""
+    await empty_daily_deals(probe_database_url)
+    day = datetime.now(UTC).date()
+    env = rated_env(tmp_path, DAILY_FIRST_DATE=(day - timedelta(days=30)).isoformat())
+    pair = [make_server(**env), make_server(**env)]
+    start_together(pair)
+    players = [register(server) for server in pair]
+    levels = ("easy", "hard", "expert")  # `medium` is seldom measured with four games
+    tables: dict[str, dict[str, Any]] = {}
+    ids: dict[str, list[str]] = {}
+    for level in levels:
+        games = await asyncio.gather(
+            *[
+                asyncio.to_thread(_daily_game, server, auth, day.isoformat(), level)
+                for server, auth in zip(pair, players, strict=True)
+            ]
+        )
+        assert [g["difficulty"] for g in games] == [level, level]
+        assert [g["source"] for g in games] == ["daily", "daily"]
+        assert games[0]["id"] != games[1]["id"] and games[0]["deal"] is None
+        assert _table(games[0]) == _table(games[1])
+        tables[level], ids[level] = _table(games[0]), [g["id"] for g in games]
+        info = [
+            httpx.get(
+                f"{s.base_url}{API}/daily/{RATED_VARIANT}/{day}", params={"difficulty": level}
+            ).json()
+            for s in pair
+        ]
+        assert info[0] == info[1] and info[0]["players"] == 2 and info[0]["deal"] is None
+    # Each rating's deal is another deal.
+    for i, one in enumerate(levels):
+        for other in levels[i + 1 :]:
+            assert tables[one]["piles"] != tables[other]["piles"], (one, other)
+    # The date's first deal (no rating asked) is its rating's deal, on both instances.
+    firsts = [
+        _daily_game(s, auth, day.isoformat(), None) for s, auth in zip(pair, players, strict=True)
+    ]
+    assert _table(firsts[0]) == _table(firsts[1])
+    if firsts[0]["difficulty"] in levels:
+        assert [g["id"] for g in firsts] == ids[firsts[0]["difficulty"]]
+
+    # The same moves on the two games of the hard deal turn up the same cards.
+    rng = random.Random(7)
+    hard_games = ids["hard"]
+    for _ in range(40):
+        states = [
+            httpx.get(f"{s.base_url}{API}/games/{g}", headers=auth).json()
+            for s, g, auth in zip(pair, hard_games, players, strict=True)
+        ]
+        assert _table(states[0]) == _table(states[1])
+        if states[0]["status"] != "playing":
+            break
+        move = rng.choice(states[0]["legal_moves"])
+        for server, game_id, auth in zip(pair, hard_games, players, strict=True):
+            moved = httpx.post(
+                f"{server.base_url}{API}/games/{game_id}/moves", json=move, headers=auth
+            )
+            assert moved.status_code == 200, moved.text
+
+    # Each of the date's deals was proven (its candidates tried) by one instance only.
+    proved_by: dict[str, set[int]] = {}
+    for index, server in enumerate(pair):
+        for line in log_lines(server):
+            found = PROOF_LINE.match(line.get("message", ""))
+            if found:
+                proved_by.setdefault(found.group(1), set()).add(index)
+    assert proved_by and all(len(by) == 1 for by in proved_by.values()), proved_by
