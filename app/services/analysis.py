@@ -35,6 +35,10 @@ that dies leaves a claim that expires, and the next request (POST or GET) on any
 instance takes it over. Secrecy: the verdicts and the line tell of hidden cards, so only
 a game that is over is analysed (won, stuck or resigned), a daily game only once its date
 is over, and a stuck game (which still takes an undo) is marked assisted first.
+
+Once done, the analysis makes practice copies of the game (`GameAnalyses.practice`): a new
+game at a position of its line, by default the one before the losing move, where the
+winning line starts (`games.create_copy`; docs/api.md, "Practice games").
 """
 
 from __future__ import annotations
