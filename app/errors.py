@@ -220,6 +220,15 @@ class DailyNotOver(ApiError):
     default_message = N_("a daily game is analysed only once its date is over")
 
 
+class AnalysisNotDone(ApiError):
+    """A practice copy asked for before the game's analysis is done (or of a line the
+    analysis is not of: a stuck game played on since): read the analysis (GET) until its
+    state is done, or ask for it again (POST)."""
+
+    code, status = "analysis_not_done", 409
+    default_message = N_("the game's analysis is not done yet; read it (GET) until it is done")
+
+
 class NoWinFound(ApiError):
     code, status, default_message = "no_win_found", 409, N_("no winning line was found")
 

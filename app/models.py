@@ -89,7 +89,8 @@ class Game(Base):
     variant: Mapped[str] = mapped_column(String(32))
     # Decimal text: deal numbers go up to 10**20 - 1, past BIGINT and SQLite's integers.
     deal: Mapped[str] = mapped_column(String(24))
-    # deal | random | solvable | daily (who chose the deal number)
+    # deal | random | solvable | daily | practice (who chose the deal number; practice: a
+    # copy of another game at a position of its line)
     source: Mapped[str] = mapped_column(String(16))
     rules: Mapped[dict[str, Any]] = mapped_column(JSON)
     settings: Mapped[dict[str, Any]] = mapped_column(JSON)
@@ -123,6 +124,13 @@ class Game(Base):
     # (`difficulty_asked`), else once the game is won.
     difficulty: Mapped[str | None] = mapped_column(String(8))
     difficulty_asked: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # A game not dealt fresh by the server: a game record played again (`POST /games`
+    # `{"record"}`) or a copy of a game at a position of its line (source "practice",
+    # `POST /games/{id}/analysis/practice`). Never ranked, not counted in the statistics.
+    practice: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # A copy made while its original's deal was secret (a stuck game the server dealt):
+    # its deal and record stay secret for good (it shows no more than the original did).
+    deal_secret: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class Move(Base):

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request, Response
+from typing import Annotated
 
-from app.deps import CurrentPlayer, SessionDep
+from fastapi import APIRouter, Body, Request, Response
+
+from app.deps import CurrentPlayer, NoNullBody, SessionDep
 from app.errors import (
+    AnalysisNotDone,
     AnalysisNotFound,
     DailyNotOver,
     GameNotFound,
@@ -15,10 +18,11 @@ from app.errors import (
     SolverBusy,
     SolverSearchInProgress,
     Unauthorized,
+    ValidationFailed,
     VersionConflict,
 )
-from app.routers.common import ETAG, errors
-from app.schemas import Analysis, FinishResult, Hint
+from app.routers.common import ETAG, answer_headers, errors
+from app.schemas import Analysis, FinishResult, GameState, Hint, PracticeRequest
 from app.services import games
 from app.services import solver as solver_service
 from app.services.analysis import GameAnalyses
@@ -124,3 +128,46 @@ async def get_game_analysis(
     request: Request, game_id: str, session: SessionDep, player: CurrentPlayer
 ) -> Analysis:
     return await _analyses(request).get(session, player, game_id)
+
+
+@router.post(
+    "/{game_id}/analysis/practice",
+    name="practise_game",
+    status_code=201,
+    response_model=GameState,
+    dependencies=[NoNullBody],
+    responses={
+        201: {
+            "headers": {
+                "Location": {"description": "The copy's URL", "schema": {"type": "string"}},
+                **ETAG,
+            }
+        },
+        **errors(
+            Unauthorized,
+            GameNotFound,
+            AnalysisNotFound,
+            GameNotOver,
+            DailyNotOver,
+            AnalysisNotDone,
+            ValidationFailed,
+        ),
+    },
+    summary="A practice copy of an analysed game at a position of its line (by default "
+    "the one before its losing move)",
+)
+async def practise_game(
+    request: Request,
+    response: Response,
+    game_id: str,
+    session: SessionDep,
+    player: CurrentPlayer,
+    body: Annotated[PracticeRequest | None, Body()] = None,
+) -> GameState:
+    settings = body.settings.model_dump() if body and body.settings else None
+    answer = await _analyses(request).practice(
+        session, player, game_id, body.ply if body else None, settings
+    )
+    answer_headers(response, answer)
+    response.headers["Location"] = str(request.url_for("get_game", game_id=answer.game_id).path)
+    return answer.body

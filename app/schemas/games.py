@@ -97,7 +97,7 @@ class GameSettingsOut(BaseModel):
 # Named once (a schema of their own in the document, so generated clients get one enum
 # each, not one per model that uses them).
 GameStatus = TypeAliasType("GameStatus", Literal["playing", "won", "stuck", "resigned"])
-GameSource = TypeAliasType("GameSource", Literal["deal", "random", "solvable", "daily"])
+GameSource = TypeAliasType("GameSource", Literal["deal", "random", "solvable", "daily", "practice"])
 
 
 class GameState(_WithDeal):
@@ -105,7 +105,8 @@ class GameState(_WithDeal):
     variant: str = Field(examples=["rank-and-file"])
     deal: int | None = Field(
         description="Null while a game whose deal the server chose is not won yet "
-        "(JavaScript: read `deal_str`)."
+        "(JavaScript: read `deal_str`), and for good for a practice copy made while its "
+        "original's deal was secret."
     )
     source: GameSource
     rules: RulesOut
@@ -123,11 +124,18 @@ class GameState(_WithDeal):
         "its date not over yet. Undo, a hint and finish set it to false for good; a daily "
         "game of a past date (practice) and every other game are never ranked."
     )
+    practice: bool = Field(
+        description="A game not dealt fresh by the server: a game record played again "
+        '(POST /games `{"record"}`) or a copy of a game at a position of its line (source '
+        "`practice`, POST /games/{id}/analysis/practice). Never ranked, and not counted in "
+        "the player's statistics."
+    )
     difficulty: Difficulty | None = Field(
         description="The proven deal's measured rating (solvable and daily games): from the "
         "start when the game was asked for by rating (`difficulty` in POST /games, "
-        "`?difficulty=` of the daily game), else once the game is won. Null for a deal by "
-        "number or at random, and for a deal proven before ratings."
+        "`?difficulty=` of the daily game), else once the game is over (won, stuck or "
+        "resigned). Null for a deal by number or at random, and for a deal proven before "
+        "ratings."
     )
     redeals_left: int | None = Field(description="Null: unlimited.")
     base_rank: int | None = Field(description="Rank foundations start from (Rainbow).")

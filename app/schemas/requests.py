@@ -168,3 +168,22 @@ class UndoRequest(_Expect):
 
 class ResignRequest(_Expect):
     model_config = STRICT
+
+
+class PracticeRequest(BaseModel):
+    model_config = STRICT | ConfigDict(
+        json_schema_extra={"examples": [{}, {"ply": 12, "settings": {"auto_finish": False}}]}
+    )
+
+    ply: int | None = Field(
+        default=None,
+        ge=0,
+        description="The position to copy: the number of moves of the game's line played on "
+        "the copy, from 0 (the deal) to the game's `move_count` (more: 422 "
+        "validation_error). Omitted: `losing_ply - 1`, the position before the losing move "
+        "(the deal, where the deal itself is lost); an analysis with no losing move then "
+        "needs it (422 validation_error).",
+    )
+    settings: GameSettingsIn | None = Field(
+        default=None, description="The copy's settings; omitted: the game's own."
+    )

@@ -35,6 +35,10 @@ that dies leaves a claim that expires, and the next request (POST or GET) on any
 instance takes it over. Secrecy: the verdicts and the line tell of hidden cards, so only
 a game that is over is analysed (won, stuck or resigned), a daily game only once its date
 is over, and a stuck game (which still takes an undo) is marked assisted first.
+
+Once done, the analysis makes practice copies of the game (`GameAnalyses.practice`): a new
+game at a position of its line, by default the one before the losing move, where the
+winning line starts (`games.create_copy`; docs/api.md, "Practice games").
 """
 
 from __future__ import annotations
@@ -53,11 +57,17 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from app.config import Settings
 from app.db import dialect_insert, unit_of_work
 from app.engine import Move, Rules, State, deal, get_variant
-from app.errors import AnalysisNotFound, DailyNotOver, GameNotOver
+from app.errors import (
+    AnalysisNotDone,
+    AnalysisNotFound,
+    DailyNotOver,
+    GameNotOver,
+    ValidationFailed,
+)
 from app.i18n import N_
 from app.models import Game, GameAnalysis, Player, utcnow
 from app.models import Move as MoveRow
-from app.schemas import Analysis, rfc3339
+from app.schemas import Analysis, GameState, rfc3339
 from app.services import claims, games, ranking
 from app.services.games import repository
 from app.services.knowledge import SolverKnowledge
@@ -226,6 +236,27 @@ def check_over(game: Game) -> None:
         )
 
 
+def _practice_ply(game: Game, ply: int | None, losing_ply: int | None) -> int:
+    """The position a practice copy starts from: `ply` moves of the game's line, by
+    default the position before the losing move (the deal where the deal is lost)."""
+    if ply is None:
+        if losing_ply is None:
+            raise ValidationFailed(
+                N_("the analysis found no losing move: give the ply of the position to copy"),
+                field="ply",
+                fault="ply_required",
+            )
+        return max(0, losing_ply - 1)
+    if ply > game.move_count:
+        raise ValidationFailed(
+            N_("ply is a number of moves from 0 to the game's move count ({moves})"),
+            params={"moves": game.move_count},
+            field="ply",
+            fault="ply_out_of_range",
+        )
+    return ply
+
+
 def present(row: RowMapping) -> Analysis:
     done = row["state"] == DONE
     plies = row["plies"] or []
@@ -326,6 +357,45 @@ class GameAnalyses:
         if row["state"] != DONE:
             await self._resume(session, game.id, row["line"])
         return present(row)
+
+    async def practice(
+        self,
+        session: AsyncSession,
+        player: Player,
+        game_id: str,
+        ply: int | None,
+        settings: dict[str, Any] | None,
+    ) -> games.Answer[GameState]:
+        """A practice copy of the game at the position after `ply` of its moves (omitted:
+        the one before the losing move), once its analysis is done: a new game of the
+        same player, source "practice" (`games.create_copy`). Refused as the analysis is:
+        only a game that is over, a daily game once its date is over; before the
+        analysis is done (or for a line it is not of) 409 analysis_not_done."""
+        player_id = player.id  # read once: a rollback expires the ORM object
+        async with unit_of_work(session, write=False):
+            game = await repository.load_owned(session, player_id, game_id)
+            check_over(game)
+            row = await _stored(session, game.id)
+            if row is None:
+                raise AnalysisNotFound()
+            line = line_key(game, await _last_version(session, game))
+            if row["state"] != DONE:
+                raise AnalysisNotDone()
+            if row["line"] != line:
+                raise AnalysisNotDone(
+                    N_("the game was played on since its analysis: ask for it again (POST)")
+                )
+            ply = _practice_ply(game, ply, row["losing_ply"])
+            rows = (
+                await session.execute(
+                    select(MoveRow.move, MoveRow.state_before)
+                    .where(MoveRow.game_id == game.id, MoveRow.seq <= ply + 1)
+                    .order_by(MoveRow.seq)
+                )
+            ).all()
+        moves = [Move.from_json(move) for move, _before in rows[:ply]]
+        position = rows[ply][1] if ply < game.move_count else game.state
+        return await games.create_copy(session, player, game, moves, position, settings)
 
     # --- the work
 

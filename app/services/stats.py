@@ -1,4 +1,6 @@
-"""A player's statistics, per variant, computed from their games (nothing stored twice)."""
+"""A player's statistics, per variant, computed from their games (nothing stored twice).
+Practice games (a game record played again, a copy of a game: `Game.practice`) are not
+counted."""
 
 from __future__ import annotations
 
@@ -44,7 +46,7 @@ async def player_stats(session: AsyncSession, player: Player) -> PlayerStats:
             variant: (int(played), int(wins), int(daily_played))
             for variant, played, wins, daily_played in await session.execute(
                 select(Game.variant, func.count(Game.id), func.sum(won), func.sum(daily))
-                .where(Game.player_id == player.id)
+                .where(Game.player_id == player.id, Game.practice.is_(False))
                 .group_by(Game.variant)
             )
         }

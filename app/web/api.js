@@ -23,6 +23,7 @@
 /** @typedef {Schemas["Analysis"]} Analysis */
 /** @typedef {Schemas["MoveLog"]} MoveLog */
 /** @typedef {Schemas["GameRecord"]} GameRecord */
+/** @typedef {Schemas["PracticeRequest"]} PracticeRequest */
 /** @typedef {Schemas["MoveRequestMove"] | Schemas["DrawRequest"] | Schemas["RedealRequest"] | Schemas["ClickRequest"]} MoveRequest */
 
 const PREFIX = "/api/v1";
@@ -230,6 +231,20 @@ export class Api {
   /** @param {string} gameId @returns {Promise<Analysis>} the analysis as it is now */
   analysis(gameId) {
     return this.request("GET", `/games/${encodeURIComponent(gameId)}/analysis`);
+  }
+
+  /**
+   * A practice copy of an analysed game (docs/api.md, "Practice games"): a new game at
+   * the position after `request.ply` of its moves (omitted: the one before its losing
+   * move), never ranked nor counted in the statistics.
+   * @param {string} gameId
+   * @param {PracticeRequest} request
+   * @returns {Promise<GameState>}
+   */
+  practice(gameId, request) {
+    return this.request("POST", `/games/${encodeURIComponent(gameId)}/analysis/practice`, {
+      body: request,
+    });
   }
 
   /**

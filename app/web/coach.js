@@ -1,9 +1,10 @@
 // @ts-check
 // The coach (docs/api.md, "Analysis of a finished game"): the analysis of a game that is
 // over, asked for once and read again until it is done; the game's move list with the
-// verdict of each position and the losing move marked; and the game's record cut before
-// the losing move, which `POST /games` `{"record"}` deals again as a practice copy of that
-// position (a real game), on which the winning line is played a move at a time.
+// verdict of each position and the losing move marked; and a practice copy of the position
+// before the losing move (`POST /games/{id}/analysis/practice`: a game of its own, never
+// ranked nor counted in the statistics), on which the winning line is played a move at a
+// time.
 // Type-checked against the API's types like api.js (scripts/check_openapi.sh).
 
 /** @typedef {import("./api.js").Api} Api */
@@ -143,18 +144,16 @@ function moveItem(ply, text, verdict, losing) {
 }
 
 /**
- * A game record cut after its first `moves` moves (docs/api.md, "Game records"): the
- * same headers, the moves up to there, and `*` (a game in play).
- * @param {string} record as `GET /games/{id}/record` writes it
- * @param {number} moves
+ * Makes the practice copy of an analysed game at the position before its losing move,
+ * where the analysis' winning line starts; the line is played as the analysis found it,
+ * without the auto-finish.
+ * @param {Api} api
+ * @param {string} gameId
+ * @param {Analysis} analysis done, with a losing move
+ * @returns {Promise<{ copy: import("./api.js").GameState, start: number }>}
  */
-export function recordBefore(record, moves) {
-  const text = record.replace(/\r\n/g, "\n");
-  const split = text.indexOf("\n\n");
-  const tokens = text
-    .slice(split + 2)
-    .split(/\s+/)
-    .filter((token) => token !== "");
-  tokens.pop(); // the result, `won` or `*`
-  return `${text.slice(0, split)}\n\n${[...tokens.slice(0, moves), "*"].join(" ")}\n`;
+export async function practiceCopy(api, gameId, analysis) {
+  const start = Math.max(0, (analysis.losing_ply ?? 1) - 1);
+  const copy = await api.practice(gameId, { ply: start, settings: { auto_finish: false } });
+  return { copy, start };
 }

@@ -6,7 +6,14 @@
 // over, the coach (coach.js) shows its analysis and plays the winning line on a copy.
 
 import { Api, ApiError } from "./api.js";
-import { analyse, lineOfPlay, progressText, recordBefore, showMoveList, summary } from "./coach.js";
+import {
+  analyse,
+  lineOfPlay,
+  practiceCopy,
+  progressText,
+  showMoveList,
+  summary,
+} from "./coach.js";
 import { attachInput } from "./input.js";
 import { Follow } from "./live.js";
 import { describeMove, differences, replays } from "./model.js";
@@ -168,6 +175,7 @@ function show(state) {
       ? `redeals left: ${state.redeals_left === null ? "unlimited" : state.redeals_left}`
       : "";
   $("assisted").hidden = !state.assisted;
+  $("practice-game").hidden = !state.practice;
   // A proven deal's rating, once the server shows it (asked for, or the game is over).
   $("difficulty-shown").hidden = !state.difficulty;
   $("difficulty-shown").textContent = state.difficulty ? `difficulty: ${state.difficulty}` : "";
@@ -477,8 +485,8 @@ function practiceMove(practice, game) {
 }
 
 /**
- * A copy of the analysed game's position before its losing move: its record cut there,
- * dealt again (`POST /games` `{"record"}`, a real game); or back to the copy made already.
+ * A practice copy of the analysed game's position before its losing move (`POST
+ * /games/{id}/analysis/practice`, a game of its own); or back to the copy made already.
  */
 function practise() {
   const done = app.coach;
@@ -489,13 +497,7 @@ function practise() {
       show(await api.game(made.gameId));
       return;
     }
-    const { record } = await api.record(done.gameId);
-    const start = done.analysis.losing_ply - 1;
-    // The line is played as the analysis found it: without the auto-finish.
-    const copy = await api.createGame({
-      record: recordBefore(record, start),
-      settings: { auto_finish: false },
-    });
+    const { copy, start } = await practiceCopy(api, done.gameId, done.analysis);
     app.practice = {
       gameId: copy.id,
       of: done.gameId,
@@ -519,7 +521,10 @@ function showPractice() {
   if (game.status === "won") text = `The winning line played to a win (${practice.next} moves).`;
   else if (move) text = `Your game before its losing move (move ${practice.start + 1}): ${played}.`;
   else text = `${played}; you played on yourself: undo back to move ${practice.start + practice.next} to go on with the line.`;
-  $("practice-text").textContent = `${text} It is a new game: it counts in your statistics.`;
+  const practiceNote = game.practice
+    ? "It is a practice game: it does not count in your statistics."
+    : "It is a new game.";
+  $("practice-text").textContent = `${text} ${practiceNote}`;
   $("practice-next").textContent = move ? `Next: ${describeMove(game, move)}` : "Next move";
   document.body.dataset.practiceNext = String(practice.next);
 }

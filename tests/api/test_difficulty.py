@@ -31,6 +31,7 @@ from tests.api.daily_helpers import (  # noqa: F401 (small_solver: a fixture)
     today,
     win_with_line,
 )
+from tests.api.helpers import put_state, stuck_rank_and_file
 
 pytestmark = pytest.mark.usefixtures("small_solver")
 
@@ -127,6 +128,23 @@ async def test_a_solvable_game_shows_its_rating_once_won(
     assert (await client.get(f"{API}/games/{game_id}", headers=auth)).json()[
         "difficulty"
     ] == row.difficulty
+
+
+async def test_a_solvable_game_shows_its_rating_once_resigned_or_stuck(
+    app: FastAPI, client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    """Over, whether won, resigned or stuck: the rating is told then, not before."""
+    await app.state.solvable.fill(VARIANT, 2)
+    resigned = (await _solvable(client, auth)).json()
+    stuck = (await _solvable(client, auth)).json()
+    assert resigned["difficulty"] is None and stuck["difficulty"] is None
+    rating = {row.game_id: row.difficulty for row in await _pool(app)}
+    answer = await client.post(f"{API}/games/{resigned['id']}/resign", headers=auth)
+    assert answer.json()["status"] == "resigned"
+    assert answer.json()["difficulty"] == rating[resigned["id"]] is not None
+    await put_state(app, stuck["id"], stuck_rank_and_file())
+    shown = (await client.get(f"{API}/games/{stuck['id']}", headers=auth)).json()
+    assert shown["status"] == "stuck" and shown["difficulty"] == rating[stuck["id"]] is not None
 
 
 async def test_a_deal_by_number_has_no_rating(

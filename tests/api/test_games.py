@@ -23,6 +23,7 @@ STATE_KEYS = {
     "move_count",
     "assisted",
     "ranked",
+    "practice",
     "difficulty",
     "redeals_left",
     "base_rank",

@@ -966,7 +966,9 @@ def test_analysis_marks_the_losing_move_and_its_winning_line_wins_on_a_copy(play
     copy_log = play.api("GET", f"/games/{copy['id']}/moves").json()["items"]
     assert [e["text"] for e in copy_log] == [e["text"] for e in log[:GOOD_MOVES]]
     assert play.page.locator("#practice-bar").is_visible()
-    assert "counts in your statistics" in play.page.inner_text("#practice-text")
+    assert copy["practice"] is True and copy["source"] == "practice"
+    assert "does not count in your statistics" in play.page.inner_text("#practice-text")
+    assert play.page.locator("#practice-game").is_visible()
     play.shot("practice-copy")
     winning = analysis["winning_line"]
     for step, move in enumerate(winning):
@@ -978,6 +980,10 @@ def test_analysis_marks_the_losing_move_and_its_winning_line_wins_on_a_copy(play
     assert state["status"] == "won" and state["move_count"] == GOOD_MOVES + len(winning)
     assert play.page.inner_text("#status") == "won"
     assert play.page.locator("#practice-next").is_disabled()
+    # Practice: the copy, won, counts neither as played nor as won.
+    stats = play.api("GET", "/players/me/stats").json()
+    (canfield,) = [line for line in stats["variants"] if line["variant"] == COACH_GAME]
+    assert canfield["played"] == 1 and canfield["won"] == 0
     play.shot("practice-won")
 
     # Back to the game: its analysis is shown again.

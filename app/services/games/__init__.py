@@ -8,7 +8,7 @@ moves endpoint's bytes), `cursors` (the game list's page cursor). What the rest 
 app uses is named here.
 """
 
-from app.services.games.create import DailyPick, create_game
+from app.services.games.create import DailyPick, create_copy, create_game
 from app.services.games.play import FINISHED, OVER, Click, Command, PositionChanged
 from app.services.games.presenter import Answer, etag
 from app.services.games.service import (
@@ -42,6 +42,7 @@ __all__ = [
     "PositionChanged",
     "apply_move",
     "apply_moves",
+    "create_copy",
     "create_game",
     "etag",
     "game_version",

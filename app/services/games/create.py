@@ -1,10 +1,14 @@
 """A new game: dealt by number (chosen by the player, the server or the daily deal), one
-of the proven solvable deals claimed in the transaction that inserts it, or a game
-record's deal with its moves played again."""
+of the proven solvable deals claimed in the transaction that inserts it, a game record's
+deal with its moves played again, or a copy of a game at a position of its line. The
+last two are practice: not dealt fresh by the server, they are never ranked nor counted
+in the player's statistics."""
 
 from __future__ import annotations
 
+import logging
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -12,18 +16,26 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db import unit_of_work
-from app.engine import EngineError, Record, Rules, State, Variant, deal
-from app.errors import InvalidRules, ValidationFailed, from_engine
+from app.engine import EngineError, Move, Record, Rules, State, Variant, deal, get_variant
+from app.errors import InternalError, InvalidRules, ValidationFailed, from_engine
 from app.i18n import N_
 from app.models import Game, Player, new_id, utcnow
 from app.schemas import GameState
 from app.services import ranking, solvable
 from app.services.games.play import DEFAULT_SETTINGS, play_line
-from app.services.games.presenter import Answer, answer, game_state
+from app.services.games.presenter import (
+    Answer,
+    answer,
+    game_state,
+    visible_deal,
+    visible_difficulty,
+)
 from app.services.games.service import save_line
 from app.services.proving import SERVER_DEAL_MAX
 from app.services.solvable import SolvableDeals
 from app.services.variants import find_variant
+
+log = logging.getLogger("app.games")
 
 
 @dataclass(frozen=True)
@@ -112,8 +124,9 @@ async def _create_from_record(
     """A game dealt by the record's number (source "deal": the record names it, so it is
     public) with the record's moves played again, each checked by the engine, and logged
     as any move is (`play_line`, `save_line`): the same position, move count and status
-    as the game it was read from. The whole record is checked before anything is written:
-    a fault is 422 invalid_record (with its line and move number) and makes no game."""
+    as the game it was read from, but practice. The whole record is checked before
+    anything is written: a fault is 422 invalid_record (with its line and move number)
+    and makes no game."""
     try:
         parsed = Record.parse(text)
         parsed.replay()
@@ -123,7 +136,49 @@ async def _create_from_record(
     game = _new_game(
         player, parsed.variant, parsed.deal, "deal", parsed.rules, settings, start, None
     )
+    game.practice = True  # not dealt fresh by the server: never ranked nor counted
     line = play_line(game, start, parsed.moves, auto_finish_at=parsed.auto_finish_at)
+    legal = line.state.legal_moves()
+    async with unit_of_work(session):
+        session.add(game)
+        await session.flush()
+        if line.rows:
+            await save_line(session, game, line, legal)
+    return answer(game_state(game, line.state), game)
+
+
+async def create_copy(
+    session: AsyncSession,
+    player: Player,
+    original: Game,
+    moves: Sequence[Move],
+    position: bytes,
+    settings: dict[str, Any] | None,
+) -> Answer[GameState]:
+    """A practice copy of `original` (the player's own game, over and analysed) at the
+    position after its first `len(moves)` moves (`moves`: those of its log, in order;
+    `position`: the bytes of that position, as the log keeps it): a new game of source
+    "practice" dealt by the same number and rules, with those moves played again and
+    logged as any move is. Practice (never ranked, not in the statistics), with the
+    original's settings unless `settings` are given. It shows no more than the original:
+    where the original's deal is secret now (a stuck game the server dealt), the copy's
+    deal and record are secret for good; the original's rating, where it shows one."""
+    variant = get_variant(original.variant)
+    rules = Rules.from_json(original.rules)
+    number = int(original.deal)
+    start = _deal(variant, number, rules)
+    game = _new_game(
+        player, variant, number, "practice", rules, settings or original.settings, start, None
+    )
+    game.practice, game.deal_secret = True, visible_deal(original) is None
+    game.difficulty = visible_difficulty(original)
+    game.difficulty_asked = game.difficulty is not None
+    # The auto-finish played, if at all, only with a won game's last move (it wins).
+    last = len(moves) - 1 if original.status == "won" and len(moves) == original.move_count else -1
+    line = play_line(game, start, moves, auto_finish_at=lambda index: index == last)
+    if line.data != position:
+        log.error("a practice copy of game %s did not replay to its position", original.id)
+        raise InternalError()
     legal = line.state.legal_moves()
     async with unit_of_work(session):
         session.add(game)

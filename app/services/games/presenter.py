@@ -26,7 +26,7 @@ from app.schemas import (
     rfc3339,
 )
 from app.services import ranking
-from app.services.games.play import DEFAULT_SETTINGS, FINISHED
+from app.services.games.play import DEFAULT_SETTINGS, FINISHED, OVER
 
 # Sources whose deal number the server chose: hidden until the game is won.
 SECRET_SOURCES = frozenset({"random", "solvable", "daily"})
@@ -101,6 +101,8 @@ def iso(moment: datetime) -> str:
 
 
 def visible_deal(game: Game) -> int | None:
+    if game.deal_secret:
+        return None  # a copy of a game whose deal was secret when it was copied
     if game.daily_date is not None:
         # Everyone plays the same daily deal: its number is secret until it is published
         # (`GET /daily` shows it then too), won or not.
@@ -113,8 +115,9 @@ def visible_deal(game: Game) -> int | None:
 
 def visible_difficulty(game: Game) -> str | None:
     """The deal's rating: from the start when the player asked for it, else once the game
-    is over (won); null for a deal that has none (by number, at random, unrated)."""
-    if game.difficulty_asked or game.status == "won":
+    is over (won, stuck or resigned); null for a deal that has none (by number, at
+    random, unrated)."""
+    if game.difficulty_asked or game.status in OVER:
         return game.difficulty
     return None
 
@@ -139,6 +142,7 @@ def state_json(game: Game, state: State, legal: list[Move] | None = None) -> dic
         "move_count": game.move_count,
         "assisted": bool(game.assisted),
         "ranked": ranking.is_ranked(game, utcnow()),
+        "practice": bool(game.practice),
         "difficulty": visible_difficulty(game),
         "redeals_left": public["redeals_left"],
         "base_rank": public["base_rank"],

@@ -193,6 +193,10 @@ async def get_record(session: AsyncSession, player: Player, game_id: str) -> Gam
 
 
 def _record_refused(game: Game) -> RecordNotAvailable:
+    if game.deal_secret:
+        return RecordNotAvailable(
+            N_("this practice copy's deal is secret for good: its game's deal was when copied")
+        )
     if game.daily_date is not None:
         ends = rfc3339(ranking.day_end(game.daily_date))
         return RecordNotAvailable(
