@@ -14,9 +14,10 @@ human-like player, app/solver/difficulty.py), measured in the same piece of back
 work, and a pool per variant and rating is kept: `SolvableDeals` keeps
 `solvable_pool_size` unused proven deals of each rating per variant (candidates are
 proven and rated in turn, each stored in its rating's pool, until every rating has its
-size; at most `POOL_CAP` times the size in all, so that a rating the candidates seldom
-give cannot make the others grow without end), at start-up and after each claim, so
-that a request never waits for a search. With ratings off (`difficulty_games` 0) a
+size; a rating that already has `RATING_CAP` times the size unused keeps no more, so
+that a rating the candidates seldom give fills in the end without making the others grow
+without end), at start-up and after each claim, so that a request never waits for a
+search. With ratings off (`difficulty_games` 0) a
 variant keeps `solvable_pool_size` deals in all, unrated. `claim`
 takes one unused row in the transaction that inserts the game (FOR UPDATE SKIP
 LOCKED on PostgreSQL, the write lock of BEGIN IMMEDIATE on SQLite), so each deal
@@ -51,8 +52,8 @@ from app.solver.result import wins
 
 log = logging.getLogger("app.solvable")
 
-# A variant's unused deals in all, at most, in pool sizes (module docstring).
-POOL_CAP = 12
+# A rating's unused deals, at most, in pool sizes (module docstring).
+RATING_CAP = 3
 
 # Without news of a claim (another server's, say), look at the pool this often.
 RECHECK_SECONDS = 60.0
@@ -192,11 +193,15 @@ class SolvableDeals:
 
     def _full(self, counts: dict[str | None, int], target: int) -> bool:
         """Does a variant with `counts` unused deals per rating need no more?"""
-        total = sum(counts.values())
         if self.settings.difficulty_games == 0:
-            return total >= target
-        every = all(counts.get(level, 0) >= target for level in LEVELS)
-        return every or total >= POOL_CAP * target
+            return sum(counts.values()) >= target
+        return all(counts.get(level, 0) >= target for level in LEVELS)
+
+    def _kept(self, counts: dict[str | None, int], proof: Proof, target: int) -> bool:
+        """Is there room for `proof` in its rating's pool (`RATING_CAP`)?"""
+        if self.settings.difficulty_games == 0:
+            return True
+        return counts.get(proof.difficulty, 0) < RATING_CAP * target
 
     async def _store(self, variant: str, seq: int, proof: Proof) -> bool:
         row = SolvableDeal(
@@ -238,7 +243,8 @@ class SolvableDeals:
                     continue
             async with claims.working(self.sessionmaker, claims.SOLVABLE, subject, self.owner, ttl):
                 proof = await self.prover.prove(variant, number, SOLVABLE)
-                stored = proof is not None and await self._store(variant, seq, proof)
+                kept = proof is not None and self._kept(counts, proof, target)
+                stored = kept and proof is not None and await self._store(variant, seq, proof)
             if not stored or proof is None:
                 continue
             took = time.monotonic() - started

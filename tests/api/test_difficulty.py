@@ -8,6 +8,7 @@ every rating comes quickly and predictably; one uses the real rater with a few g
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -19,9 +20,11 @@ from sqlalchemy import select
 
 from app.config import Settings
 from app.engine import State
+from app.main import create_app
 from app.models import SolvableDeal
+from app.services.solvable import RATING_CAP
 from app.solver.difficulty import LEVELS, Difficulty
-from tests.api.conftest import API, NewPlayer, assert_error
+from tests.api.conftest import API, NewPlayer, assert_error, empty_tables, running
 from tests.api.daily_helpers import (  # noqa: F401 (small_solver: a fixture)
     daily_settings,
     empty_daily_deals,
@@ -41,6 +44,18 @@ VARIANT = "rank-and-file"
 def by_number(state: State, number: int, positions: int, games: int) -> Difficulty:
     """A stand-in rater: every rating, a quarter of the deals each, known in advance."""
     return LEVELS[number % 4]
+
+
+_rare_calls = itertools.count(1)
+
+
+def rarely_expert(state: State, number: int, positions: int, games: int) -> Difficulty:
+    """A stand-in rater that gives `expert` only to the 20th deal it rates (then every
+    fifth), one of each other rating first, and `easy` to all the others."""
+    call = next(_rare_calls)
+    if call <= 3:
+        return LEVELS[call - 1]
+    return "expert" if call >= 20 and call % 5 == 0 else "easy"
 
 
 @pytest.fixture
@@ -113,6 +128,27 @@ async def test_each_rating_is_dealt_as_asked_and_shown_from_the_start(
         assert shown["difficulty"] == level
         (row,) = [r for r in await _pool(app) if r.game_id == game_id]
         assert row.difficulty == level
+
+
+async def test_a_rating_the_candidates_seldom_give_fills_without_the_others_growing(
+    database_url: str, tmp_path: Path
+) -> None:
+    global _rare_calls
+    _rare_calls = itertools.count(1)
+    settings = daily_settings(
+        database_url,
+        tmp_path,
+        difficulty_games=1,
+        difficulty_rater="tests.api.test_difficulty:rarely_expert",
+    )
+    await empty_tables(database_url)
+    app = create_app(settings)
+    async with running(app):
+        await app.state.solvable.fill(VARIANT, 1)
+        unused = [row.difficulty for row in await _pool(app) if row.dealt_at is None]
+    assert unused.count("expert") == 1
+    assert unused.count("easy") == RATING_CAP  # the other 15 or so easy deals not kept
+    assert unused.count("medium") == unused.count("hard") == 1
 
 
 async def test_a_solvable_game_shows_its_rating_once_won(
