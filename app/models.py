@@ -121,7 +121,7 @@ class Game(Base):
     daily_slot: Mapped[str] = mapped_column(String(8), default="", server_default="")
     # The proven deal's rating (easy, medium, hard, expert), for solvable and daily games
     # whose deal was rated; shown from the start when it was asked for
-    # (`difficulty_asked`), else once the game is won.
+    # (`difficulty_asked`), else once the game is over (won, stuck or resigned).
     difficulty: Mapped[str | None] = mapped_column(String(8))
     difficulty_asked: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     # A game not dealt fresh by the server: a game record played again (`POST /games`
