@@ -16,8 +16,8 @@ work, and a pool per variant and rating is kept: `SolvableDeals` keeps
 proven and rated in turn, each stored in its rating's pool, until every rating has its
 size; a rating that already has `RATING_CAP` times the size unused keeps no more, so
 that a rating the candidates seldom give fills in the end without making the others grow
-without end), at start-up and after each claim, so that a request never waits for a
-search. With ratings off (`difficulty_games` 0) a
+without end, and `MAX_UNKEPT` proofs in a row that are not kept end a fill until its next
+wake-up), at start-up and after each claim, so that a request never waits for a search. With ratings off (`difficulty_games` 0) a
 variant keeps `solvable_pool_size` deals in all, unrated. `claim`
 takes one unused row in the transaction that inserts the game (FOR UPDATE SKIP
 LOCKED on PostgreSQL, the write lock of BEGIN IMMEDIATE on SQLite), so each deal
@@ -54,6 +54,10 @@ log = logging.getLogger("app.solvable")
 
 # A rating's unused deals, at most, in pool sizes (module docstring).
 RATING_CAP = 3
+# Proofs in a row of full ratings after which a fill stops until its next wake-up (a
+# claim, or `RECHECK_SECONDS`): bounds the solver time a rating that no candidate gets
+# (thresholds that leave a rating empty) can take.
+MAX_UNKEPT = 64
 
 # Without news of a claim (another server's, say), look at the pool this often.
 RECHECK_SECONDS = 60.0
@@ -226,10 +230,13 @@ class SolvableDeals:
         """Prove (and rate) candidates of `variant` until it has `target` unused deals of
         each rating (`_full`)."""
         public = set(public_deals(self.settings.seeds_dir, variant))
-        started = time.monotonic()
+        started, unkept = time.monotonic(), 0
         while True:
             counts, seq = await self._pool_state(variant)
             if self._full(counts, target):
+                return
+            if unkept >= MAX_UNKEPT:
+                log.warning("solvable %s: %d proofs in a row of full ratings", variant, unkept)
                 return
             self._next[variant] = seq + 1
             number = solvable_candidate(self.secret, variant, seq)
@@ -245,6 +252,7 @@ class SolvableDeals:
                 proof = await self.prover.prove(variant, number, SOLVABLE)
                 kept = proof is not None and self._kept(counts, proof, target)
                 stored = kept and proof is not None and await self._store(variant, seq, proof)
+            unkept = unkept + 1 if proof is not None and not kept else 0
             if not stored or proof is None:
                 continue
             took = time.monotonic() - started

@@ -8,6 +8,7 @@ every rating comes quickly and predictably; one uses the real rater with a few g
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -22,6 +23,7 @@ from app.config import Settings
 from app.engine import State
 from app.main import create_app
 from app.models import SolvableDeal
+from app.services import solvable
 from app.services.solvable import RATING_CAP
 from app.solver.difficulty import LEVELS, Difficulty
 from tests.api.conftest import API, NewPlayer, assert_error, empty_tables, running
@@ -149,6 +151,34 @@ async def test_a_rating_the_candidates_seldom_give_fills_without_the_others_grow
     assert unused.count("expert") == 1
     assert unused.count("easy") == RATING_CAP  # the other 15 or so easy deals not kept
     assert unused.count("medium") == unused.count("hard") == 1
+
+
+def never_expert(state: State, number: int, positions: int, games: int) -> Difficulty:
+    """A stand-in rater that never gives `expert`."""
+    return LEVELS[number % 3]
+
+
+async def test_a_rating_no_candidate_gets_stops_the_fill_after_a_bounded_run(
+    database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(solvable, "MAX_UNKEPT", 6)
+    settings = daily_settings(
+        database_url,
+        tmp_path,
+        difficulty_games=1,
+        difficulty_rater="tests.api.test_difficulty:never_expert",
+    )
+    await empty_tables(database_url)
+    app = create_app(settings)
+    async with running(app):
+        await asyncio.wait_for(app.state.solvable.fill(VARIANT, 1), 120)
+        rows = await _pool(app)
+    unused = [row.difficulty for row in rows if row.dealt_at is None]
+    assert "expert" not in unused
+    for level in ("easy", "medium", "hard"):
+        assert 1 <= unused.count(level) <= RATING_CAP
+    # Candidates after the last kept one: the six proofs not kept (and any not proven).
+    assert max(row.seq for row in rows) < app.state.solvable._next[VARIANT] - 6
 
 
 async def test_a_solvable_game_shows_its_rating_once_won(
