@@ -85,7 +85,7 @@ def calibrate(variant: str, count: int, games: int) -> dict[str, Any]:
             scores.append(measure(deal(v, number), number, positions, games).score)
     scores.sort()
     q = statistics.quantiles(scores, n=4, method="inclusive")
-    thresholds = (round(q[2], 4), round(q[1], 4), round(q[0], 4))
+    thresholds = (round(q[2], 6), round(q[1], 6), round(q[0], 6))
     return {"variant": variant, "deals": len(scores), "thresholds": thresholds}
 
 
