@@ -15,7 +15,7 @@ proof of a million positions), so it separates deals the player does equally wel
 (Rainbow, where it wins almost every proven deal) and moves the others a little.
 
 The score is read against per-variant thresholds (:data:`THRESHOLDS`), the quartiles of
-the scores of a calibration sample of proven deals (the first 100 of each public
+the scores of a calibration sample of proven deals (the first 80 of each public
 ``seeds/`` list that the server's prover proves with the daily budget, 32 games each,
 rated with that proof's positions): about a quarter of proven deals is each level.
 ``docs/decisions/0014-difficulty-calibration.md`` says how; ``bench/difficulty.py
