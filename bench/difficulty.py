@@ -21,6 +21,11 @@ generators: with the human-like player, and with a random legal-move player that
 a foundation move first when there is one. It prints a Markdown table of their win
 rates and shares of cards put up per level (``--json``: the rows).
 
+    .venv/bin/python bench/difficulty.py --cost [--calibration 80 --held-out 80]
+
+times one rating (``--games`` games of the human-like player) of each of the 15 deals
+after the held-out ones: median and worst per variant.
+
     .venv/bin/python bench/difficulty.py --daily
 
 times the daily preparation the server does at start-up with ratings on: today's and
@@ -85,7 +90,7 @@ def calibrate(variant: str, count: int, games: int) -> dict[str, Any]:
             scores.append(measure(deal(v, number), number, positions, games).score)
     scores.sort()
     q = statistics.quantiles(scores, n=4, method="inclusive")
-    thresholds = (round(q[2], 4), round(q[1], 4), round(q[0], 4))
+    thresholds = (round(q[2], 6), round(q[1], 6), round(q[0], 6))
     return {"variant": variant, "deals": len(scores), "thresholds": thresholds}
 
 
@@ -115,6 +120,20 @@ def evidence(variant: str, args: argparse.Namespace) -> list[dict[str, Any]]:
             row[f"{label}_share"] = share / len(deals) if deals else None
         rows.append(row)
     return rows
+
+
+def cost(variant: str, args: argparse.Namespace) -> str:
+    """A rating's time: median and worst over the 15 deals after the held-out ones."""
+    v, first = VARIANTS[variant], args.calibration + args.held_out
+    took = []
+    for number in proven(variant)[first : first + 15]:
+        lap = time.perf_counter()
+        measure(deal(v, number), number, 1000, args.games)
+        took.append(time.perf_counter() - lap)
+    return (
+        f"{variant}: median {statistics.median(took):.2f} s, worst {max(took):.2f} s "
+        f"over {len(took)} deals, {args.games} games each"
+    )
 
 
 def _daily_deal(settings: Settings, secret: str, name: str, day: date, slot: str) -> int:
@@ -200,6 +219,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calibrate", action="store_true")
     parser.add_argument("--daily", action="store_true")
+    parser.add_argument("--cost", action="store_true")
     parser.add_argument("--days", type=int, default=2, help="--daily: dates from today")
     parser.add_argument("--calibration", type=int, default=120)
     parser.add_argument("--games", type=int, default=32)
@@ -212,6 +232,9 @@ def main() -> None:
     started = time.perf_counter()
     if args.daily:
         daily(Settings(difficulty_games=args.games), args.days)
+    elif args.cost:
+        for variant in args.variants:
+            print(cost(variant, args), flush=True)
     elif args.calibrate:
         for variant in args.variants:
             result = calibrate(variant, args.calibration, args.games)

@@ -15,7 +15,7 @@ proof of a million positions), so it separates deals the player does equally wel
 (Rainbow, where it wins almost every proven deal) and moves the others a little.
 
 The score is read against per-variant thresholds (:data:`THRESHOLDS`), the quartiles of
-the scores of a calibration sample of proven deals (the first 100 of each public
+the scores of a calibration sample of proven deals (the first 80 of each public
 ``seeds/`` list that the server's prover proves with the daily budget, 32 games each,
 rated with that proof's positions): about a quarter of proven deals is each level.
 ``docs/decisions/0014-difficulty-calibration.md`` says how; ``bench/difficulty.py
@@ -46,15 +46,15 @@ POSITIONS_WEIGHT = 0.01
 # the quartiles of the calibration sample's scores (bench/difficulty.py --calibrate,
 # docs/decisions/0014-difficulty-calibration.md).
 THRESHOLDS: dict[str, tuple[float, float, float]] = {
-    "rank-and-file": (0.996, 0.9247, 0.6994),
-    "rows-of-four": (0.5966, 0.5272, 0.4581),
-    "rainbow": (0.9967, 0.9966, 0.8615),
-    "deauville": (0.3709, 0.3171, 0.2752),
-    "emperor": (0.3706, 0.327, 0.2706),
-    "number-ten": (0.9957, 0.8582, 0.5681),
-    "forty-thieves": (0.4358, 0.3633, 0.3024),
-    "diplomat": (0.4556, 0.4044, 0.327),
-    "canfield": (0.3661, 0.1883, 0.1114),
+    "rank-and-file": (0.99594, 0.90006, 0.687536),
+    "rows-of-four": (0.757682, 0.637956, 0.541373),
+    "rainbow": (0.996689, 0.996652, 0.996575),
+    "deauville": (0.374692, 0.3156, 0.275825),
+    "emperor": (0.38466, 0.315213, 0.264042),
+    "number-ten": (0.995942, 0.874026, 0.550619),
+    "forty-thieves": (0.433404, 0.361528, 0.278635),
+    "diplomat": (0.575137, 0.455703, 0.369558),
+    "canfield": (0.385482, 0.187515, 0.111214),
 }
 
 

@@ -20,8 +20,9 @@ Two policies:
   apart card by card; part of a run moved to free a card the foundations take; the
   face-up cards of a pile moved into an empty pile to turn a card up; the waste's or
   reserve's top into an empty pile; a run off a face-up card into an empty pile; then
-  drawing, then redealing. Never a card back from a foundation, a whole pile into an
-  empty one, or other splits of runs. Ties are broken by the random generator.
+  drawing, then redealing. Last of all, only when none of those leads to a position it
+  has not seen, the moves it does not like: a card back from a foundation, a whole pile
+  into an empty one, other splits of runs. Ties are broken by the random generator.
 - :func:`random_move`, a random legal-move player with foundation moves first: any move
   to a foundation when there is one, else any legal move.
 
@@ -93,7 +94,9 @@ INTO_EMPTY = 20  # the waste's or reserve's top into an empty pile
 UNCOVERS_TO_EMPTY = 15  # a whole run off a face-up card into an empty pile
 DRAW_SCORE = 2
 REDEAL_SCORE = 1
-NEVER = -1  # back from a foundation; a whole pile into an empty pile; other splits
+# Only when nothing else is left: back from a foundation; a whole pile into an empty
+# pile; other splits of runs.
+LAST = -1
 
 
 def _on_foundations(view: Seen, card: int) -> int:
@@ -128,7 +131,8 @@ def wanted(variant: Variant, view: Seen) -> set[int]:
 
 
 def human_score(variant: Variant, view: Seen, move: Move) -> int:
-    """How much the human-like player likes ``move`` (higher first; ``NEVER``: not at all)."""
+    """How much the human-like player likes ``move`` (higher first; ``LAST``: only when
+    nothing else is left)."""
     if move.action == DRAW:
         return DRAW_SCORE
     if move.action == REDEAL:
@@ -136,7 +140,7 @@ def human_score(variant: Variant, view: Seen, move: Move) -> int:
     src, dst = move.src, move.dst
     assert src is not None and dst is not None
     if src.kind == FOUNDATION:
-        return NEVER
+        return LAST
     if dst.kind == FOUNDATION:
         if _safe_up(variant, view, _top(view, move)):
             return SAFE_UP
@@ -156,7 +160,7 @@ def _tableau_score(variant: Variant, view: Seen, index: int, count: int, to_empt
     run = len(pile) - run_start(pile, 0, variant.stack_ok)  # the ordered run on top
     if count < run:
         if to_empty:
-            return NEVER
+            return LAST
         # Splits a run: to send the card it uncovers to a foundation, or, where single
         # cards move, to take apart a run that is all the pile shows (a card to turn
         # up under it, or an empty pile to make).
@@ -165,26 +169,27 @@ def _tableau_score(variant: Variant, view: Seen, index: int, count: int, to_empt
         single = variant.runs == "single"
         if single and run == len(pile) and (view.hidden[index] or all(view.tableau)):
             return DIG
-        return NEVER
+        return LAST
     if count < len(pile):
         # A whole run off a face-up card out of order (into an empty pile: spends it).
         return UNCOVERS_TO_EMPTY if to_empty else UNCOVERS
     if view.hidden[index]:
         return TURN_UP_TO_EMPTY if to_empty else TURN_UP
     if to_empty:
-        return NEVER  # a whole pile into an empty one: nothing changes
+        return LAST  # a whole pile into an empty one: nothing changes
     if variant.reserve_fills_empty and view.reserve_top >= 0:
         return REFILLED
     # An empty pile: worth making while there is none.
-    return EMPTIES if all(view.tableau) else NEVER
+    return EMPTIES if all(view.tableau) else LAST
 
 
 def human_move(variant: Variant, view: Seen, legal: list[Move], rng: random.Random) -> list[Move]:
-    """The legal moves in the human-like player's order of preference (ties shuffled),
-    without the ones it never plays."""
+    """The legal moves in the human-like player's order of preference (ties shuffled), the
+    ones it does not like (``LAST``) last: it plays one of them only when none of the
+    others leads to a position it has not seen, rather than give up."""
     scored = [(human_score(variant, view, move), rng.random(), move) for move in legal]
     scored.sort(key=lambda entry: (-entry[0], entry[1]))
-    return [move for score, _, move in scored if score > NEVER]
+    return [move for _, _, move in scored]
 
 
 def random_move(variant: Variant, view: Seen, legal: list[Move], rng: random.Random) -> list[Move]:

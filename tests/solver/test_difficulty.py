@@ -10,7 +10,7 @@ from app.engine import VARIANTS, State, deal
 from app.engine.moves import FOUNDATION, MOVE
 from app.solver import difficulty
 from app.solver.difficulty import LEVELS, THRESHOLDS, level, measure, simulate
-from app.solver.policy import choose, human_move, play, random_move, seen
+from app.solver.policy import choose, human_move, human_score, play, random_move, seen
 
 POLICIES = {"human": human_move, "random": random_move}
 
@@ -112,3 +112,22 @@ def test_every_variant_has_thresholds_from_easy_down_to_expert() -> None:
         assert easy >= medium >= hard, variant
         assert level(variant, easy) == "easy" and level(variant, hard - 1e-9) == "expert"
         assert level(variant, medium) == "medium" and level(variant, hard) == "hard"
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_the_human_like_player_keeps_every_move_and_its_least_liked_last(variant: str) -> None:
+    """It orders every legal move (it gives up only when all lead back to a position it
+    has seen), best liked first, the moves it does not like after all the others."""
+    state, rng = deal(VARIANTS[variant], 77), random.Random(3)
+    visited = {seen(state)}
+    for step in range(80):
+        legal = state.legal_moves()
+        order = human_move(state.variant, seen(state), legal, random.Random(step))
+        assert sorted(order) == sorted(legal)
+        scores = [human_score(state.variant, seen(state), move) for move in order]
+        assert scores == sorted(scores, reverse=True)
+        chosen = choose(state, human_move, rng, visited)
+        if chosen is None:
+            break
+        state = chosen[1]
+        visited.add(seen(state))
