@@ -8,8 +8,8 @@ are the calibration sample; the evidence uses only deals after them (held out).
 
 proves each deal of the sample again with the server's prover and daily budget (the
 positions the server rates with; deals it does not prove are left out), and prints each
-variant's scores' quartiles, the thresholds of ``app/solver/difficulty.py``
-(``THRESHOLDS``), with the share of each level in the sample.
+variant's thresholds (``app/solver/difficulty.py``: ``thresholds``, ``THRESHOLDS``) with
+how many deals the player won in every game.
 
     .venv/bin/python bench/difficulty.py [--held-out 80] [--per-level 6] [--play 16]
 
@@ -54,7 +54,7 @@ from app.engine import VARIANTS, deal  # noqa: E402
 from app.seeds import load  # noqa: E402
 from app.services.daily import candidate  # noqa: E402
 from app.services.proving import Proof, prove  # noqa: E402
-from app.solver.difficulty import LEVELS, level, measure, simulate  # noqa: E402
+from app.solver.difficulty import LEVELS, level, measure, simulate, thresholds  # noqa: E402
 from app.solver.policy import human_move, random_move  # noqa: E402
 
 SEEDS = Path(__file__).resolve().parent.parent / "seeds"
@@ -83,15 +83,15 @@ def server_positions(settings: Settings, variant: str, number: int) -> int | Non
 
 def calibrate(variant: str, count: int, games: int) -> dict[str, Any]:
     v, settings = VARIANTS[variant], Settings()
-    scores = []
+    scores, all_won = [], 0
     for number in proven(variant)[:count]:
         positions = server_positions(settings, variant, number)
         if positions is not None:
-            scores.append(measure(deal(v, number), number, positions, games).score)
-    scores.sort()
-    q = statistics.quantiles(scores, n=4, method="inclusive")
-    thresholds = (round(q[2], 6), round(q[1], 6), round(q[0], 6))
-    return {"variant": variant, "deals": len(scores), "thresholds": thresholds}
+            measured = measure(deal(v, number), number, positions, games)
+            scores.append(measured.score)
+            all_won += measured.wins == games
+    found = thresholds(sorted(scores), all_won)
+    return {"variant": variant, "deals": len(scores), "all_won": all_won, "thresholds": found}
 
 
 def evidence(variant: str, args: argparse.Namespace) -> list[dict[str, Any]]:

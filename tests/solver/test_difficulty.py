@@ -131,3 +131,17 @@ def test_the_human_like_player_keeps_every_move_and_its_least_liked_last(variant
             break
         state = chosen[1]
         visited.add(seen(state))
+
+
+def test_thresholds_are_quartiles_unless_many_deals_are_always_won() -> None:
+    scores = [i / 100 for i in range(1, 101)]  # 0.01 .. 1.00, none won every game
+    assert difficulty.thresholds(scores, all_won=0) == (0.7525, 0.505, 0.2575)
+    # Half the sample won in every game (scores from ALL_WON up): all `easy`; the rest,
+    # 0.01 .. 0.50, in thirds.
+    always = [difficulty.ALL_WON + i / 10_000 for i in range(50)]
+    mixed = [i / 100 for i in range(1, 51)] + always
+    easy, medium, hard = difficulty.thresholds(sorted(mixed), all_won=50)
+    assert easy == difficulty.ALL_WON
+    assert (medium, hard) == (0.336667, 0.173333)
+    # A quarter exactly is not more than a quarter: quartiles.
+    assert difficulty.thresholds(scores, all_won=25)[0] == 0.7525
