@@ -252,7 +252,7 @@ class SolvableDeals:
                 proof = await self.prover.prove(variant, number, SOLVABLE)
                 kept = proof is not None and self._kept(counts, proof, target)
                 stored = kept and proof is not None and await self._store(variant, seq, proof)
-            unkept = unkept + 1 if proof is not None and not kept else 0
+            unkept = 0 if stored else unkept + (proof is not None and not kept)
             if not stored or proof is None:
                 continue
             took = time.monotonic() - started
