@@ -11,8 +11,8 @@ puts up many cards).
 
 What the search needed to prove the deal is the second signal: the score is the share
 less ``POSITIONS_WEIGHT`` times log10 of the proof's positions over 6 (at most 0.01 for a
-proof of a million positions), so it separates deals the player does equally well on
-(Rainbow, where it wins almost every proven deal) and moves the others a little.
+proof of a million positions), so it separates deals the player does about equally well
+on and moves the others a little.
 
 The score is read against per-variant thresholds (:data:`THRESHOLDS`), set by
 :func:`thresholds` from the scores of a calibration sample of proven deals (the first 80
