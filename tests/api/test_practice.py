@@ -4,40 +4,30 @@ not counted in the statistics, and shown as such; a copy tells no more than its 
 
 from __future__ import annotations
 
-import shutil
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 import time_machine
 from fastapi import FastAPI
 from sqlalchemy import update
 
-from app.config import Settings
 from app.engine import Move
 from app.models import GameAnalysis
 from app.seeds import seed_line
 from tests.api.conftest import API, NewGame, NewPlayer, assert_error
-from tests.api.daily_helpers import daily_settings, empty_daily_deals, start_daily, today
+from tests.api.daily_helpers import start_daily, today
 from tests.api.helpers import put_state, stuck_rank_and_file
-from tests.api.test_analysis import BAD_MOVE, DEAL, GOOD_MOVES, ROOT, VARIANT, _done, _play
-
-
-@pytest.fixture
-async def settings(database_url: str, tmp_path: Path) -> AsyncIterator[Settings]:
-    await empty_daily_deals(database_url)
-    values = daily_settings(
-        database_url,
-        tmp_path,
-        analysis_ply_max_positions=50_000,
-        analysis_ply_max_seconds=5.0,
-        analysis_max_positions=200_000,
-    )
-    shutil.copy(ROOT / "seeds" / f"{VARIANT}.json", values.seeds_dir / f"{VARIANT}.json")
-    yield values
+from tests.api.test_analysis import (  # noqa: F401 (settings: a fixture)
+    BAD_MOVE,
+    DEAL,
+    GOOD_MOVES,
+    ROOT,
+    VARIANT,
+    _done,
+    _play,
+    settings,
+)
 
 
 def _practice(gid: str) -> str:

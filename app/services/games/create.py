@@ -22,7 +22,7 @@ from app.i18n import N_
 from app.models import Game, Player, new_id, utcnow
 from app.schemas import GameState
 from app.services import ranking, solvable
-from app.services.games.play import DEFAULT_SETTINGS, play_line
+from app.services.games.play import DEFAULT_SETTINGS, Line, play_line
 from app.services.games.presenter import (
     Answer,
     answer,
@@ -138,13 +138,7 @@ async def _create_from_record(
     )
     game.practice = True  # not dealt fresh by the server: never ranked nor counted
     line = play_line(game, start, parsed.moves, auto_finish_at=parsed.auto_finish_at)
-    legal = line.state.legal_moves()
-    async with unit_of_work(session):
-        session.add(game)
-        await session.flush()
-        if line.rows:
-            await save_line(session, game, line, legal)
-    return answer(game_state(game, line.state), game)
+    return await _insert_played(session, game, line)
 
 
 async def create_copy(
@@ -179,6 +173,11 @@ async def create_copy(
     if line.data != position:
         log.error("a practice copy of game %s did not replay to its position", original.id)
         raise InternalError()
+    return await _insert_played(session, game, line)
+
+
+async def _insert_played(session: AsyncSession, game: Game, line: Line) -> Answer[GameState]:
+    """Insert ``game`` with the moves of ``line`` logged, in one unit of work."""
     legal = line.state.legal_moves()
     async with unit_of_work(session):
         session.add(game)
