@@ -9,7 +9,7 @@ are the calibration sample; the evidence uses only deals after them (held out).
 proves each deal of the sample again with the server's prover and daily budget (the
 positions the server rates with; deals it does not prove are left out), and prints each
 variant's thresholds (``app/solver/difficulty.py``: ``thresholds``, ``THRESHOLDS``) with
-how many deals the player won in every game.
+how many deals the player won in every game, and in none.
 
     .venv/bin/python bench/difficulty.py [--held-out 80] [--per-level 6] [--play 16]
 
@@ -83,15 +83,21 @@ def server_positions(settings: Settings, variant: str, number: int) -> int | Non
 
 def calibrate(variant: str, count: int, games: int) -> dict[str, Any]:
     v, settings = VARIANTS[variant], Settings()
-    scores, all_won = [], 0
+    scores, all_won, never_won = [], 0, 0
     for number in proven(variant)[:count]:
         positions = server_positions(settings, variant, number)
         if positions is not None:
             measured = measure(deal(v, number), number, positions, games)
             scores.append(measured.score)
             all_won += measured.wins == games
-    found = thresholds(sorted(scores), all_won)
-    return {"variant": variant, "deals": len(scores), "all_won": all_won, "thresholds": found}
+            never_won += measured.wins == 0
+    return {
+        "variant": variant,
+        "deals": len(scores),
+        "all_won": all_won,
+        "never_won": never_won,
+        "thresholds": thresholds(sorted(scores), all_won),
+    }
 
 
 def evidence(variant: str, args: argparse.Namespace) -> list[dict[str, Any]]:
