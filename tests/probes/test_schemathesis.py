@@ -74,7 +74,7 @@ class Known:
 
 
 BODY_OPS = (
-    r"POST /api/v1/(players|games|games/\{game_id\}/(moves|undo|resign))"
+    r"POST /api/v1/(players|games|games/\{game_id\}/(moves|undo|resign|analysis/practice))"
     r"|PATCH /api/v1/games/\{game_id\}"
 )
 DAILY = r"(GET|POST) /api/v1/daily/\{variant\}/\{date\}(/game|/results)?"
@@ -164,6 +164,15 @@ KNOWN_FAILURES: list[Known] = [
         status=422,
         code="validation_error",
         request=r"expected YYYY-MM-DD or 'today'",
+    ),
+    Known(
+        "positive_data_acceptance",
+        r"POST /api/v1/games/\{game_id\}/analysis/practice",
+        "a copy's `ply` must lie within the game's line, and is needed where the analysis "
+        "found no losing move: the game and its analysis decide, which no schema can express",
+        status=422,
+        code="validation_error",
+        request=r"ply_required|ply_out_of_range",
     ),
     Known(
         "positive_data_acceptance",
@@ -293,6 +302,9 @@ def test_schemathesis_finds_nothing_unknown(
         DAILY_WAIT_SECONDS="5",
         # A game's stream ends after this: schemathesis reads every answer to its end.
         STREAM_MAX_SECONDS="0.2",
+        # Its check of wrong credentials sends one to every operation within a minute;
+        # past the limit they are 429, not the 401 it expects (the limit has its tests).
+        AUTH_FAILURES_PER_MINUTE="10000",
     )
     server.start()
     token = httpx.post(f"{server.base_url}/api/v1/players", json={"name": "probe"}).json()["token"]
@@ -306,7 +318,9 @@ def test_schemathesis_finds_nothing_unknown(
         "--phases", "examples,coverage,fuzzing,stateful",
         "--seed", str(SEED),
         "--max-examples", str(MAX_EXAMPLES),
-        "--workers", "2",
+        # One thread: with two, CPython 3.11's AST constructor sometimes fails in
+        # schemathesis's regex generation ("recursion depth mismatch", python/cpython#106905).
+        "--workers", "1",
         "--generation-database", "none",
         "--request-timeout", "30",
         "--no-color",
