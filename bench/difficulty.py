@@ -53,7 +53,7 @@ from app.config import Settings  # noqa: E402
 from app.engine import VARIANTS, deal  # noqa: E402
 from app.seeds import load  # noqa: E402
 from app.services.daily import candidate  # noqa: E402
-from app.services.proving import Proof, prove  # noqa: E402
+from app.services.proving import Proof, prove, prove_args  # noqa: E402
 from app.solver.difficulty import LEVELS, level, measure, simulate, thresholds  # noqa: E402
 from app.solver.policy import human_move, random_move  # noqa: E402
 
@@ -69,15 +69,7 @@ def server_positions(settings: Settings, variant: str, number: int) -> int | Non
     """The positions the server's prover needs for the deal with the daily budget (what
     the server rates with); None when it does not prove it within that budget (the server
     would never deal it)."""
-    s = settings
-    proof = prove(
-        s.daily_prover,
-        variant,
-        number,
-        s.daily_max_positions,
-        s.daily_max_seconds,
-        s.solver_table_size,
-    )
+    proof = prove(*prove_args(settings, variant, number, rated=False))
     return None if proof is None else proof.positions
 
 
@@ -146,16 +138,8 @@ def _daily_deal(settings: Settings, secret: str, name: str, day: date, slot: str
     """Candidates tried for one daily deal of ``slot`` ("" the first, else a rating)."""
     s = settings
     for attempt in range(s.daily_max_attempts):
-        proof: Proof | None = prove(
-            s.daily_prover,
-            name,
-            candidate(secret, name, day, attempt, slot),
-            s.daily_max_positions,
-            s.daily_max_seconds,
-            s.solver_table_size,
-            s.difficulty_rater,
-            s.difficulty_games,
-        )
+        number = candidate(secret, name, day, attempt, slot)
+        proof: Proof | None = prove(*prove_args(s, name, number))
         if proof is not None and (not slot or proof.difficulty == slot):
             if not slot:
                 _first[(name, day)] = proof.difficulty

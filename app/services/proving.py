@@ -18,10 +18,13 @@ import importlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.engine import MAX_DEAL, deal, get_variant
 from app.solver.result import wins
+
+if TYPE_CHECKING:
+    from app.config import Settings
 
 log = logging.getLogger("app.proving")
 
@@ -56,6 +59,24 @@ def _load_prover(path: str) -> Prover:
     module, _, name = path.partition(":")
     prover: Prover = getattr(importlib.import_module(module), name)
     return prover
+
+
+def prove_args(
+    settings: Settings, variant: str, number: int, *, rated: bool = True
+) -> tuple[str, str, int, int, float, int | None, str | None, int]:
+    """The arguments of `prove` for a deal as the server proves it: the configured prover
+    and daily budget, and (`rated`) the configured rater and games."""
+    s = settings
+    return (
+        s.daily_prover,
+        variant,
+        number,
+        s.daily_max_positions,
+        s.daily_max_seconds,
+        s.solver_table_size,
+        s.difficulty_rater if rated else None,
+        s.difficulty_games if rated else 0,
+    )
 
 
 def prove(

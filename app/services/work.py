@@ -51,7 +51,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from app.config import Settings
-from app.services.proving import Proof, prove
+from app.services.proving import Proof, prove, prove_args
 from app.solver.result import SolveResult
 from app.solver.worker import SearchInProgress, SolverBusy, exit_with_parent, solve_bytes
 
@@ -301,17 +301,7 @@ class WorkPool:
     async def prove(self, variant: str, number: int, priority: int) -> Proof | None:
         """Prove one deal with the configured prover and budget (`DAILY`, `SOLVABLE`),
         and rate a proven one (`difficulty_games` simulated games): one piece of work."""
-        s = self.settings
-        args = (
-            s.daily_prover,
-            variant,
-            number,
-            s.daily_max_positions,
-            s.daily_max_seconds,
-            s.solver_table_size,
-            s.difficulty_rater,
-            s.difficulty_games,
-        )
+        args = prove_args(self.settings, variant, number)
         proof: Proof | None = await self._run(max(priority, DAILY), prove, *args)
         return proof
 
