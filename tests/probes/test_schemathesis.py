@@ -27,7 +27,8 @@ import pytest
 
 from tests.probes.conftest import MakeServer
 
-SEED = 20261201
+# Another seed explores further (a failure it finds goes here with its reason, or is fixed).
+SEED = int(os.environ.get("PROBES_ST_SEED", "20261201"))
 MAX_EXAMPLES = int(os.environ.get("PROBES_ST_MAX_EXAMPLES", "60"))
 # The whole run's ceiling: a hung run fails instead of holding up CI.
 TIMEOUT_SECONDS = 600

@@ -18,6 +18,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import math
 import time
 from collections.abc import AsyncIterator
 from contextlib import ExitStack
@@ -131,7 +132,8 @@ class StreamTokens:
         return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
 
     def issue(self, player_id: str, game_id: str, now: float | None = None) -> IssuedToken:
-        expires = int((time.time() if now is None else now) + self.ttl_seconds)
+        # Whole seconds, rounded up: a token lives at least its stated lifetime.
+        expires = math.ceil((time.time() if now is None else now) + self.ttl_seconds)
         payload = f"{player_id}.{game_id}.{expires}".encode()
         body = base64.urlsafe_b64encode(payload).rstrip(b"=").decode()
         return IssuedToken(
