@@ -4,7 +4,7 @@ The deals are the public proven deals of ``seeds/<variant>.json`` (the server ne
 them, but they are proven deals like its own). The first ``--calibration`` of each list
 are the calibration sample; the evidence uses only deals after them (held out).
 
-    .venv/bin/python bench/difficulty.py --calibrate [--calibration 120] [--games 32]
+    .venv/bin/python bench/difficulty.py --calibrate [--calibration 80] [--games 32]
 
 proves each deal of the sample again with the server's prover and daily budget (the
 positions the server rates with; deals it does not prove are left out), and prints each
@@ -211,7 +211,8 @@ def main() -> None:
     parser.add_argument("--daily", action="store_true")
     parser.add_argument("--cost", action="store_true")
     parser.add_argument("--days", type=int, default=2, help="--daily: dates from today")
-    parser.add_argument("--calibration", type=int, default=120)
+    # The sample THRESHOLDS were set from (app/solver/difficulty.py).
+    parser.add_argument("--calibration", type=int, default=80)
     parser.add_argument("--games", type=int, default=32)
     parser.add_argument("--held-out", type=int, default=80)
     parser.add_argument("--per-level", type=int, default=6)

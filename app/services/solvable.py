@@ -17,11 +17,11 @@ proven and rated in turn, each stored in its rating's pool, until every rating h
 size; a rating that already has `RATING_CAP` times the size unused keeps no more, so
 that a rating the candidates seldom give fills in the end without making the others grow
 without end, and `MAX_UNKEPT` proofs in a row that are not kept end a fill until its next
-wake-up), at start-up and after each claim, so that a request never waits for a search. With ratings off (`difficulty_games` 0) a
-variant keeps `solvable_pool_size` deals in all, unrated. `claim`
-takes one unused row in the transaction that inserts the game (FOR UPDATE SKIP
-LOCKED on PostgreSQL, the write lock of BEGIN IMMEDIATE on SQLite), so each deal
-goes to one game only; an empty pool is 503 `no_solvable_deals` at once.
+wake-up), at start-up and after each claim, so that a request never waits for a search.
+With ratings off (`difficulty_games` 0) a variant keeps `solvable_pool_size` deals in
+all, unrated. `claim` takes one unused row in the transaction that inserts the game (FOR
+UPDATE SKIP LOCKED on PostgreSQL, the write lock of BEGIN IMMEDIATE on SQLite), so each
+deal goes to one game only; an empty pool is 503 `no_solvable_deals` at once.
 """
 
 from __future__ import annotations

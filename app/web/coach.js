@@ -145,15 +145,14 @@ function moveItem(ply, text, verdict, losing) {
 
 /**
  * Makes the practice copy of an analysed game at the position before its losing move,
- * where the analysis' winning line starts; the line is played as the analysis found it,
- * without the auto-finish.
+ * where the analysis' winning line starts (the server's default position: the copy's
+ * move count says where it is); the line is played as the analysis found it, without the
+ * auto-finish.
  * @param {Api} api
- * @param {string} gameId
- * @param {Analysis} analysis done, with a losing move
+ * @param {string} gameId of a game whose analysis is done, with a losing move
  * @returns {Promise<{ copy: import("./api.js").GameState, start: number }>}
  */
-export async function practiceCopy(api, gameId, analysis) {
-  const start = Math.max(0, (analysis.losing_ply ?? 1) - 1);
-  const copy = await api.practice(gameId, { ply: start, settings: { auto_finish: false } });
-  return { copy, start };
+export async function practiceCopy(api, gameId) {
+  const copy = await api.practice(gameId, { settings: { auto_finish: false } });
+  return { copy, start: copy.move_count };
 }

@@ -497,7 +497,7 @@ function practise() {
       show(await api.game(made.gameId));
       return;
     }
-    const { copy, start } = await practiceCopy(api, done.gameId, done.analysis);
+    const { copy, start } = await practiceCopy(api, done.gameId);
     app.practice = {
       gameId: copy.id,
       of: done.gameId,
@@ -521,10 +521,7 @@ function showPractice() {
   if (game.status === "won") text = `The winning line played to a win (${practice.next} moves).`;
   else if (move) text = `Your game before its losing move (move ${practice.start + 1}): ${played}.`;
   else text = `${played}; you played on yourself: undo back to move ${practice.start + practice.next} to go on with the line.`;
-  const practiceNote = game.practice
-    ? "It is a practice game: it does not count in your statistics."
-    : "It is a new game.";
-  $("practice-text").textContent = `${text} ${practiceNote}`;
+  $("practice-text").textContent = `${text} It is a practice game: it does not count in your statistics.`;
   $("practice-next").textContent = move ? `Next: ${describeMove(game, move)}` : "Next move";
   document.body.dataset.practiceNext = String(practice.next);
 }
