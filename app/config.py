@@ -56,7 +56,12 @@ class Settings(BaseSettings):
     # these budgets. Small budgets favour quickly proven deals, which is fine: any
     # proof will do, and preparing must not hog the two cores (17 of 18 proofs
     # measured took under 1.1 s; a failed candidate costs the whole budget).
-    daily_prepare_ahead: bool = True  # today's and tomorrow's at start-up and each day
+    daily_prepare_ahead: bool = True  # today's and the next days' at start-up and each day
+    # Speculative work (nobody waits for it): the days after today whose deals are
+    # prepared ahead, and whether a date's deals of the other ratings are prepared ahead
+    # too (false: each when a player first asks for it).
+    daily_days_ahead: int = Field(default=1, ge=0, le=7)
+    daily_ratings_ahead: bool = True
     daily_max_positions: int = Field(default=100_000, ge=1)
     daily_max_seconds: float = Field(default=2.0, gt=0)
     daily_max_attempts: int = Field(default=1_000, ge=1)
@@ -74,11 +79,14 @@ class Settings(BaseSettings):
     # "module:function" with the solver's signature:
     # solve(state, max_positions=, max_seconds=, table_size=).
     daily_prover: str = "app.solver.plan:solve"
-    # Solvable games: proven deals ready per variant, kept topped up in the background
-    # with the daily budgets (after the daily deals); an empty pool answers 503
-    # no_solvable_deals at once.
+    # Solvable games: proven deals ready per variant and rating, kept topped up in the
+    # background with the daily budgets (services.solvable).
     solvable_prepare_ahead: bool = True
-    solvable_pool_size: int = Field(default=5, ge=0)
+    solvable_pool_size: int = Field(default=3, ge=0)
+    # How long a request without a difficulty waits, on an empty pool, for a deal
+    # proven for it (holding no database connection) before 503 no_solvable_deals; 0:
+    # refused at once.
+    solvable_wait_seconds: float = Field(default=20.0, ge=0, le=120)
     # Difficulty: every proven deal (solvable pools, daily deals) is rated right after its
     # proof, in the same background worker, from this many simulated games of a
     # human-like player (app/solver/difficulty.py; 0: deals are not rated). The rater is

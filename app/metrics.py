@@ -34,7 +34,7 @@ from starlette.datastructures import State
 from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.services.work import KINDS, OUTCOMES
+from app.services.work import KINDS, OUTCOMES, PRIORITIES, Snapshot
 
 PREFIX = "solitaire"
 # The route label of a request no route matched (404s of any path, redirects).
@@ -160,6 +160,49 @@ class Live(Collector):
             busy.add_metric((lane,), count)
             size.add_metric((lane,), now.workers[lane])
         yield from (waiting, busy, size)
+        yield from self._queue(now)
+        yield from self._pools()
+
+    def _queue(self, now: Snapshot) -> Iterator[Metric]:
+        queued = GaugeMetricFamily(
+            f"{PREFIX}_work_waiting",
+            "Work waiting for a worker now, by kind and priority (player, analysis, daily, "
+            'waiting, refill, ahead: docs/api.md, "Metrics").',
+            labels=("kind", "priority"),
+        )
+        for kind in KINDS:
+            for priority in PRIORITIES.values():
+                queued.add_metric((kind, priority), now.queued.get((kind, priority), 0))
+        running = GaugeMetricFamily(
+            f"{PREFIX}_work_running",
+            "Work on a worker now, by kind.",
+            labels=("kind",),
+        )
+        for kind in KINDS:
+            running.add_metric((kind,), now.running.get(kind, 0))
+        oldest = GaugeMetricFamily(
+            f"{PREFIX}_work_oldest_wait_seconds",
+            "How long the longest-waiting work of each priority has waited for a worker "
+            "(0: none waits).",
+            labels=("priority",),
+        )
+        for priority in PRIORITIES.values():
+            oldest.add_metric((priority,), round(now.oldest.get(priority, 0.0), 3))
+        yield from (queued, running, oldest)
+
+    def _pools(self) -> Iterator[Metric]:
+        solvable = getattr(self.state, "solvable", None)
+        if solvable is None:
+            return
+        pools = GaugeMetricFamily(
+            f"{PREFIX}_solvable_pool_unused",
+            "Proven deals ready to deal, by game and rating (unrated: proven for a waiting "
+            "request and not rated yet), as this instance last counted them.",
+            labels=("variant", "difficulty"),
+        )
+        for (variant, difficulty), count in sorted(solvable.levels().items()):
+            pools.add_metric((variant, difficulty), count)
+        yield pools
 
     def _database(self) -> Iterator[Metric]:
         database = getattr(self.state, "db", None)

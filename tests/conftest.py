@@ -8,6 +8,9 @@ import os
 # prepare deals on demand, with their own small budgets.
 os.environ.setdefault("DAILY_PREPARE_AHEAD", "false")
 os.environ.setdefault("SOLVABLE_PREPARE_AHEAD", "false")
+# An empty solvable pool refuses at once: the tests of proving for a waiting request
+# (tests/api/test_solvable.py) turn the wait on.
+os.environ.setdefault("SOLVABLE_WAIT_SECONDS", "0")
 # Proven deals unrated (no simulated games after each proof): the tests of ratings
 # (tests/api/test_difficulty.py) turn them on with a few games, or a stand-in rater.
 os.environ.setdefault("DIFFICULTY_GAMES", "0")

@@ -13,8 +13,11 @@ claim over if it dies).
 
 Solving is CPU work: each candidate is one proof in the app's `WorkPool`
 (shared with the solvable pools; daily deals go first), so the event loop stays free.
-`DailyDeals.run_ahead` prepares today's and tomorrow's deals at start-up and after
-each UTC midnight. A request for a deal not ready yet releases its database
+`DailyDeals.run_ahead` prepares today's and the next `daily_days_ahead` days' deals
+at start-up and after each UTC midnight (their ratings' deals too, with
+`daily_ratings_ahead`): today's first deal at `DAILY` priority, the rest at `AHEAD`,
+after the work players wait for (`services.work`); a deal a player asks for moves up to
+`DAILY`, its queued proof included. A request for a deal not ready yet releases its database
 connection, joins (or starts) the preparation and waits up to `daily_wait_seconds`,
 then answers 503 `daily_not_ready` with Retry-After. The work a request can start is
 bounded: dates before `daily_first_date` are not daily deals (404), and beyond
@@ -69,7 +72,7 @@ from app.services.games import Answer
 from app.services.proving import Proof, derive_deal
 from app.services.ranking import day_end, deal_published, is_ranked
 from app.services.variants import find_variant
-from app.services.work import DAILY, WorkPool
+from app.services.work import AHEAD, DAILY, WorkPool
 from app.solver.difficulty import LEVELS
 
 log = logging.getLogger("app.daily")
@@ -209,7 +212,16 @@ class DailyDeals:
         self.prover = prover
         self.owner = owner or claims.new_owner()  # this instance, in its claims
         self._jobs: dict[tuple[str, date, str], asyncio.Task[int]] = {}
+        # Deals a player asked for (their proofs come before speculative ones).
+        self._asked: set[tuple[str, date, str]] = set()
         self._ahead: asyncio.Task[None] | None = None
+
+    def _priority(self, variant: str, day: date, slot: str) -> int:
+        """`DAILY` for a deal a player can ask for now and is likely to (today's first
+        deal) or asked for; `AHEAD` for the rest (later dates, ratings nobody asked for)."""
+        if (variant, day, slot) in self._asked or (slot == "" and day == utc_today()):
+            return DAILY
+        return AHEAD
 
     async def _choose(self, variant: str, day: date, slot: str = "") -> int:
         """The day's deal of `slot`: stored, or proven here under a claim, or proven by
@@ -238,7 +250,9 @@ class DailyDeals:
             number = candidate(self.secret, variant, day, attempt, slot)
             if number in public:
                 continue
-            proof = await self.prover.prove(variant, number, DAILY)
+            proof = await self.prover.prove(
+                variant, number, lambda: self._priority(variant, day, slot), kind="daily"
+            )
             if proof is None or (slot and proof.difficulty != slot):
                 log.debug(
                     "daily %s %s%s: candidate %d not taken",
@@ -270,11 +284,14 @@ class DailyDeals:
         return max(1, math.ceil(self.settings.daily_wait_seconds))
 
     def _job(
-        self, variant: str, day: date, slot: str = "", *, bounded: bool = False
+        self, variant: str, day: date, slot: str = "", *, bounded: bool = False, asked: bool = False
     ) -> asyncio.Task[int]:
         """One preparation per (variant, day, slot) in this process, shared by all who
-        ask. `bounded`: refuse to start one beyond `daily_max_pending` (503 at once)."""
+        ask. `bounded`: refuse to start one beyond `daily_max_pending` (503 at once).
+        `asked`: a player waits for it (its proofs move up, queued ones included)."""
         key = (variant, day, slot)
+        if asked:
+            self._asked.add(key)
         job = self._jobs.get(key)
         if job is None:
             if bounded and len(self._jobs) >= self.settings.daily_max_pending:
@@ -290,6 +307,7 @@ class DailyDeals:
         # Once done, a stored deal is read from the database, and a failure is tried
         # afresh on the next request; it is logged here, whoever was waiting for it.
         self._jobs.pop(key, None)
+        self._asked.discard(key)
         if not job.cancelled() and (exc := job.exception()) is not None:
             log.error("daily %s %s %s: preparation failed: %s", *key, exc, exc_info=exc)
 
@@ -312,7 +330,7 @@ class DailyDeals:
             stored = await stored_deal(session, variant, day, slot)
         if stored is not None:
             return int(stored.deal)
-        job = self._job(variant, day, slot, bounded=day < utc_today())
+        job = self._job(variant, day, slot, bounded=day < utc_today(), asked=True)
         try:
             # asyncio.timeout, not wait_for, which drops a cancel on Python 3.11 (solvable.py).
             async with asyncio.timeout(self.settings.daily_wait_seconds):
@@ -330,7 +348,7 @@ class DailyDeals:
             for variant in VARIANTS:
                 # Failures are logged by _forget; the other variants go on.
                 await asyncio.gather(self._job(variant, day), return_exceptions=True)
-            if self.settings.difficulty_games == 0:
+            if self.settings.difficulty_games == 0 or not self.settings.daily_ratings_ahead:
                 continue
             for variant in VARIANTS:
                 async with self.sessionmaker() as session:
@@ -342,7 +360,7 @@ class DailyDeals:
     async def _run_ahead(self) -> None:
         while True:
             today = utc_today()
-            days = [today, today + timedelta(days=1)]
+            days = [today + timedelta(days=n) for n in range(self.settings.daily_days_ahead + 1)]
             days = [d for d in days if d >= self.settings.daily_first_date]
             names = ", ".join(str(d) for d in days)
             log.info("daily deals: preparing %s for %d variants", names, len(VARIANTS))

@@ -106,3 +106,10 @@ def prove(
         rating = str(_load_prover(rater_path)(start, number, result.positions, games))
     line = [m.to_json() for m in result.moves]
     return Proof(number, result.positions, result.elapsed_ms, line, rating)
+
+
+def rate(rater_path: str, variant: str, number: int, positions: int, games: int) -> str:
+    """Rate a deal proven before (`positions`: its proof's size) from `games` simulated
+    games, as `prove` does right after a proof: for a deal dealt before it was rated."""
+    start = deal(get_variant(variant), number)
+    return str(_load_prover(rater_path)(start, number, positions, games))

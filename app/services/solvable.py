@@ -17,11 +17,20 @@ proven and rated in turn, each stored in its rating's pool, until every rating h
 size; a rating that already has `RATING_CAP` times the size unused keeps no more, so
 that a rating the candidates seldom give fills in the end without making the others grow
 without end, and `MAX_UNKEPT` proofs in a row that are not kept end a fill until its next
-wake-up), at start-up and after each claim, so that a request never waits for a search.
-With ratings off (`difficulty_games` 0) a variant keeps `solvable_pool_size` deals in
-all, unrated. `claim` takes one unused row in the transaction that inserts the game (FOR
-UPDATE SKIP LOCKED on PostgreSQL, the write lock of BEGIN IMMEDIATE on SQLite), so each
-deal goes to one game only; an empty pool is 503 `no_solvable_deals` at once.
+wake-up), at start-up and after each claim. With ratings off (`difficulty_games` 0) a
+variant keeps `solvable_pool_size` deals in all, unrated. `claim` takes one unused row in
+the transaction that inserts the game (FOR UPDATE SKIP LOCKED on PostgreSQL, the write
+lock of BEGIN IMMEDIATE on SQLite), so each deal goes to one game only.
+
+Who waits comes first (`services.work`). A request without a difficulty that finds the
+pool empty waits (`wait_for_deal`, at most `solvable_wait_seconds`, holding no database
+connection) while its variant's filler proves candidates for it at `WAITING` priority,
+unrated (a proof takes milliseconds, a rating seconds): each proof is stored at once
+and dealt, and rated later (`REFILL`), its game's rating filled in then. The rated
+pools of the games players ask for fill at `REFILL` priority, the others' at `AHEAD`,
+after tomorrow's daily deals. A request with a difficulty whose pool is empty is 503
+`no_solvable_deals` at once, with a Retry-After from what this instance measured: the
+time a candidate takes, over the share of candidates of that rating.
 """
 
 from __future__ import annotations
@@ -33,7 +42,7 @@ import math
 import time
 from typing import Any
 
-from sqlalchemy import case, func, select
+from sqlalchemy import case, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -42,11 +51,11 @@ from app.db import unit_of_work
 from app.engine import VARIANTS, EngineError, Move, Rules, State, Variant, deal
 from app.errors import NoSolvableDeals, retry_after
 from app.i18n import N_
-from app.models import SolvableDeal
+from app.models import Game, SolvableDeal
 from app.seeds import public_deals
 from app.services import claims
 from app.services.proving import Proof, derive_deal
-from app.services.work import SOLVABLE, WorkPool
+from app.services.work import AHEAD, REFILL, WAITING, WorkPool
 from app.solver.difficulty import LEVELS
 from app.solver.result import wins
 
@@ -58,6 +67,10 @@ RATING_CAP = 3
 # claim, or `RECHECK_SECONDS`): bounds the solver time a rating that no candidate gets
 # (thresholds that leave a rating empty) can take.
 MAX_UNKEPT = 64
+
+# A candidate's proof and rating, in seconds, until one is measured (a rating takes
+# 0.1-4 s: docs/benchmarks.md).
+UNIT_SECONDS_GUESS = 3.0
 
 # Without news of a claim (another server's, say), look at the pool this often.
 RECHECK_SECONDS = 60.0
@@ -157,22 +170,80 @@ class SolvableDeals:
         self.prover = prover
         self.owner = owner or claims.new_owner()  # this instance, in its claims
         self._wake = {variant: asyncio.Event() for variant in VARIANTS}
+        # Set (and replaced) each time a deal of the variant is stored: wakes its waiters.
+        self._stored = {variant: asyncio.Event() for variant in VARIANTS}
+        self._waiters = dict.fromkeys(VARIANTS, 0)  # requests waiting for a deal now
+        self._asked: set[str] = set()  # variants players asked solvable deals of
         self._next: dict[str, int] = {}  # this server's next candidate, per variant
-        # Seconds from starting to look for a deal to storing it, per variant (a guess
-        # until measured): what an empty pool's Retry-After says.
-        self._seconds_per_deal = dict.fromkeys(VARIANTS, 10.0)
-        self._tasks: list[asyncio.Task[None]] = []
+        # Seconds one candidate takes (proof and rating), per variant (a guess until
+        # measured), and how many proofs of each rating were seen: an empty pool's
+        # Retry-After.
+        self._unit_seconds = dict.fromkeys(VARIANTS, UNIT_SECONDS_GUESS)
+        self._seen: dict[str, dict[str, int]] = {
+            variant: dict.fromkeys(LEVELS, 0) for variant in VARIANTS
+        }
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        # Unused deals per variant and rating as last counted here (the metrics).
+        self._levels: dict[str, dict[str | None, int]] = {}
+
+    def levels(self) -> dict[tuple[str, str], int]:
+        """Unused deals by (variant, rating) as this instance last counted them; every
+        rating of every variant, "unrated" for deals proven for a waiting request."""
+        ratings: list[str | None] = [*LEVELS, None] if self.settings.difficulty_games else [None]
+        return {
+            (variant, rating or "unrated"): self._levels.get(variant, {}).get(rating, 0)
+            for variant in VARIANTS
+            for rating in ratings
+        }
 
     def retry_after(self, variant: str, difficulty: str | None = None) -> int:
-        """Seconds until the pool may have a deal again (of one rating: about one
-        candidate in four is of it)."""
-        seconds = self._seconds_per_deal.get(variant, 10.0) * (len(LEVELS) if difficulty else 1)
+        """Seconds until the pool may have a deal again: a candidate's time, over the
+        share of candidates of the rating (`difficulty`) seen so far."""
+        seconds = self._unit_seconds.get(variant, UNIT_SECONDS_GUESS)
+        if difficulty is not None and variant in self._seen:
+            seen = self._seen[variant]
+            # One of each rating assumed beside those seen: no rating is ever "never".
+            share = (seen.get(difficulty, 0) + 1) / (sum(seen.values()) + len(LEVELS))
+            seconds /= share
         return min(300, max(1, math.ceil(seconds)))
 
     def claimed(self, variant: str) -> None:
         """A deal of `variant` was dealt: top its pool up again."""
+        self.asked(variant)
         if variant in self._wake:
             self._wake[variant].set()
+
+    def asked(self, variant: str) -> None:
+        """A player asked for a solvable deal of `variant`: its pools come before those
+        of games nobody asked for."""
+        if variant in self._wake and variant not in self._asked:
+            self._asked.add(variant)
+            self._wake[variant].set()
+
+    def _refill_priority(self, variant: str) -> int:
+        return REFILL if variant in self._asked else AHEAD
+
+    async def wait_for_deal(self, variant: str, seconds: float) -> None:
+        """Wait, at most `seconds`, until a deal of `variant` is stored (the caller then
+        tries to claim it again; another waiter may take it first). Meanwhile the
+        variant's filler proves candidates for the waiters first (module docstring)."""
+        if variant not in self._wake or seconds <= 0:
+            return
+        self.asked(variant)
+        stored = self._stored[variant]
+        self._waiters[variant] += 1
+        self._ensure_filler(variant)
+        self._wake[variant].set()
+        try:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(seconds):
+                    await stored.wait()
+        finally:
+            self._waiters[variant] -= 1
+
+    def _announce(self, variant: str) -> None:
+        stored, self._stored[variant] = self._stored[variant], asyncio.Event()
+        stored.set()
 
     async def _pool_state(self, variant: str) -> tuple[dict[str | None, int], int]:
         """How many unused deals `variant` has of each rating (None: unrated), and the
@@ -193,6 +264,7 @@ class SolvableDeals:
                 )
             ).scalar()
         stored_next = 0 if top is None else int(top) + 1
+        self._levels[variant] = counts
         return counts, max(stored_next, self._next.get(variant, 0))
 
     def _full(self, counts: dict[str | None, int], target: int) -> bool:
@@ -202,8 +274,9 @@ class SolvableDeals:
         return all(counts.get(level, 0) >= target for level in LEVELS)
 
     def _kept(self, counts: dict[str | None, int], proof: Proof, target: int) -> bool:
-        """Is there room for `proof` in its rating's pool (`RATING_CAP`)?"""
-        if self.settings.difficulty_games == 0:
+        """Is there room for `proof` in its rating's pool (`RATING_CAP`)? An unrated
+        proof (for a waiting request) always is."""
+        if self.settings.difficulty_games == 0 or proof.difficulty is None:
             return True
         return counts.get(proof.difficulty, 0) < RATING_CAP * target
 
@@ -226,38 +299,121 @@ class SolvableDeals:
                 return False
         return True
 
+    async def _rate_one(self, variant: str) -> bool:
+        """Rate the variant's oldest deal proven unrated for a waiting request (dealt or
+        not), and its game's rating with it; False when there is none."""
+        async with self.sessionmaker() as session:
+            row = (
+                await session.execute(
+                    select(SolvableDeal.seq, SolvableDeal.deal, SolvableDeal.positions)
+                    .where(SolvableDeal.variant == variant, SolvableDeal.difficulty.is_(None))
+                    .order_by(SolvableDeal.seq)
+                    .limit(1)
+                )
+            ).one_or_none()
+        if row is None:
+            return False
+        seq, number, positions = row
+        rating = await self.prover.rate(
+            variant, int(number), positions, lambda: self._refill_priority(variant)
+        )
+        self._seen[variant][rating] = self._seen[variant].get(rating, 0) + 1
+        async with self.sessionmaker() as session, unit_of_work(session):
+            dealt = (
+                await session.execute(
+                    update(SolvableDeal)
+                    .where(SolvableDeal.variant == variant, SolvableDeal.seq == seq)
+                    .values(difficulty=rating)
+                    .returning(SolvableDeal.game_id)
+                )
+            ).scalar_one_or_none()
+            if dealt is not None:
+                # Shown once the game is over (a solvable game's rating is hidden in
+                # play): a game over already shows it as a change of its own.
+                await session.execute(
+                    update(Game)
+                    .where(Game.id == dealt, Game.difficulty.is_(None))
+                    .values(
+                        difficulty=rating,
+                        version=case(
+                            (Game.status != "playing", Game.version + 1), else_=Game.version
+                        ),
+                    )
+                )
+        log.info("solvable %s: candidate %d rated %s after it was proven", variant, seq, rating)
+        return True
+
+    async def _next_candidate(self, variant: str, seq: int, public: set[int]) -> int | None:
+        """Claim candidate `seq` of `variant` for this instance: its deal number, or None
+        when it is public or another instance has it."""
+        self._next[variant] = seq + 1
+        number = solvable_candidate(self.secret, variant, seq)
+        if number in public:
+            return None
+        # One instance proves each candidate; the others go on to the next one. Done
+        # either way: a candidate that failed here is not tried again elsewhere.
+        subject, ttl = f"{variant}|{seq}", claims.proof_ttl(self.settings)
+        async with self.sessionmaker() as session:
+            if not await claims.claim(session, claims.SOLVABLE, subject, self.owner, ttl):
+                return None
+        return number
+
     async def fill(self, variant: str, target: int) -> None:
         """Prove (and rate) candidates of `variant` until it has `target` unused deals of
-        each rating (`_full`)."""
+        each rating (`_full`) and no request waits; while one does, prove for it first,
+        unrated (module docstring)."""
         public = set(public_deals(self.settings.seeds_dir, variant))
-        started, unkept = time.monotonic(), 0
+        unkept = 0
+        rated = self.settings.difficulty_games > 0
         while True:
             counts, seq = await self._pool_state(variant)
-            if self._full(counts, target):
+            # More requests wait than there are deals for them (the last one proven may
+            # not be claimed yet by the request it woke).
+            waiting = self._waiters[variant] > sum(counts.values())
+            if not waiting and rated and await self._rate_one(variant):
+                continue
+            if not waiting and self._full(counts, target):
                 return
-            if unkept >= MAX_UNKEPT:
+            if not waiting and unkept >= MAX_UNKEPT:
                 log.warning("solvable %s: %d proofs in a row of full ratings", variant, unkept)
                 return
-            self._next[variant] = seq + 1
-            number = solvable_candidate(self.secret, variant, seq)
-            if number in public:
+            number = await self._next_candidate(variant, seq, public)
+            if number is None:
                 continue
-            # One instance proves each candidate; the others go on to the next one. Done
-            # either way: a candidate that failed here is not tried again elsewhere.
-            subject, ttl = f"{variant}|{seq}", claims.proof_ttl(self.settings)
-            async with self.sessionmaker() as session:
-                if not await claims.claim(session, claims.SOLVABLE, subject, self.owner, ttl):
-                    continue
-            async with claims.working(self.sessionmaker, claims.SOLVABLE, subject, self.owner, ttl):
-                proof = await self.prover.prove(variant, number, SOLVABLE)
-                kept = proof is not None and self._kept(counts, proof, target)
-                stored = kept and proof is not None and await self._store(variant, seq, proof)
-            unkept = 0 if stored else unkept + (proof is not None and not kept)
-            if not stored or proof is None:
-                continue
+            proof, stored = await self._prove(variant, seq, number, counts, target, waiting)
+            unkept = 0 if stored else unkept + (proof is not None and not waiting)
+
+    async def _prove(
+        self,
+        variant: str,
+        seq: int,
+        number: int,
+        counts: dict[str | None, int],
+        target: int,
+        waiting: bool,
+    ) -> tuple[Proof | None, bool]:
+        """Prove (and rate, unless a request `waiting` needs it now) one claimed
+        candidate, and store it where its pool has room: the proof, and whether it was
+        stored."""
+        subject, ttl = f"{variant}|{seq}", claims.proof_ttl(self.settings)
+        rated = self.settings.difficulty_games > 0 and not waiting
+
+        def priority() -> int:
+            # A request that starts waiting moves a refill's candidate up.
+            return WAITING if self._waiters[variant] else self._refill_priority(variant)
+
+        started = time.monotonic()
+        async with claims.working(self.sessionmaker, claims.SOLVABLE, subject, self.owner, ttl):
+            proof = await self.prover.prove(variant, number, priority, kind="solvable", rated=rated)
+            kept = proof is not None and self._kept(counts, proof, target)
+            stored = kept and proof is not None and await self._store(variant, seq, proof)
+        if rated:  # a unit as a refill runs it: what a rating's Retry-After counts on
             took = time.monotonic() - started
-            self._seconds_per_deal[variant] = 0.5 * self._seconds_per_deal[variant] + 0.5 * took
-            started = time.monotonic()
+            self._unit_seconds[variant] = 0.7 * self._unit_seconds[variant] + 0.3 * took
+            if proof is not None and proof.difficulty in self._seen[variant]:
+                self._seen[variant][proof.difficulty] += 1
+        if proof is not None and stored:
+            self._announce(variant)
             log.info(
                 "solvable %s: candidate %d proven (%d positions, %d ms), %s",
                 variant,
@@ -266,14 +422,16 @@ class SolvableDeals:
                 proof.elapsed_ms,
                 proof.difficulty or "unrated",
             )
+        return proof, bool(stored)
 
     async def _keep_filled(self, variant: str) -> None:
         wake = self._wake[variant]
         while True:
             # Cleared before looking, so a claim made while filling is not missed.
             wake.clear()
+            target = self.settings.solvable_pool_size if self.settings.solvable_prepare_ahead else 0
             try:
-                await self.fill(variant, self.settings.solvable_pool_size)
+                await self.fill(variant, target)
             except Exception as exc:
                 log.error("solvable %s: preparation failed: %s", variant, exc, exc_info=exc)
                 await asyncio.sleep(FAILURE_PAUSE_SECONDS)
@@ -284,15 +442,21 @@ class SolvableDeals:
                 async with asyncio.timeout(RECHECK_SECONDS):
                     await wake.wait()
 
+    def _ensure_filler(self, variant: str) -> None:
+        task = self._tasks.get(variant)
+        if task is None or task.done():
+            self._tasks[variant] = asyncio.create_task(
+                self._keep_filled(variant), name=f"solvable {variant}"
+            )
+
     def start(self) -> None:
-        if self.settings.solvable_prepare_ahead and not self._tasks:
-            self._tasks = [
-                asyncio.create_task(self._keep_filled(variant), name=f"solvable {variant}")
-                for variant in VARIANTS
-            ]
+        if self.settings.solvable_prepare_ahead:
+            for variant in VARIANTS:
+                self._ensure_filler(variant)
 
     async def close(self) -> None:
-        for task in self._tasks:
+        tasks = list(self._tasks.values())
+        for task in tasks:
             task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
-        self._tasks = []
+        await asyncio.gather(*tasks, return_exceptions=True)
+        self._tasks = {}

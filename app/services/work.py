@@ -10,12 +10,25 @@ event loop in three lanes of workers:
 - the **background lane**: `daily_workers` processes at low priority (`nice` 10), or one
   thread when it is 0, for proofs.
 
-Work waits in one line ordered by priority, then arrival: a player's search
-(`PLAYER`; a hint before a finish) before a daily deal's proof (`DAILY`) before a
-solvable pool's (`SOLVABLE`) before a position of a finished game's analysis
-(`ANALYSIS`, one search per position, so proofs come in between). A freed worker goes to the first waiting work that may use
-it: proofs use the background lane only (a hint never waits behind one on its own lane),
-and a search may borrow an idle background process when its own lanes are busy.
+Work waits in one line ordered by priority (by who waits for it), then arrival:
+
+1. `PLAYER`: a player's search (a hint before a finish);
+2. `ANALYSIS`: a position of an analysis a player asked for;
+3. `DAILY`: a daily deal a player can ask for now (today's first deal, a rating or a
+   past date a player asked for);
+4. `WAITING`: a solvable deal a player is waiting for (its pool was empty);
+5. `REFILL`: refilling the solvable pools of the games players ask for, and rating
+   the deals dealt before they were rated;
+6. `AHEAD`: speculative work nobody waits for: tomorrow's daily deals, ratings of a
+   date nobody asked for yet, pools of games nobody asked for.
+
+A piece of work may be given its priority as a function, read whenever the line is
+ordered: a proof queued ahead of time moves up when a player starts waiting for it.
+A freed worker goes to the first waiting work that may use it: proofs use the
+background lane only (a hint never waits behind one on its own lane), and a search may
+borrow an idle background process when its own lanes are busy. Background work comes
+in units of one candidate's proof (and rating) or one position's search, so work a
+player waits for starts within one unit.
 
 Fairness between players. A finish may search for `FINISH_MAX_SECONDS` (20 s), a hint
 for `HINT_MAX_SECONDS` (0.4 s); with one worker a finish would hold every hint for its
@@ -45,45 +58,55 @@ import math
 import multiprocessing
 import os
 import time
+from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from app.config import Settings
-from app.services.proving import Proof, prove, prove_args
+from app.services.proving import Proof, prove, prove_args, rate
 from app.solver.result import SolveResult
 from app.solver.worker import SearchInProgress, SolverBusy, exit_with_parent, solve_bytes
 
-# Priorities: lower first.
+# Priorities: lower first (module docstring).
 PLAYER = 0
-DAILY = 1
-SOLVABLE = 2
-ANALYSIS = 3
+ANALYSIS = 1
+DAILY = 2
+WAITING = 3
+REFILL = 4
+AHEAD = 5
+PRIORITIES = {
+    PLAYER: "player",
+    ANALYSIS: "analysis",
+    DAILY: "daily",
+    WAITING: "waiting",
+    REFILL: "refill",
+    AHEAD: "ahead",
+}
+# A priority, or a function that says it now (read each time the line is ordered).
+Priority = int | Callable[[], int]
 
 _PLAYER_LANE = "player"
 _HINT_LANE = "hint"
 _BACKGROUND_LANE = "background"
 LANES = (_PLAYER_LANE, _HINT_LANE, _BACKGROUND_LANE)
 
-# What a piece of work is, for the observer: a player's hint or finish, a proof.
-KINDS = ("hint", "finish", "daily", "solvable", "analysis")
+# What a piece of work is, for the observer: a player's hint or finish, a daily or
+# solvable deal's proof (and rating), a position of an analysis, a dealt deal's rating.
+KINDS = ("hint", "finish", "daily", "solvable", "analysis", "rating")
 # How a run ended: a search's verdict ("solved", "unsolvable", "unknown"; a proof that
 # found no winning line within its budget is "unknown"), or "error" (it raised), or
 # "cancelled" (its caller left: the worker may still finish it).
 OUTCOMES = ("solved", "unsolvable", "unknown", "error", "cancelled")
 
 
-def kind_of(priority: int, hint: bool = False) -> str:
-    if priority == PLAYER:
-        return "hint" if hint else "finish"
-    return {DAILY: "daily", SOLVABLE: "solvable"}.get(priority, "analysis")
-
-
 def _outcome(value: Any) -> str:
     if value is None:  # a proof that proved nothing
         return "unknown"
     if isinstance(value, Proof):
+        return "solved"
+    if isinstance(value, str):  # a rating
         return "solved"
     return str(value.result)  # a SolveResult
 
@@ -108,12 +131,43 @@ class _Unobserved:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """The pool now: work waiting for a worker by kind, and each lane's busy workers
-    and size."""
+    """The pool now: work waiting for a worker by kind, by kind and priority, the
+    longest wait in line now (seconds, by priority), and each lane's busy workers (by
+    kind too) and size."""
 
     waiting: dict[str, int]
     busy: dict[str, int]
     workers: dict[str, int]
+    queued: dict[tuple[str, str], int] = field(default_factory=dict)
+    oldest: dict[str, float] = field(default_factory=dict)
+    running: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(eq=False)
+class _Ticket:
+    """A piece of work waiting for a worker."""
+
+    priority: Priority
+    kind: str
+    arrival: int
+    since: float
+    granted: asyncio.Future[str]
+    lanes: tuple[str, ...]
+
+    @property
+    def level(self) -> int:
+        return self.priority() if callable(self.priority) else self.priority
+
+    def order(self) -> tuple[int, int, int]:
+        # A hint before a finish at the same priority.
+        return (self.level, 0 if self.kind == "hint" else 1, self.arrival)
+
+
+def _background(priority: Priority) -> Priority:
+    """Background work never takes a player's search's place in line."""
+    if callable(priority):
+        return lambda: max(priority(), ANALYSIS)
+    return max(priority, ANALYSIS)
 
 
 def _lower_priority() -> None:
@@ -132,8 +186,8 @@ class WorkPool:
         self._executors: dict[str, Executor] = {}
         self._busy = {_PLAYER_LANE: 0, _HINT_LANE: 0, _BACKGROUND_LANE: 0}
         self._order = itertools.count()
-        # (priority, 0 for a hint else 1, arrival, granted lane, lanes it may use)
-        self._waiting: list[tuple[int, int, int, asyncio.Future[str], tuple[str, ...]]] = []
+        self._waiting: list[_Ticket] = []
+        self._running = dict.fromkeys(KINDS, 0)
         self._players = 0  # players' searches running or waiting
         self._finishes = 0  # of which not hints
         # Players with a search running or waiting -> when its budget ends (monotonic).
@@ -181,16 +235,19 @@ class WorkPool:
             )
         return ThreadPoolExecutor(self._slots(lane), thread_name_prefix=f"solver-{lane}")
 
-    async def _acquire(self, priority: int, hint: bool = False) -> str:
-        lanes = self._lanes_for(priority, hint)
+    async def _acquire(self, priority: Priority, hint: bool = False, kind: str = "") -> str:
+        level = priority() if callable(priority) else priority
+        lanes = self._lanes_for(level, hint)
         for lane in lanes:
             # A free worker nobody waiting may use (those who may have it got it).
-            queued = any(lane in w[4] and not w[3].done() for w in self._waiting)
+            queued = any(lane in w.lanes and not w.granted.done() for w in self._waiting)
             if self._busy[lane] < self._slots(lane) and not queued:
                 self._busy[lane] += 1
                 return lane
         granted: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-        self._waiting.append((priority, 0 if hint else 1, next(self._order), granted, lanes))
+        kind = kind or ("hint" if hint else "finish")
+        ticket = _Ticket(priority, kind, next(self._order), time.monotonic(), granted, lanes)
+        self._waiting.append(ticket)
         try:
             return await granted
         except asyncio.CancelledError:
@@ -200,22 +257,27 @@ class WorkPool:
 
     def _release(self, lane: str) -> None:
         """The freed worker goes straight to the first waiting work that may use it."""
-        # A handful wait at most (the queue bound, and a proof per variant): sorting is cheap.
-        self._waiting = sorted(w for w in self._waiting if not w[3].done())
-        for entry in self._waiting:
-            if lane in entry[4]:
-                self._waiting.remove(entry)
-                entry[3].set_result(lane)
+        # A handful wait at most (the queue bound, a proof per variant and daily slot, an
+        # analysis per game): sorting is cheap, and it reads each priority as it is now.
+        self._waiting = sorted(
+            (w for w in self._waiting if not w.granted.done()), key=_Ticket.order
+        )
+        for ticket in self._waiting:
+            if lane in ticket.lanes:
+                self._waiting.remove(ticket)
+                ticket.granted.set_result(lane)
                 return
         self._busy[lane] -= 1
 
-    async def _run(self, priority: int, function: Any, *args: Any, hint: bool = False) -> Any:
+    async def _run(
+        self, priority: Priority, kind: str, function: Any, *args: Any, hint: bool = False
+    ) -> Any:
         """`function(*args)` on a worker, when one is free for `priority` (and a hint)."""
-        kind = kind_of(priority, hint)
         submitted = time.monotonic()
-        lane = await self._acquire(priority, hint)
+        lane = await self._acquire(priority, hint, kind)
         started = time.monotonic()
         self.observer.waited(kind, started - submitted)
+        self._running[kind] += 1
         outcome = "error"
         try:
             executor = self._executor(lane)
@@ -232,16 +294,23 @@ class WorkPool:
                 del self._executors[lane]
             raise
         finally:
+            self._running[kind] -= 1
             self._release(lane)
             self.observer.ran(kind, outcome, time.monotonic() - started)
 
     def snapshot(self) -> Snapshot:
         waiting = dict.fromkeys(KINDS, 0)
-        for priority, hint_first, _order, granted, _lanes in self._waiting:
-            if not granted.done():
-                waiting[kind_of(priority, hint=hint_first == 0)] += 1
+        queued: dict[tuple[str, str], int] = {}
+        oldest: dict[str, float] = {}
+        now = time.monotonic()
+        for ticket in self._waiting:
+            if not ticket.granted.done():
+                priority = PRIORITIES.get(ticket.level, "ahead")
+                waiting[ticket.kind] += 1
+                queued[(ticket.kind, priority)] = queued.get((ticket.kind, priority), 0) + 1
+                oldest[priority] = max(oldest.get(priority, 0.0), now - ticket.since)
         workers = {lane: self._slots(lane) for lane in LANES}
-        return Snapshot(waiting, dict(self._busy), workers)
+        return Snapshot(waiting, dict(self._busy), workers, queued, oldest, dict(self._running))
 
     # --- the work
 
@@ -288,7 +357,8 @@ class WorkPool:
         try:
             s = self.settings
             args = (state_bytes, max_positions, max_seconds, s.solver_table_size)
-            result: SolveResult = await self._run(PLAYER, solve_bytes, *args, hint=hint)
+            kind = "hint" if hint else "finish"
+            result: SolveResult = await self._run(PLAYER, kind, solve_bytes, *args, hint=hint)
         finally:
             self._players -= 1
             self._finishes -= int(not hint)
@@ -298,21 +368,31 @@ class WorkPool:
         self._typical_seconds = 0.8 * self._typical_seconds + 0.2 * result.elapsed_ms / 1000
         return result
 
-    async def prove(self, variant: str, number: int, priority: int) -> Proof | None:
-        """Prove one deal with the configured prover and budget (`DAILY`, `SOLVABLE`),
-        and rate a proven one (`difficulty_games` simulated games): one piece of work."""
-        args = prove_args(self.settings, variant, number)
-        proof: Proof | None = await self._run(max(priority, DAILY), prove, *args)
+    async def prove(
+        self, variant: str, number: int, priority: Priority, *, kind: str, rated: bool = True
+    ) -> Proof | None:
+        """Prove one deal with the configured prover and budget, and (`rated`) rate a
+        proven one (`difficulty_games` simulated games): one unit of background work.
+        `kind`: "daily" or "solvable", for the observer."""
+        args = prove_args(self.settings, variant, number, rated=rated)
+        proof: Proof | None = await self._run(_background(priority), kind, prove, *args)
         return proof
+
+    async def rate(self, variant: str, number: int, positions: int, priority: Priority) -> str:
+        """Rate a proven deal (`positions`: its proof's size): one unit of background work."""
+        s = self.settings
+        args = (s.difficulty_rater, variant, number, positions, s.difficulty_games)
+        rating: str = await self._run(_background(priority), "rating", rate, *args)
+        return rating
 
     async def analyse(
         self, state_bytes: bytes, max_positions: int, max_seconds: float | None
     ) -> SolveResult:
         """One position of a finished game's analysis (`services.analysis`): a search in
-        the background lane, after every other work waiting."""
+        the background lane, after players' searches and before every proof."""
         s = self.settings
         args = (state_bytes, max_positions, max_seconds, s.solver_table_size)
-        result: SolveResult = await self._run(ANALYSIS, solve_bytes, *args)
+        result: SolveResult = await self._run(ANALYSIS, "analysis", solve_bytes, *args)
         return result
 
     def close(self) -> None:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import threading
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -30,6 +32,7 @@ from tests.api.conftest import API, NewPlayer, assert_error, empty_tables, runni
 from tests.api.daily_helpers import (  # noqa: F401 (small_solver: a fixture)
     daily_settings,
     empty_daily_deals,
+    lifespan,
     small_solver,
     start_daily,
     stored_daily,
@@ -311,3 +314,53 @@ async def test_unrated_servers_refuse_daily_ratings(database_url: str, tmp_path:
                     f"{API}/daily/{VARIANT}/today{path}", params={"difficulty": "easy"}
                 )
                 assert_error(response, 404, "daily_not_available")
+
+
+_gate = threading.Event()
+
+
+def gated_by_number(state: State, number: int, positions: int, games: int) -> Difficulty:
+    """`by_number`, once the test opens the gate (a rating that takes a while)."""
+    _gate.wait(60)
+    return by_number(state, number, positions, games)
+
+
+async def test_a_deal_proven_for_a_waiting_request_is_dealt_first_and_rated_after(
+    database_url: str, tmp_path: Path
+) -> None:
+    """A request that waits on an empty pool gets its deal as soon as it is proven, not
+    after its rating; the rating comes after, into the pool's row and the game, and a
+    game already over shows it as a change of its own (its version goes up)."""
+    _gate.clear()
+    await empty_daily_deals(database_url)
+    settings = daily_settings(
+        database_url,
+        tmp_path,
+        difficulty_games=1,
+        difficulty_rater="tests.api.test_difficulty:gated_by_number",
+        solvable_wait_seconds=60.0,
+    )
+    await empty_tables(database_url)
+    app = create_app(settings)
+    async with lifespan(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            token = (await client.post(f"{API}/players", json={})).json()["token"]
+            auth = {"Authorization": f"Bearer {token}"}
+            response = await _solvable(client, auth)  # the rater is shut: dealt unrated
+            assert response.status_code == 201, response.text
+            game_id = response.json()["id"]
+            (row,) = await _pool(app)
+            assert row.game_id == game_id and row.difficulty is None
+            resigned = await client.post(f"{API}/games/{game_id}/resign", headers=auth)
+            assert resigned.json()["difficulty"] is None
+            version = resigned.json()["version"]
+            _gate.set()
+            started = time.perf_counter()
+            while (await _pool(app))[0].difficulty is None:
+                assert time.perf_counter() - started < 30, "the deal was never rated"
+                await asyncio.sleep(0.05)
+            rating = LEVELS[int(row.deal) % 4]
+            assert (await _pool(app))[0].difficulty == rating
+            shown = (await client.get(f"{API}/games/{game_id}", headers=auth)).json()
+    assert shown["difficulty"] == rating and shown["version"] == version + 1

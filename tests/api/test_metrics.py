@@ -161,6 +161,14 @@ async def test_a_hint_moves_the_solver_metrics(
     before = await scrape(client)
     assert value(before, "solitaire_solver_searches_total", kind="hint", result="solved") == 0
     assert value(before, "solitaire_solver_queue_depth", kind="hint") == 0
+    assert value(before, "solitaire_work_waiting", kind="analysis", priority="analysis") == 0
+    assert value(before, "solitaire_work_running", kind="rating") == 0
+    assert value(before, "solitaire_work_oldest_wait_seconds", priority="refill") == 0
+    # Every game's pool, as last counted (nothing proven here: none).
+    assert (
+        value(before, "solitaire_solvable_pool_unused", variant="rainbow", difficulty="unrated")
+        == 0
+    )
     assert value(before, "solitaire_solver_workers", lane="player") == 1
     hint = await client.post(f"{API}/games/{game['id']}/hint", headers=auth)
     assert hint.status_code == 200, hint.text
@@ -191,10 +199,19 @@ async def test_the_pool_reports_its_line_and_each_wait(tmp_path: Path) -> None:
     try:
         assert await work._acquire(PLAYER) == "player"
         assert await work._acquire(PLAYER) == "background"  # borrowed
-        waiting = asyncio.create_task(work._run(PLAYER, lambda: None))
+        waiting = asyncio.create_task(work._run(PLAYER, "finish", lambda: None))
         await asyncio.sleep(0.05)
         now = work.snapshot()
-        assert now.waiting == {"hint": 0, "finish": 1, "daily": 0, "solvable": 0, "analysis": 0}
+        assert now.waiting == {
+            "hint": 0,
+            "finish": 1,
+            "daily": 0,
+            "solvable": 0,
+            "analysis": 0,
+            "rating": 0,
+        }
+        assert now.queued == {("finish", "player"): 1}
+        assert now.oldest["player"] >= 0.04
         assert now.busy == {"player": 1, "hint": 0, "background": 1}
         assert now.workers == {"player": 1, "hint": 0, "background": 1}
         work._release("player")

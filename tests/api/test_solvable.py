@@ -26,7 +26,7 @@ from app.main import create_app
 from app.models import Game, SolvableDeal
 from app.services.daily import candidate
 from app.services.solvable import solvable_candidate
-from app.services.work import DAILY, SOLVABLE, WorkPool
+from app.services.work import AHEAD, DAILY, REFILL, WAITING, WorkPool
 from app.solver.result import SolveResult
 from tests.api.conftest import API, assert_error, empty_tables
 from tests.api.daily_helpers import SECRET, daily_settings, lifespan, today
@@ -210,21 +210,43 @@ def recording_prover(
     return SolveResult("unknown", [], 1, 200)
 
 
-async def test_daily_proofs_go_before_solvable_ones(settings: Settings) -> None:
+async def test_background_work_goes_in_order_of_who_waits(settings: Settings) -> None:
+    """An analysis before today's daily deal before a solvable deal a player waits for
+    before a refill before speculative work; a queued unit whose priority rises (a player
+    starts waiting for it) moves up."""
     _started.clear()
+    granted: list[str] = []
+
+    class Observer:
+        def waited(self, kind: str, seconds: float) -> None:
+            granted.append(kind)  # in the order workers were given
+
+        def ran(self, kind: str, outcome: str, seconds: float) -> None:
+            pass
+
     prover = WorkPool(
-        settings.model_copy(update={"daily_prover": "tests.api.test_solvable:recording_prover"})
+        settings.model_copy(update={"daily_prover": "tests.api.test_solvable:recording_prover"}),
+        observer=Observer(),
     )
-    first = asyncio.create_task(prover.prove("rank-and-file", 1, SOLVABLE))
+    raised = {"now": AHEAD}
+    first = asyncio.create_task(prover.prove("rank-and-file", 1, REFILL, kind="solvable"))
     await asyncio.sleep(0.05)  # deal 1 is being proven: the others wait
+    order = ((2, AHEAD), (3, REFILL), (4, lambda: raised["now"]), (5, WAITING), (6, DAILY))
     later = [
-        asyncio.create_task(prover.prove("rank-and-file", n, p))
-        for n, p in ((2, SOLVABLE), (3, SOLVABLE), (4, DAILY))
+        asyncio.create_task(prover.prove("rank-and-file", n, p, kind="solvable")) for n, p in order
     ]
-    await asyncio.gather(first, *later)
+    await asyncio.sleep(0.01)
+    analysis = asyncio.create_task(
+        prover.analyse(deal(get_variant("rank-and-file"), 7).to_bytes(), 1, 0.2)
+    )
+    await asyncio.sleep(0.01)
+    raised["now"] = WAITING  # queued as speculative work, then a player waits for it
+    await asyncio.gather(first, *later, analysis)
     prover.close()
     v = get_variant("rank-and-file")
-    assert _started == [deal(v, n).to_bytes() for n in (1, 4, 2, 3)]
+    assert _started == [deal(v, n).to_bytes() for n in (1, 6, 4, 5, 3, 2)]
+    # The analysis (a search, not the prover) asked last and went first.
+    assert granted[:2] == ["solvable", "analysis"] and len(granted) == 7
 
 
 async def test_a_house_rule_that_removes_moves_gets_a_deal_still_winnable(
@@ -275,3 +297,83 @@ async def test_a_house_rule_that_removes_moves_gets_a_deal_still_winnable(
         assert default.status_code == 201, default.text
         game = await stored_game(app, default.json()["id"])
         assert int(game.deal) == needs_returns["deal"]
+
+
+# --- an empty pool, proven for the request that waits ------------------------------
+
+
+def never_proves(
+    state: State, max_positions: int, max_seconds: float, **core: object
+) -> SolveResult:
+    """A prover that proves nothing, after a while (selected by daily_prover)."""
+    time.sleep(0.1)
+    return SolveResult("unknown", [], 1, 100)
+
+
+async def test_an_empty_pool_proves_a_deal_for_each_waiting_request(settings: Settings) -> None:
+    """Without a difficulty, a request on an empty pool waits while a deal is proven for
+    it: three at once get three different proven deals."""
+    variant = "rank-and-file"
+    async with running(settings.model_copy(update={"solvable_wait_seconds": 60.0})) as (
+        app,
+        client,
+    ):
+        assert await rows(app, variant) == []
+        responses = await asyncio.gather(*(new_solvable(client, variant) for _ in range(3)))
+        assert [r.status_code for r in responses] == [201] * 3, [r.text for r in responses]
+        games = [await stored_game(app, r.json()["id"]) for r in responses]
+        claimed = {r.game_id: r for r in await rows(app, variant) if r.game_id}
+    assert len({g.deal for g in games}) == 3
+    for game in games:
+        row = claimed[game.id]
+        assert row.deal == game.deal and row.dealt_at is not None
+        assert wins(State.from_bytes(game.state), row.line)
+
+
+async def test_a_request_that_waits_in_vain_gets_503_and_blocks_nobody(settings: Settings) -> None:
+    """Nothing proven within `solvable_wait_seconds`: 503 no_solvable_deals with a
+    Retry-After after about that long, and meanwhile (no connection, no write lock held)
+    another player's game is created at once."""
+    changed = settings.model_copy(
+        update={
+            "solvable_wait_seconds": 2.0,
+            "daily_prover": "tests.api.test_solvable:never_proves",
+        }
+    )
+    async with running(changed) as (app, client):
+        started = time.perf_counter()
+        waiting = asyncio.create_task(new_solvable(client, "rows-of-four"))
+        await asyncio.sleep(0.5)
+        other = (await client.post(f"{API}/players", json={})).json()["token"]
+        before = time.perf_counter()
+        created = await client.post(
+            f"{API}/games",
+            json={"variant": "rows-of-four"},
+            headers={"Authorization": f"Bearer {other}"},
+        )
+        other_took = time.perf_counter() - before
+        response = await waiting
+        took = time.perf_counter() - started
+    assert created.status_code == 201 and other_took < 1.5
+    assert_error(response, 503, "no_solvable_deals")
+    assert int(response.headers["Retry-After"]) >= 1
+    assert 2.0 <= took < 10.0
+
+
+async def test_a_difficulty_on_an_empty_pool_is_refused_at_once(settings: Settings) -> None:
+    changed = settings.model_copy(
+        update={
+            "solvable_wait_seconds": 60.0,
+            "difficulty_games": 1,
+            "difficulty_rater": "tests.api.test_difficulty:by_number",
+        }
+    )
+    async with running(changed) as (app, client):
+        started = time.perf_counter()
+        response = await client.post(
+            f"{API}/games", json={"variant": "rainbow", "solvable": True, "difficulty": "hard"}
+        )
+        took = time.perf_counter() - started
+    assert_error(response, 503, "no_solvable_deals")
+    assert 1 <= int(response.headers["Retry-After"]) <= 300
+    assert took < 5.0

@@ -12,7 +12,7 @@ import pytest
 from app.config import Settings
 from app.engine import deal, get_variant
 from app.services.undecided import Undecided, key
-from app.services.work import DAILY, PLAYER, SOLVABLE, WorkPool
+from app.services.work import DAILY, PLAYER, REFILL, WorkPool
 from app.solver import replay
 from app.solver.worker import SearchInProgress, SolverBusy
 
@@ -36,7 +36,7 @@ async def test_a_freed_worker_goes_to_a_players_search_before_any_proof(tmp_path
     assert await work._acquire(PLAYER) == "background"  # borrowed: the lane was idle
     waiting = {
         name: asyncio.create_task(work._acquire(priority))
-        for name, priority in (("solvable", SOLVABLE), ("daily", DAILY), ("search", PLAYER))
+        for name, priority in (("solvable", REFILL), ("daily", DAILY), ("search", PLAYER))
     }
     await asyncio.sleep(0)
     assert not any(task.done() for task in waiting.values())
@@ -91,7 +91,7 @@ async def test_searches_beyond_workers_and_queue_are_refused_at_once(tmp_path: P
 
 async def test_a_proof_runs_on_the_background_lane(tmp_path: Path) -> None:
     work = pool(tmp_path, daily_workers=0, daily_max_positions=100_000)
-    proof = await work.prove("rank-and-file", 1, DAILY)
+    proof = await work.prove("rank-and-file", 1, DAILY, kind="daily")
     assert proof is not None and proof.deal == 1 and proof.line
     assert work._busy == {"player": 0, "hint": 0, "background": 0}
     assert set(work._executors) == {"background"}

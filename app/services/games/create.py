@@ -6,6 +6,7 @@ in the player's statistics."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import secrets
 from collections.abc import Sequence
@@ -68,7 +69,7 @@ async def create_game(
     for a second one, which the daily service turns into "return the existing game".
     `solvable` deals one of `solvable_deals`' proven deals, claimed in the transaction
     that inserts the game (of rating `difficulty`, when given: then the game shows it from
-    the start); none ready is 503 no_solvable_deals at once. `record`: the
+    the start); none ready is waited for or refused (`_create_solvable`). `record`: the
     deal a game record names, its moves played again (`settings` only beside it)."""
     if record is not None:
         if variant_name is not None or deal_number is not None or solvable or rules:
@@ -203,19 +204,37 @@ async def _create_solvable(
     solvable_deals: SolvableDeals | None,
     difficulty: str | None,
 ) -> Answer[GameState]:
-    async with unit_of_work(session):
-        claimed = await solvable.claim(session, variant, rules, difficulty)
-        if claimed is None:
+    """A game of an unused proven deal. Without a difficulty, an empty pool is waited on
+    (`SolvableDeals.wait_for_deal`: a deal is proven for the request, up to
+    `solvable_wait_seconds`, with no database connection held meanwhile); with one, or
+    past that wait, it is 503 no_solvable_deals with a Retry-After."""
+    loop = asyncio.get_running_loop()
+    wait = 0.0
+    if solvable_deals is not None and difficulty is None:
+        wait = solvable_deals.settings.solvable_wait_seconds
+    deadline = loop.time() + wait
+    while True:
+        async with unit_of_work(session):
+            claimed = await solvable.claim(session, variant, rules, difficulty)
+            if claimed is not None:
+                row, state = claimed
+                number = int(row.deal)
+                game = _new_game(player, variant, number, "solvable", rules, settings, state, None)
+                game.difficulty, game.difficulty_asked = row.difficulty, difficulty is not None
+                session.add(game)
+                await session.flush()  # the game first: the claim names it
+                row.dealt_at, row.game_id = game.created_at, game.id
+                await session.flush()
+        if claimed is not None:
+            break
+        # The unit of work is over: its connection is back in the pool while we wait.
+        remaining = deadline - loop.time()
+        if solvable_deals is None or remaining <= 0:
+            if solvable_deals is not None:
+                solvable_deals.asked(variant.name)
             retry = solvable_deals.retry_after(variant.name, difficulty) if solvable_deals else 60
             raise solvable.no_solvable_deals(variant.name, retry, difficulty)
-        row, state = claimed
-        number = int(row.deal)
-        game = _new_game(player, variant, number, "solvable", rules, settings, state, None)
-        game.difficulty, game.difficulty_asked = row.difficulty, difficulty is not None
-        session.add(game)
-        await session.flush()  # the game first: the claim names it
-        row.dealt_at, row.game_id = game.created_at, game.id
-        await session.flush()
+        await solvable_deals.wait_for_deal(variant.name, remaining)
     if solvable_deals is not None:
         solvable_deals.claimed(variant.name)
     return answer(game_state(game, state), game)
