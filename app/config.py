@@ -76,6 +76,15 @@ class Settings(BaseSettings):
     # The background lane of the one worker pool (services.work): processes for proofs,
     # daily and solvable deals alike (off the event loop, at low priority); 0: a thread.
     daily_workers: int = Field(default=1, ge=0)
+    # Work the background job queue in this process (services.runner): the daily deals,
+    # the solvable pools, the analyses. False: a web instance that only queues jobs and
+    # serves players' searches, beside workers (`python -m app.worker`, docs/deploy.md).
+    background_work: bool = True
+    # A worker renews its hold on a job every third of this; a job whose worker died is
+    # taken again once it runs out.
+    job_lease_seconds: float = Field(default=30.0, ge=3, le=3600)
+    # How often a worker looks for jobs other processes queued (its own: at once).
+    job_poll_seconds: float = Field(default=1.0, gt=0, le=60)
     # "module:function" with the solver's signature:
     # solve(state, max_positions=, max_seconds=, table_size=).
     daily_prover: str = "app.solver.plan:solve"

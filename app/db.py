@@ -168,6 +168,14 @@ def dialect_insert(session: AsyncSession, table: Any) -> Any:
     return module.insert(table)
 
 
+def masked_url(url: str) -> str:
+    """A database URL fit for a log: any password shown as ***."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:  # not a URL SQLAlchemy reads: say nothing of what it holds
+        return "<unreadable database URL>"
+
+
 def alembic_config(url: str) -> Config:
     cfg = Config(str(ROOT / "alembic.ini"))
     cfg.set_main_option("script_location", str(ROOT / "migrations"))

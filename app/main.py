@@ -10,15 +10,13 @@ from datetime import timedelta
 from fastapi import Depends, FastAPI
 from fastapi.routing import APIRoute
 from fastapi_offline import FastAPIOffline
-from sqlalchemy.engine import make_url
 from starlette.types import ASGIApp
 
 from app import i18n
 from app.config import Settings, get_settings
-from app.db import Database, upgrade_to_head
+from app.db import Database, masked_url, upgrade_to_head
 from app.deps import request_language
 from app.document import install_openapi
-from app.engine import VARIANTS
 from app.errors import install_error_handlers
 from app.logs import REQUEST_ID_HEADER, RequestContextMiddleware
 from app.metrics import Metrics, MetricsMiddleware
@@ -30,10 +28,8 @@ from app.middleware import (
 )
 from app.routers import daily, games, health, metrics, players, solver, stats, streams, variants
 from app.routers.play import mount_play
-from app.services.analysis import GameAnalyses
-from app.services.claims import new_owner
+from app.services.background import build as build_background
 from app.services.cursors import PageCursors
-from app.services.daily import DailyDeals
 from app.services.games.changes import NOTIFIER, LocalNotifier
 from app.services.games.listen import PostgresNotifier, connect_arguments
 from app.services.games.stream import StreamLimits, StreamTokens
@@ -41,7 +37,6 @@ from app.services.idempotency import AnswerSweeper
 from app.services.knowledge import SolverKnowledge
 from app.services.players import KnownTokens
 from app.services.ratelimit import FailedAuthLimiter
-from app.services.solvable import SolvableDeals
 from app.services.solver import SolverService
 from app.services.work import WorkPool
 
@@ -63,36 +58,28 @@ def _operation_id(route: APIRoute) -> str:
     return route.name
 
 
-def masked_url(url: str) -> str:
-    """A database URL fit for a log: any password shown as ***."""
-    try:
-        return make_url(url).render_as_string(hide_password=True)
-    except Exception:  # not a URL SQLAlchemy reads: say nothing of what it holds
-        return "<unreadable database URL>"
-
-
 def _log_start(settings: Settings) -> None:
     log.info("database: %s", masked_url(settings.resolved_database_url))
-    if settings.daily_prepare_ahead:
+    if not settings.background_work:
         log.info(
-            "daily deals: preparing today's and tomorrow's (UTC) for %d variants in the "
-            "background, again after each UTC midnight (%d worker%s, %s positions or %g s "
-            "per candidate)",
-            len(VARIANTS),
-            settings.daily_workers,
-            "" if settings.daily_workers == 1 else "s",
-            f"{settings.daily_max_positions:,}",
-            settings.daily_max_seconds,
+            "background work: off (BACKGROUND_WORK=false): daily deals, solvable pools and "
+            "analyses are queued here and worked by `python -m app.worker`"
         )
-    else:
-        log.info("daily deals: not prepared ahead (DAILY_PREPARE_AHEAD=false): on first request")
-    if settings.solvable_prepare_ahead:
-        log.info(
-            "solvable deals: keeping %d proven deals ready per variant in the background",
-            settings.solvable_pool_size,
-        )
-    else:
-        log.info("solvable deals: not prepared (SOLVABLE_PREPARE_AHEAD=false)")
+        return
+    log.info(
+        "background work: here, in %d low-priority worker%s (%s positions or %g s per "
+        "candidate); daily deals %s, solvable pools %s",
+        settings.daily_workers,
+        "" if settings.daily_workers == 1 else "s",
+        f"{settings.daily_max_positions:,}",
+        settings.daily_max_seconds,
+        f"prepared {settings.daily_days_ahead} day(s) ahead"
+        if settings.daily_prepare_ahead
+        else "on first request",
+        f"of {settings.solvable_pool_size} deals per game and rating"
+        if settings.solvable_prepare_ahead
+        else "proven on request",
+    )
 
 
 def _outermost(app: FastAPI) -> None:
@@ -159,29 +146,26 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             max_positions=settings.solver_knowledge_max_positions,
             max_lost=settings.solver_knowledge_max_lost,
         )
-        # One pool for all CPU work: players' hints and finish first, then the daily
-        # deals' and solvable pools' proofs in the background (off in tests).
+        # One pool for all CPU work: players' hints and finish first, then the background
+        # jobs' units in order of who waits for them (services.work).
         app.state.work = work = WorkPool(settings, observer=app.state.metrics)
         app.state.solver = SolverService(work, app.state.knowledge)
-        secret = app.state.secret_key
-        # This instance's name in its claims on background work (several instances on
-        # one database prove each deal once).
-        owner = new_owner()
-        app.state.daily = DailyDeals(settings, database.sessionmaker, secret, work, owner)
-        app.state.solvable = SolvableDeals(settings, database.sessionmaker, secret, work, owner)
-        app.state.analyses = GameAnalyses(
-            settings, database.sessionmaker, work, app.state.knowledge, owner
+        # The daily deals, solvable pools and analyses: jobs of the one queue, worked here
+        # unless BACKGROUND_WORK is off (then by `python -m app.worker`).
+        background = build_background(
+            settings, database.sessionmaker, app.state.secret_key, work, app.state.knowledge
         )
-        app.state.daily.start()
-        app.state.solvable.start()
+        app.state.daily = background.daily
+        app.state.solvable = background.solvable
+        app.state.analyses = background.analyses
+        app.state.jobs = background.runner
+        await background.start()
         sweeper.start()
         try:
             yield
         finally:
             await sweeper.close()
-            await app.state.daily.close()
-            await app.state.solvable.close()
-            await app.state.analyses.close()
+            await background.close()
             work.close()
             if isinstance(notifier, PostgresNotifier):
                 await notifier.close()

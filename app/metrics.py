@@ -34,7 +34,9 @@ from starlette.datastructures import State
 from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.services.work import KINDS, OUTCOMES, PRIORITIES, Snapshot
+from app.services.jobs import KINDS as JOB_KINDS
+from app.services.jobs import QueueSnapshot
+from app.services.work import KINDS, OUTCOMES, PLAYER, PRIORITIES, Snapshot
 
 PREFIX = "solitaire"
 # The route label of a request no route matched (404s of any path, redirects).
@@ -56,6 +58,8 @@ class Metrics:
 
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
+        # The job queue as last read (at each scrape: `GET /metrics` reads it first).
+        self.queue: QueueSnapshot | None = None
         labels = ("method", "route", "status")
         self.requests = Counter(
             f"{PREFIX}_http_requests",
@@ -162,6 +166,39 @@ class Live(Collector):
         yield from (waiting, busy, size)
         yield from self._queue(now)
         yield from self._pools()
+        yield from self._jobs()
+
+    def _jobs(self) -> Iterator[Metric]:
+        metrics = getattr(self.state, "metrics", None)
+        queue = None if metrics is None else metrics.queue
+        if queue is None:
+            return
+        labels = ("kind", "priority")
+        queued = GaugeMetricFamily(
+            f"{PREFIX}_jobs_queued",
+            "Background jobs waiting in the queue (every instance's), by kind and priority.",
+            labels=labels,
+        )
+        running = GaugeMetricFamily(
+            f"{PREFIX}_jobs_running",
+            "Background jobs a worker holds now (every instance's), by kind and priority.",
+            labels=labels,
+        )
+        for kind in JOB_KINDS:
+            for level, priority in PRIORITIES.items():
+                if level == PLAYER:
+                    continue
+                queued.add_metric((kind, priority), queue.queued.get((kind, level), 0))
+                running.add_metric((kind, priority), queue.running.get((kind, level), 0))
+        oldest = GaugeMetricFamily(
+            f"{PREFIX}_jobs_oldest_wait_seconds",
+            "How long the longest-queued job of each priority has waited (0: none waits).",
+            labels=("priority",),
+        )
+        for level, priority in PRIORITIES.items():
+            if level != PLAYER:
+                oldest.add_metric((priority,), round(queue.oldest.get(level, 0.0), 3))
+        yield from (queued, running, oldest)
 
     def _queue(self, now: Snapshot) -> Iterator[Metric]:
         queued = GaugeMetricFamily(

@@ -265,21 +265,31 @@ class SolverPosition(Base):
     created_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow, index=True)
 
 
-class WorkClaim(Base):
-    """Background work that one instance does for all: `kind` (`daily`, `solvable`) and
-    `subject` (`<variant>|<date>`, `<variant>|<seq>`) name it. The instance whose row
-    goes in first (INSERT ... ON CONFLICT DO NOTHING) does it, renewing `expires_at`
-    while it works; a claim that expired unfinished (its instance died) may be taken
-    over. `done`: finished (its result stored, or the candidate failed), never redone."""
+class Job(Base):
+    """A piece of background work in the one queue (`services.jobs`), shared by every
+    process that works it: `kind` (`daily`, `solvable`, `analysis`) and `subject`
+    (`<variant>|<date>|<slot>`, `<variant>`, `<game id>|<line>`) name it, one row each.
+    Taken by one worker at a time in `priority` order (lower first), then age; the
+    worker (`owner`) renews `lease_until` while it works, and a job whose lease ran out
+    (its worker died) is taken again, at most `MAX_ATTEMPTS` times before `failed`."""
 
-    __tablename__ = "work_claims"
+    __tablename__ = "jobs"
 
     kind: Mapped[str] = mapped_column(String(16), primary_key=True)
-    subject: Mapped[str] = mapped_column(String(64), primary_key=True)
-    owner: Mapped[str] = mapped_column(String(36))
-    expires_at: Mapped[datetime] = mapped_column(UtcDateTime)
-    done: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    subject: Mapped[str] = mapped_column(String(96), primary_key=True)
+    priority: Mapped[int] = mapped_column(Integer)
+    state: Mapped[str] = mapped_column(String(8))  # queued, running, done, failed
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    owner: Mapped[str | None] = mapped_column(String(36))
+    lease_until: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    run_after: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow)
     created_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow)
+    queued_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow)
+    started_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    finished_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    error: Mapped[str | None] = mapped_column(Text)
+
+    __table_args__ = (Index(None, "state", "priority", "queued_at"),)
 
 
 class AuthFailure(Base):
@@ -298,8 +308,8 @@ class GameAnalysis(Base):
     line of play it was asked for (`line`: `<move_count>.<version of the last move>`; a
     stuck game played on after an undo is a new line, analysed anew). `plies`: each
     position's verdict (`winnable`, `lost`, `undecided`), ply 0 the deal, once `state` is
-    `done`; `winning_line` (move JSON) from the position before `losing_ply`. Which
-    instance works on it is a `work_claims` row (`analysis`, `<game id>|<line>`)."""
+    `done`; `winning_line` (move JSON) from the position before `losing_ply`. Its work is
+    a job of the queue (`jobs`: `analysis`, `<game id>|<line>`)."""
 
     __tablename__ = "game_analyses"
 

@@ -13,10 +13,11 @@ from fastapi import APIRouter, Depends, Request, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from app.config import Settings
-from app.deps import get_app_settings
+from app.deps import SessionDep, get_app_settings
 from app.errors import Unauthorized
 from app.i18n import N_
 from app.metrics import Metrics
+from app.services import jobs
 
 router = APIRouter(tags=["metrics"])
 
@@ -39,6 +40,8 @@ async def metrics_access(
 @router.get(
     "/metrics", name="metrics", include_in_schema=False, dependencies=[Depends(metrics_access)]
 )
-async def get_metrics(request: Request) -> Response:
+async def get_metrics(request: Request, session: SessionDep) -> Response:
     metrics: Metrics = request.app.state.metrics
+    # The job queue is in the database, shared by every instance: read as scraped.
+    metrics.queue = await jobs.snapshot(session)
     return Response(generate_latest(metrics.registry), media_type=CONTENT_TYPE_LATEST)

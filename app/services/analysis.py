@@ -29,10 +29,10 @@ the background lane of the pool (`WorkPool.analyse`), within
 learns is kept for every instance. Late positions are small (few cards left to place),
 so a game costs little more than its hardest position, the one at the boundary.
 
-One analysis per game, stored (`game_analyses`) and shared by every instance: the first
-instance to claim it (`work_claims`, kind `analysis`) does it, renewing its claim; one
-that dies leaves a claim that expires, and the next request (POST or GET) on any
-instance takes it over. Secrecy: the verdicts and the line tell of hidden cards, so only
+One analysis per game, stored (`game_analyses`) and shared by every instance: it is a
+job of the one queue (`services.jobs`, kind `analysis`), queued with its row at
+`ANALYSIS` priority, before every proof; one worker runs it, and one that dies leaves a
+job its lease lets another take again. Secrecy: the verdicts and the line tell of hidden cards, so only
 a game that is over is analysed (won, stuck or resigned), a daily game only once its date
 is over, and a stuck game (which still takes an undo) is marked assisted first.
 
@@ -43,12 +43,10 @@ winning line starts (`games.create_copy`; docs/api.md, "Practice games").
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import timedelta
 from typing import Any
 
 from sqlalchemy import RowMapping, Table, delete, select, update
@@ -68,11 +66,12 @@ from app.i18n import N_
 from app.models import Game, GameAnalysis, Player, utcnow
 from app.models import Move as MoveRow
 from app.schemas import Analysis, GameState, rfc3339
-from app.services import claims, games, ranking
+from app.services import games, jobs, ranking
 from app.services.games import repository
+from app.services.jobs import Queued, Taken
 from app.services.knowledge import SolverKnowledge
 from app.services.solver import proven_line
-from app.services.work import WorkPool
+from app.services.work import ANALYSIS, WorkPool
 
 log = logging.getLogger("app.analysis")
 
@@ -219,6 +218,11 @@ def settle(
 # --- the service ---------------------------------------------------------------------
 
 
+def _subject(game_id: str, line: str) -> str:
+    """An analysis' job subject."""
+    return f"{game_id}|{line}"
+
+
 def line_key(game: Game, last_version: int) -> str:
     """The line of play an analysis is of: its length and the version of its last move (a
     stuck game taken back and played on has another, even at the same length)."""
@@ -288,8 +292,9 @@ async def _stored(session: AsyncSession, game_id: str) -> RowMapping | None:
 
 
 class GameAnalyses:
-    """Per app (`app.state.analyses`): asks for analyses, runs those this instance
-    claims, one task each."""
+    """Per app (`app.state.analyses`): asks for analyses (each a job, `services.jobs`,
+    kind `analysis`, `<game id>|<line>`, at `ANALYSIS` priority), and runs the jobs this
+    process's runner takes (`run_job`)."""
 
     def __init__(
         self,
@@ -297,12 +302,12 @@ class GameAnalyses:
         sessionmaker: async_sessionmaker[AsyncSession],
         work: WorkPool,
         knowledge: SolverKnowledge,
-        owner: str,
+        queued: Queued | None = None,
     ) -> None:
         self.settings, self.sessionmaker = settings, sessionmaker
-        self.work, self.knowledge, self.owner = work, knowledge, owner
-        self.ttl = timedelta(seconds=max(30.0, 3 * settings.analysis_ply_max_seconds))
-        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self.work, self.knowledge = work, knowledge
+        # Told of each job queued here (this process's runner, when it has one).
+        self.queued: Queued = queued or jobs.unheard
 
     # --- requests
 
@@ -341,8 +346,11 @@ class GameAnalyses:
                 )
                 row = await _stored(session, game.id)
                 assert row is not None
+            if row["state"] != DONE:
+                # Queued with the row it fills: both are there, or neither.
+                await jobs.enqueue_in(session, KIND, _subject(game.id, line), ANALYSIS)
         if row["state"] != DONE:
-            self._start(game.id, line)
+            self.queued(KIND, _subject(game.id, line), ANALYSIS)
         return present(row)
 
     async def get(self, session: AsyncSession, player: Player, game_id: str) -> Analysis:
@@ -354,8 +362,6 @@ class GameAnalyses:
             row = await _stored(session, game.id)
         if row is None:
             raise AnalysisNotFound()
-        if row["state"] != DONE:
-            await self._resume(session, game.id, row["line"])
         return present(row)
 
     async def practice(
@@ -399,37 +405,15 @@ class GameAnalyses:
 
     # --- the work
 
-    def _subject(self, game_id: str, line: str) -> str:
-        return f"{game_id}|{line}"
-
-    async def _resume(self, session: AsyncSession, game_id: str, line: str) -> None:
-        subject = self._subject(game_id, line)
-        if subject in self._tasks:
+    async def run_job(self, job: Taken) -> None:
+        """The analysis of a job: stops at once where it is done already (a job taken
+        again after its worker died mid-save)."""
+        game_id, line = job.subject.split("|", 1)
+        async with self.sessionmaker() as session, unit_of_work(session, write=False):
+            row = await _stored(session, game_id)
+        if row is None or row["line"] != line or row["state"] == DONE:
             return
-        held = await claims.holder(session, KIND, subject)
-        if held is None or held[1] < utcnow():
-            self._start(game_id, line)
-
-    def _start(self, game_id: str, line: str) -> None:
-        subject = self._subject(game_id, line)
-        if subject in self._tasks:
-            return
-        task = asyncio.create_task(self._run(game_id, line, subject), name=f"analysis {subject}")
-        self._tasks[subject] = task
-        task.add_done_callback(lambda _done: self._tasks.pop(subject, None))
-
-    async def _run(self, game_id: str, line: str, subject: str) -> None:
-        try:
-            async with self.sessionmaker() as session:
-                if not await claims.claim(session, KIND, subject, self.owner, self.ttl):
-                    return  # another instance has it
-            async with claims.working(self.sessionmaker, KIND, subject, self.owner, self.ttl):
-                await self._analyse(game_id, line)
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            # Given back (`claims.working`): the next request starts it again.
-            log.exception("the analysis of a game failed")
+        await self._analyse(game_id, line)
 
     async def _line(self, game_id: str, line: str) -> tuple[Game, list[State]] | None:
         """The game and the positions of its line, ply 0 first; None when the game is
@@ -539,11 +523,3 @@ class GameAnalyses:
                 .where(_ANALYSES.c.game_id == game_id, _ANALYSES.c.line == line)
                 .values(updated_at=utcnow(), **values)
             )
-
-    async def close(self) -> None:
-        """Cancel the analyses running here (their claims are given back)."""
-        tasks = list(self._tasks.values())
-        for task in tasks:
-            task.cancel()
-        if tasks:
-            await asyncio.wait(tasks)

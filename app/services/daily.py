@@ -6,22 +6,23 @@ Choosing: candidate `attempt` of (variant, date) is HMAC-SHA256(secret,
 face-up cards), the others go to the prover (the solver) in turn until one is
 solved within the budget. The first proof is stored in `daily_deals` and from then
 on read, never recomputed, so a new secret, solver or budget cannot change a
-day's deal. Two servers choosing at once would both insert; the unique (variant, day)
-constraint would keep the first, but they do not get that far: the instance that
-claims the day first (`claims`) proves it, the others wait for its row (and take the
-claim over if it dies).
+day's deal. Each deal is a job of the queue (`services.jobs`, kind `daily`,
+`<variant>|<date>|<slot>`): one worker proves it, whoever queued it reads its row (a
+job whose worker died is taken again); and the unique (variant, day, slot) constraint
+would keep the first of two proofs.
 
 Solving is CPU work: each candidate is one proof in the app's `WorkPool`
 (shared with the solvable pools; daily deals go first), so the event loop stays free.
-`DailyDeals.run_ahead` prepares today's and the next `daily_days_ahead` days' deals
-at start-up and after each UTC midnight (their ratings' deals too, with
-`daily_ratings_ahead`): today's first deal at `DAILY` priority, the rest at `AHEAD`,
+`DailyDeals.run_ahead` queues today's and the next `daily_days_ahead` days' deals at
+start-up and after each UTC midnight (their ratings' deals too, with
+`daily_ratings_ahead`, once each first deal is known): today's first deal at `DAILY` priority, the rest at `AHEAD`,
 after the work players wait for (`services.work`); a deal a player asks for moves up to
-`DAILY`, its queued proof included. A request for a deal not ready yet releases its database
-connection, joins (or starts) the preparation and waits up to `daily_wait_seconds`,
-then answers 503 `daily_not_ready` with Retry-After. The work a request can start is
-bounded: dates before `daily_first_date` are not daily deals (404), and beyond
-`daily_max_pending` preparations in progress a past date is refused at once (503).
+`DAILY`, its queued proof included. A request for a deal not ready yet queues its job
+(or raises it to `DAILY`) and waits up to `daily_wait_seconds` for its row, holding no
+database connection between looks, then answers 503 `daily_not_ready` with
+Retry-After. The work a request can start is bounded: dates before `daily_first_date`
+are not daily deals (404), and beyond `daily_max_pending` past dates waited for in this
+process a request for another is refused at once (503).
 
 Ratings. Each proven deal is rated (`easy` .. `expert`, app/solver/difficulty.py) in the
 same piece of work as its proof, and a date offers one deal per rating: its first deal
@@ -47,7 +48,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import and_, case, func, or_, select
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import aliased
 from sqlalchemy.sql.elements import ColumnElement
@@ -66,9 +67,10 @@ from app.i18n import N_
 from app.models import DailyDeal, Game, Player
 from app.schemas import DailyOut, DailyOwnResult, DailyResultEntry, DailyResults, GameState
 from app.seeds import public_deals
-from app.services import claims, games
+from app.services import games, jobs
 from app.services.cursors import PageCursors
 from app.services.games import Answer
+from app.services.jobs import Queued, Taken
 from app.services.proving import Proof, derive_deal
 from app.services.ranking import day_end, deal_published, is_ranked
 from app.services.variants import find_variant
@@ -78,8 +80,11 @@ from app.solver.difficulty import LEVELS
 log = logging.getLogger("app.daily")
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
-# How often an instance waiting for another's proof of a day's deal looks again.
-CLAIM_POLL_SECONDS = 0.5
+KIND = "daily"  # its jobs' kind
+# How often a request waiting for a day's deal looks whether it is stored.
+DEAL_POLL_SECONDS = 0.25
+# After the database failed to queue the days ahead, try again after this long.
+FAILURE_PAUSE_SECONDS = 10.0
 
 
 # --- dates -------------------------------------------------------------------
@@ -187,6 +192,11 @@ async def _store(
         return stored
 
 
+def subject_of(variant: str, day: date, slot: str = "") -> str:
+    """A daily deal's job subject."""
+    return f"{variant}|{day.isoformat()}|{slot}"
+
+
 def not_ready(variant: str, day: date, seconds: int) -> DailyNotReady:
     return DailyNotReady(
         N_("the daily deal of {variant} for {date} is still being prepared"),
@@ -196,7 +206,8 @@ def not_ready(variant: str, day: date, seconds: int) -> DailyNotReady:
 
 
 class DailyDeals:
-    """Prepares and stores daily deals for one running app."""
+    """Prepares and stores daily deals for one running app: each deal is a job
+    (`services.jobs`, kind `daily`, `<variant>|<date>|<slot>`) that one worker proves."""
 
     def __init__(
         self,
@@ -204,55 +215,58 @@ class DailyDeals:
         sessionmaker: async_sessionmaker[AsyncSession],
         secret: str,
         prover: WorkPool,
-        owner: str | None = None,
+        queued: Queued | None = None,
     ) -> None:
         self.settings = settings
         self.sessionmaker = sessionmaker
         self.secret = secret
         self.prover = prover
-        self.owner = owner or claims.new_owner()  # this instance, in its claims
-        self._jobs: dict[tuple[str, date, str], asyncio.Task[int]] = {}
-        # Deals a player asked for (their proofs come before speculative ones).
-        self._asked: set[tuple[str, date, str]] = set()
+        # Told of each job queued here (this process's runner, when it has one).
+        self.queued: Queued = queued or jobs.unheard
+        # Past dates' deals requests here wait for, and how many wait for each.
+        self._past: dict[tuple[str, date, str], int] = {}
         self._ahead: asyncio.Task[None] | None = None
 
-    def _priority(self, variant: str, day: date, slot: str) -> int:
-        """`DAILY` for a deal a player can ask for now and is likely to (today's first
-        deal) or asked for; `AHEAD` for the rest (later dates, ratings nobody asked for)."""
-        if (variant, day, slot) in self._asked or (slot == "" and day == utc_today()):
-            return DAILY
-        return AHEAD
+    # --- the job
 
-    async def _choose(self, variant: str, day: date, slot: str = "") -> int:
-        """The day's deal of `slot`: stored, or proven here under a claim, or proven by
-        the instance that holds the claim (waited for; taken over if that one dies)."""
-        subject = f"{variant}|{day.isoformat()}" + (f"|{slot}" if slot else "")
-        ttl = claims.proof_ttl(self.settings)
-        told = False
-        while True:
-            async with self.sessionmaker() as session:
-                stored = await stored_deal(session, variant, day, slot)
-                if stored is not None:
-                    return int(stored.deal)
-                if await claims.claim(session, claims.DAILY, subject, self.owner, ttl):
-                    break
-            if not told:
-                log.info("daily %s %s: another instance is preparing it; waiting", variant, day)
-                told = True
-            await asyncio.sleep(CLAIM_POLL_SECONDS)
-        async with claims.working(self.sessionmaker, claims.DAILY, subject, self.owner, ttl):
-            return await self._prove_day(variant, day, slot)
+    async def run_job(self, job: Taken) -> None:
+        """Prove (and rate) the job's deal, unless it is stored already; a first deal
+        prepared ahead queues its date's deals of the other ratings (`AHEAD`)."""
+        variant, day_text, slot = job.subject.split("|")
+        day = date.fromisoformat(day_text)
+        async with self.sessionmaker() as session, unit_of_work(session, write=False):
+            first = await stored_deal(session, variant, day, slot)
+        if first is None:
+            await self._prove_day(variant, day, slot, job)
+        if slot == "" and self._ahead_of_time(day):
+            await self._queue_ratings(variant, day)
 
-    async def _prove_day(self, variant: str, day: date, slot: str) -> int:
+    def _ahead_of_time(self, day: date) -> bool:
+        """Is `day` one whose deals of every rating are prepared ahead?"""
+        s = self.settings
+        if not (s.daily_prepare_ahead and s.daily_ratings_ahead and s.difficulty_games):
+            return False
+        today = utc_today()
+        return today <= day <= today + timedelta(days=s.daily_days_ahead)
+
+    async def _queue_ratings(self, variant: str, day: date) -> None:
+        async with self.sessionmaker() as session:
+            async with unit_of_work(session, write=False):
+                first = await stored_deal(session, variant, day)
+            for slot in sorted(
+                {slot_of(first, level) for level in LEVELS} - {""}, key=LEVELS.index
+            ):
+                await jobs.enqueue(session, KIND, subject_of(variant, day, slot), AHEAD)
+        self.queued(KIND, "", AHEAD)
+
+    async def _prove_day(self, variant: str, day: date, slot: str, job: Taken) -> int:
         """Prove (and rate) candidates until one is proven, of rating `slot` for a slot."""
         public = set(public_deals(self.settings.seeds_dir, variant))
         for attempt in range(self.settings.daily_max_attempts):
             number = candidate(self.secret, variant, day, attempt, slot)
             if number in public:
                 continue
-            proof = await self.prover.prove(
-                variant, number, lambda: self._priority(variant, day, slot), kind="daily"
-            )
+            proof = await self.prover.prove(variant, number, lambda: job.priority, kind="daily")
             if proof is None or (slot and proof.difficulty != slot):
                 log.debug(
                     "daily %s %s%s: candidate %d not taken",
@@ -280,36 +294,10 @@ class DailyDeals:
             f"{self.settings.daily_max_attempts} attempts"
         )
 
+    # --- requests
+
     def retry_after(self) -> int:
         return max(1, math.ceil(self.settings.daily_wait_seconds))
-
-    def _job(
-        self, variant: str, day: date, slot: str = "", *, bounded: bool = False, asked: bool = False
-    ) -> asyncio.Task[int]:
-        """One preparation per (variant, day, slot) in this process, shared by all who
-        ask. `bounded`: refuse to start one beyond `daily_max_pending` (503 at once).
-        `asked`: a player waits for it (its proofs move up, queued ones included)."""
-        key = (variant, day, slot)
-        if asked:
-            self._asked.add(key)
-        job = self._jobs.get(key)
-        if job is None:
-            if bounded and len(self._jobs) >= self.settings.daily_max_pending:
-                raise not_ready(variant, day, self.retry_after())
-            job = asyncio.create_task(
-                self._choose(variant, day, slot), name=f"daily {variant} {day} {slot}"
-            )
-            self._jobs[key] = job
-            job.add_done_callback(lambda done: self._forget(key, done))
-        return job
-
-    def _forget(self, key: tuple[str, date, str], job: asyncio.Task[int]) -> None:
-        # Once done, a stored deal is read from the database, and a failure is tried
-        # afresh on the next request; it is logged here, whoever was waiting for it.
-        self._jobs.pop(key, None)
-        self._asked.discard(key)
-        if not job.cancelled() and (exc := job.exception()) is not None:
-            log.error("daily %s %s %s: preparation failed: %s", *key, exc, exc_info=exc)
 
     async def first_deal(self, session: AsyncSession, variant: str, day: date) -> DailyDeal:
         """The day's first deal (slot ""), choosing it now if nobody has yet."""
@@ -321,60 +309,77 @@ class DailyDeals:
         return first
 
     async def deal_for(self, session: AsyncSession, variant: str, day: date, slot: str = "") -> int:
-        """The day's deal number of `slot`, choosing it now if nobody has yet. Past dates
-        are any number and each costs a search: new ones are bounded (`bounded` in _job);
-        today's are prepared ahead and few (four per variant), so never refused."""
+        """The day's deal number of `slot`: stored, or queued now at `DAILY` priority (or
+        raised to it) and waited for, up to `daily_wait_seconds`, with no database
+        connection held between looks. Past dates are any number and each costs a
+        search: beyond `daily_max_pending` of them waited for here, one more is 503 at
+        once; today's are prepared ahead and few (four per variant), so never refused."""
         # The read ends with its unit of work (the authentication's too): the connection
         # goes back to the pool instead of idling for seconds while the prover works.
         async with unit_of_work(session, write=False):
             stored = await stored_deal(session, variant, day, slot)
         if stored is not None:
             return int(stored.deal)
-        job = self._job(variant, day, slot, bounded=day < utc_today(), asked=True)
+        key = (variant, day, slot)
+        past = day < utc_today()
+        if past and key not in self._past and len(self._past) >= self.settings.daily_max_pending:
+            raise not_ready(variant, day, self.retry_after())
+        if past:
+            self._past[key] = self._past.get(key, 0) + 1
         try:
-            # asyncio.timeout, not wait_for, which drops a cancel on Python 3.11 (solvable.py).
-            async with asyncio.timeout(self.settings.daily_wait_seconds):
-                return await asyncio.shield(job)
-        except TimeoutError:
-            raise not_ready(variant, day, self.retry_after()) from None
-        except Exception as exc:  # logged by _forget
-            raise not_ready(variant, day, 60) from exc
+            return await self._wait_for(session, variant, day, slot)
+        finally:
+            if past:
+                self._past[key] -= 1
+                if not self._past[key]:
+                    del self._past[key]
 
-    # --- ahead of time ---
+    async def _wait_for(self, session: AsyncSession, variant: str, day: date, slot: str) -> int:
+        subject = subject_of(variant, day, slot)
+        await jobs.enqueue(session, KIND, subject, DAILY)
+        self.queued(KIND, subject, DAILY)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.settings.daily_wait_seconds
+        while True:
+            async with unit_of_work(session, write=False):
+                stored = await stored_deal(session, variant, day, slot)
+            if stored is not None:
+                return int(stored.deal)
+            if await jobs.state_of(session, KIND, subject) == jobs.FAILED:
+                # Logged by its worker; the next request queues it afresh.
+                raise not_ready(variant, day, 60)
+            if loop.time() >= deadline:
+                raise not_ready(variant, day, self.retry_after())
+            await asyncio.sleep(min(DEAL_POLL_SECONDS, max(0.0, deadline - loop.time())))
+
+    # --- ahead of time
 
     async def prepare(self, days: list[date]) -> None:
-        """Each day's first deals, then (deals rated) the deals of the other ratings."""
-        for day in days:
-            for variant in VARIANTS:
-                # Failures are logged by _forget; the other variants go on.
-                await asyncio.gather(self._job(variant, day), return_exceptions=True)
-            if self.settings.difficulty_games == 0 or not self.settings.daily_ratings_ahead:
-                continue
-            for variant in VARIANTS:
-                async with self.sessionmaker() as session:
-                    first = await stored_deal(session, variant, day)
-                slots = {slot_of(first, level) for level in LEVELS} - {""}
-                for slot in sorted(slots, key=LEVELS.index):
-                    await asyncio.gather(self._job(variant, day, slot), return_exceptions=True)
+        """Queue each day's first deals: today's at `DAILY` priority, later days' at
+        `AHEAD` (each first deal then queues its date's other ratings, `run_job`)."""
+        today = utc_today()
+        async with self.sessionmaker() as session:
+            for day in days:
+                priority = DAILY if day == today else AHEAD
+                for variant in VARIANTS:
+                    await jobs.enqueue(session, KIND, subject_of(variant, day, ""), priority)
+        self.queued(KIND, "", DAILY)
 
     async def _run_ahead(self) -> None:
         while True:
             today = utc_today()
             days = [today + timedelta(days=n) for n in range(self.settings.daily_days_ahead + 1)]
             days = [d for d in days if d >= self.settings.daily_first_date]
-            names = ", ".join(str(d) for d in days)
-            log.info("daily deals: preparing %s for %d variants", names, len(VARIANTS))
-            loop = asyncio.get_running_loop()
-            started = loop.time()
-            await self.prepare(days)
-            # Wake a little after midnight: then tomorrow's is the one to prepare.
+            try:
+                await self.prepare(days)
+                names = ", ".join(str(d) for d in days)
+                log.info("daily deals: %s queued for %d variants", names, len(VARIANTS))
+            except SQLAlchemyError as exc:  # the database away: try again soon
+                log.warning("daily deals: not queued (%s)", exc)
+                await asyncio.sleep(FAILURE_PAUSE_SECONDS)
+                continue
+            # Wake a little after midnight: then a new day is the one to prepare.
             delay = (day_end(today) - datetime.now(UTC)).total_seconds() + 5
-            log.info(
-                "daily deals: %s prepared in %.1f s; next preparation after %s",
-                names,
-                loop.time() - started,
-                day_end(today).isoformat(),
-            )
             await asyncio.sleep(max(delay, 5))
 
     def start(self) -> None:
@@ -382,10 +387,10 @@ class DailyDeals:
             self._ahead = asyncio.create_task(self._run_ahead(), name="daily ahead")
 
     async def close(self) -> None:
-        tasks = [t for t in (self._ahead, *self._jobs.values()) if t is not None]
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        if self._ahead is not None:
+            self._ahead.cancel()
+            await asyncio.gather(self._ahead, return_exceptions=True)
+            self._ahead = None
 
 
 # --- the endpoints' use cases ----------------------------------------------

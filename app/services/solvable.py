@@ -3,11 +3,12 @@
 Candidate `seq` of a variant is HMAC-SHA256(secret, "solvable|<variant>|<seq>") read
 as a deal number (the daily deals' messages begin with the variant, so the two
 streams never share a message); numbers of the public `seeds/` lists are skipped.
-Each candidate goes to the app's `WorkPool` (after the daily deals), and a
-proof is stored in `solvable_deals` with its winning line. The next candidate to try
-is one past the variant's highest stored `seq`, so a restart resumes; several servers
-filling at once prove each candidate once: the one that claims it (`claims`) proves it,
-the others go on to the next (and the unique (variant, seq) constraint would keep one).
+A game's pools are one job of the queue (`services.jobs`, kind `solvable`, subject the
+variant), so one worker at a time fills them: each candidate goes to its `WorkPool` at
+the job's priority, and a proof is stored in `solvable_deals` with its winning line.
+The next candidate to try is one past the variant's highest stored `seq`, so a job
+taken again (its worker died) resumes; the unique (variant, seq) constraint keeps one
+of two proofs of a candidate.
 
 Each proof comes with the deal's rating (`difficulty_games` simulated games of a
 human-like player, app/solver/difficulty.py), measured in the same piece of background
@@ -16,8 +17,8 @@ work, and a pool per variant and rating is kept: `SolvableDeals` keeps
 proven and rated in turn, each stored in its rating's pool, until every rating has its
 size; a rating that already has `RATING_CAP` times the size unused keeps no more, so
 that a rating the candidates seldom give fills in the end without making the others grow
-without end, and `MAX_UNKEPT` proofs in a row that are not kept end a fill until its next
-wake-up), at start-up and after each claim. With ratings off (`difficulty_games` 0) a
+without end, and `MAX_UNKEPT` proofs in a row that are not kept end the job until the
+next deal dealt queues it again), queued at start-up and after each deal dealt. With ratings off (`difficulty_games` 0) a
 variant keeps `solvable_pool_size` deals in all, unrated. `claim` takes one unused row in
 the transaction that inserts the game (FOR UPDATE SKIP LOCKED on PostgreSQL, the write
 lock of BEGIN IMMEDIATE on SQLite), so each deal goes to one game only.
@@ -53,7 +54,8 @@ from app.errors import NoSolvableDeals, retry_after
 from app.i18n import N_
 from app.models import Game, SolvableDeal
 from app.seeds import public_deals
-from app.services import claims
+from app.services import jobs
+from app.services.jobs import Queued, Taken
 from app.services.proving import Proof, derive_deal
 from app.services.work import AHEAD, REFILL, WAITING, WorkPool
 from app.solver.difficulty import LEVELS
@@ -72,10 +74,11 @@ MAX_UNKEPT = 64
 # 0.1-4 s: docs/benchmarks.md).
 UNIT_SECONDS_GUESS = 3.0
 
-# Without news of a claim (another server's, say), look at the pool this often.
-RECHECK_SECONDS = 60.0
-# After an unexpected failure (a broken worker, the database away), wait before going on.
-FAILURE_PAUSE_SECONDS = 10.0
+KIND = "solvable"  # its jobs' kind
+# How often a request waiting for a deal looks whether one is stored, and how often the
+# requests of one process waiting for a game's deals raise its job in the queue again.
+WAIT_POLL_SECONDS = 0.25
+RAISE_SECONDS = 1.0
 
 
 def solvable_candidate(secret: str, variant: str, seq: int) -> int:
@@ -154,7 +157,8 @@ async def claim(
 
 
 class SolvableDeals:
-    """The pools of proven deals of one running app."""
+    """The pools of proven deals of one running app: each game's pools are a job
+    (`services.jobs`, kind `solvable`, subject the variant) that one worker fills."""
 
     def __init__(
         self,
@@ -162,19 +166,20 @@ class SolvableDeals:
         sessionmaker: async_sessionmaker[AsyncSession],
         secret: str,
         prover: WorkPool,
-        owner: str | None = None,
+        queued: Queued | None = None,
     ) -> None:
         self.settings = settings
         self.sessionmaker = sessionmaker
         self.secret = secret
         self.prover = prover
-        self.owner = owner or claims.new_owner()  # this instance, in its claims
-        self._wake = {variant: asyncio.Event() for variant in VARIANTS}
-        # Set (and replaced) each time a deal of the variant is stored: wakes its waiters.
+        # Told of each job queued here (this process's runner, when it has one).
+        self.queued: Queued = queued or jobs.unheard
+        # Set (and replaced) each time a deal of the variant is stored here: wakes the
+        # requests waiting here at once (those on other instances look every
+        # `WAIT_POLL_SECONDS`).
         self._stored = {variant: asyncio.Event() for variant in VARIANTS}
-        self._waiters = dict.fromkeys(VARIANTS, 0)  # requests waiting for a deal now
-        self._asked: set[str] = set()  # variants players asked solvable deals of
-        self._next: dict[str, int] = {}  # this server's next candidate, per variant
+        self._next: dict[str, int] = {}  # this process's next candidate, per variant
+        self._raised: dict[str, float] = {}  # when a waiter here last raised a job
         # Seconds one candidate takes (proof and rating), per variant (a guess until
         # measured), and how many proofs of each rating were seen: an empty pool's
         # Retry-After.
@@ -182,12 +187,11 @@ class SolvableDeals:
         self._seen: dict[str, dict[str, int]] = {
             variant: dict.fromkeys(LEVELS, 0) for variant in VARIANTS
         }
-        self._tasks: dict[str, asyncio.Task[None]] = {}
         # Unused deals per variant and rating as last counted here (the metrics).
         self._levels: dict[str, dict[str | None, int]] = {}
 
     def levels(self) -> dict[tuple[str, str], int]:
-        """Unused deals by (variant, rating) as this instance last counted them; every
+        """Unused deals by (variant, rating) as this process last counted them; every
         rating of every variant, "unrated" for deals proven for a waiting request."""
         ratings: list[str | None] = [*LEVELS, None] if self.settings.difficulty_games else [None]
         return {
@@ -207,43 +211,55 @@ class SolvableDeals:
             seconds /= share
         return min(300, max(1, math.ceil(seconds)))
 
-    def claimed(self, variant: str) -> None:
+    # --- requests
+
+    async def demand(self, variant: str, priority: int) -> None:
+        """Queue the variant's pools' job at `priority` (or raise it): `REFILL` once a
+        player asked for one of its deals, `WAITING` while a request waits for one."""
+        async with self.sessionmaker() as session:
+            await jobs.enqueue(session, KIND, variant, priority)
+        self.queued(KIND, variant, priority)
+
+    async def claimed(self, variant: str) -> None:
         """A deal of `variant` was dealt: top its pool up again."""
-        self.asked(variant)
-        if variant in self._wake:
-            self._wake[variant].set()
-
-    def asked(self, variant: str) -> None:
-        """A player asked for a solvable deal of `variant`: its pools come before those
-        of games nobody asked for."""
-        if variant in self._wake and variant not in self._asked:
-            self._asked.add(variant)
-            self._wake[variant].set()
-
-    def _refill_priority(self, variant: str) -> int:
-        return REFILL if variant in self._asked else AHEAD
+        await self.demand(variant, REFILL)
 
     async def wait_for_deal(self, variant: str, seconds: float) -> None:
-        """Wait, at most `seconds`, until a deal of `variant` is stored (the caller then
-        tries to claim it again; another waiter may take it first). Meanwhile the
-        variant's filler proves candidates for the waiters first (module docstring)."""
-        if variant not in self._wake or seconds <= 0:
+        """Raise the variant's job to `WAITING` and wait until a deal of it is stored
+        here, or `WAIT_POLL_SECONDS`, or `seconds`, whichever comes first (the caller
+        then tries to claim one again, and waits again while it has time)."""
+        if variant not in self._stored or seconds <= 0:
             return
-        self.asked(variant)
         stored = self._stored[variant]
-        self._waiters[variant] += 1
-        self._ensure_filler(variant)
-        self._wake[variant].set()
-        try:
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(seconds):
-                    await stored.wait()
-        finally:
-            self._waiters[variant] -= 1
+        # Told to this process's runner every time (free), written to the queue at most
+        # every `RAISE_SECONDS` per variant here (a waiter on another instance's job).
+        now = time.monotonic()
+        if now - self._raised.get(variant, -RAISE_SECONDS) >= RAISE_SECONDS:
+            self._raised[variant] = now
+            await self.demand(variant, WAITING)
+        else:
+            self.queued(KIND, variant, WAITING)
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(min(seconds, WAIT_POLL_SECONDS)):
+                await stored.wait()
 
     def _announce(self, variant: str) -> None:
         stored, self._stored[variant] = self._stored[variant], asyncio.Event()
         stored.set()
+
+    # --- the job
+
+    async def prepare(self) -> None:
+        """Queue every game's pools (`AHEAD`: the games players ask for are raised to
+        `REFILL` by their requests)."""
+        async with self.sessionmaker() as session:
+            for variant in VARIANTS:
+                await jobs.enqueue(session, KIND, variant, AHEAD)
+        self.queued(KIND, "", AHEAD)
+
+    async def run_job(self, job: Taken) -> None:
+        target = self.settings.solvable_pool_size if self.settings.solvable_prepare_ahead else 0
+        await self.fill(job.subject, target, job)
 
     async def _pool_state(self, variant: str) -> tuple[dict[str | None, int], int]:
         """How many unused deals `variant` has of each rating (None: unrated), and the
@@ -299,7 +315,7 @@ class SolvableDeals:
                 return False
         return True
 
-    async def _rate_one(self, variant: str) -> bool:
+    async def _rate_one(self, variant: str, job: Taken) -> bool:
         """Rate the variant's oldest deal proven unrated for a waiting request (dealt or
         not), and its game's rating with it; False when there is none."""
         async with self.sessionmaker() as session:
@@ -314,9 +330,7 @@ class SolvableDeals:
         if row is None:
             return False
         seq, number, positions = row
-        rating = await self.prover.rate(
-            variant, int(number), positions, lambda: self._refill_priority(variant)
-        )
+        rating = await self.prover.rate(variant, int(number), positions, lambda: job.priority)
         self._seen[variant][rating] = self._seen[variant].get(rating, 0) + 1
         async with self.sessionmaker() as session, unit_of_work(session):
             dealt = (
@@ -343,45 +357,47 @@ class SolvableDeals:
         log.info("solvable %s: candidate %d rated %s after it was proven", variant, seq, rating)
         return True
 
-    async def _next_candidate(self, variant: str, seq: int, public: set[int]) -> int | None:
-        """Claim candidate `seq` of `variant` for this instance: its deal number, or None
-        when it is public or another instance has it."""
-        self._next[variant] = seq + 1
-        number = solvable_candidate(self.secret, variant, seq)
-        if number in public:
-            return None
-        # One instance proves each candidate; the others go on to the next one. Done
-        # either way: a candidate that failed here is not tried again elsewhere.
-        subject, ttl = f"{variant}|{seq}", claims.proof_ttl(self.settings)
-        async with self.sessionmaker() as session:
-            if not await claims.claim(session, claims.SOLVABLE, subject, self.owner, ttl):
-                return None
-        return number
-
-    async def fill(self, variant: str, target: int) -> None:
+    async def fill(self, variant: str, target: int, job: Taken | None = None) -> None:
         """Prove (and rate) candidates of `variant` until it has `target` unused deals of
-        each rating (`_full`) and no request waits; while one does, prove for it first,
-        unrated (module docstring)."""
+        each rating (`_full`); while a request waits (the job at `WAITING`), prove for
+        it first, unrated, and rate the deals proven so after (module docstring)."""
+        job = job or Taken(KIND, variant, REFILL, 1)
         public = set(public_deals(self.settings.seeds_dir, variant))
         unkept = 0
         rated = self.settings.difficulty_games > 0
         while True:
             counts, seq = await self._pool_state(variant)
-            # More requests wait than there are deals for them (the last one proven may
-            # not be claimed yet by the request it woke).
-            waiting = self._waiters[variant] > sum(counts.values())
-            if not waiting and rated and await self._rate_one(variant):
+            waiting = job.priority <= WAITING
+            if not waiting and rated and await self._rate_one(variant, job):
                 continue
             if not waiting and self._full(counts, target):
                 return
             if not waiting and unkept >= MAX_UNKEPT:
                 log.warning("solvable %s: %d proofs in a row of full ratings", variant, unkept)
                 return
-            number = await self._next_candidate(variant, seq, public)
-            if number is None:
+            self._next[variant] = seq + 1
+            number = solvable_candidate(self.secret, variant, seq)
+            if number in public:
                 continue
-            proof, stored = await self._prove(variant, seq, number, counts, target, waiting)
+            proof, stored = await self._prove(variant, seq, number, counts, target, job)
             unkept = 0 if stored else unkept + (proof is not None and not waiting)
+            if waiting and stored:
+                await self._served(job)
+
+    async def _served(self, job: Taken) -> None:
+        """A deal was stored for the requests waiting: the job back to `REFILL`, until
+        one still waiting (its deal taken by another) raises it again: here at once,
+        from another instance within `RAISE_SECONDS`, so the job looks that long."""
+        async with self.sessionmaker() as session:
+            await jobs.lower(session, job, below=REFILL, to=REFILL)
+        deadline = time.monotonic() + RAISE_SECONDS + 0.25
+        while job.priority > WAITING and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        if job.priority > WAITING:
+            async with self.sessionmaker() as session:
+                now = await jobs.priority_of(session, job.kind, job.subject)
+            if now is not None:
+                job.priority = min(job.priority, now)
 
     async def _prove(
         self,
@@ -390,23 +406,17 @@ class SolvableDeals:
         number: int,
         counts: dict[str | None, int],
         target: int,
-        waiting: bool,
+        job: Taken,
     ) -> tuple[Proof | None, bool]:
-        """Prove (and rate, unless a request `waiting` needs it now) one claimed
-        candidate, and store it where its pool has room: the proof, and whether it was
-        stored."""
-        subject, ttl = f"{variant}|{seq}", claims.proof_ttl(self.settings)
-        rated = self.settings.difficulty_games > 0 and not waiting
-
-        def priority() -> int:
-            # A request that starts waiting moves a refill's candidate up.
-            return WAITING if self._waiters[variant] else self._refill_priority(variant)
-
+        """Prove (and rate, unless a request waits for it) candidate `seq`, and store it
+        where its pool has room: the proof, and whether it was stored."""
+        rated = self.settings.difficulty_games > 0 and job.priority > WAITING
         started = time.monotonic()
-        async with claims.working(self.sessionmaker, claims.SOLVABLE, subject, self.owner, ttl):
-            proof = await self.prover.prove(variant, number, priority, kind="solvable", rated=rated)
-            kept = proof is not None and self._kept(counts, proof, target)
-            stored = kept and proof is not None and await self._store(variant, seq, proof)
+        proof = await self.prover.prove(
+            variant, number, lambda: job.priority, kind="solvable", rated=rated
+        )
+        kept = proof is not None and self._kept(counts, proof, target)
+        stored = kept and proof is not None and await self._store(variant, seq, proof)
         if rated:  # a unit as a refill runs it: what a rating's Retry-After counts on
             took = time.monotonic() - started
             self._unit_seconds[variant] = 0.7 * self._unit_seconds[variant] + 0.3 * took
@@ -423,40 +433,3 @@ class SolvableDeals:
                 proof.difficulty or "unrated",
             )
         return proof, bool(stored)
-
-    async def _keep_filled(self, variant: str) -> None:
-        wake = self._wake[variant]
-        while True:
-            # Cleared before looking, so a claim made while filling is not missed.
-            wake.clear()
-            target = self.settings.solvable_pool_size if self.settings.solvable_prepare_ahead else 0
-            try:
-                await self.fill(variant, target)
-            except Exception as exc:
-                log.error("solvable %s: preparation failed: %s", variant, exc, exc_info=exc)
-                await asyncio.sleep(FAILURE_PAUSE_SECONDS)
-                continue
-            # asyncio.timeout, not wait_for: on Python 3.11 wait_for drops a cancel that
-            # comes as the wake-up does, and the app's shutdown would wait a minute.
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(RECHECK_SECONDS):
-                    await wake.wait()
-
-    def _ensure_filler(self, variant: str) -> None:
-        task = self._tasks.get(variant)
-        if task is None or task.done():
-            self._tasks[variant] = asyncio.create_task(
-                self._keep_filled(variant), name=f"solvable {variant}"
-            )
-
-    def start(self) -> None:
-        if self.settings.solvable_prepare_ahead:
-            for variant in VARIANTS:
-                self._ensure_filler(variant)
-
-    async def close(self) -> None:
-        tasks = list(self._tasks.values())
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        self._tasks = {}

@@ -28,7 +28,7 @@ TABLES = (
     "game_analyses",
     "solver_positions",
     "solver_lines",
-    "work_claims",
+    "jobs",
     "auth_failures",
     "solvable_deals",
     "idempotency_keys",

@@ -17,8 +17,8 @@ import pytest
 from fastapi import FastAPI
 
 from app.config import Settings
+from app.db import masked_url
 from app.logs import MAX_REQUEST_ID, JsonFormatter, RequestIdFilter, request_id_from
-from app.main import masked_url
 from app.middleware import accepts_gzip
 from app.models import SolvableDeal
 from app.schemas import VariantOut
@@ -384,8 +384,13 @@ async def test_start_up_says_where_the_database_is_and_what_is_prepared(
     messages = [r.getMessage() for r in caplog.records if r.name == "app.main"]
     scheme = settings.resolved_database_url.split("://", 1)[0]  # SQLite or PostgreSQL
     assert any(m.startswith(f"database: {scheme}://") for m in messages), messages
-    assert any(m.startswith("daily deals: ") for m in messages), messages
-    assert any(m.startswith("solvable deals: ") for m in messages), messages
+    (work,) = [m for m in messages if m.startswith("background work: ")]
+    assert "daily deals on first request" in work and "solvable pools proven on request" in work
+    with caplog.at_level(logging.INFO, logger="app.main"):
+        async with running(create_app(settings.model_copy(update={"background_work": False}))):
+            pass
+    messages = [r.getMessage() for r in caplog.records if r.name == "app.main"]
+    assert any("BACKGROUND_WORK=false" in m and "app.worker" in m for m in messages), messages
 
 
 # --- .env.example ----------------------------------------------------------------------

@@ -19,6 +19,7 @@ from app.main import create_app
 from app.metrics import UNMATCHED, Metrics
 from app.services.work import PLAYER, WorkPool
 from tests.api.conftest import API, NewGame, assert_error, running
+from tests.api.daily_helpers import empty_daily_deals
 from tests.api.helpers import near_won_rank_and_file, put_state
 from tests.api.sse_helpers import EventReader, StreamingASGITransport
 
@@ -164,6 +165,9 @@ async def test_a_hint_moves_the_solver_metrics(
     assert value(before, "solitaire_work_waiting", kind="analysis", priority="analysis") == 0
     assert value(before, "solitaire_work_running", kind="rating") == 0
     assert value(before, "solitaire_work_oldest_wait_seconds", priority="refill") == 0
+    # The job queue, read from the database: empty here, every series at 0.
+    assert value(before, "solitaire_jobs_queued", kind="analysis", priority="analysis") == 0
+    assert value(before, "solitaire_jobs_oldest_wait_seconds", priority="ahead") == 0
     # Every game's pool, as last counted (nothing proven here: none).
     assert (
         value(before, "solitaire_solvable_pool_unused", variant="rainbow", difficulty="unrated")
@@ -262,3 +266,32 @@ async def test_an_open_stream_shows_in_the_gauge_and_is_timed_to_its_opening(
         await asyncio.sleep(0.02)
     assert value(samples, "solitaire_streams_open") == 0
     assert requests(samples, "GET", template, 200) == 1  # once, not again as it ended
+
+
+async def test_the_job_queue_is_read_from_the_database_at_each_scrape(
+    settings: Settings, database_url: str, tmp_path: Path
+) -> None:
+    """A web instance without background work queues an analysis and the daily deal a
+    request waits for; a worker would take them: the queue shows them, by priority."""
+    await empty_daily_deals(database_url)  # today's deal proven by another test is kept
+    web = settings.model_copy(update={"background_work": False, "daily_wait_seconds": 0.5})
+    application = create_app(web)
+    async with running(application):
+        transport = httpx.ASGITransport(app=application)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            token = (await client.post(f"{API}/players", json={})).json()["token"]
+            auth = {"Authorization": f"Bearer {token}"}
+            game = (
+                await client.post(f"{API}/games", json={"variant": "canfield"}, headers=auth)
+            ).json()
+            await client.post(f"{API}/games/{game['id']}/resign", headers=auth)
+            asked = await client.post(f"{API}/games/{game['id']}/analysis", headers=auth)
+            assert asked.status_code == 202 and asked.json()["state"] == "pending"
+            daily = await client.post(f"{API}/daily/rainbow/today/game", headers=auth)
+            assert_error(daily, 503, "daily_not_ready")
+            await asyncio.sleep(0.05)
+            samples = await scrape(client)
+    assert value(samples, "solitaire_jobs_queued", kind="analysis", priority="analysis") == 1
+    assert value(samples, "solitaire_jobs_queued", kind="daily", priority="daily") == 1
+    assert value(samples, "solitaire_jobs_running", kind="daily", priority="daily") == 0
+    assert value(samples, "solitaire_jobs_oldest_wait_seconds", priority="analysis") > 0

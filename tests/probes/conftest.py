@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.api.conftest import database_url, empty_tables  # noqa: F401  (shared fixture)
-from tests.probes.server import Server
+from tests.probes.server import Server, Worker
 
 MakeServer = Callable[..., Server]
 
@@ -34,8 +34,9 @@ def make_server(probe_database_url: str, tmp_path: Path) -> Iterator[MakeServer]
     """Builds servers on the probe database; every one is killed at teardown."""
     servers: list[Server] = []
 
-    def make(**env: str) -> Server:
-        server = Server(probe_database_url, tmp_path / "data", **env)
+    def make(worker: bool = False, **env: str) -> Server:
+        kind = Worker if worker else Server
+        server = kind(probe_database_url, tmp_path / "data", **env)
         servers.append(server)
         return server
 

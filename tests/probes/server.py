@@ -81,3 +81,29 @@ class Server:
             os.killpg(self.process.pid, signal.SIGKILL)
         self.process.wait(timeout=10)
         self.process = None
+
+
+class Worker(Server):
+    """`python -m app.worker` (the background jobs without HTTP), in its own process
+    group like a server; started once it says it takes jobs."""
+
+    def start(self, timeout: float = 30.0) -> None:
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        with self.log_path.open("ab") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "app.worker"],
+                cwd=ROOT,
+                env=self.env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the worker exited: {self.log_path.read_text()[-2000:]}")
+            if "worker: taking jobs" in self.log_path.read_text():
+                return
+            time.sleep(0.1)
+        self.kill()
+        raise RuntimeError(f"the worker did not start: {self.log_path.read_text()[-2000:]}")
