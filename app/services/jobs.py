@@ -196,6 +196,15 @@ async def state_of(session: AsyncSession, kind: str, subject: str) -> str | None
         return (await session.execute(query)).scalar_one_or_none()
 
 
+async def busy(session: AsyncSession, kind: str, priority: int) -> int:
+    """Jobs of `kind` queued or running at `priority` or more urgent."""
+    async with unit_of_work(session, write=False):
+        query = select(func.count()).where(
+            Job.kind == kind, Job.state.in_((QUEUED, RUNNING)), Job.priority <= priority
+        )
+        return int((await session.execute(query)).scalar_one())
+
+
 async def lower(session: AsyncSession, job: Taken, below: int, to: int) -> None:
     """Set the job's priority back to `to` where it is more urgent than `below` (the
     work someone waited for is done; who still waits raises it again)."""

@@ -25,8 +25,9 @@ from app.config import Settings
 from app.engine import State
 from app.main import create_app
 from app.models import SolvableDeal
-from app.services import solvable
+from app.services import jobs, solvable
 from app.services.solvable import RATING_CAP
+from app.services.work import REFILL
 from app.solver.difficulty import LEVELS, Difficulty
 from tests.api.conftest import API, NewPlayer, assert_error, empty_tables, running
 from tests.api.daily_helpers import (  # noqa: F401 (small_solver: a fixture)
@@ -364,3 +365,25 @@ async def test_a_deal_proven_for_a_waiting_request_is_dealt_first_and_rated_afte
             assert (await _pool(app))[0].difficulty == rating
             shown = (await client.get(f"{API}/games/{game_id}", headers=auth)).json()
     assert shown["difficulty"] == rating and shown["version"] == version + 1
+
+
+async def test_a_ratings_retry_after_counts_the_pools_filling_and_learns_from_late_deals(
+    settings: Settings,
+) -> None:
+    """An empty rating's Retry-After: a candidate's time, times the games whose pools
+    fill at once (each unit takes its turn), over that rating's share of candidates; a
+    deal that came later than said lengthens the next one."""
+    await empty_tables(settings.database_url)
+    app = create_app(settings)
+    async with lifespan(app):
+        pools = app.state.solvable
+        alone = await pools.retry_after(VARIANT, "expert")
+        async with app.state.db.sessionmaker() as session:
+            for variant in ("rainbow", "emperor", "canfield"):
+                await jobs.enqueue(session, "solvable", variant, REFILL)
+        crowded = await pools.retry_after("deauville", "expert")
+        assert crowded >= 3 * alone - 1
+        assert await pools.retry_after(VARIANT) < alone  # any rating: a quarter
+        pools._refused[(VARIANT, "hard")] = (time.monotonic() - 10 * alone, alone)
+        pools.served(VARIANT, "hard")  # dealt ten times later than said
+        assert await pools.retry_after("number-ten", "expert") > crowded

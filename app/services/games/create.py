@@ -232,10 +232,13 @@ async def _create_solvable(
         if solvable_deals is None or remaining <= 0:
             if solvable_deals is not None:
                 await solvable_deals.claimed(variant.name)  # asked for: fill it first
-            retry = solvable_deals.retry_after(variant.name, difficulty) if solvable_deals else 60
+            retry = (
+                await solvable_deals.retry_after(variant.name, difficulty) if solvable_deals else 60
+            )
             raise solvable.no_solvable_deals(variant.name, retry, difficulty)
         await solvable_deals.wait_for_deal(variant.name, remaining)
     if solvable_deals is not None:
+        solvable_deals.served(variant.name, difficulty)
         await solvable_deals.claimed(variant.name)
     return answer(game_state(game, state), game)
 
