@@ -118,20 +118,22 @@ class JobRunner:
         done = asyncio.Event()
         keeper = asyncio.create_task(self._keep(job, done), name=f"lease {job.kind} {job.subject}")
         started = time.monotonic()
+        end: Callable[..., Awaitable[None]] = jobs.finish
+        reason: tuple[str, ...] = ()
         try:
             await self.handlers[job.kind](job)
+            log.debug("job %s done in %.1f s", job.kind, time.monotonic() - started)
         except asyncio.CancelledError:
-            await self._settle(jobs.release, job)
+            end = jobs.release
             raise
         except Exception as exc:
             log.error("job %s %s failed: %s", job.kind, _shown(job), exc, exc_info=exc)
-            await self._settle(jobs.fail, job, repr(exc))
-        else:
-            await self._settle(jobs.finish, job)
-            log.debug("job %s done in %.1f s", job.kind, time.monotonic() - started)
+            end, reason = jobs.fail, (repr(exc),)
         finally:
+            # The lease's keeper first: it must not renew a job settled already.
             done.set()
             await asyncio.wait([keeper])
+            await self._settle(end, job, *reason)
             self._running.pop((job.kind, job.subject), None)
             self._wake.set()  # a place is free
 

@@ -6,6 +6,7 @@ is taken again, then failed; two workers on one database do each piece once."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 from collections import Counter
 from collections.abc import AsyncIterator
@@ -285,3 +286,29 @@ async def test_two_workers_prove_each_daily_deal_once(
             await worker.close()
         for pool in pools:
             pool.close()
+
+
+async def test_a_job_held_past_its_renewals_keeps_its_lease_and_ends_done(
+    sessionmaker: async_sessionmaker[AsyncSession], caplog: pytest.LogCaptureFixture
+) -> None:
+    """Renewed while it runs (a 3 s lease, renewed every second: the job takes 2.5 s),
+    and never renewed once settled."""
+    finished = asyncio.Event()
+
+    async def slow(job: Taken) -> None:
+        await asyncio.sleep(2.5)
+        finished.set()
+
+    runner = _runner(sessionmaker, {"analysis": slow}, lease_seconds=3.0)
+    async with sessionmaker() as session:
+        await jobs.enqueue(session, "analysis", "g|3.3", ANALYSIS)
+    with caplog.at_level(logging.WARNING, logger="app.jobs"):
+        runner.start()
+        try:
+            await asyncio.wait_for(finished.wait(), 10)
+            await asyncio.sleep(1.5)  # a renewal after the end would come by now
+        finally:
+            await runner.close()
+    (row,) = (await rows(sessionmaker)).values()
+    assert (row.state, row.attempts) == ("done", 1)
+    assert not [r for r in caplog.records if r.name == "app.jobs"], caplog.text
