@@ -125,12 +125,17 @@ async def take(
     queued), leased for `lease`; None when there is none. A job whose lease ran out is
     taken again, or failed once it has been taken `MAX_ATTEMPTS` times."""
     now = utcnow()
+    ready = or_(
+        and_(Job.state == QUEUED, Job.run_after <= now),
+        and_(Job.state == RUNNING, Job.lease_until < now),
+    )
+    # A read first: an idle worker's looks take no write lock (SQLite has one).
+    async with unit_of_work(session, write=False):
+        found = select(Job.kind).where(ready, Job.priority.in_(priorities)).limit(1)
+        if (await session.execute(found)).first() is None:
+            return None
     async with unit_of_work(session):
         while True:
-            ready = or_(
-                and_(Job.state == QUEUED, Job.run_after <= now),
-                and_(Job.state == RUNNING, Job.lease_until < now),
-            )
             query = (
                 select(Job.kind, Job.subject, Job.priority, Job.attempts, Job.state)
                 .where(ready, Job.priority.in_(priorities))
