@@ -65,8 +65,8 @@ log = logging.getLogger("app.solvable")
 
 # A rating's unused deals, at most, in pool sizes (module docstring).
 RATING_CAP = 3
-# Proofs in a row of full ratings after which a fill stops until its next wake-up (a
-# claim, or `RECHECK_SECONDS`): bounds the solver time a rating that no candidate gets
+# Proofs in a row of full ratings after which a fill's job ends (until the next deal
+# dealt queues it again): bounds the solver time a rating that no candidate gets
 # (thresholds that leave a rating empty) can take.
 MAX_UNKEPT = 64
 

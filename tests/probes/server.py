@@ -28,6 +28,8 @@ class Server:
     """`python -m app.server` (uvicorn) in its own process group, so that `kill -9`
     takes the server and anything it started: the solver pool's processes."""
 
+    what = "server"
+
     def __init__(self, database_url: str, data_dir: Path, **env: str) -> None:
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
@@ -41,19 +43,21 @@ class Server:
         }
         self.process: subprocess.Popen[bytes] | None = None
 
+    def command(self) -> list[str]:
+        host, port = "127.0.0.1", str(self.port)
+        return [sys.executable, "-m", "app.server", "--host", host, "--port", port]
+
+    def ready(self) -> bool:
+        try:
+            return httpx.get(f"{self.base_url}/health", timeout=1).status_code == 200
+        except httpx.TransportError:
+            return False
+
     def start(self, timeout: float = 30.0) -> None:
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         with self.log_path.open("ab") as log:
             self.process = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "app.server",
-                    "--host",
-                    "127.0.0.1",
-                    "--port",
-                    str(self.port),
-                ],
+                self.command(),
                 cwd=ROOT,
                 env=self.env,
                 stdout=log,
@@ -63,15 +67,12 @@ class Server:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError(f"the server exited: {self.log_path.read_text()[-2000:]}")
-            try:
-                if httpx.get(f"{self.base_url}/health", timeout=1).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
+                raise RuntimeError(f"the {self.what} exited: {self.log_path.read_text()[-2000:]}")
+            if self.ready():
+                return
             time.sleep(0.1)
         self.kill()
-        raise RuntimeError(f"the server did not start: {self.log_path.read_text()[-2000:]}")
+        raise RuntimeError(f"the {self.what} did not start: {self.log_path.read_text()[-2000:]}")
 
     def kill(self) -> None:
         """`kill -9` of the server's whole process group; waits until it is gone."""
@@ -87,23 +88,10 @@ class Worker(Server):
     """`python -m app.worker` (the background jobs without HTTP), in its own process
     group like a server; started once it says it takes jobs."""
 
-    def start(self, timeout: float = 30.0) -> None:
-        self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        with self.log_path.open("ab") as log:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "app.worker"],
-                cwd=ROOT,
-                env=self.env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"the worker exited: {self.log_path.read_text()[-2000:]}")
-            if "worker: taking jobs" in self.log_path.read_text():
-                return
-            time.sleep(0.1)
-        self.kill()
-        raise RuntimeError(f"the worker did not start: {self.log_path.read_text()[-2000:]}")
+    what = "worker"
+
+    def command(self) -> list[str]:
+        return [sys.executable, "-m", "app.worker"]
+
+    def ready(self) -> bool:
+        return "worker: taking jobs" in self.log_path.read_text()
