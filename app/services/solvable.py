@@ -180,10 +180,6 @@ class SolvableDeals:
         self._stored = {variant: asyncio.Event() for variant in VARIANTS}
         self._next: dict[str, int] = {}  # this process's next candidate, per variant
         self._raised: dict[str, float] = {}  # when a waiter here last raised a job
-        # The first refusal since the last deal, per (variant, rating): when, and the
-        # Retry-After it said; and how much longer than said refused requests waited.
-        self._refused: dict[tuple[str, str | None], tuple[float, float]] = {}
-        self._late = 1.0
         # Seconds one candidate takes (proof and rating), per variant (a guess until
         # measured), and how many proofs of each rating were seen: an empty pool's
         # Retry-After.
@@ -208,8 +204,9 @@ class SolvableDeals:
         """Seconds until a deal of `variant` (of rating `difficulty`) may be ready: the
         time a candidate takes, times the games whose pools fill at once (each unit
         takes its turn in the one line), over the share of candidates of that rating
-        seen so far; times how much longer than so predicted refused requests here
-        really waited for their deal (`served`)."""
+        seen so far. Each candidate is a fresh draw, so the wait still ahead does not
+        shrink with the time waited: a retry refused again gets the same estimate,
+        brought up to date."""
         seconds = self._unit_seconds.get(variant, UNIT_SECONDS_GUESS)
         async with self.sessionmaker() as session:
             seconds *= max(1, await jobs.busy(session, KIND, REFILL))
@@ -218,19 +215,7 @@ class SolvableDeals:
             # One of each rating assumed beside those seen: no rating is ever "never".
             share = (seen.get(difficulty, 0) + 1) / (sum(seen.values()) + len(LEVELS))
             seconds /= share
-        seconds = min(300.0, max(1.0, seconds * self._late))
-        self._refused.setdefault((variant, difficulty), (time.monotonic(), seconds))
-        return math.ceil(seconds)
-
-    def served(self, variant: str, difficulty: str | None) -> None:
-        """A deal of `variant` (rating `difficulty`) was dealt here: measure how long
-        requests refused for it waited against what their Retry-After predicted."""
-        refused = self._refused.pop((variant, difficulty), None)
-        if refused is None:
-            return
-        waited = time.monotonic() - refused[0]
-        # Late deals lengthen the next Retry-After; deals in time bring it back.
-        self._late = 0.7 * self._late + 0.3 * min(4.0, max(1.0, waited / refused[1]))
+        return min(300, max(1, math.ceil(seconds)))
 
     # --- requests
 

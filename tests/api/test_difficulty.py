@@ -367,12 +367,11 @@ async def test_a_deal_proven_for_a_waiting_request_is_dealt_first_and_rated_afte
     assert shown["difficulty"] == rating and shown["version"] == version + 1
 
 
-async def test_a_ratings_retry_after_counts_the_pools_filling_and_learns_from_late_deals(
+async def test_a_ratings_retry_after_counts_the_pools_filling_at_once(
     settings: Settings,
 ) -> None:
     """An empty rating's Retry-After: a candidate's time, times the games whose pools
-    fill at once (each unit takes its turn), over that rating's share of candidates; a
-    deal that came later than said lengthens the next one."""
+    fill at once (each unit takes its turn), over that rating's share of candidates."""
     await empty_tables(settings.database_url)
     app = create_app(settings)
     async with lifespan(app):
@@ -383,7 +382,8 @@ async def test_a_ratings_retry_after_counts_the_pools_filling_and_learns_from_la
                 await jobs.enqueue(session, "solvable", variant, REFILL)
         crowded = await pools.retry_after("deauville", "expert")
         assert crowded >= 3 * alone - 1
-        assert await pools.retry_after(VARIANT) < alone  # any rating: a quarter
-        pools._refused[(VARIANT, "hard")] = (time.monotonic() - 10 * alone, alone)
-        pools.served(VARIANT, "hard")  # dealt ten times later than said
-        assert await pools.retry_after("number-ten", "expert") > crowded
+        # Any rating: four times as many candidates will do.
+        assert await pools.retry_after("deauville") * 4 <= crowded + 4
+        # A rating seen often among the proofs is expected sooner.
+        pools._seen["deauville"].update(easy=30, medium=2, hard=2, expert=2)
+        assert await pools.retry_after("deauville", "easy") < crowded / 2

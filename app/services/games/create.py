@@ -238,7 +238,6 @@ async def _create_solvable(
             raise solvable.no_solvable_deals(variant.name, retry, difficulty)
         await solvable_deals.wait_for_deal(variant.name, remaining)
     if solvable_deals is not None:
-        solvable_deals.served(variant.name, difficulty)
         await solvable_deals.claimed(variant.name)
     return answer(game_state(game, state), game)
 
