@@ -14,11 +14,11 @@ Work waits in one line ordered by priority (by who waits for it), then arrival:
 
 1. `PLAYER`: a player's search (a hint before a finish);
 2. `ANALYSIS`: a position of an analysis a player asked for;
-3. `DAILY`: a daily deal a player can ask for now (today's first deal, a rating or a
-   past date a player asked for);
+3. `DAILY`: a daily deal a player waits for (today's, of any rating, or a past date's);
 4. `WAITING`: a solvable deal a player is waiting for (its pool was empty);
-5. `REFILL`: refilling the solvable pools of the games players ask for, and rating
-   the deals dealt before they were rated;
+5. `REFILL`: today's first daily deals prepared ahead (the next to be asked for),
+   refilling the solvable pools of the games players ask for, and rating the deals
+   dealt before they were rated;
 6. `AHEAD`: speculative work nobody waits for: tomorrow's daily deals, ratings of a
    date nobody asked for yet, pools of games nobody asked for.
 
