@@ -11,6 +11,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from sqlalchemy.exc import SQLAlchemyError
 
 from app.config import Settings
 from app.deps import SessionDep, get_app_settings
@@ -42,6 +43,10 @@ async def metrics_access(
 )
 async def get_metrics(request: Request, session: SessionDep) -> Response:
     metrics: Metrics = request.app.state.metrics
-    # The job queue is in the database, shared by every instance: read as scraped.
-    metrics.queue = await jobs.snapshot(session)
+    # The job queue is in the database, shared by every instance: read as scraped (with
+    # the database away, its series are left out and the rest is still answered).
+    try:
+        metrics.queue = await jobs.snapshot(session)
+    except SQLAlchemyError:
+        metrics.queue = None
     return Response(generate_latest(metrics.registry), media_type=CONTENT_TYPE_LATEST)

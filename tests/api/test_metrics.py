@@ -5,6 +5,7 @@ open streams; the token when METRICS_TOKEN is set."""
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -295,3 +296,30 @@ async def test_the_job_queue_is_read_from_the_database_at_each_scrape(
     assert value(samples, "solitaire_jobs_queued", kind="daily", priority="daily") == 1
     assert value(samples, "solitaire_jobs_running", kind="daily", priority="daily") == 0
     assert value(samples, "solitaire_jobs_oldest_wait_seconds", priority="analysis") > 0
+
+
+async def test_metrics_are_answered_with_the_database_away(tmp_path: Path) -> None:
+    """The job queue's series need the database; without it the rest is answered."""
+    threads_before = set(threading.enumerate())
+    app = create_app(
+        Settings(
+            database_url=f"sqlite+aiosqlite:///{tmp_path}/m.sqlite3",
+            data_dir=tmp_path,
+            background_work=False,
+        )
+    )
+    async with running(app):
+        await app.state.db.engine.dispose()
+        (tmp_path / "m.sqlite3").unlink()
+        (tmp_path / "m.sqlite3").mkdir()  # a directory where the file was: cannot open
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            response = await client.get("/metrics")
+    for thread in set(threading.enumerate()) - threads_before:  # as test_service's health
+        if thread.name.endswith("(_connection_worker_thread)"):
+            await asyncio.to_thread(thread.join, 5)
+    assert response.status_code == 200
+    assert (
+        "solitaire_solver_workers " in response.text or "solitaire_solver_workers{" in response.text
+    )
+    assert "solitaire_jobs_queued" not in response.text
