@@ -15,7 +15,7 @@ Solving is CPU work: each candidate is one proof in the `WorkPool` of the proces
 runs the job, so the event loop stays free. `DailyDeals.run_ahead` queues today's and
 the next `daily_days_ahead` days' deals at start-up and after each UTC midnight (their
 ratings' deals too, with `daily_ratings_ahead`, once each first deal is known): today's
-first deals at `REFILL` priority, the rest at `AHEAD`, after the work players wait for
+first deals at `TODAY` priority, the rest at `AHEAD`, after the work players wait for
 (`services.work`); a deal a player asks for moves up to `DAILY`, its queued proof
 included. A request for a deal not ready yet queues its job
 (or raises it to `DAILY`) and waits up to `daily_wait_seconds` for its row, holding no
@@ -74,7 +74,7 @@ from app.services.jobs import Queued, Taken
 from app.services.proving import Proof, derive_deal
 from app.services.ranking import day_end, deal_published, is_ranked
 from app.services.variants import find_variant
-from app.services.work import AHEAD, DAILY, REFILL, WorkPool
+from app.services.work import AHEAD, DAILY, TODAY, WorkPool
 from app.solver.difficulty import LEVELS
 
 log = logging.getLogger("app.daily")
@@ -355,16 +355,16 @@ class DailyDeals:
     # --- ahead of time
 
     async def prepare(self, days: list[date]) -> None:
-        """Queue each day's first deals: today's at `REFILL` priority (after the work
+        """Queue each day's first deals: today's at `TODAY` priority (after the work
         players wait for, a request raises its deal to `DAILY`), later days' at `AHEAD`
         (each first deal then queues its date's other ratings, `run_job`)."""
         today = utc_today()
         async with self.sessionmaker() as session:
             for day in days:
-                priority = REFILL if day == today else AHEAD
+                priority = TODAY if day == today else AHEAD
                 for variant in VARIANTS:
                     await jobs.enqueue(session, KIND, subject_of(variant, day, ""), priority)
-        self.queued(KIND, "", REFILL)
+        self.queued(KIND, "", TODAY)
 
     async def _run_ahead(self) -> None:
         while True:

@@ -51,6 +51,12 @@ def unheard(kind: str, subject: str, priority: int) -> None:
     """The `Queued` of a process without a runner: another process takes the job."""
 
 
+class Requeue(Exception):
+    """Raised by a job's handler to give the job back to the queue unfinished, at its
+    priority, the attempt not counted: it goes on in its turn (a job a player waited
+    for that goes on as speculative work gives the worker's place back)."""
+
+
 @dataclass
 class Taken:
     """A job a worker holds: its priority is kept up to date while it runs (a player who

@@ -5,10 +5,13 @@ process whose background lane is on (`BACKGROUND_WORK`, the default) and in
 Each job runs as a task of its own; its CPU work goes to the process's `WorkPool` in
 units (a candidate's proof, a position's search) queued at the job's priority, so the
 pool's line, not the number of jobs, decides what runs first. Jobs a player waits for
-(`ANALYSIS`, `DAILY`, `WAITING`) are taken as soon as they are queued, however many run;
-speculative ones (`REFILL`, `AHEAD`) at most `speculative_slots` of each priority at
-once, so that refills and days ahead never hold more than their share of the line
-(and a refill is never stuck behind a long run of speculative daily deals).
+(`ANALYSIS`, `DAILY`, `WAITING`) are taken as soon as they are queued, however many run,
+and so are today's first daily deals (`TODAY`: nine short jobs a day); speculative ones
+(`REFILL`, `AHEAD`) at most `speculative_slots` of each priority at once, so that
+refills and days ahead never hold more than their share of the line (and a refill is
+never stuck behind a long run of speculative daily deals). A job a player waited for
+that goes on as speculative work gives its place back (`jobs.Requeue`) and is taken
+again in its turn.
 
 While a job runs, its lease is renewed and its priority read again every second (a
 player who starts waiting for it, on any instance, raises it in the table). New jobs are
@@ -29,7 +32,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.services import jobs
 from app.services.jobs import Taken
-from app.services.work import AHEAD, ANALYSIS, DAILY, REFILL, WAITING
+from app.services.work import AHEAD, ANALYSIS, DAILY, REFILL, TODAY, WAITING
 
 log = logging.getLogger("app.jobs")
 
@@ -89,7 +92,7 @@ class JobRunner:
         busy = [job.priority for job in self.running()]
         if len(busy) >= MAX_RUNNING:
             return []
-        allowed = [ANALYSIS, DAILY, WAITING]
+        allowed = [ANALYSIS, DAILY, WAITING, TODAY]
         for level in (REFILL, AHEAD):
             if busy.count(level) < self.speculative_slots:
                 allowed.append(level)
@@ -126,6 +129,8 @@ class JobRunner:
         except asyncio.CancelledError:
             end = jobs.release
             raise
+        except jobs.Requeue:
+            end = jobs.release
         except Exception as exc:
             log.error("job %s %s failed: %s", job.kind, _shown(job), exc, exc_info=exc)
             end, reason = jobs.fail, (repr(exc),)

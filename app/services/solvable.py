@@ -367,7 +367,7 @@ class SolvableDeals:
         """Prove (and rate) candidates of `variant` until it has `target` unused deals of
         each rating (`_full`); while a request waits (the job at `WAITING`), prove for
         it first, unrated, and rate the deals proven so after (module docstring)."""
-        job = job or Taken(KIND, variant, REFILL, 1)
+        job = job or Taken(KIND, variant, REFILL, 0)  # a direct fill: no job of the queue
         public = set(public_deals(self.settings.seeds_dir, variant))
         unkept = 0
         rated = self.settings.difficulty_games > 0
@@ -393,7 +393,8 @@ class SolvableDeals:
     async def _served(self, job: Taken) -> None:
         """A deal was stored for the requests waiting: the job back to `REFILL`, until
         one still waiting (its deal taken by another) raises it again: here at once,
-        from another instance within `RAISE_SECONDS`, so the job looks that long."""
+        from another instance within `RAISE_SECONDS`, so the job looks that long. None
+        does: the rest of the fill is speculative, and waits its turn (`jobs.Requeue`)."""
         async with self.sessionmaker() as session:
             await jobs.lower(session, job, below=REFILL, to=REFILL)
         deadline = time.monotonic() + RAISE_SECONDS + 0.25
@@ -404,6 +405,8 @@ class SolvableDeals:
                 now = await jobs.priority_of(session, job.kind, job.subject)
             if now is not None:
                 job.priority = min(job.priority, now)
+        if job.priority > WAITING and job.attempts:  # a job of the queue, not a direct fill
+            raise jobs.Requeue()
 
     async def _prove(
         self,

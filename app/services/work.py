@@ -16,10 +16,11 @@ Work waits in one line ordered by priority (by who waits for it), then arrival:
 2. `ANALYSIS`: a position of an analysis a player asked for;
 3. `DAILY`: a daily deal a player waits for (today's, of any rating, or a past date's);
 4. `WAITING`: a solvable deal a player is waiting for (its pool was empty);
-5. `REFILL`: today's first daily deals prepared ahead (the next to be asked for),
-   refilling the solvable pools of the games players ask for, and rating the deals
-   dealt before they were rated;
-6. `AHEAD`: speculative work nobody waits for: tomorrow's daily deals, ratings of a
+5. `TODAY`: today's first daily deals, prepared ahead (the next to be asked for: a
+   request for one raises it to `DAILY`);
+6. `REFILL`: refilling the solvable pools of the games players ask for, and rating the
+   deals dealt before they were rated;
+7. `AHEAD`: speculative work nobody waits for: tomorrow's daily deals, ratings of a
    date nobody asked for yet, pools of games nobody asked for.
 
 A piece of work may be given its priority as a function, read whenever the line is
@@ -74,13 +75,15 @@ PLAYER = 0
 ANALYSIS = 1
 DAILY = 2
 WAITING = 3
-REFILL = 4
-AHEAD = 5
+TODAY = 4
+REFILL = 5
+AHEAD = 6
 PRIORITIES = {
     PLAYER: "player",
     ANALYSIS: "analysis",
     DAILY: "daily",
     WAITING: "waiting",
+    TODAY: "today",
     REFILL: "refill",
     AHEAD: "ahead",
 }
