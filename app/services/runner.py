@@ -6,12 +6,13 @@ Each job runs as a task of its own; its CPU work goes to the process's `WorkPool
 units (a candidate's proof, a position's search) queued at the job's priority, so the
 pool's line, not the number of jobs, decides what runs first. Jobs a player waits for
 (`ANALYSIS`, `DAILY`, `WAITING`) are taken as soon as they are queued, however many run,
-and so are today's first daily deals (`TODAY`: nine short jobs a day); speculative ones
-(`REFILL`, `AHEAD`) at most `speculative_slots` of each priority at once, so that
-refills and days ahead never hold more than their share of the line (and a refill is
-never stuck behind a long run of speculative daily deals). A job a player waited for
-that goes on as speculative work gives its place back (`jobs.Requeue`) and is taken
-again in its turn.
+and so are today's first daily deals (`TODAY`: nine short jobs a day) and the pools'
+refills (`REFILL`: at most one job per game, whose units then take turns, so every game
+players ask for gets its first deals of each rating early, not one game after another);
+the work nobody waits for (`AHEAD`: dozens of daily deals of later days and other
+ratings) at most `speculative_slots` jobs at once. A job a player waited for that goes
+on as speculative work gives its place back (`jobs.Requeue`) and is taken again in its
+turn, at the priority it has then.
 
 While a job runs, its lease is renewed and its priority read again every second (a
 player who starts waiting for it, on any instance, raises it in the table). New jobs are
@@ -92,10 +93,9 @@ class JobRunner:
         busy = [job.priority for job in self.running()]
         if len(busy) >= MAX_RUNNING:
             return []
-        allowed = [ANALYSIS, DAILY, WAITING, TODAY]
-        for level in (REFILL, AHEAD):
-            if busy.count(level) < self.speculative_slots:
-                allowed.append(level)
+        allowed = [ANALYSIS, DAILY, WAITING, TODAY, REFILL]
+        if busy.count(AHEAD) < self.speculative_slots:
+            allowed.append(AHEAD)
         return allowed
 
     async def take_all(self) -> int:

@@ -198,12 +198,12 @@ async def test_a_runner_gives_back_what_it_ran_when_it_stops_and_another_finishe
     assert (row.state, row.attempts) == ("done", 1)
 
 
-async def test_speculative_jobs_take_a_bounded_share_and_never_hold_back_a_players(
+async def test_work_nobody_waits_for_takes_a_bounded_share_and_never_holds_back_a_players(
     sessionmaker: async_sessionmaker[AsyncSession],
 ) -> None:
-    """One job of each speculative priority at a time; a job a player waits for is
-    taken at once beside them; a running job's priority rises when a player starts
-    waiting for it on another process (read from the table)."""
+    """One job nobody waits for (`AHEAD`) at a time; refills (one per game) and a job a
+    player waits for are taken at once beside it; a running job's priority rises when a
+    player starts waiting for it on another process (read from the table)."""
     release = asyncio.Event()
     running: list[Taken] = []
 
@@ -211,22 +211,23 @@ async def test_speculative_jobs_take_a_bounded_share_and_never_hold_back_a_playe
         running.append(job)
         await release.wait()
 
-    runner = _runner(sessionmaker, {"solvable": hold, "analysis": hold})
+    runner = _runner(sessionmaker, {"solvable": hold, "analysis": hold, "daily": hold})
     async with sessionmaker() as session:
-        for variant in ("a", "b"):
-            await jobs.enqueue(session, "solvable", variant, AHEAD)
-        await jobs.enqueue(session, "solvable", "c", REFILL)
+        for subject in ("a", "b"):
+            await jobs.enqueue(session, "daily", subject, AHEAD)
+        for variant in ("c", "d"):
+            await jobs.enqueue(session, "solvable", variant, REFILL)
     runner.start()
     try:
         await asyncio.sleep(0.5)
-        assert sorted(job.subject for job in running) == ["a", "c"]
+        assert sorted(job.subject for job in running) == ["a", "c", "d"]
         async with sessionmaker() as session:
             await jobs.enqueue(session, "analysis", "g|9.9", ANALYSIS)
-            await jobs.enqueue(session, "solvable", "a", WAITING)  # another instance's
+            await jobs.enqueue(session, "daily", "a", DAILY)  # another instance's player
         await asyncio.sleep(1.6)
-        assert [job.priority for job in running if job.subject == "a"] == [WAITING]
-        # "a" is waited for now: its speculative place went to "b".
-        assert sorted(job.subject for job in running) == ["a", "b", "c", "g|9.9"]
+        assert [job.priority for job in running if job.subject == "a"] == [DAILY]
+        # "a" is waited for now: its place among the work nobody waits for went to "b".
+        assert sorted(job.subject for job in running) == ["a", "b", "c", "d", "g|9.9"]
     finally:
         release.set()
         await asyncio.sleep(0.3)
