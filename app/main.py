@@ -158,7 +158,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.daily = background.daily
         app.state.solvable = background.solvable
         app.state.analyses = background.analyses
-        app.state.jobs = background.runner
         await background.start()
         sweeper.start()
         try:

@@ -204,7 +204,7 @@ class Live(Collector):
         queued = GaugeMetricFamily(
             f"{PREFIX}_work_waiting",
             "Work waiting for a worker now, by kind and priority (player, analysis, daily, "
-            'waiting, refill, ahead: docs/api.md, "Metrics").',
+            'waiting, today, refill, ahead: docs/api.md, "Metrics").',
             labels=("kind", "priority"),
         )
         for kind in KINDS:

@@ -32,9 +32,10 @@ so a game costs little more than its hardest position, the one at the boundary.
 One analysis per game, stored (`game_analyses`) and shared by every instance: it is a
 job of the one queue (`services.jobs`, kind `analysis`), queued with its row at
 `ANALYSIS` priority, before every proof; one worker runs it, and one that dies leaves a
-job its lease lets another take again. Secrecy: the verdicts and the line tell of hidden cards, so only
-a game that is over is analysed (won, stuck or resigned), a daily game only once its date
-is over, and a stuck game (which still takes an undo) is marked assisted first.
+job its lease lets another take again. Secrecy: the verdicts and the line tell of hidden
+cards, so only a game that is over is analysed (won, stuck or resigned), a daily game
+only once its date is over, and a stuck game (which still takes an undo) is marked
+assisted first.
 
 Once done, the analysis makes practice copies of the game (`GameAnalyses.practice`): a new
 game at a position of its line, by default the one before the losing move, where the

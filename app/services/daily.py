@@ -17,10 +17,9 @@ the next `daily_days_ahead` days' deals at start-up and after each UTC midnight 
 ratings' deals too, with `daily_ratings_ahead`, once each first deal is known): today's
 first deals at `TODAY` priority, the rest at `AHEAD`, after the work players wait for
 (`services.work`); a deal a player asks for moves up to `DAILY`, its queued proof
-included. A request for a deal not ready yet queues its job
-(or raises it to `DAILY`) and waits up to `daily_wait_seconds` for its row, holding no
-database connection between looks, then answers 503 `daily_not_ready` with
-Retry-After. The work a request can start is bounded: dates before `daily_first_date`
+included. A request for a deal not ready yet queues its job (or raises it to `DAILY`)
+and waits up to `daily_wait_seconds` for its row, holding no database connection
+between looks, then answers 503 `daily_not_ready` with Retry-After. The work a request can start is bounded: dates before `daily_first_date`
 are not daily deals (404), and beyond `daily_max_pending` past dates waited for in this
 process a request for another is refused at once (503).
 

@@ -51,12 +51,6 @@ def unheard(kind: str, subject: str, priority: int) -> None:
     """The `Queued` of a process without a runner: another process takes the job."""
 
 
-class Requeue(Exception):
-    """Raised by a job's handler to give the job back to the queue unfinished, at its
-    priority, the attempt not counted: it goes on in its turn (a job a player waited
-    for that goes on as speculative work gives the worker's place back)."""
-
-
 @dataclass
 class Taken:
     """A job a worker holds: its priority is kept up to date while it runs (a player who
@@ -295,11 +289,6 @@ async def snapshot(session: AsyncSession) -> QueueSnapshot:
                 running[(kind, priority)] = int(count)
                 continue
             queued[(kind, priority)] = int(count)
-            waited = (now - _aware(first)).total_seconds()
+            waited = (now - first).total_seconds()  # min() keeps the column's UTC type
             oldest[priority] = max(oldest.get(priority, 0.0), waited)
     return QueueSnapshot(queued, running, oldest)
-
-
-def _aware(moment: datetime) -> datetime:
-    # SQLite hands back naive datetimes; every stored time is UTC.
-    return moment if moment.tzinfo else moment.replace(tzinfo=utcnow().tzinfo)

@@ -10,9 +10,7 @@ and so are today's first daily deals (`TODAY`: nine short jobs a day) and the po
 refills (`REFILL`: at most one job per game, whose units then take turns, so every game
 players ask for gets its first deals of each rating early, not one game after another);
 the work nobody waits for (`AHEAD`: dozens of daily deals of later days and other
-ratings) at most `speculative_slots` jobs at once. A job a player waited for that goes
-on as speculative work gives its place back (`jobs.Requeue`) and is taken again in its
-turn, at the priority it has then.
+ratings) at most `speculative_slots` jobs at once.
 
 While a job runs, its lease is renewed and its priority read again every second (a
 player who starts waiting for it, on any instance, raises it in the table). New jobs are
@@ -35,6 +33,8 @@ from app.services import jobs
 from app.services.jobs import Taken
 from app.services.work import AHEAD, ANALYSIS, DAILY, REFILL, TODAY, WAITING
 
+# Its lines name a job by its subject: a variant and a date, or a game id and a line;
+# never a deal number.
 log = logging.getLogger("app.jobs")
 
 Handler = Callable[[Taken], Awaitable[None]]
@@ -85,12 +85,9 @@ class JobRunner:
         if running is not None and priority < running[0].priority:
             running[0].priority = priority
 
-    def running(self) -> list[Taken]:
-        return [job for job, _task in self._running.values()]
-
     def _priorities(self) -> list[int]:
         """The priorities this process takes a job of now (module docstring)."""
-        busy = [job.priority for job in self.running()]
+        busy = [job.priority for job, _task in self._running.values()]
         if len(busy) >= MAX_RUNNING:
             return []
         allowed = [ANALYSIS, DAILY, WAITING, TODAY, REFILL]
@@ -98,9 +95,8 @@ class JobRunner:
             allowed.append(AHEAD)
         return allowed
 
-    async def take_all(self) -> int:
-        """Take every job this process may run now; how many."""
-        taken = 0
+    async def take_all(self) -> None:
+        """Take every job this process may run now."""
         while priorities := self._priorities():
             async with self.sessionmaker() as session:
                 job = await jobs.take(session, self.owner, self.lease, priorities)
@@ -112,10 +108,8 @@ class JobRunner:
                 continue
             task = asyncio.create_task(self._run(job), name=f"job {job.kind} {job.subject}")
             self._running[(job.kind, job.subject)] = (job, task)
-            taken += 1
             if self._stopping.is_set():
                 break
-        return taken
 
     async def _run(self, job: Taken) -> None:
         done = asyncio.Event()
@@ -129,10 +123,8 @@ class JobRunner:
         except asyncio.CancelledError:
             end = jobs.release
             raise
-        except jobs.Requeue:
-            end = jobs.release
         except Exception as exc:
-            log.error("job %s %s failed: %s", job.kind, _shown(job), exc, exc_info=exc)
+            log.error("job %s %s failed: %s", job.kind, job.subject, exc, exc_info=exc)
             end, reason = jobs.fail, (repr(exc),)
         finally:
             # The lease's keeper first: it must not renew a job settled already.
@@ -147,7 +139,7 @@ class JobRunner:
             async with self.sessionmaker() as session:
                 await end(session, job, self.owner, *args)
         except SQLAlchemyError as exc:  # its lease runs out, and it is taken again
-            log.warning("job %s %s: not settled (%s)", job.kind, _shown(job), exc)
+            log.warning("job %s %s: not settled (%s)", job.kind, job.subject, exc)
 
     async def _keep(self, job: Taken, done: asyncio.Event) -> None:
         """Renew the lease every third of it; read the priority every second; until the
@@ -162,9 +154,9 @@ class JobRunner:
                     if time.monotonic() - renewed >= self.lease.total_seconds() / 3:
                         renewed = time.monotonic()
                         if not await jobs.renew(session, job, self.owner, self.lease):
-                            log.warning("job %s %s: lease lost", job.kind, _shown(job))
+                            log.warning("job %s %s: lease lost", job.kind, job.subject)
             except SQLAlchemyError as exc:  # the database away for a moment: try again
-                log.warning("job %s %s: not renewed (%s)", job.kind, _shown(job), exc)
+                log.warning("job %s %s: not renewed (%s)", job.kind, job.subject, exc)
 
     async def _loop(self) -> None:
         while not self._stopping.is_set():
@@ -204,9 +196,3 @@ async def _wait(event: asyncio.Event, seconds: float) -> bool:
         async with asyncio.timeout(seconds):
             await event.wait()
     return event.is_set()
-
-
-def _shown(job: Taken) -> str:
-    # A daily or solvable job names a variant and a date, never a deal number; an
-    # analysis names its game: safe in logs.
-    return job.subject

@@ -18,8 +18,9 @@ proven and rated in turn, each stored in its rating's pool, until every rating h
 size; a rating that already has `RATING_CAP` times the size unused keeps no more, so
 that a rating the candidates seldom give fills in the end without making the others grow
 without end, and `MAX_UNKEPT` proofs in a row that are not kept end the job until the
-next deal dealt queues it again), queued at start-up and after each deal dealt. With ratings off (`difficulty_games` 0) a
-variant keeps `solvable_pool_size` deals in all, unrated. `claim` takes one unused row in
+next deal dealt queues it again), queued at start-up and after each deal dealt. With
+ratings off (`difficulty_games` 0) a variant keeps `solvable_pool_size` deals in all,
+unrated. `claim` takes one unused row in
 the transaction that inserts the game (FOR UPDATE SKIP LOCKED on PostgreSQL, the write
 lock of BEGIN IMMEDIATE on SQLite), so each deal goes to one game only.
 
@@ -29,7 +30,7 @@ connection) while its variant's filler proves candidates for it at `WAITING` pri
 unrated (a proof takes milliseconds, a rating seconds): each proof is stored at once
 and dealt, and rated later (`REFILL`), its game's rating filled in then. The rated
 pools of the games players ask for fill at `REFILL` priority, the others' at `AHEAD`,
-after tomorrow's daily deals. A request with a difficulty whose pool is empty is 503
+with the daily deals of the days ahead. A request with a difficulty whose pool is empty is 503
 `no_solvable_deals` at once, with a Retry-After from what this instance measured: the
 time a candidate takes, over the share of candidates of that rating.
 """
@@ -367,7 +368,7 @@ class SolvableDeals:
         """Prove (and rate) candidates of `variant` until it has `target` unused deals of
         each rating (`_full`); while a request waits (the job at `WAITING`), prove for
         it first, unrated, and rate the deals proven so after (module docstring)."""
-        job = job or Taken(KIND, variant, REFILL, 0)  # a direct fill: no job of the queue
+        job = job or Taken(KIND, variant, REFILL, 0)  # a fill called directly
         public = set(public_deals(self.settings.seeds_dir, variant))
         unkept = 0
         rated = self.settings.difficulty_games > 0
@@ -393,8 +394,8 @@ class SolvableDeals:
     async def _served(self, job: Taken) -> None:
         """A deal was stored for the requests waiting: the job back to `REFILL`, until
         one still waiting (its deal taken by another) raises it again: here at once,
-        from another instance within `RAISE_SECONDS`, so the job looks that long. None
-        does: the rest of the fill is speculative, and waits its turn (`jobs.Requeue`)."""
+        from another instance within `RAISE_SECONDS`, so the job looks that long before
+        it goes on (rating first) at `REFILL`."""
         async with self.sessionmaker() as session:
             await jobs.lower(session, job, below=REFILL, to=REFILL)
         deadline = time.monotonic() + RAISE_SECONDS + 0.25
@@ -405,8 +406,6 @@ class SolvableDeals:
                 now = await jobs.priority_of(session, job.kind, job.subject)
             if now is not None:
                 job.priority = min(job.priority, now)
-        if job.priority > WAITING and job.attempts:  # a job of the queue, not a direct fill
-            raise jobs.Requeue()
 
     async def _prove(
         self,

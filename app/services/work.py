@@ -134,9 +134,9 @@ class _Unobserved:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """The pool now: work waiting for a worker by kind, by kind and priority, the
-    longest wait in line now (seconds, by priority), and each lane's busy workers (by
-    kind too) and size."""
+    """The pool now: work waiting for a worker by kind, and by kind and priority, the
+    longest wait in line now (seconds, by priority), each lane's busy workers and size,
+    and the work running by kind."""
 
     waiting: dict[str, int]
     busy: dict[str, int]

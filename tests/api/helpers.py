@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import threading
+from pathlib import Path
 from typing import Any
 
+import httpx
 from fastapi import FastAPI
 from sqlalchemy import select, update
 
@@ -71,3 +75,22 @@ async def stored_state(app: FastAPI, game_id: str) -> State:
 async def stored_game(app: FastAPI, game_id: str) -> Any:
     async with app.state.db.sessionmaker() as session:
         return (await session.execute(select(Game).where(Game.id == game_id))).scalar_one()
+
+
+async def get_with_sqlite_gone(app: FastAPI, path: Path, url: str) -> httpx.Response:
+    """GET `url` from a running `app` whose SQLite file at `path` can no longer be opened
+    (a directory stands where it was)."""
+    threads_before = set(threading.enumerate())
+    await app.state.db.engine.dispose()
+    path.unlink()
+    path.mkdir()
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        response = await client.get(url)
+    # aiosqlite (0.22) stops a connection that failed to open without waiting for its
+    # worker thread, which then reports to this test's event loop: let it, while the
+    # loop still runs (else "Event loop is closed" in that thread, now and then).
+    for thread in set(threading.enumerate()) - threads_before:
+        if thread.name.endswith("(_connection_worker_thread)"):
+            await asyncio.to_thread(thread.join, 5)
+    return response

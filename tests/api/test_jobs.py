@@ -313,31 +313,3 @@ async def test_a_job_held_past_its_renewals_keeps_its_lease_and_ends_done(
     (row,) = (await rows(sessionmaker)).values()
     assert (row.state, row.attempts) == ("done", 1)
     assert not [r for r in caplog.records if r.name == "app.jobs"], caplog.text
-
-
-async def test_a_job_that_gives_its_place_back_is_taken_again_in_its_turn(
-    sessionmaker: async_sessionmaker[AsyncSession],
-) -> None:
-    """A handler raising `Requeue` (a waited-for job going on as speculative work) puts
-    its job back in the queue, the attempt not counted; it is taken again."""
-    runs: list[int] = []
-
-    async def once_more(job: Taken) -> None:
-        runs.append(job.attempts)
-        if len(runs) == 1:
-            raise jobs.Requeue()
-
-    runner = _runner(sessionmaker, {"solvable": once_more})
-    async with sessionmaker() as session:
-        await jobs.enqueue(session, "solvable", "rainbow", REFILL)
-    runner.start()
-    try:
-        for _ in range(200):
-            if len(runs) == 2:
-                break
-            await asyncio.sleep(0.05)
-    finally:
-        await runner.close()
-    assert runs == [1, 1]  # the give-back did not count as an attempt
-    (row,) = (await rows(sessionmaker)).values()
-    assert (row.state, row.attempts, row.error) == ("done", 1, None)

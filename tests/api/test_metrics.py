@@ -5,7 +5,6 @@ open streams; the token when METRICS_TOKEN is set."""
 from __future__ import annotations
 
 import asyncio
-import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -21,7 +20,7 @@ from app.metrics import UNMATCHED, Metrics
 from app.services.work import PLAYER, WorkPool
 from tests.api.conftest import API, NewGame, assert_error, running
 from tests.api.daily_helpers import empty_daily_deals
-from tests.api.helpers import near_won_rank_and_file, put_state
+from tests.api.helpers import get_with_sqlite_gone, near_won_rank_and_file, put_state
 from tests.api.sse_helpers import EventReader, StreamingASGITransport
 
 Labels = frozenset[tuple[str, str]]
@@ -300,7 +299,6 @@ async def test_the_job_queue_is_read_from_the_database_at_each_scrape(
 
 async def test_metrics_are_answered_with_the_database_away(tmp_path: Path) -> None:
     """The job queue's series need the database; without it the rest is answered."""
-    threads_before = set(threading.enumerate())
     app = create_app(
         Settings(
             database_url=f"sqlite+aiosqlite:///{tmp_path}/m.sqlite3",
@@ -309,15 +307,7 @@ async def test_metrics_are_answered_with_the_database_away(tmp_path: Path) -> No
         )
     )
     async with running(app):
-        await app.state.db.engine.dispose()
-        (tmp_path / "m.sqlite3").unlink()
-        (tmp_path / "m.sqlite3").mkdir()  # a directory where the file was: cannot open
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
-            response = await client.get("/metrics")
-    for thread in set(threading.enumerate()) - threads_before:  # as test_service's health
-        if thread.name.endswith("(_connection_worker_thread)"):
-            await asyncio.to_thread(thread.join, 5)
+        response = await get_with_sqlite_gone(app, tmp_path / "m.sqlite3", "/metrics")
     assert response.status_code == 200
     assert (
         "solitaire_solver_workers " in response.text or "solitaire_solver_workers{" in response.text

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
-import threading
 from pathlib import Path
 
 import httpx
@@ -21,6 +19,7 @@ from app.db import upgrade_to_head
 from app.main import create_app
 from app.models import Base
 from tests.api.conftest import API, assert_error, running
+from tests.api.helpers import get_with_sqlite_gone
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -100,23 +99,11 @@ async def test_health(client: httpx.AsyncClient) -> None:
 
 
 async def test_health_reports_unreachable_database(tmp_path: Path) -> None:
-    threads_before = set(threading.enumerate())
     app = create_app(
         Settings(database_url=f"sqlite+aiosqlite:///{tmp_path}/h.sqlite3", data_dir=tmp_path)
     )
     async with running(app):
-        await app.state.db.engine.dispose()
-        (tmp_path / "h.sqlite3").unlink()
-        (tmp_path / "h.sqlite3").mkdir()  # a directory where the file was: cannot open
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
-            response = await client.get("/health")
-    # aiosqlite (0.22) stops a connection that failed to open without waiting for its
-    # worker thread, which then reports to this test's event loop: let it, while the
-    # loop still runs (else "Event loop is closed" in that thread, now and then).
-    for thread in set(threading.enumerate()) - threads_before:
-        if thread.name.endswith("(_connection_worker_thread)"):
-            await asyncio.to_thread(thread.join, 5)
+        response = await get_with_sqlite_gone(app, tmp_path / "h.sqlite3", "/health")
     assert response.status_code == 503
     assert response.json() == {"status": "degraded", "database": "unreachable"}
 

@@ -35,6 +35,7 @@ from app.services.games.service import save_line
 from app.services.proving import SERVER_DEAL_MAX
 from app.services.solvable import SolvableDeals
 from app.services.variants import find_variant
+from app.services.work import REFILL
 
 log = logging.getLogger("app.games")
 
@@ -231,7 +232,7 @@ async def _create_solvable(
         remaining = deadline - loop.time()
         if solvable_deals is None or remaining <= 0:
             if solvable_deals is not None:
-                await solvable_deals.claimed(variant.name)  # asked for: fill it first
+                await solvable_deals.demand(variant.name, REFILL)  # asked for: fill it first
             retry = (
                 await solvable_deals.retry_after(variant.name, difficulty) if solvable_deals else 60
             )
