@@ -37,7 +37,11 @@ class Settings(BaseSettings):
     secret_key: str = ""
     # Pool sizes are small on purpose: the machine has two cores.
     db_pool_size: int = Field(default=5, ge=1)
+    # How long a write waits for a lock another holds before the request is answered
+    # 503 database_busy (SQLite: the database's write lock; PostgreSQL: a row's lock; 0:
+    # PostgreSQL waits without bound).
     sqlite_busy_timeout_ms: int = Field(default=10_000, ge=0)
+    postgres_lock_timeout_ms: int = Field(default=10_000, ge=0)
     # FULL: a commit is on disk before the answer, so an acknowledged move survives a
     # power loss or an OS crash too (about 0.1 ms a commit here). NORMAL trades that for
     # speed: in WAL mode the last commits may roll back after such a crash.
@@ -143,6 +147,12 @@ class Settings(BaseSettings):
     # and positions proven lost. The oldest go beyond these bounds.
     solver_knowledge_max_positions: int = Field(default=2_000_000, ge=1)
     solver_knowledge_max_lost: int = Field(default=100_000, ge=1)
+
+    # Long request work (a record's replay, a practice copy, a finish's line) runs in
+    # this many threads, and this many more such requests wait; one more is 503
+    # server_busy (services.lane).
+    lane_threads: int = Field(default=1, ge=1, le=8)
+    lane_queue: int = Field(default=32, ge=0)
 
     # Limits on what one client can make the server hold.
     max_body_bytes: int = Field(default=65_536, ge=1_024)  # the largest move is 100 bytes

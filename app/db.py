@@ -3,12 +3,19 @@
 SQLite gets WAL, a busy timeout and explicit BEGIN handling so that a write
 transaction can start with `BEGIN IMMEDIATE`: writers then queue on the lock
 instead of failing with "database is locked" when two moves race.
+
+A lock waited for past its bound (SQLite's busy timeout, PostgreSQL's `lock_timeout`;
+a lock held that long is someone else's long transaction, a backup, an operator's
+shell) or a pool with no connection free in time is a busy database (`is_busy`): the
+request is answered 503 `database_busy` and `/health` says degraded until a write
+commits again (`WRITES`).
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -19,6 +26,8 @@ from alembic.config import Config
 from sqlalchemy import Connection, event
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
@@ -38,6 +47,52 @@ MIGRATION_LOCK = 0x50_4C_41_59  # "PLAY"
 # Execution option read by the "begin" listener on SQLite.
 SQLITE_BEGIN = "sqlite_begin"
 
+# SQLSTATEs of a busy PostgreSQL: lock_timeout passed (55P03), a deadlock broken (40P01).
+_BUSY_SQLSTATES = frozenset({"55P03", "40P01"})
+
+
+def is_busy(exc: BaseException) -> bool:
+    """Did `exc` come of a database too busy to answer in time (a lock waited for past
+    its bound, no pooled connection free), rather than of a fault?"""
+    if isinstance(exc, PoolTimeout):
+        return True
+    if not isinstance(exc, DBAPIError):
+        return False
+    original: BaseException | None = exc.orig
+    while original is not None:
+        if getattr(original, "sqlite_errorname", "") in ("SQLITE_BUSY", "SQLITE_LOCKED"):
+            return True
+        if getattr(original, "sqlstate", None) in _BUSY_SQLSTATES:
+            return True
+        if "database is locked" in str(original):
+            return True
+        original = original.__cause__
+    return False
+
+
+class WriteHealth:
+    """Whether this process's writes go through (what `/health` reports): failing from a
+    write refused busy until a write commits, or `quiet_seconds` pass with no other
+    refusal (an instance that writes seldom must not say degraded for good)."""
+
+    def __init__(self, quiet_seconds: float = 30.0) -> None:
+        self.quiet_seconds = quiet_seconds
+        self._refused_at: float | None = None
+
+    @property
+    def failing(self) -> bool:
+        refused = self._refused_at
+        return refused is not None and time.monotonic() - refused < self.quiet_seconds
+
+    def committed(self) -> None:
+        self._refused_at = None
+
+    def refused(self) -> None:
+        self._refused_at = time.monotonic()
+
+
+WRITES = WriteHealth()
+
 # `session.info` key of what runs once the unit of work commits (`on_commit`).
 _ON_COMMIT = "on_commit"
 
@@ -54,8 +109,15 @@ def create_engine(url: str, settings: Settings) -> AsyncEngine:
         engine = create_async_engine(url, connect_args={"timeout": 30})
         _configure_sqlite(engine, settings.sqlite_busy_timeout_ms, settings.sqlite_synchronous)
         return engine
+    # A row lock waited for past `postgres_lock_timeout_ms` fails the statement (busy)
+    # instead of holding the request, and its connection, for as long as it is held.
+    lock_timeout = {"server_settings": {"lock_timeout": str(settings.postgres_lock_timeout_ms)}}
     return create_async_engine(
-        url, pool_size=settings.db_pool_size, max_overflow=5, pool_pre_ping=True
+        url,
+        pool_size=settings.db_pool_size,
+        max_overflow=5,
+        pool_pre_ping=True,
+        connect_args=lock_timeout if make_url(url).get_backend_name() == "postgresql" else {},
     )
 
 
@@ -129,17 +191,27 @@ async def unit_of_work(session: AsyncSession, *, write: bool = True) -> AsyncIte
     A transaction the session already has (the authentication's read) is ended first:
     the unit starts afresh and sees the newest committed data.
     """
-    if session.in_transaction():
-        await session.commit()
-    if write:
-        await begin_write(session)
     try:
+        if session.in_transaction():
+            await session.commit()
+        if write:
+            await begin_write(session)
         yield session
-    except BaseException:
+    except BaseException as exc:
         session.info.pop(_ON_COMMIT, None)
         await session.rollback()
+        if write and is_busy(exc):
+            WRITES.refused()
         raise
-    await session.commit()
+    try:
+        await session.commit()
+    except Exception as exc:
+        await session.rollback()
+        if write and is_busy(exc):
+            WRITES.refused()
+        raise
+    if write:
+        WRITES.committed()
     for callback in session.info.pop(_ON_COMMIT, {}).values():
         try:
             callback()
@@ -192,6 +264,8 @@ async def upgrade_to_head(engine: AsyncEngine, revision: str = "head") -> None:
             # what is missing, the others then find the schema at head. A lock of this
             # transaction only (the DDL's own, on PostgreSQL): nothing outlives it, behind
             # a transaction-pooling proxy too.
+            # No lock_timeout here: an instance waits for another's migration to end.
+            connection.exec_driver_sql("SET LOCAL lock_timeout = 0")
             connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK})")
         cfg = alembic_config(str(engine.url.render_as_string(hide_password=False)))
         cfg.attributes["connection"] = connection

@@ -16,13 +16,14 @@ from app import i18n
 from app.errors import (
     BadRequest,
     CorsRefused,
+    DatabaseBusy,
     InternalError,
     MethodNotAllowed,
     PayloadTooLarge,
     RequestTimeout,
     ValidationFailed,
 )
-from app.routers.common import ERROR_CODES
+from app.routers.common import ERROR_CODES, RETRY_AFTER
 
 # The bearer scheme as FastAPI names it in components.securitySchemes.
 BEARER = "HTTPBearer"
@@ -70,10 +71,29 @@ def _error_content(codes: list[str]) -> dict[str, Any]:
     return {"application/json": {"schema": {"allOf": [ERROR_REF, narrowed]}}}
 
 
-def _document_errors(responses: dict[str, Any]) -> None:
+# Operations under these paths read or write the database: any of them may find it busy.
+USES_DATABASE = ("/api/",)
+
+
+def _database_busy(responses: dict[str, Any]) -> None:
+    """503 `database_busy` beside the operation's own 503 codes, if any."""
+    response = responses.setdefault(
+        "503", {"description": "Unavailable (`Retry-After`):", ERROR_CODES: []}
+    )
+    codes = response.setdefault(ERROR_CODES, [])
+    codes.append(DatabaseBusy.code)
+    listed = ", ".join(f"`{code}`" for code in codes)
+    response["description"] = f"Unavailable (`Retry-After`): {listed}."
+    response["headers"] = {**response.get("headers", {}), **RETRY_AFTER}
+
+
+def _document_errors(responses: dict[str, Any], *, uses_database: bool) -> None:
     """Each error answer with the codes it can carry (`x-error-codes` from
     app.routers.common.errors), the 422 with `validation_error` first (FastAPI's own
-    validation or ours), what any operation can answer before it runs (4XX), and 500."""
+    validation or ours), what any operation can answer before it runs (4XX), and 500;
+    503 `database_busy` where the operation uses the database."""
+    if uses_database:
+        _database_busy(responses)
     for status, response in responses.items():
         codes = response.pop(ERROR_CODES, None)
         if status == "422":
@@ -176,7 +196,9 @@ def install_openapi(app: FastAPI) -> None:
         if app.openapi_schema:
             return app.openapi_schema
         document = build()
-        for path in document.get("paths", {}).values():
+        for route, path in document.get("paths", {}).items():
+            # /health answers a busy database with its own 503 body.
+            uses_database = route.startswith(USES_DATABASE) and not route.endswith("/health")
             for operation in path.values():
                 # FastAPI adds the scheme of every security dependency to what the
                 # route declared: an optional token shows as {} among them. Those take
@@ -188,7 +210,8 @@ def install_openapi(app: FastAPI) -> None:
                 else:
                     operation["security"] = security
                 _optional_body_as_model(operation)
-                _document_errors(operation.setdefault("responses", {}))
+                responses = operation.setdefault("responses", {})
+                _document_errors(responses, uses_database=uses_database)
         _request_defaults_in_words(document)
         _content_language(document)
         document["security"] = [{}, {BEARER: []}]

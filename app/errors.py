@@ -26,6 +26,7 @@ from typing import Any, ClassVar
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from sqlalchemy.exc import SQLAlchemyError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
@@ -37,6 +38,7 @@ from app.engine import (
     InvalidMove,
     InvalidRecord,
 )
+from app.db import is_busy
 from app.i18n import N_, translate
 
 log = logging.getLogger("app.errors")
@@ -385,6 +387,29 @@ class StreamsFull(ApiError):
         super().__init__(message, headers=retry_after(5))
 
 
+class DatabaseBusy(ApiError):
+    # A lock waited for past its bound (SQLITE_BUSY_TIMEOUT_MS, POSTGRES_LOCK_TIMEOUT_MS) or
+    # no connection free in time: nothing was changed, the request may be sent again.
+    code, status = "database_busy", 503
+    default_message = N_("the database is busy; nothing was changed, retry later")
+    sends_retry_after = True
+
+    def __init__(self, message: str | None = None) -> None:
+        super().__init__(message, headers=retry_after(DATABASE_BUSY_RETRY_SECONDS))
+
+
+# What a client is told to wait after database_busy: a lock held past the wait bound is
+# seldom freed within a second.
+DATABASE_BUSY_RETRY_SECONDS = 2
+
+
+class ServerBusy(ApiError):
+    # The lane of long request work (a record's replay, a practice copy) is full.
+    code, status = "server_busy", 503
+    default_message = N_("the server is busy with long requests; retry later")
+    sends_retry_after = True
+
+
 def retry_after(seconds: int) -> dict[str, str]:
     return {"Retry-After": str(seconds)}
 
@@ -588,6 +613,14 @@ def install_error_handlers(app: FastAPI) -> None:
         if exc.status_code == 405:
             headers["Allow"] = ", ".join(allowed_methods(request))
         return error_response(code, exc.status_code, message, headers or None)
+
+    @app.exception_handler(SQLAlchemyError)
+    async def _database(request: Request, exc: SQLAlchemyError) -> JSONResponse:
+        if is_busy(exc):
+            # Expected under load or beside an outside writer: nothing was changed.
+            log.warning("database busy: %s", type(exc).__name__)
+            return api_error_response(DatabaseBusy())
+        return await _crash(request, exc)
 
     @app.exception_handler(Exception)
     async def _crash(_request: Request, exc: Exception) -> JSONResponse:

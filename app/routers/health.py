@@ -4,6 +4,7 @@ from fastapi import APIRouter, Response
 from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
 
+from app.db import WRITES
 from app.deps import SessionDep
 from app.schemas import Health
 
@@ -14,7 +15,12 @@ router = APIRouter(tags=["health"])
     "/health",
     name="health",
     response_model=Health,
-    responses={503: {"model": Health, "description": "The database is unreachable."}},
+    responses={
+        503: {
+            "model": Health,
+            "description": "The database is unreachable, or too busy to take writes.",
+        }
+    },
     summary="Liveness and database reachability",
 )
 async def health(session: SessionDep, response: Response) -> Health:
@@ -23,4 +29,7 @@ async def health(session: SessionDep, response: Response) -> Health:
     except (SQLAlchemyError, OSError):
         response.status_code = 503
         return Health(status="degraded", database="unreachable")
+    if WRITES.failing:
+        response.status_code = 503
+        return Health(status="degraded", database="busy")
     return Health(status="ok", database="ok")

@@ -412,7 +412,10 @@ class Hint(BaseModel):
 
 class Health(BaseModel):
     status: Literal["ok", "degraded"]
-    database: Literal["ok", "unreachable"]
+    database: Literal["ok", "unreachable", "busy"] = Field(
+        description="`busy`: this instance's last write found the database locked past "
+        "its bound (503 `database_busy`), and none has committed since."
+    )
 
 
 class StreamToken(BaseModel):
