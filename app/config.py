@@ -149,10 +149,16 @@ class Settings(BaseSettings):
     solver_knowledge_max_lost: int = Field(default=100_000, ge=1)
 
     # Long request work (a record's replay, a practice copy, a finish's line) runs in
-    # this many threads, and this many more such requests wait; one more is 503
-    # server_busy (services.lane).
-    lane_threads: int = Field(default=1, ge=1, le=8)
+    # this many worker processes ("thread": threads, for tests), and this many more such
+    # requests wait; one more is 503 server_busy (services.lane).
+    lane_workers: int = Field(default=1, ge=1, le=8)
     lane_queue: int = Field(default=32, ge=0)
+    lane_kind: Literal["process", "thread"] = "process"
+    # Once started, the objects of start-up (some hundred thousand: the app, its routes,
+    # the engine's tables) are left out of the garbage collector's full passes, which
+    # otherwise walk them all while every request waits (180 ms, against 90 ms, with
+    # four records imported at once). False for processes that make many apps (tests).
+    gc_freeze: bool = True
 
     # Limits on what one client can make the server hold.
     max_body_bytes: int = Field(default=65_536, ge=1_024)  # the largest move is 100 bytes

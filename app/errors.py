@@ -30,6 +30,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
+from app.db import is_busy
 from app.engine import (
     CorruptState,
     EngineError,
@@ -38,7 +39,6 @@ from app.engine import (
     InvalidMove,
     InvalidRecord,
 )
-from app.db import is_busy
 from app.i18n import N_, translate
 
 log = logging.getLogger("app.errors")
@@ -82,6 +82,10 @@ class ApiError(Exception):
         # More of the envelope's fields, where a type has them (`invalid_record`'s place).
         self.fields: dict[str, Any] = {}
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled whole: an error raised in the lane's process is answered here.
+        return (_restored, (type(self), self.args, self.__dict__))
+
     def localized(self) -> str:
         """The message in the language of the request being answered."""
         return translate(self.template, self.params)
@@ -91,6 +95,13 @@ class ApiError(Exception):
         if cls.code in CATALOGUE:
             raise TypeError(f"two error types with the code {cls.code!r}")
         CATALOGUE[cls.code] = cls
+
+
+def _restored(kind: type[ApiError], args: tuple[Any, ...], fields: dict[str, Any]) -> ApiError:
+    error = kind.__new__(kind)
+    error.args = args
+    error.__dict__.update(fields)
+    return error
 
 
 # --- 4xx answered before a route runs (HTTP server, middleware, routing) ---------

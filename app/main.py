@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -35,6 +36,7 @@ from app.services.games.listen import PostgresNotifier, connect_arguments
 from app.services.games.stream import StreamLimits, StreamTokens
 from app.services.idempotency import AnswerSweeper
 from app.services.knowledge import SolverKnowledge
+from app.services.lane import LANE
 from app.services.players import KnownTokens
 from app.services.ratelimit import FailedAuthLimiter
 from app.services.solver import SolverService
@@ -149,6 +151,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # One pool for all CPU work: players' hints and finish first, then the background
         # jobs' units in order of who waits for them (services.work).
         app.state.work = work = WorkPool(settings, observer=app.state.metrics)
+        # Long request work (a record's replay, thousands of log rows) off the event loop.
+        LANE.configure(settings.lane_workers, settings.lane_queue, settings.lane_kind)
         app.state.solver = SolverService(work, app.state.knowledge)
         # The daily deals, solvable pools and analyses: jobs of the one queue, worked here
         # unless BACKGROUND_WORK is off (then by `python -m app.worker`).
@@ -160,12 +164,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.analyses = background.analyses
         await background.start()
         sweeper.start()
+        if settings.gc_freeze:
+            gc.collect()
+            gc.freeze()
         try:
             yield
         finally:
             await sweeper.close()
             await background.close()
             work.close()
+            LANE.close()
             if isinstance(notifier, PostgresNotifier):
                 await notifier.close()
             await database.dispose()

@@ -50,41 +50,65 @@ def summary(values: list[float]) -> dict[str, float]:
 
 
 async def player(client: httpx.AsyncClient) -> dict[str, str]:
-    created = await client.post(f"{API}/players", json={"name": "bench"})
-    return {"Authorization": f"Bearer {created.json()['token']}"}
+    while True:  # a server that fails writes under the load is asked again
+        created = await client.post(f"{API}/players", json={"name": "bench"})
+        if created.status_code == 201:
+            return {"Authorization": f"Bearer {created.json()['token']}"}
+        await asyncio.sleep(0.5)
 
 
-async def sample(client: httpx.AsyncClient, until: float, mover: dict[str, str]) -> dict:
-    """/health every 20 ms, and a draw in another player's game every 100 ms."""
+async def sample(
+    client: httpx.AsyncClient, until: float, url: str, mover: dict[str, str]
+) -> dict[str, list[float]]:
+    """/health every 20 ms, and a draw in another player's game every 100 ms; the time of
+    every answer, whatever its status (the failed ones counted in `failed`)."""
     health: list[float] = []
     moves: list[float] = []
-    game = await client.post(f"{API}/games", json={"variant": "canfield"}, headers=mover)
-    url = f"{API}/games/{game.json()['id']}/moves"
+    failed: list[float] = []
     tick = 0
     while time.monotonic() < until:
         started = time.monotonic()
-        if tick % 5 == 0:
-            answer = await client.post(url, json={"action": "draw"}, headers=mover)
-            if answer.status_code == 409:  # stock empty: deal it back
-                answer = await client.post(url, json={"action": "redeal"}, headers=mover)
-            moves.append(time.monotonic() - started)
-        else:
-            (await client.get("/health")).raise_for_status()
-            health.append(time.monotonic() - started)
-        tick += 1
+        try:
+            answer = await _one(client, tick, url, mover)
+        except httpx.TransportError:  # the connection dropped: counted as failed
+            failed.append(0.0)
+            continue
+        finally:
+            (moves if tick % 5 == 0 else health).append(time.monotonic() - started)
+            tick += 1
+        if answer.status_code >= 500:
+            failed.append(float(answer.status_code))
         await asyncio.sleep(max(0.0, 0.02 - (time.monotonic() - started)))
-    return {"health": health, "move": moves}
+    return {"health": health, "move": moves, "failed": failed}
 
 
-async def importer(base: str, record: str, until: float, took: list[float]) -> None:
+async def _one(
+    client: httpx.AsyncClient, tick: int, url: str, mover: dict[str, str]
+) -> httpx.Response:
+    """Every fifth, a move in the other player's game; else /health."""
+    if tick % 5:
+        return await client.get("/health")
+    answer = await client.post(url, json={"action": "draw"}, headers=mover)
+    if answer.status_code == 422:  # stock empty: deal it back
+        answer = await client.post(url, json={"action": "redeal"}, headers=mover)
+    return answer
+
+
+async def importer(
+    base: str, record: str, until: float, took: list[float], refused: list[int]
+) -> None:
     async with httpx.AsyncClient(base_url=base, timeout=120) as client:
         auth = await player(client)
         while time.monotonic() < until:
             started = time.monotonic()
-            answer = await client.post(f"{API}/games", json={"record": record}, headers=auth)
+            try:
+                answer = await client.post(f"{API}/games", json={"record": record}, headers=auth)
+                status = answer.status_code
+            except httpx.TransportError:
+                status = 0  # the connection dropped
             took.append(time.monotonic() - started)
-            if answer.status_code != 201:
-                print("import answered", answer.status_code, answer.text[:200], file=sys.stderr)
+            if status != 201:
+                refused.append(status)
                 await asyncio.sleep(1)
 
 
@@ -92,17 +116,28 @@ async def run(base: str, clients: int, seconds: float) -> dict[str, object]:
     record = drawing_record()
     async with httpx.AsyncClient(base_url=base, timeout=120) as client:
         mover = await player(client)
-        rest = await sample(client, time.monotonic() + 5, mover)
+        game = await client.post(f"{API}/games", json={"variant": "canfield"}, headers=mover)
+        url = f"{API}/games/{game.json()['id']}/moves"
+        rest = await sample(client, time.monotonic() + 5, url, mover)
         took: list[float] = []
+        refused: list[int] = []
         until = time.monotonic() + seconds
-        tasks = [asyncio.create_task(importer(base, record, until, took)) for _ in range(clients)]
+        tasks = [
+            asyncio.create_task(importer(base, record, until, took, refused))
+            for _ in range(clients)
+        ]
         await asyncio.sleep(1)  # the imports under way
-        busy = await sample(client, until, mover)
+        busy = await sample(client, until, url, mover)
         await asyncio.gather(*tasks)
     return {
         "record_bytes": len(record.encode()),
-        "rest": {name: summary(values) for name, values in rest.items()},
-        "imports": {name: summary(values) for name, values in busy.items()},
+        "rest": {name: summary(values) for name, values in rest.items() if name != "failed"},
+        "imports": {name: summary(values) for name, values in busy.items() if name != "failed"},
+        "failed_during_imports": {
+            str(int(c)): busy["failed"].count(c) for c in set(busy["failed"])
+        },
+        "imports_done": len(took) - len(refused),
+        "imports_refused": {str(c): refused.count(c) for c in set(refused)},
         "import": summary(took),
     }
 

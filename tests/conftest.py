@@ -14,3 +14,8 @@ os.environ.setdefault("SOLVABLE_WAIT_SECONDS", "0")
 # Proven deals unrated (no simulated games after each proof): the tests of ratings
 # (tests/api/test_difficulty.py) turn them on with a few games, or a stand-in rater.
 os.environ.setdefault("DIFFICULTY_GAMES", "0")
+# Long request work in a thread, not a worker process started for every test app that
+# imports a record (tests/server/test_lane.py starts the real server's process lane).
+os.environ.setdefault("LANE_KIND", "thread")
+# Test processes build an app per test: freezing each one's objects would keep them all.
+os.environ.setdefault("GC_FREEZE", "false")

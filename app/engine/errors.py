@@ -34,6 +34,17 @@ class EngineError(Exception):
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.code!r}, {self.message!r})"
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled whole (an error raised in another process is raised again here).
+        return (_restored, (type(self), self.args, self.__dict__))
+
+
+def _restored(kind: type[Exception], args: tuple[Any, ...], fields: dict[str, Any]) -> Exception:
+    error = kind.__new__(kind)
+    error.args = args
+    error.__dict__.update(fields)
+    return error
+
 
 class IllegalMove(EngineError):
     """A well-formed move that the rules refuse in this position (the position is unchanged)."""

@@ -15,6 +15,7 @@ from app.errors import (
     GameNotOver,
     GameOver,
     NoWinFound,
+    ServerBusy,
     SolverBusy,
     SolverSearchInProgress,
     Unauthorized,
@@ -69,6 +70,7 @@ async def hint(
             VersionConflict,
             SolverBusy,
             SolverSearchInProgress,
+            ServerBusy,
         ),
     },
     summary="Play a winning line to the end (409 no_win_found when none is found)",
@@ -151,6 +153,7 @@ async def get_game_analysis(
             DailyNotOver,
             AnalysisNotDone,
             ValidationFailed,
+            ServerBusy,
         ),
     },
     summary="A practice copy of an analysed game at a position of its line (by default "

@@ -57,7 +57,10 @@ async def held_elsewhere(database_url: str, game_id: str) -> AsyncIterator[None]
             other.close()
         return
     connection = await asyncpg.connect(
-        host=url.host, port=url.port, user=url.username, password=url.password,
+        host=url.host,
+        port=url.port,
+        user=url.username,
+        password=url.password,
         database=url.database,
     )
     try:
@@ -76,7 +79,10 @@ def documented_503(app: FastAPI, route: str, method: str) -> dict[str, Any]:
 
 
 async def test_a_move_on_a_held_database_is_503_database_busy_and_changes_nothing(
-    app: FastAPI, client: httpx.AsyncClient, auth: dict[str, str], new_game: NewGame,
+    app: FastAPI,
+    client: httpx.AsyncClient,
+    auth: dict[str, str],
+    new_game: NewGame,
     database_url: str,
 ) -> None:
     game = await new_game(variant="canfield")

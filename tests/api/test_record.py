@@ -16,6 +16,7 @@ from sqlalchemy import func, select, update
 from app import seeds
 from app.engine import RECORD_MAX_CHARS, RECORD_MAX_MOVES
 from app.models import Game, utcnow
+from app.services.lane import LONG_LINE
 from tests.api.conftest import API, NewGame, NewPlayer, assert_error
 
 SEEDS = Path(__file__).resolve().parents[2] / "seeds"
@@ -102,7 +103,9 @@ async def test_a_record_plays_again_to_the_same_game(
     the position) and a settings change: the record's game has the same position, move
     count, status and move log (texts and events)."""
     entry = _shortest(variant)
-    line = seeds.read_line(entry["line"])[:40]
+    # Longer than `LONG_LINE`: the record is played and its log written as a long line.
+    line = seeds.read_line(entry["line"])[:60]
+    assert len(line) > LONG_LINE
     game = await new_game(variant=variant, deal=entry["deal"], rules=rules)
     for index, move in enumerate(line):
         await _move(client, auth, game["id"], move)

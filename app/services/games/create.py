@@ -7,6 +7,7 @@ in the player's statistics."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import secrets
 from collections.abc import Sequence
@@ -23,7 +24,13 @@ from app.i18n import N_
 from app.models import Game, Player, new_id, utcnow
 from app.schemas import GameState
 from app.services import ranking, solvable
-from app.services.games.play import DEFAULT_SETTINGS, Line, play_line
+from app.services.games.play import (
+    DEFAULT_SETTINGS,
+    Line,
+    LineOwner,
+    PlayedLine,
+    play_line,
+)
 from app.services.games.presenter import (
     Answer,
     answer,
@@ -31,7 +38,9 @@ from app.services.games.presenter import (
     visible_deal,
     visible_difficulty,
 )
-from app.services.games.service import save_line
+from app.services.games.repository import POSITIONS
+from app.services.games.service import played_line, save_line
+from app.services.lane import LANE
 from app.services.proving import SERVER_DEAL_MAX
 from app.services.solvable import SolvableDeals
 from app.services.variants import find_variant
@@ -128,19 +137,47 @@ async def _create_from_record(
     as any move is (`play_line`, `save_line`): the same position, move count and status
     as the game it was read from, but practice. The whole record is checked before
     anything is written: a fault is 422 invalid_record (with its line and move number)
-    and makes no game."""
+    and makes no game. Read and played in the lane (10,000 moves: a second of work)."""
+    game_id = new_id()
+    merged = {**DEFAULT_SETTINGS, **(settings or {})}
+    replayed = await LANE.run(replay_record, text, game_id, merged)
+    rules = Rules.from_json(replayed.rules)
+    start = State.from_bytes(replayed.start)
+    variant = get_variant(replayed.variant)
+    game = _new_game(player, variant, replayed.deal, "deal", rules, merged, start, None)
+    game.id = game_id
+    game.practice = True  # not dealt fresh by the server: never ranked nor counted
+    line = replayed.played.line(start, POSITIONS.load(replayed.played.data))
+    return await _insert_played(session, game, line)
+
+
+@dataclass(frozen=True)
+class ReplayedRecord:
+    """A record read and played in the lane: its deal, and its line from the deal."""
+
+    variant: str
+    deal: int
+    rules: dict[str, Any]
+    start: bytes
+    played: PlayedLine
+
+
+def replay_record(text: str, game_id: str, settings: dict[str, Any]) -> ReplayedRecord:
+    """Read a record and play its moves from its deal (in the lane): a fault is the API
+    error the engine's refusal maps to."""
     try:
         parsed = Record.parse(text)
         parsed.replay()
     except EngineError as exc:
         raise from_engine(exc) from exc
     start = parsed.start()
-    game = _new_game(
-        player, parsed.variant, parsed.deal, "deal", parsed.rules, settings, start, None
+    owner = LineOwner(game_id, settings, start.to_bytes(), move_count=0, version=0)
+    line = play_line(owner, start, parsed.moves, auto_finish_at=parsed.auto_finish_at)
+    line.serialise()
+    played = PlayedLine(line.data, line.rows, line.steps, line.events)
+    return ReplayedRecord(
+        parsed.variant.name, parsed.deal, parsed.rules.to_json(), start.to_bytes(), played
     )
-    game.practice = True  # not dealt fresh by the server: never ranked nor counted
-    line = play_line(game, start, parsed.moves, auto_finish_at=parsed.auto_finish_at)
-    return await _insert_played(session, game, line)
 
 
 async def create_copy(
@@ -171,7 +208,7 @@ async def create_copy(
     game.difficulty_asked = game.difficulty is not None
     # The auto-finish played, if at all, only with a won game's last move (it wins).
     last = len(moves) - 1 if original.status == "won" and len(moves) == original.move_count else -1
-    line = play_line(game, start, moves, auto_finish_at=lambda index: index == last)
+    line = await played_line(game, start, moves, auto_finish_index=last)
     if line.data != position:
         log.error("a practice copy of game %s did not replay to its position", original.id)
         raise InternalError()
@@ -181,11 +218,14 @@ async def create_copy(
 async def _insert_played(session: AsyncSession, game: Game, line: Line) -> Answer[GameState]:
     """Insert ``game`` with the moves of ``line`` logged, in one unit of work."""
     legal = line.state.legal_moves()
-    async with unit_of_work(session):
-        session.add(game)
-        await session.flush()
-        if line.rows:
-            await save_line(session, game, line, legal)
+    async with contextlib.AsyncExitStack() as stack:
+        if line.serialised:  # a long line: one such write at a time
+            await stack.enter_async_context(LANE.bulk_write())
+        async with unit_of_work(session):
+            session.add(game)
+            await session.flush()
+            if line.rows:
+                await save_line(session, game, line, legal)
     return answer(game_state(game, line.state), game)
 
 

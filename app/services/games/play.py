@@ -4,6 +4,7 @@ reads or writes the database; the service saves what `play_line` returns."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -52,10 +53,21 @@ class Line:
     rows: list[dict[str, Any]] = field(default_factory=list)
     steps: list[dict[str, Any]] = field(default_factory=list)
     events: list[dict[str, Any]] = field(default_factory=list)
+    # The rows' JSON columns are text already (`serialise`).
+    serialised: bool = False
+
+    def serialise(self) -> None:
+        """The rows' JSON columns as text, as the database keeps them: done where the
+        line was played (the lane), not by the insert on the event loop."""
+        self.rows = [
+            {**row, "move": json.dumps(row["move"]), "events": json.dumps(row["events"])}
+            for row in self.rows
+        ]
+        self.serialised = True
 
 
 def play_line(
-    game: Game,
+    game: Game | LineOwner,
     start: State,
     commands: Sequence[Command],
     *,
@@ -81,6 +93,56 @@ def play_line(
     return line
 
 
+def auto_finish_only_at(index: int | None) -> Callable[[int], bool] | None:
+    """The auto-finish allowed with the `index`-th move only (-1: never); None: as the
+    game's setting says."""
+    if index is None:
+        return None
+    return lambda played: played == index
+
+
+@dataclass(frozen=True)
+class LineOwner:
+    """What playing a line reads of its game, as a value another process can take."""
+
+    id: str
+    settings: dict[str, Any]
+    state: bytes
+    move_count: int
+    version: int
+
+    @classmethod
+    def of(cls, game: Game) -> LineOwner:
+        return cls(game.id, dict(game.settings), game.state, game.move_count, game.version)
+
+
+@dataclass(frozen=True)
+class PlayedLine:
+    """A long line played in the lane, as it comes back: the position's bytes after it,
+    its rows (JSON serialised for the insert), steps and events."""
+
+    data: bytes
+    rows: list[dict[str, Any]]
+    steps: list[dict[str, Any]]
+    events: list[dict[str, Any]]
+
+    def line(self, start: State, state: State) -> Line:
+        """The `Line` from `start` (the caller's position) to `state` (of `data`)."""
+        return Line(start, state, self.data, self.rows, self.steps, self.events, serialised=True)
+
+
+def play_long_line(
+    owner: LineOwner, commands: Sequence[Command], auto_finish_index: int | None = None
+) -> PlayedLine:
+    """`play_line` from the owner's position, as the lane runs it: the rows serialised
+    for the insert. `auto_finish_index`: the one move the auto-finish may follow (-1:
+    none), instead of the game's setting."""
+    start = State.from_bytes(owner.state)
+    line = play_line(owner, start, commands, auto_finish_at=auto_finish_only_at(auto_finish_index))
+    line.serialise()
+    return PlayedLine(line.data, line.rows, line.steps, line.events)
+
+
 def _resolve(state: State, command: Command, settings: dict[str, Any]) -> Move:
     """The engine move a command makes in this position: a click is resolved to its
     target (refused while the game's `auto_play` is off)."""
@@ -95,7 +157,7 @@ def _resolve(state: State, command: Command, settings: dict[str, Any]) -> Move:
 
 
 def _play_one(
-    game: Game, state: State, before: bytes, move: Move, played: int, auto_finish: bool
+    game: Game | LineOwner, state: State, before: bytes, move: Move, played: int, auto_finish: bool
 ) -> tuple[State, dict[str, Any], list[dict[str, Any]]]:
     """Apply one engine move to a locked game's position (`before`: its bytes): the
     position after it, its log row's values (the `played`-th move of this write, so its

@@ -46,8 +46,11 @@ from app.services.games.play import (
     FINISHED,
     Command,
     Line,
+    LineOwner,
     PositionChanged,
+    auto_finish_only_at,
     play_line,
+    play_long_line,
     undo_events,
 )
 from app.services.games.presenter import (
@@ -63,6 +66,7 @@ from app.services.games.presenter import (
 from app.services.games.repository import POSITIONS, save
 from app.services.games.writes import write_game
 from app.services.idempotency import Idempotency
+from app.services.lane import LANE, LONG_LINE
 
 # GET /games/{id}/moves: moves per page by default and at most (a move with its events
 # is ~250 bytes of JSON; most games fit in one default page, as before pagination).
@@ -235,6 +239,21 @@ async def update_settings(
     )
 
 
+async def played_line(
+    game: Game, start: State, commands: Sequence[Command], *, auto_finish_index: int | None = None
+) -> Line:
+    """`play_line` from the game's position `start`: on the event loop for a short line
+    (a move is tens of microseconds), in the lane for a long one (a finish's, a copy's:
+    thousands of moves), its rows serialised there for the insert. `auto_finish_index`:
+    as `play_long_line` takes it."""
+    if len(commands) < LONG_LINE:
+        at = auto_finish_only_at(auto_finish_index)
+        return play_line(game, start, commands, auto_finish_at=at)
+    owner = LineOwner.of(game)
+    played = await LANE.run(play_long_line, owner, list(commands), auto_finish_index)
+    return played.line(start, POSITIONS.load(played.data))
+
+
 async def apply_moves(
     session: AsyncSession,
     player: Player,
@@ -257,7 +276,7 @@ async def apply_moves(
     async def change(game: Game) -> Answer[GameMoveResult]:
         if from_position is not None and game.state != from_position.to_bytes():
             raise PositionChanged
-        line = play_line(game, POSITIONS.load(game.state), commands)
+        line = await played_line(game, POSITIONS.load(game.state), commands)
         # The legal moves of the new position, once: its status, the answer's
         # `legal_moves` and every click are read from them.
         legal = line.state.legal_moves()
@@ -300,7 +319,7 @@ async def save_line(
     POSITIONS.keep(line.data, line.state)
     for row in line.rows:
         row["created_at"] = game.updated_at
-    await repository.insert_moves(session, line.rows)
+    await repository.insert_moves(session, line.rows, serialised=line.serialised)
 
 
 def _line_marks(game: Game, line: Line, assisted: bool) -> dict[str, Any]:
