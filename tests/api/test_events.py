@@ -257,7 +257,7 @@ async def test_a_move_through_another_instance_on_the_same_database_reaches_the_
 async def _streamed_elsewhere(
     settings: Settings, game_id: str, auth: dict[str, str]
 ) -> AsyncIterator[tuple[FastAPI, EventReader]]:
-    """Another instance, whose streams read their game's version once a minute (only
+    """Another instance, which reads its watched games' versions once a minute (only
     NOTIFY is in time), and the game's stream there, read past its first state."""
     slow = create_app(settings.model_copy(update={"stream_resync_seconds": 60.0}))
     async with (
