@@ -174,12 +174,13 @@ class Settings(BaseSettings):
     max_connections: int = Field(default=1_000, ge=1)
     # Live streams of a game (GET /games/{id}/events): open at once per player and per
     # process, beyond which 429 too_many_streams and 429 streams_full; each ends after
-    # `stream_max_seconds` (the client reconnects with its last id). A stream reads the
-    # game's version every `stream_poll_seconds` (changes by other processes on the same
-    # SQLite file; on PostgreSQL, where LISTEN/NOTIFY carries changes across instances,
-    # every `stream_resync_seconds`, for what a lost connection missed) and sends a
-    # comment every `stream_ping_seconds` (proxies close idle connections). A stream token (POST /games/{id}/stream-token) opens streams of its
-    # game for `stream_token_seconds`.
+    # `stream_max_seconds` (the client reconnects with its last id). The versions of the
+    # games streamed in a process are read in one query every `stream_poll_seconds`
+    # (changes by other processes on the same SQLite file; on PostgreSQL, where
+    # LISTEN/NOTIFY carries changes across instances, every `stream_resync_seconds`, for
+    # what a lost connection missed). A stream sends a comment every `stream_ping_seconds`
+    # (proxies close idle connections). A stream token (POST /games/{id}/stream-token)
+    # opens streams of its game for `stream_token_seconds`.
     stream_max_per_player: int = Field(default=8, ge=1)
     stream_max_per_instance: int = Field(default=500, ge=1)
     stream_max_seconds: float = Field(default=1_800.0, gt=0)

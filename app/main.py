@@ -34,6 +34,7 @@ from app.services.cursors import PageCursors
 from app.services.games.changes import NOTIFIER, LocalNotifier
 from app.services.games.listen import PostgresNotifier, connect_arguments
 from app.services.games.stream import StreamLimits, StreamTokens
+from app.services.games.watch import VersionWatcher
 from app.services.idempotency import AnswerSweeper
 from app.services.knowledge import SolverKnowledge
 from app.services.lane import LANE
@@ -125,17 +126,21 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.idempotency_sweeper = sweeper
         app.state.db = database
         # Live streams: told of every committed write of a game through the sessions.
-        # On PostgreSQL, through LISTEN/NOTIFY to every instance; streams then read their
-        # game's version only as a resync, every `stream_resync_seconds`.
+        # On PostgreSQL, through LISTEN/NOTIFY to every instance. The versions of the
+        # games streamed here are read in one query every `stream_poll_seconds` (other
+        # processes' changes), on PostgreSQL only as a resync, every `stream_resync_seconds`.
         notifier: LocalNotifier
         if database.is_sqlite:
             notifier = LocalNotifier()
-            app.state.stream_poll_seconds = settings.stream_poll_seconds
+            watch_period = settings.stream_poll_seconds
         else:
             notifier = PostgresNotifier(connect_arguments(database.engine))
             await notifier.start()
-            app.state.stream_poll_seconds = settings.stream_resync_seconds
+            watch_period = settings.stream_resync_seconds
         app.state.notifier = notifier
+        app.state.stream_watcher = watcher = VersionWatcher(
+            database.sessionmaker, notifier, watch_period
+        )
         database.sessionmaker.configure(info={NOTIFIER: notifier})
         app.state.streams = StreamLimits(
             settings.stream_max_per_player, settings.stream_max_per_instance
@@ -174,6 +179,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await background.close()
             work.close()
             LANE.close()
+            await watcher.close()
             if isinstance(notifier, PostgresNotifier):
                 await notifier.close()
             await database.dispose()

@@ -138,12 +138,12 @@ async def game_events(
     stream = await streams.open_stream(
         request.app.state.db.sessionmaker,
         request.app.state.notifier,
+        request.app.state.stream_watcher,
         request.app.state.streams,
         player_id=caller.player_id,
         game_id=game_id,
         last_event_id=_last_event_id(last_event_id) if last_event_id is not None else since,
         options=streams.StreamOptions(
-            poll_seconds=request.app.state.stream_poll_seconds,
             max_seconds=settings.stream_max_seconds,
             ends_at=caller.expires_at,
         ),

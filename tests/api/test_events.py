@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import replace
 from typing import Any
 
 import httpx
 import pytest
 from fastapi import FastAPI
+from sqlalchemy import event, update
+from sqlalchemy.exc import OperationalError
 
 from app.config import Settings
 from app.db import is_sqlite
 from app.main import create_app
+from app.models import Game
 from app.services.games.changes import Change, RecentChanges
 from app.services.games.listen import decode, encode
 from tests.api.conftest import API, NewGame, NewPlayer, assert_error, running
@@ -253,7 +257,7 @@ async def test_a_move_through_another_instance_on_the_same_database_reaches_the_
 async def _streamed_elsewhere(
     settings: Settings, game_id: str, auth: dict[str, str]
 ) -> AsyncIterator[tuple[FastAPI, EventReader]]:
-    """Another instance, whose streams read their game's version once a minute (only
+    """Another instance, which reads its watched games' versions once a minute (only
     NOTIFY is in time), and the game's stream there, read past its first state."""
     slow = create_app(settings.model_copy(update={"stream_resync_seconds": 60.0}))
     async with (
@@ -512,3 +516,99 @@ async def test_a_reader_that_takes_nothing_is_dropped(
         assert app.state.streams.open == 0
         transport.stalled.clear()
     assert [r for r in caplog.records if r.levelname == "ERROR"] == []  # an end, not an error
+
+
+@asynccontextmanager
+async def _reads_of_versions(app: FastAPI) -> AsyncIterator[list[str]]:
+    """The statements that read games' versions, as the app runs them."""
+    statements: list[str] = []
+
+    def seen(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        if "FROM games" in statement and "games.version" in statement:
+            statements.append(statement)
+
+    engine = app.state.db.engine.sync_engine
+    event.listen(engine, "before_cursor_execute", seen)
+    try:
+        yield statements
+    finally:
+        event.remove(engine, "before_cursor_execute", seen)
+
+
+async def test_idle_streams_share_one_read_of_their_games_versions_a_period(
+    app: FastAPI,
+    settings: Settings,
+    streamer: httpx.AsyncClient,
+    auth: dict[str, str],
+    new_game: NewGame,
+) -> None:
+    # Eight streams of two games: each period one read of both games' versions, not
+    # one a stream (on PostgreSQL the period is the resync's).
+    app.state.streams.per_player = 8
+    games = [await new_game(), await new_game()]
+    async with AsyncExitStack() as stack:
+        readers = []
+        for index in range(8):
+            response = await stack.enter_async_context(
+                streamer.stream("GET", _events(games[index % 2]["id"]), headers=auth)
+            )
+            readers.append(EventReader(response))
+            assert (await readers[-1].next()) is not None
+        async with _reads_of_versions(app) as reads:
+            started = time.monotonic()
+            await asyncio.sleep(6 * settings.stream_poll_seconds)
+            periods = (time.monotonic() - started) / settings.stream_poll_seconds
+        assert 1 <= len(reads) <= periods + 1, (len(reads), periods)
+        # A change by another process still reaches every stream of its game, in time.
+        async with app.state.db.sessionmaker() as session:
+            await session.execute(
+                update(Game).where(Game.id == games[0]["id"]).values(version=Game.version + 1)
+            )
+            await session.commit()
+        for reader in readers[0::2]:
+            change = await reader.next(timeout=2.0)
+            assert change is not None and change.id == str(games[0]["version"] + 1)
+        for reader in readers[1::2]:
+            with pytest.raises(TimeoutError):
+                await reader.next(timeout=0.3)
+    assert app.state.streams.open == 0
+    # With no stream left, the reading stops (a new stream starts it again).
+    watcher = app.state.stream_watcher
+    assert watcher.watched == 0
+    await asyncio.sleep(2.5 * settings.stream_poll_seconds)
+    assert not watcher.running
+
+
+async def test_a_failed_read_of_the_versions_is_logged_and_the_streams_wait_for_the_next(
+    app: FastAPI,
+    streamer: httpx.AsyncClient,
+    auth: dict[str, str],
+    new_game: NewGame,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    game = await new_game()
+    watcher = app.state.stream_watcher
+
+    def away() -> Any:
+        raise OperationalError("SELECT", {}, ConnectionRefusedError("the database is away"))
+
+    async with streamer.stream("GET", _events(game["id"]), headers=auth) as response:
+        reader = EventReader(response)
+        assert (await reader.next()) is not None
+        with monkeypatch.context() as patched, caplog.at_level(logging.WARNING, "app.streams"):
+            patched.setattr(watcher, "_sessions", away)
+            async with app.state.db.sessionmaker() as session:
+                await session.execute(
+                    update(Game).where(Game.id == game["id"]).values(version=Game.version + 1)
+                )
+                await session.commit()
+            with pytest.raises(TimeoutError):
+                await reader.next(timeout=0.5)
+            failed = [r for r in caplog.records if "failed" in r.getMessage()]
+            assert len(failed) == 1 and failed[0].levelno == logging.WARNING
+            assert "the database is away" in failed[0].getMessage()
+        # The database back: the next read finds the change, and the stream sends it.
+        change = await reader.next(timeout=2.0)
+        assert change is not None and change.id == str(game["version"] + 1)
+    assert app.state.streams.open == 0

@@ -29,6 +29,7 @@ class Server:
     takes the server and anything it started: the solver pool's processes."""
 
     what = "server"
+    root = ROOT  # the tree whose app runs (a benchmark may run another commit's)
 
     def __init__(self, database_url: str, data_dir: Path, **env: str) -> None:
         self.port = free_port()
@@ -58,7 +59,7 @@ class Server:
         with self.log_path.open("ab") as log:
             self.process = subprocess.Popen(
                 self.command(),
-                cwd=ROOT,
+                cwd=self.root,
                 env=self.env,
                 stdout=log,
                 stderr=subprocess.STDOUT,

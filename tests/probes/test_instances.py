@@ -214,7 +214,7 @@ def test_failed_authentications_are_counted_across_instances(pair: list[Server])
 
 @pytest.fixture
 def streaming_pair(make_server: MakeServer) -> list[Server]:
-    # A stream reads its game's version once a minute: only NOTIFY is in time.
+    # The watched games' versions are read once a minute: only NOTIFY is in time.
     env = {"SECRET_KEY": "two-instances-one-secret", "STREAM_RESYNC_SECONDS": "60"}
     servers = [make_server(**env), make_server(**env)]
     start_together(servers)

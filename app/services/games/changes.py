@@ -137,6 +137,12 @@ class LocalNotifier:
     def publish(self, change: Change) -> None:
         if change.before >= 0:  # not a wake-up to read the game afresh
             self.recent.add(change)
+        self.wake(change)
+
+    def wake(self, change: Change) -> None:
+        """Wake this process's subscribers of the change's game, and nobody else: for
+        what was found here (a read of the game's version, `before` -1; a reconnection,
+        `version` -1 too: read the game afresh), which other instances need not hear."""
         for subscription in self._subscribers.get(change.game_id, ()):
             subscription.wake(change)
 

@@ -11,8 +11,9 @@ A notification is a wake-up, not the record: the database stays the authority, a
 stream reads the game when woken. What can be missed is covered thus: while the
 listening connection is down (PostgreSQL restarted, the network cut), it is opened again
 with a growing pause, and on every (re)connection every stream of this instance is
-woken to read its game afresh; and the streams still read their game's version every
-`resync_seconds` (`StreamOptions.poll_seconds`), a slower poll than SQLite's.
+woken to read its game afresh; and the versions of the games watched here are still
+read every `resync_seconds` (`VersionWatcher`, one read for all the streams), a slower
+period than SQLite's.
 """
 
 from __future__ import annotations
@@ -164,7 +165,7 @@ class PostgresNotifier(LocalNotifier):
 
     def _wake_everyone(self) -> None:
         for game_id in list(self._subscribers):
-            LocalNotifier.publish(self, Change(game_id, before=-1, version=-1))
+            self.wake(Change(game_id, before=-1, version=-1))
 
     # --- sending ------------------------------------------------------------------
 

@@ -1,12 +1,13 @@
 """A game's live stream: its public state first, then one change after another, read
 from the database whenever the game's version moves on.
 
-A stream learns of a change two ways: this process's `Notifier` wakes it after a
-commit (`changes`), and it asks the database for the game's version every
-`poll_seconds` (one indexed read), which finds changes made by other processes on the
-same database. Either way it then reads the game as it is, and sends it with the
-events of the changes in between where the notifier knows them all: nothing is
-buffered per stream beyond the newest change.
+A stream waits on its subscription only, and learns of a change two ways: this
+process's `Notifier` wakes it after a commit (`changes`), and the process's
+`VersionWatcher` (`watch`) wakes it when its periodic read of every watched game's
+version finds this one moved on (changes made by other processes on the same database).
+Either way it then reads the game as it is, and sends it with the events of the changes
+in between where the notifier knows them all: nothing is buffered per stream beyond the
+newest change. An idle stream reads nothing.
 
 The bounds (`StreamLimits`) and the stream tokens browsers open a stream with
 (`StreamTokens`) are here too; the router turns the `StreamEvent`s into Server-Sent
@@ -33,12 +34,14 @@ from app.errors import StreamsFull, TooManyStreams, Unauthorized
 from app.i18n import N_
 from app.models import Game
 from app.services.games import repository
-from app.services.games.changes import Notifier, Subscription
+from app.services.games.changes import Change, Notifier, Subscription
 from app.services.games.presenter import stored_game_state
+from app.services.games.watch import VersionWatcher
 
 # A game in these states takes no more moves: its stream ends after saying so.
 FINAL_STATUSES = frozenset({"won", "stuck", "resigned"})
-# How long a stream whose poll found a new version waits for that change's notice.
+# How long a stream woken by the watcher's read of a new version waits for that
+# change's notice (which brings its events, where it was made in this process).
 NOTICE_GRACE_SECONDS = 0.05
 
 
@@ -174,7 +177,6 @@ async def issue_stream_token(
 
 @dataclass
 class StreamOptions:
-    poll_seconds: float
     max_seconds: float
     # A Unix time after which the stream ends (its stream token's expiry), if any.
     ends_at: float | None = None
@@ -222,23 +224,23 @@ class GameStream:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return  # the lifetime or the token's: the client resumes with its last id
-                change = await self.subscription.next(min(self.options.poll_seconds, left))
-                event = await self._after(woken=change is not None)
+                change = await self.subscription.next(left)
+                if change is None:
+                    continue  # the deadline: ends above
+                event = await self._after(change)
                 if event is not None:
                     yield event
                 del change, event
         finally:
             self.close()
 
-    async def _after(self, *, woken: bool) -> StreamEvent | None:
-        """The `change` event for the game's newest version, if it moved on (woken or
-        not: the poll reads the version, then the game only when it changed)."""
-        if not woken:
-            async with self.sessions() as session, unit_of_work(session, write=False):
-                version = await repository.version_of(session, self.player_id, self.game_id)
-            if version == self.version:
-                return None
-            # The poll can read a commit before its writer has told the notifier: a
+    async def _after(self, change: Change) -> StreamEvent | None:
+        """The `change` event for the game's newest version, if it moved on past the
+        stream's (a change the stream has sent already is nothing to read)."""
+        if 0 <= change.version <= self.version:
+            return None
+        if change.before < 0 <= change.version:
+            # The watcher can read a commit before its writer has told the notifier: a
             # moment for the notice, which brings the change's events.
             await self.subscription.next(NOTICE_GRACE_SECONDS)
         async with self.sessions() as session, unit_of_work(session, write=False):
@@ -282,6 +284,7 @@ def _first_event(notifier: Notifier, game: Game, seen: int | None) -> StreamEven
 async def open_stream(
     sessions: async_sessionmaker[AsyncSession],
     notifier: Notifier,
+    watcher: VersionWatcher,
     limits: StreamLimits,
     *,
     player_id: str,
@@ -290,14 +293,15 @@ async def open_stream(
     options: StreamOptions,
 ) -> GameStream:
     """A stream of the player's game, or the error to answer instead (404 for a game
-    not the player's, 429/503 beyond the bounds). Subscribed before the first read, so
-    that no change between the two is missed."""
+    not the player's, 429/503 beyond the bounds). Subscribed before the first read, and
+    watched from the version read, so that no change between the two is missed."""
     held = ExitStack()  # what the stream holds, given back by `GameStream.close`
     held.callback(limits.acquire(player_id).release)
     try:
         subscription = held.enter_context(notifier.subscribe(game_id))
         async with sessions() as session, unit_of_work(session, write=False):
             game = await repository.load_owned(session, player_id, game_id)
+        held.enter_context(watcher.watch(game.id, game.version))
     except BaseException:
         held.close()
         raise
