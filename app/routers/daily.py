@@ -71,8 +71,9 @@ _NOT_READY = errors(DailyNotReady)
 # The headers of a daily deal's answer, 200 and 304 alike.
 _CACHE_HEADERS: dict[str, Any] = {
     "Cache-Control": {
-        "description": "`no-cache` while the date's figures can change (a cache revalidates "
-        "with the ETag); a day once they cannot.",
+        "description": "`no-cache` while the answer can change (a cache revalidates with "
+        "the ETag): the date's figures until it is over, its deal number until the deal is "
+        "proven (a past date's, by its first game); a day once nothing can.",
         "schema": {"type": "string"},
     },
     "ETag": {"description": "Of this answer.", "schema": {"type": "string"}},
@@ -111,10 +112,12 @@ async def get_daily(
     daily.check_difficulty(settings, difficulty)
     answer = await daily.daily_info(session, variant, day, settings.daily_first_date, difficulty)
     tag = _daily_etag(answer)
-    if _settled(date.fromisoformat(answer.date)):
+    if _settled(date.fromisoformat(answer.date)) and answer.deal is not None:
         cache = f"public, max-age={SETTLED_MAX_AGE}, immutable"
     else:
-        cache = "no-cache"  # players and wins change all day: revalidate with the ETag
+        # Players and wins change all day; a past date's deal nobody asked for yet is
+        # proven by its first game, and then shown: revalidate with the ETag.
+        cache = "no-cache"
     headers = {"ETag": tag, "Cache-Control": cache}
     if if_none_match and etag_matches(if_none_match, tag):
         return Response(status_code=304, headers=headers)

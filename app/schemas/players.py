@@ -28,7 +28,16 @@ HIDDEN_CHARACTERS = (
     (0x2060, 0x2064), (0x2066, 0x206F), (0xFEFF, 0xFEFF), (0xFFF9, 0xFFFB),
     (0x110BD, 0x110BD), (0x110CD, 0x110CD), (0x13430, 0x13438), (0x1BCA0, 0x1BCA3),
     (0x1D173, 0x1D17A), (0xE0001, 0xE0001), (0xE0020, 0xE007F),
+    (0x2028, 0x2029),  # the line and paragraph separators (Zl, Zp): a name is one line
 )  # fmt: skip
+# Characters that are letters or symbols to Unicode but draw nothing: the Hangul fillers
+# and the blank Braille pattern. With spaces, marks and the hidden characters above,
+# a name of these alone shows as blank.
+BLANK_CHARACTERS = frozenset({0x115F, 0x1160, 0x3164, 0xFFA0, 0x2800})
+# Combining marks (Unicode M*) in a row on one character: real writing puts up to three
+# or four on a letter (Vietnamese two, Tibetan stacks four); dozens stacked draw over the
+# lines above and below a name in the results.
+MAX_MARKS_IN_A_ROW = 6
 
 
 def _class_char(code: int) -> str:
@@ -47,17 +56,39 @@ NAME_PATTERN = (
 
 
 def _public_name(name: str) -> str:
-    """A name as it is stored and shown: NFC (one spelling for one name), without control
-    or format characters (Unicode Cc and Cf: a right-to-left override or a zero-width
-    character would disguise a name in the public results; NUL never reaches a database,
-    and PostgreSQL cannot store it in text)."""
+    """A name as it is stored and shown: NFC (one spelling for one name), one line
+    without control or format characters (Unicode Cc and Cf: a right-to-left override or
+    a zero-width character would disguise a name in the public results; NUL never
+    reaches a database, and PostgreSQL cannot store it in text), with something to see
+    (not only spaces, marks or blank characters) and no pile of combining marks."""
     name = unicodedata.normalize("NFC", name)
-    hidden = sorted({f"U+{ord(c):04X}" for c in name if unicodedata.category(c) in ("Cc", "Cf")})
+    hidden = sorted(
+        {f"U+{ord(c):04X}" for c in name if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp")}
+    )
     if hidden:
-        raise ValueError(f"control and format characters are not allowed ({', '.join(hidden)})")
+        raise ValueError(
+            f"control, format and line separator characters are not allowed ({', '.join(hidden)})"
+        )
     if len(name) > NAME_MAX_LENGTH:  # NFC can lengthen a few characters
         raise ValueError(f"at most {NAME_MAX_LENGTH} characters")
+    if not any(_visible(c) for c in name):
+        raise ValueError("a name needs a visible character (not only spaces or marks)")
+    if _most_marks_in_a_row(name) > MAX_MARKS_IN_A_ROW:
+        raise ValueError(f"at most {MAX_MARKS_IN_A_ROW} combining marks in a row")
     return name
+
+
+def _visible(character: str) -> bool:
+    kind = unicodedata.category(character)[0]
+    return kind not in "ZMC" and ord(character) not in BLANK_CHARACTERS
+
+
+def _most_marks_in_a_row(name: str) -> int:
+    most = run = 0
+    for character in name:
+        run = run + 1 if unicodedata.category(character)[0] == "M" else 0
+        most = max(most, run)
+    return most
 
 
 PlayerName = Annotated[
@@ -73,8 +104,11 @@ class PlayerCreate(BaseModel):
 
     name: PlayerName | None = Field(
         default=None,
-        description="Shown in daily results; no control or format characters (Unicode "
-        "categories Cc and Cf, such as U+202E or U+200B). Stored in Unicode NFC.",
+        description="Shown in daily results: one line with at least one visible "
+        "character (not only spaces, combining marks or blank characters such as U+3164 or "
+        "U+2800), no control, format or line separator characters (Unicode categories "
+        "Cc, Cf, Zl and Zp, such as U+202E, U+200B or U+2028) and at most "
+        f"{MAX_MARKS_IN_A_ROW} combining marks in a row. Stored in Unicode NFC.",
     )
 
 

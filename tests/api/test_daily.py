@@ -49,7 +49,7 @@ async def settings(database_url: str, tmp_path: Path) -> AsyncIterator[Settings]
 
 
 async def test_info_has_counts_no_cards_and_is_revalidated_until_settled(
-    client: httpx.AsyncClient,
+    client: httpx.AsyncClient, auth: dict[str, str]
 ) -> None:
     response = await client.get(f"{API}/daily/dress-parade/today")
     assert response.status_code == 200, response.text
@@ -69,10 +69,17 @@ async def test_info_has_counts_no_cards_and_is_revalidated_until_settled(
     tag = response.headers["ETag"]
     same = await client.get(f"{API}/daily/{VARIANT}/today", headers={"If-None-Match": tag})
     assert same.status_code == 304 and same.headers["ETag"] == tag
-    # A past date no longer changes: cached for a day.
+    # A past date whose deal nobody asked for has none yet: the first game of it (practice)
+    # proves one, and the answer then shows its number. Revalidated until then.
     past = await client.get(f"{API}/daily/{VARIANT}/{day(3)}")
     assert past.status_code == 200 and past.json()["date"] == day(3)
-    assert past.headers["Cache-Control"] == "public, max-age=86400, immutable"
+    assert past.json()["deal"] is None
+    assert past.headers["Cache-Control"] == "no-cache"
+    assert (await start_daily(client, auth, day(3))).status_code == 201
+    # Its deal shown, a past date no longer changes: cached for a day.
+    settled = await client.get(f"{API}/daily/{VARIANT}/{day(3)}")
+    assert settled.json()["deal"] is not None and settled.json()["players"] == 0
+    assert settled.headers["Cache-Control"] == "public, max-age=86400, immutable"
 
 
 async def test_todays_etag_changes_with_its_players(

@@ -46,6 +46,46 @@ async def test_control_and_format_characters_are_refused(
     assert await player_count(app) == before  # nothing was stored
 
 
+@pytest.mark.parametrize(
+    "name",
+    [
+        " ",  # spaces only
+        "\u00a0\u00a0",  # NO-BREAK SPACE (Zs)
+        "\u3164",  # HANGUL FILLER, a letter (Lo) that draws nothing
+        "\u2800\u2800",  # BRAILLE PATTERN BLANK (So)
+        "\ufe0f",  # a lone VARIATION SELECTOR-16 (Mn)
+        "\u0301\u0301",  # combining marks on nothing
+        "ada\u2028bob",  # LINE SEPARATOR (Zl)
+        "ada\u2029",  # PARAGRAPH SEPARATOR (Zp)
+        "a" + "\u0301" * 63,  # 63 combining marks stacked on one letter
+        "a" + "\u0300\u0301" * 4,  # 8 marks in a row
+    ],
+)
+async def test_blank_multi_line_and_piled_up_names_are_refused(
+    client: httpx.AsyncClient, app: FastAPI, name: str
+) -> None:
+    before = await player_count(app)
+    error = assert_error(
+        await client.post(f"{API}/players", json={"name": name}), 422, "validation_error"
+    )
+    assert "name" in error["message"]
+    assert await player_count(app) == before
+
+
+async def test_names_with_spaces_marks_and_emoji_in_their_place_are_taken(
+    client: httpx.AsyncClient,
+) -> None:
+    for name in (
+        " ada ",  # spaces around a visible name
+        "Nguy\u1ec5n",  # Vietnamese: a letter with two marks (one precomposed in NFC)
+        "a\u0323\u0302\u0301",  # three marks on one letter
+        "\u0f56\u0f66\u0f92\u0fb2\u0f74\u0f56\u0f66",  # Tibetan: stacked marks
+        "\u2764\ufe0f",  # an emoji with its variation selector
+    ):
+        created = await client.post(f"{API}/players", json={"name": name})
+        assert created.status_code == 201, (name, created.text)
+
+
 async def test_a_name_is_stored_in_nfc(client: httpx.AsyncClient) -> None:
     decomposed = "Zoe\u0301 Bjo\u0308rk"  # é and ö as letter + combining mark (NFD)
     created = await client.post(f"{API}/players", json={"name": decomposed})
@@ -64,11 +104,12 @@ async def test_other_scripts_and_marks_are_taken(client: httpx.AsyncClient) -> N
 
 
 def test_the_documented_pattern_is_the_refused_characters() -> None:
-    """The document's pattern (Unicode 14.0's Cc and Cf) refuses what the validator
+    """The document's pattern (Unicode 14.0's Cc, Cf, Zl and Zp) refuses what the validator
     refuses; a newer Python's Unicode may add characters, never take them away."""
     pattern = re.compile(NAME_PATTERN)
     hidden = {code for low, high in HIDDEN_CHARACTERS for code in range(low, high + 1)}
-    categories = {c for c in range(0x110000) if unicodedata.category(chr(c)) in ("Cc", "Cf")}
+    refused = ("Cc", "Cf", "Zl", "Zp")
+    categories = {c for c in range(0x110000) if unicodedata.category(chr(c)) in refused}
     assert hidden <= categories
     if unicodedata.unidata_version == "14.0.0":
         assert hidden == categories
