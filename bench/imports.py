@@ -4,6 +4,7 @@ import the largest record a client can send (`POST /games {"record"}`: 9,990 mov
 51.5 KB), one after another, for `--seconds`.
 
     .venv/bin/python bench/imports.py [--clients 8] [--seconds 20] [--database-url URL]
+        [--lane-kind process|thread]
 
 Starts a real server (`python -m app.server`, default settings but the background
 work, which would share the cores) on a throw-away SQLite database, or on the given
@@ -147,6 +148,9 @@ def main() -> int:
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--seconds", type=float, default=20)
     parser.add_argument("--database-url", default="")
+    parser.add_argument(
+        "--lane-kind", default="process", choices=("process", "thread"), help="LANE_KIND"
+    )
     args = parser.parse_args()
     commit = subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
@@ -154,7 +158,7 @@ def main() -> int:
     print(f"{platform.node()} {platform.machine()}, commit {commit}, {time.strftime('%F')}")
     with tempfile.TemporaryDirectory() as data:
         url = args.database_url or f"sqlite+aiosqlite:///{Path(data) / 'bench.sqlite3'}"
-        server = Server(url, Path(data), **ENV)
+        server = Server(url, Path(data), **ENV, LANE_KIND=args.lane_kind)
         try:
             server.start(timeout=120)
             found = asyncio.run(run(server.base_url, args.clients, args.seconds))
