@@ -34,7 +34,6 @@ from app.schemas.games import (
     GameSource,
     GameState,
     GameStatus,
-    UnrankedReason,
     GameSummary,
     Health,
     Hint,
@@ -61,6 +60,7 @@ from app.schemas.games import (
     UndoAnswerEvent,
     UndoEvent,
     UndoResult,
+    UnrankedReason,
     Verdict,
 )
 from app.schemas.players import (
