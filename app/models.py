@@ -131,6 +131,10 @@ class Game(Base):
     # A copy made while its original's deal was secret (a stuck game the server dealt):
     # its deal and record stay secret for good (it shows no more than the original did).
     deal_secret: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # Why a daily game lost its rank, kept when it did (`services.ranking.UNRANKED`:
+    # past_date, assisted, undone, late, resigned, revealed_line, too_fast); null while
+    # ranked and for every other game.
+    unranked_reason: Mapped[str | None] = mapped_column(String(16))
 
 
 class Move(Base):
@@ -329,3 +333,20 @@ class GameAnalysis(Base):
     winning_line: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow)
+
+
+class RevealedPosition(Base):
+    """A position the solver showed a player of a daily deal while its date was current:
+    the layout (`services.ranking.layout_key`: tableau, face-down counts, foundations,
+    reserve) reached by a move a hint named or a finish played. A win of that deal that
+    mostly passes through such layouts followed a revealed line and is not ranked
+    (`services.revealed`). Rows of dates that are over are deleted."""
+
+    __tablename__ = "revealed_positions"
+    __table_args__ = (Index(None, "day"),)
+
+    variant: Mapped[str] = mapped_column(String(32), primary_key=True)
+    day: Mapped[date] = mapped_column(Date, primary_key=True)
+    slot: Mapped[str] = mapped_column(String(8), primary_key=True)
+    key: Mapped[bytes] = mapped_column(LargeBinary(16), primary_key=True)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow)

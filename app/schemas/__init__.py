@@ -60,6 +60,7 @@ from app.schemas.games import (
     UndoAnswerEvent,
     UndoEvent,
     UndoResult,
+    UnrankedReason,
     Verdict,
 )
 from app.schemas.players import (
@@ -135,6 +136,7 @@ __all__ = [
     "GameSource",
     "GameState",
     "GameStatus",
+    "UnrankedReason",
     "GameSummary",
     "StreamToken",
     "HIDDEN_CHARACTERS",

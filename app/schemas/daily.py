@@ -8,7 +8,7 @@ from pydantic import (
 )
 
 from app.schemas.common import Difficulty, Timestamp, _WithDeal
-from app.schemas.games import GameStatus
+from app.schemas.games import UNRANKED_REASON_DOC, GameStatus, UnrankedReason
 
 # --- daily deals and statistics --------------------------------------------------
 
@@ -49,6 +49,7 @@ class DailyOwnResult(BaseModel):
         description="The game counts, or can still count, in the ranking (as the game "
         "state's `ranked`)."
     )
+    unranked_reason: UnrankedReason | None = Field(description=UNRANKED_REASON_DOC)
     rank: int | None = Field(description="Null until the game is won, and for an unranked win.")
     time_ms: int | None
 

@@ -99,6 +99,32 @@ class GameSettingsOut(BaseModel):
 GameStatus = TypeAliasType("GameStatus", Literal["playing", "won", "stuck", "resigned"])
 GameSource = TypeAliasType("GameSource", Literal["deal", "random", "solvable", "daily", "practice"])
 
+# --- why a daily game is not ranked (services.ranking.UNRANKED) ---
+UnrankedReason = TypeAliasType(
+    "UnrankedReason",
+    Literal[
+        "past_date",
+        "assisted",
+        "undone",
+        "resigned",
+        "late",
+        "stuck",
+        "revealed_line",
+        "too_fast",
+    ],
+)
+UNRANKED_REASON_DOC = (
+    "Why a daily game is not ranked, the first reason it met: `past_date` (started once "
+    "its date was over: practice), `assisted` (a hint, a finish, or the solver said the "
+    "position is lost), `undone` (an undo), `resigned`, `late` (in play or moved once its "
+    "date was over), `stuck` (no move left but an undo), `revealed_line` (won along a "
+    "line the solver revealed for this deal that day, to this player or another: at least "
+    "a third of the layouts the game passed through), `too_fast` (won faster than a "
+    "person plays: a median under 250 ms per move, draws and redeals aside). Null while "
+    "the game is ranked (or can still be) and for every game that is not a daily game. "
+    "New reasons may be added."
+)
+
 
 class GameState(_WithDeal):
     id: str
@@ -122,8 +148,11 @@ class GameState(_WithDeal):
         description="A daily game that counts, or can still count, in its day's ranking: "
         "started while its date was current (UTC), no undo, hint or finish, and (in play) "
         "its date not over yet. Undo, a hint and finish set it to false for good; a daily "
-        "game of a past date (practice) and every other game are never ranked."
+        "game of a past date (practice) and every other game are never ranked. A win is "
+        "judged when it is played: one along a line the solver revealed for the deal that "
+        "day, or played faster than a person plays, is not ranked (`unranked_reason`)."
     )
+    unranked_reason: UnrankedReason | None = Field(description=UNRANKED_REASON_DOC)
     practice: bool = Field(
         description="A game not dealt fresh by the server: a game record played again "
         '(POST /games `{"record"}`) or a copy of a game at a position of its line (source '

@@ -71,7 +71,7 @@ from app.services.cursors import PageCursors
 from app.services.games import Answer
 from app.services.jobs import Queued, Taken
 from app.services.proving import Proof, derive_deal
-from app.services.ranking import day_end, deal_published, is_ranked
+from app.services.ranking import day_end, deal_published, is_ranked, unranked_reason
 from app.services.variants import find_variant
 from app.services.work import AHEAD, DAILY, TODAY, WorkPool
 from app.solver.difficulty import LEVELS
@@ -681,6 +681,7 @@ async def _own_result(
     if mine is None:
         return None
     won_mine = mine.status == "won"
+    now = datetime.now(UTC)
     rank = None
     if won_mine and mine.ranked and not mine.assisted:
         rank = await _rank(session, mine, won) + 1
@@ -689,7 +690,8 @@ async def _own_result(
         status=mine.status,  # type: ignore[arg-type]  # a Status, as stored
         moves=mine.move_count,
         assisted=mine.assisted,
-        ranked=is_ranked(mine, datetime.now(UTC)),
+        ranked=is_ranked(mine, now),
+        unranked_reason=unranked_reason(mine, now),  # type: ignore[arg-type]  # one of UNRANKED
         rank=rank,
         time_ms=_ms(mine) if won_mine else None,
     )

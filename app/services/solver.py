@@ -40,7 +40,7 @@ from app.i18n import N_
 from app.models import Game, Player, SolvableDeal
 from app.schemas import FinishResult, Hint
 from app.seeds import read_line, seed_line
-from app.services import games
+from app.services import games, revealed
 from app.services.daily import stored_deal as daily_stored_deal
 from app.services.games import Answer
 from app.services.knowledge import Known, SolverKnowledge
@@ -180,10 +180,10 @@ RESIGNED = N_("the game was resigned; it takes no more moves")
 
 async def _search_game(
     app: FastAPI, session: Any, player: Player, game_id: str, budget: Budget
-) -> tuple[int, bool, State, tuple[Move, ...] | None, dict[str, Any]]:
-    """The game's position as it is now and a winning line from it: (the version and
-    whether the game was already assisted when read, the position, the line or None, the
-    search's figures). The read is ended before the search (`games.load_position`), so no
+) -> tuple[Game, int, bool, State, tuple[Move, ...] | None, dict[str, Any]]:
+    """The game's position as it is now and a winning line from it: (the game as read,
+    the version and whether the game was already assisted when read, the position, the
+    line or None, the search's figures). The read is ended before the search (`games.load_position`), so no
     connection is held while it runs. A position newly proven lost is kept on the game
     (`games.mark_lost`), which marks it assisted too: then the version is the game's after
     that, where it is still at the position."""
@@ -197,12 +197,14 @@ async def _search_game(
         already_assisted = marked.assisted
         if marked.state == state.to_bytes():
             version = marked.version
-    return version, already_assisted, state, line, info
+    return game, version, already_assisted, state, line, info
 
 
 async def hint(app: FastAPI, session: Any, player: Player, game_id: str) -> Hint:
     """The first move of a winning line from the game's position (or, with none found,
-    a heuristic suggestion that ``result`` marks as such). Only the move is revealed.
+    a heuristic suggestion that ``result`` marks as such). Only the move is revealed;
+    on a daily game of the current date it is kept as revealed for the deal
+    (`revealed.record`), as a finish's moves are.
     A hint that tells something (a move, or that the position is lost) marks the game
     assisted before it is answered: its win is then not ranked.
 
@@ -210,16 +212,21 @@ async def hint(app: FastAPI, session: Any, player: Player, game_id: str) -> Hint
     the game is still at the position searched; the version searched when the game moved
     meanwhile (a move sent with it as `expected_version` then gets 409: ask again)."""
     budget = Budget.of(_settings(app), "hint")
-    version, assisted, state, line, info = await _search_game(app, session, player, game_id, budget)
+    game, version, assisted, state, line, info = await _search_game(
+        app, session, player, game_id, budget
+    )
     if line:
         move: Move | None = line[0]
     else:
         move = None if state.is_won or info["result"] == "unsolvable" else suggest(state)
+    if move is not None:
+        # Revealed: a second account's win along it does not rank (`revealed`).
+        await revealed.record_alone(session, game, [state.apply(move, auto_finish=False)[0]])
     if not assisted and move is not None:
-        game = await games.mark_assisted(session, player, game_id)
-        assisted = game.assisted
-        if game.state == state.to_bytes():
-            version = game.version
+        marked = await games.mark_assisted(session, player, game_id)
+        assisted = marked.assisted
+        if marked.state == state.to_bytes():
+            version = marked.version
     return Hint.model_validate(
         {"move": move.to_json() if move else None, "version": version, "assisted": assisted, **info}
     )
@@ -241,7 +248,7 @@ async def finish(app: FastAPI, session: Any, player: Player, game_id: str) -> An
         raise GameOver(RESIGNED)
     for _attempt in range(_FINISH_SEARCHES):
         budget = Budget.of(_settings(app), "finish")
-        _version, already_assisted, state, line, info = await _search_game(
+        _game, _version, already_assisted, state, line, info = await _search_game(
             app, session, player, game_id, budget
         )
         if line is None:

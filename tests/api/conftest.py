@@ -26,6 +26,7 @@ from app.main import create_app
 
 TABLES = (
     "game_analyses",
+    "revealed_positions",
     "solver_positions",
     "solver_lines",
     "jobs",

@@ -154,6 +154,10 @@ def with_detour(start: State, line: list[Move]) -> list[Move]:
     raise AssertionError("no reversible tableau move anywhere along the line")
 
 
+# A person's pace: a second a move (the ranking takes a median under 250 ms as a script).
+HUMAN_PACE = timedelta(seconds=1)
+
+
 async def win_with_line(
     app: FastAPI,
     headers: dict[str, str],
@@ -162,18 +166,41 @@ async def win_with_line(
     when: str,
     detour: bool = False,
     slot: str = "",
+    pace: timedelta | None = HUMAN_PACE,
 ) -> dict[str, Any]:
-    """Play the stored proof through the service's own move path (one transaction);
-    ``detour`` adds a move there and back (two more moves)."""
+    """Play the stored proof through the service's own move path, one move at a time
+    `pace` apart (the clock moved on for each: no test waits), as a person plays it;
+    `pace` None: all of it in one write (one transaction, one moment). ``detour`` adds a
+    move there and back (two more moves)."""
     player = await player_of(app, headers)
     line = await stored_line(app, variant, when, slot)
     if detour:
         number = await stored_deal_number(app, variant, when, slot)
         line = with_detour(deal(get_variant(variant), number), line)
-    async with app.state.db.sessionmaker() as session:
-        answer = await games.apply_moves(session, player, game_id, line)
+    answer = await play_paced(app, player, game_id, line, pace)
     assert answer.body.status == "won"
     return answer.body.model_dump(mode="json")
+
+
+async def play_paced(
+    app: FastAPI, player: Player, game_id: str, line: list[Move], pace: timedelta | None
+) -> games.Answer[Any]:
+    """Play `line` on the game, each move `pace` after the one before it from now (the
+    clock travels there for the move; `pace` None: all the moves at once). Once the game
+    is won (auto-finish), the rest are left out. The last answer."""
+    if pace is None:
+        async with app.state.db.sessionmaker() as session:
+            return await games.apply_moves(session, player, game_id, line)
+    start = datetime.now(UTC)
+    answer = None
+    for i, move in enumerate(line, start=1):
+        with time_machine.travel(start + i * pace, tick=False):
+            async with app.state.db.sessionmaker() as session:
+                answer = await games.apply_moves(session, player, game_id, [move])
+        if answer.body.status == "won":
+            break
+    assert answer is not None
+    return answer
 
 
 def lifespan(app: FastAPI) -> LifespanManager:

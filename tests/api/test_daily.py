@@ -334,6 +334,7 @@ async def test_results_rank_by_moves_then_time(
         "moves": 0,
         "assisted": False,
         "ranked": False,  # its date is over: it can no longer be ranked
+        "unranked_reason": "late",
         "rank": None,
         "time_ms": None,
     }

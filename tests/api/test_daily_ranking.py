@@ -48,9 +48,10 @@ async def test_todays_game_is_ranked_and_its_clean_win_ranks(
         assert started["ranked"] is True
         won = await win_with_line(app, auth, started["id"], VARIANT, when)
         assert won["ranked"] is True and won["deal"] is None
+        assert won["unranked_reason"] is None
     results = (await _results(client, when, auth)).json()
     assert results["total"] == 1 and results["me"]["rank"] == 1
-    assert results["me"]["ranked"] is True
+    assert results["me"]["ranked"] is True and results["me"]["unranked_reason"] is None
 
 
 async def test_a_past_dates_game_is_practice(
@@ -62,7 +63,7 @@ async def test_a_past_dates_game_is_practice(
     when = day(1)
     info = (await client.get(f"{API}/daily/{VARIANT}/{when}")).json()
     game = (await start_daily(client, ada, when)).json()
-    assert game["ranked"] is False
+    assert game["ranked"] is False and game["unranked_reason"] == "past_date"
     number = await stored_deal_number(app, VARIANT, when)
     assert (await client.get(f"{API}/daily/{VARIANT}/{when}")).json()["deal"] == number
     won = await win_with_line(app, ada, game["id"], VARIANT, when)
@@ -90,8 +91,10 @@ async def test_undo_unranks_the_game_for_good(
         undone = await client.post(f"{API}/games/{game['id']}/undo", headers=ada)
         assert undone.status_code == 200 and undone.json()["move_count"] == 0
         assert undone.json()["ranked"] is False
+        assert undone.json()["unranked_reason"] == "undone"
         won = await win_with_line(app, ada, game["id"], VARIANT, when)
         assert won["status"] == "won" and won["ranked"] is False
+        assert won["unranked_reason"] == "undone"  # the first reason stays
     results = (await _results(client, when, ada)).json()
     assert results["total"] == 0 and results["me"]["rank"] is None
     assert (await client.get(f"{API}/daily/{VARIANT}/{when}")).json()["wins"] == 0
@@ -108,6 +111,7 @@ async def test_a_hint_unranks_the_game(
         assert hint.status_code == 200 and hint.json()["move"] is not None
         state = (await client.get(f"{API}/games/{game['id']}", headers=ada)).json()
         assert state["ranked"] is False and state["assisted"] is True
+        assert state["unranked_reason"] == "assisted"
         won = await win_with_line(app, ada, game["id"], VARIANT, when)
         assert won["ranked"] is False
     assert (await _results(client, when, ada)).json()["total"] == 0
@@ -126,7 +130,7 @@ async def test_a_game_played_past_its_date_is_no_longer_ranked(
     # The next day: the state says so before any move.
     with on_date(day(1)):
         state = (await client.get(f"{API}/games/{game['id']}", headers=ada)).json()
-        assert state["ranked"] is False
+        assert state["ranked"] is False and state["unranked_reason"] == "late"
         assert state["deal"] == await stored_deal_number(app, VARIANT, when)
         mine = (await _results(client, when, ada)).json()["me"]
         assert mine["ranked"] is False
@@ -152,6 +156,7 @@ async def test_a_win_after_midnight_does_not_rank(
     with on_date(day(1)):
         won = await win_with_line(app, ada, game["id"], VARIANT, when)
         assert won["status"] == "won" and won["ranked"] is False
+        assert won["unranked_reason"] == "late"
     results = (await _results(client, when, ada)).json()
     assert results["total"] == 0 and results["me"]["rank"] is None
     info = (await client.get(f"{API}/daily/{VARIANT}/{when}")).json()
@@ -167,6 +172,19 @@ async def test_a_stuck_game_can_no_longer_be_ranked(
         await put_state(app, game["id"], stuck_rank_and_file())
         state = (await client.get(f"{API}/games/{game['id']}", headers=auth)).json()
         assert state["status"] == "stuck" and state["ranked"] is False
+        assert state["unranked_reason"] == "stuck"
+
+
+async def test_a_resigned_game_is_not_ranked(
+    client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    when = day(1)
+    with on_date(when):
+        game = (await start_daily(client, auth, when)).json()
+        resigned = await client.post(f"{API}/games/{game['id']}/resign", headers=auth)
+        assert resigned.status_code == 200, resigned.text
+        assert resigned.json()["ranked"] is False
+        assert resigned.json()["unranked_reason"] == "resigned"
 
 
 async def test_ordinary_games_are_never_ranked(
@@ -174,4 +192,4 @@ async def test_ordinary_games_are_never_ranked(
 ) -> None:
     body = {"variant": VARIANT, "deal": 5}
     game = (await client.post(f"{API}/games", json=body, headers=auth)).json()
-    assert game["ranked"] is False
+    assert game["ranked"] is False and game["unranked_reason"] is None

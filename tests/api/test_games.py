@@ -23,6 +23,7 @@ STATE_KEYS = {
     "move_count",
     "assisted",
     "ranked",
+    "unranked_reason",
     "practice",
     "difficulty",
     "redeals_left",

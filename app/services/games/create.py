@@ -294,6 +294,7 @@ def _new_game(
     daily_date: date | None,
 ) -> Game:
     now = utcnow()
+    ranked = ranking.starts_ranked(daily_date, now)
     return Game(
         id=new_id(),  # known before the insert: a record's moves are logged under it
         player_id=player.id,
@@ -310,5 +311,7 @@ def _new_game(
         updated_at=now,
         daily_date=daily_date,
         assisted=False,
-        ranked=ranking.starts_ranked(daily_date, now),
+        ranked=ranked,
+        # A daily game of a date that is over (its deal is public) is practice.
+        unranked_reason=ranking.PAST_DATE if daily_date is not None and not ranked else None,
     )

@@ -130,6 +130,7 @@ def state_json(game: Game, state: State, legal: list[Move] | None = None) -> dic
     if legal is None:
         legal = state.legal_moves()
     public = state.view(clicks=bool(settings["auto_play"]), legal=legal).to_json()
+    now = utcnow()
     return {
         "id": game.id,
         "variant": game.variant,
@@ -141,7 +142,8 @@ def state_json(game: Game, state: State, legal: list[Move] | None = None) -> dic
         "version": game.version,
         "move_count": game.move_count,
         "assisted": bool(game.assisted),
-        "ranked": ranking.is_ranked(game, utcnow()),
+        "ranked": ranking.is_ranked(game, now),
+        "unranked_reason": ranking.unranked_reason(game, now),
         "practice": bool(game.practice),
         "difficulty": visible_difficulty(game),
         "redeals_left": public["redeals_left"],

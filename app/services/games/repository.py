@@ -299,6 +299,19 @@ async def move_texts(session: AsyncSession, game_id: str) -> list[str]:
     return list((await session.execute(query)).scalars())
 
 
+async def line_of_play(
+    session: AsyncSession, game_id: str
+) -> list[tuple[bytes, dict[str, Any], datetime]]:
+    """Every move of the log, in order: the position before it, the move (JSON), when it
+    was played (a win's judging: `ranking.judge_win`)."""
+    query = (
+        select(MoveRow.state_before, MoveRow.move, MoveRow.created_at)
+        .where(MoveRow.game_id == game_id)
+        .order_by(MoveRow.seq)
+    )
+    return [(bytes(b), m, at) for b, m, at in (await session.execute(query)).all()]
+
+
 async def moves_page(
     session: AsyncSession, game_id: str, *, offset: int, limit: int
 ) -> Sequence[MoveRow]:

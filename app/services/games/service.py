@@ -13,12 +13,13 @@ locked position). Answers leave typed: the response models of `app.schemas`.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db import unit_of_work
-from app.engine import Move, State
+from app.engine import DRAW_MOVE, REDEAL_MOVE, Move, State
 from app.errors import (
     GameAlreadyOver,
     InvalidCursor,
@@ -37,7 +38,7 @@ from app.schemas import (
     UndoResult,
     rfc3339,
 )
-from app.services import ranking
+from app.services import ranking, revealed
 from app.services.cursors import PageCursors
 from app.services.games import repository
 from app.services.games.cursors import decode_cursor, encode_cursor
@@ -303,9 +304,21 @@ async def save_line(
     """Save the moves of a line played on the game (`play_line`; `legal`: the legal moves
     of the position it ends in): one write for all of them (a finish plays thousands: a
     write per move held the database for seconds), each still logged as its own move and
-    version. Every line of moves is saved here: `apply_moves`' and a record's."""
+    version. Every line of moves is saved here: `apply_moves`' and a record's.
+
+    An `assisted` line (a finish) is revealed: its positions are kept for the daily deal
+    (`revealed.record`). A win that kept its rank to its last move is judged then
+    (`ranking.judge_win`): a revealed line followed, or a pace no person plays at,
+    takes its rank."""
     status = line.state.status_given(legal)
-    marks = _line_marks(game, line, assisted)
+    now = utcnow()
+    marks = _line_marks(game, line, assisted, now)
+    if assisted:
+        await revealed.record(session, game, _positions_after(line))
+    elif game.ranked and "ranked" not in marks and "won_at" in marks:
+        reason = await _judge_win(session, game, line, now)
+        if reason is not None:
+            marks.update(ranking.unranked(game, reason))
     moves = len(line.rows)
     await save(
         session,
@@ -322,16 +335,45 @@ async def save_line(
     await repository.insert_moves(session, line.rows, serialised=line.serialised)
 
 
-def _line_marks(game: Game, line: Line, assisted: bool) -> dict[str, Any]:
+# Moves that leave the layout as it was (`ranking.layout_key`): a draw, a redeal.
+_SAME_LAYOUT = frozenset({DRAW_MOVE.action, REDEAL_MOVE.action})
+
+
+def _positions_after(line: Line) -> list[State]:
+    """The position after each move of the line, in order."""
+    after = [State.from_bytes(row["state_before"]) for row in line.rows[1:]]
+    return [*after, line.state]
+
+
+async def _judge_win(session: AsyncSession, game: Game, line: Line, now: datetime) -> str | None:
+    """Why the game's win, played by `line` at `now`, is not ranked (`ranking.judge_win`
+    over its whole line of play: the moves logged before it and the line's), or None."""
+    played = await repository.line_of_play(session, game.id)
+    played += [(row["state_before"], row["move"], now) for row in line.rows]
+    # The layout after each move that may change it (a draw or a redeal does not): the
+    # position before the next move; the won end, where every win ends, left out.
+    layouts = [
+        ranking.layout_key(State.from_bytes(after))
+        for (after, _m, _at), (_b, move, _t) in zip(played[1:], played, strict=False)
+        if move["action"] not in _SAME_LAYOUT
+    ]
+    share = ranking.revealed_share(layouts, await revealed.revealed_keys(session, game))
+    own = [(at, m["action"] not in _SAME_LAYOUT) for _b, m, at in played]
+    pace = ranking.pace_ms(game.created_at, own)
+    return ranking.judge_win(share, pace)
+
+
+def _line_marks(game: Game, line: Line, assisted: bool, now: datetime) -> dict[str, Any]:
     """What a line of moves changes on the game besides its position: assisted (the
     solver's finish), no longer ranked, the time it was won. A won game cannot be undone,
     so the winning move's time stays (results rank by it)."""
     marks: dict[str, Any] = {}
-    now = utcnow()
     if assisted and not game.assisted:
         marks["assisted"] = True
-    if game.ranked and (assisted or not ranking.keeps_rank(game, now)):
-        marks["ranked"] = False  # helped, or played after the deal was published
+    if game.ranked and assisted:
+        marks.update(ranking.unranked(game, ranking.ASSISTED))  # helped
+    elif game.ranked and not ranking.keeps_rank(game, now):
+        marks.update(ranking.unranked(game, ranking.LATE))  # played after the deal was public
     if line.state.is_won and not line.start.is_won:
         marks["won_at"] = now
     return marks
@@ -400,7 +442,8 @@ async def _take_back(session: AsyncSession, game: Game) -> Answer[UndoResult]:
         status=state.status,
         move_count=game.move_count - 1,
         lost_at=lost_at,
-        ranked=False,  # an undo shows what the move turned up, then takes it back
+        # An undo shows what the move turned up, then takes it back.
+        **ranking.unranked(game, ranking.UNDONE),
     )
     body = state_json(game, state)
     body["events"] = undone
@@ -426,7 +469,7 @@ async def resign(
                 N_("the game is {status} already; only a game in play resigns"),
                 params={"status": game.status},
             )
-        await save(session, game, status="resigned", ranked=False)
+        await save(session, game, status="resigned", **ranking.unranked(game, ranking.RESIGNED))
         return answer(stored_game_state(game), game)
 
     return await write_game(
@@ -454,7 +497,7 @@ async def mark_assisted(session: AsyncSession, player: Player, game_id: str) -> 
     async with repository.locked_game(session, player_id, game_id) as locked:
         game = locked.game
         if (not game.assisted or game.ranked) and game.status not in FINISHED:
-            await save(session, game, assisted=True, ranked=False)
+            await save(session, game, assisted=True, **ranking.unranked(game, ranking.ASSISTED))
     return game
 
 
@@ -476,7 +519,7 @@ async def mark_lost(session: AsyncSession, player: Player, game_id: str, positio
             return game
         marks: dict[str, Any] = {}
         if not game.assisted or game.ranked:
-            marks["assisted"], marks["ranked"] = True, False
+            marks.update(assisted=True, **ranking.unranked(game, ranking.ASSISTED))
         if game.state == position.to_bytes() and not known_lost(game):
             marks["lost_at"] = game.move_count
         if marks:
