@@ -14,3 +14,6 @@ os.environ.setdefault("SOLVABLE_WAIT_SECONDS", "0")
 # Proven deals unrated (no simulated games after each proof): the tests of ratings
 # (tests/api/test_difficulty.py) turn them on with a few games, or a stand-in rater.
 os.environ.setdefault("DIFFICULTY_GAMES", "0")
+# Many players from one test client's address: the tests of the bound
+# (tests/api/test_free_accounts.py) set its real default or a small value themselves.
+os.environ.setdefault("PLAYERS_PER_ADDRESS_PER_HOUR", "100000")

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Depends, Header, Query, Request, Response
 
 from app.config import Settings
-from app.deps import CurrentPlayer, NoNullBody, PageCursorsDep, SessionDep
+from app.deps import CurrentPlayer, NoNullBody, PageCursorsDep, PlayerBoundsDep, SessionDep
 from app.engine import DRAW_MOVE, REDEAL_MOVE, EngineError, Move, Pile
 from app.errors import (
     AutoPlayOff,
@@ -25,6 +25,8 @@ from app.errors import (
     NoSolvableDeals,
     NothingToUndo,
     RecordNotAvailable,
+    TooManyGames,
+    TooManySolvableDeals,
     Unauthorized,
     UnknownVariantError,
     ValidationFailed,
@@ -129,6 +131,8 @@ def command(body: MoveRequestMove | DrawRequest | RedealRequest | ClickRequest) 
             InvalidRules,
             InvalidRecordError,
             NoSolvableDeals,
+            TooManyGames,
+            TooManySolvableDeals,
         ),
     },
     summary="Deal a new game (or play a game record again)",
@@ -140,6 +144,7 @@ async def create_game(
     session: SessionDep,
     player: CurrentPlayer,
     solvable_deals: SolvableDealsDep,
+    bounds: PlayerBoundsDep,
 ) -> GameState:
     answer = await games.create_game(
         session,
@@ -152,6 +157,7 @@ async def create_game(
         solvable_deals=solvable_deals,
         record=body.record,
         difficulty=body.difficulty,
+        bounds=bounds,
     )
     answer_headers(response, answer)
     response.headers["Location"] = str(request.url_for("get_game", game_id=answer.game_id).path)

@@ -66,10 +66,11 @@ from app.i18n import N_
 from app.models import DailyDeal, Game, Player
 from app.schemas import DailyOut, DailyOwnResult, DailyResultEntry, DailyResults, GameState
 from app.seeds import public_deals
-from app.services import games, jobs
+from app.services import games, jobs, limits
 from app.services.cursors import PageCursors
 from app.services.games import Answer
 from app.services.jobs import Queued, Taken
+from app.services.limits import PlayerBounds
 from app.services.proving import Proof, derive_deal
 from app.services.ranking import day_end, deal_published, is_ranked
 from app.services.variants import find_variant
@@ -489,14 +490,23 @@ async def daily_game(
     variant_name: str,
     day_text: str,
     difficulty: str | None = None,
+    *,
+    bounds: PlayerBounds | None = None,
 ) -> tuple[Answer[GameState], bool]:
     """The player's game of the day (of the date's deal of rating `difficulty`; None:
-    the first deal) and whether it was created now."""
+    the first deal) and whether it was created now. A new one counts among the games
+    of the player's `bounds` (services.limits), checked before its deal is prepared and
+    again as it is inserted."""
     variant, day = playable_day(variant_name, day_text, deals.settings.daily_first_date)
     check_difficulty(deals.settings, difficulty)
     player_id = player.id  # read once: a rollback expires the ORM object
     pick, existing = await _pick(session, deals, player_id, variant, day, difficulty)
     if existing is None:
+        async with unit_of_work(session, write=False):
+            # A first look: a player past the bound makes the server prove nothing.
+            await limits.check_new_game(
+                session, player_id, bounds, source="daily", variant=variant, lock=False
+            )
         number = await deals.deal_for(session, variant, day, pick.slot)
         if pick.difficulty is None and deals.settings.difficulty_games:
             # The first deal, proven just now: its rating.
@@ -514,6 +524,7 @@ async def daily_game(
                 settings=None,
                 daily_date=day,
                 daily=pick,
+                bounds=bounds,
             )
             return answer, True
         except IntegrityError:
