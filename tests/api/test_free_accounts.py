@@ -85,27 +85,32 @@ async def count(app: FastAPI, model: Any, *where: Any) -> int:
 
 async def test_players_from_one_address_are_bounded_at_the_default(settings: Settings) -> None:
     bound = DEFAULTS["players_per_address_per_hour"]
-    async with serving(settings, players_per_address_per_hour=bound) as app:
-        async with client_of(app) as client, client_of(app, "198.51.100.9") as other:
-            for _ in range(bound):
-                assert (await register(client)).status_code == 201
-            refused = await register(client)
-            assert_error(refused, 429, "too_many_players")
-            assert 1 <= int(refused.headers["Retry-After"]) <= 3600
-            assert_documented(app, "post", "/players", refused)
-            assert await count(app, Player) == bound  # the refused one wrote nothing
-            again = await register(client)  # refused from memory, no sooner free
-            assert_error(again, 429, "too_many_players")
-            assert int(again.headers["Retry-After"]) <= int(refused.headers["Retry-After"])
-            # Another address is not affected, and neither are the players made.
-            assert (await register(other)).status_code == 201
+    async with (
+        serving(settings, players_per_address_per_hour=bound) as app,
+        client_of(app) as client,
+        client_of(app, "198.51.100.9") as other,
+    ):
+        for _ in range(bound):
+            assert (await register(client)).status_code == 201
+        refused = await register(client)
+        assert_error(refused, 429, "too_many_players")
+        assert 1 <= int(refused.headers["Retry-After"]) <= 3600
+        assert_documented(app, "post", "/players", refused)
+        assert await count(app, Player) == bound  # the refused one wrote nothing
+        again = await register(client)  # refused from memory, no sooner free
+        assert_error(again, 429, "too_many_players")
+        assert int(again.headers["Retry-After"]) <= int(refused.headers["Retry-After"])
+        # Another address is not affected, and neither are the players made.
+        assert (await register(other)).status_code == 201
 
 
 async def test_players_sent_at_once_are_each_counted(settings: Settings) -> None:
     bound = 4
-    async with serving(settings, players_per_address_per_hour=bound) as app:
-        async with client_of(app) as client:
-            answers = await asyncio.gather(*(register(client) for _ in range(3 * bound)))
+    async with (
+        serving(settings, players_per_address_per_hour=bound) as app,
+        client_of(app) as client,
+    ):
+        answers = await asyncio.gather(*(register(client) for _ in range(3 * bound)))
         assert Counter(a.status_code for a in answers) == {201: bound, 429: 2 * bound}
         assert await count(app, Player) == bound
 
@@ -124,54 +129,59 @@ async def test_an_ipv6_host_counts_by_its_64(settings: Settings) -> None:
     assert address_group("2001:db8:1:2:aaaa::1") == "2001:db8:1:2::/64"
     assert address_group("::ffff:192.0.2.1") == "192.0.2.1"
     assert address_group("192.0.2.1") == "192.0.2.1"
-    async with serving(settings, players_per_address_per_hour=1) as app:
-        async with (
-            client_of(app, "2001:db8:1:2::1") as first,
-            client_of(app, "2001:db8:1:2:ffff::9") as same,
-            client_of(app, "2001:db8:1:3::1") as next_64,
-        ):
-            assert (await register(first)).status_code == 201
-            assert_error(await register(same), 429, "too_many_players")
-            assert (await register(next_64)).status_code == 201
+    async with (
+        serving(settings, players_per_address_per_hour=1) as app,
+        client_of(app, "2001:db8:1:2::1") as first,
+        client_of(app, "2001:db8:1:2:ffff::9") as same,
+        client_of(app, "2001:db8:1:3::1") as next_64,
+    ):
+        assert (await register(first)).status_code == 201
+        assert_error(await register(same), 429, "too_many_players")
+        assert (await register(next_64)).status_code == 201
 
 
 async def test_a_trusted_client_key_lifts_the_address_bound(settings: Settings) -> None:
-    async with serving(
-        settings,
-        players_per_address_per_hour=1,
-        trusted_client_keys=SecretStr(f"{'x' * 32}, {KEY}"),
-    ) as app:
-        async with client_of(app) as client:
-            assert (await register(client)).status_code == 201
-            assert_error(await register(client), 429, "too_many_players")
-            for _ in range(3):
-                trusted = await register(client, **{"X-Client-Key": KEY})
-                assert trusted.status_code == 201, trusted.text
-            wrong = await register(client, **{"X-Client-Key": KEY[:-1] + "j"})
-            assert_error(wrong, 403, "invalid_client_key")
-            assert_documented(app, "post", "/players", wrong)
-            assert await count(app, Player) == 4
+    async with (
+        serving(
+            settings,
+            players_per_address_per_hour=1,
+            trusted_client_keys=SecretStr(f"{'x' * 32}, {KEY}"),
+        ) as app,
+        client_of(app) as client,
+    ):
+        assert (await register(client)).status_code == 201
+        assert_error(await register(client), 429, "too_many_players")
+        for _ in range(3):
+            trusted = await register(client, **{"X-Client-Key": KEY})
+            assert trusted.status_code == 201, trusted.text
+        wrong = await register(client, **{"X-Client-Key": KEY[:-1] + "j"})
+        assert_error(wrong, 403, "invalid_client_key")
+        assert_documented(app, "post", "/players", wrong)
+        assert await count(app, Player) == 4
 
 
 def test_trusted_keys_are_long() -> None:
+    def keys(value: str) -> list[str]:  # as TRUSTED_CLIENT_KEYS gives them
+        return Settings.model_validate({"trusted_client_keys": value}).trusted_client_key_list
+
     with pytest.raises(ValueError, match="32 characters"):
-        Settings(trusted_client_keys="short")
-    assert Settings(trusted_client_keys="").trusted_client_key_list == []
-    assert Settings(trusted_client_keys=f" {KEY} ,").trusted_client_key_list == [KEY]
+        keys(f"{KEY},short")
+    assert keys("") == []
+    assert keys(f" {KEY} ,") == [KEY]
 
 
 async def test_wrong_client_keys_count_as_wrong_tokens(settings: Settings) -> None:
-    async with serving(
-        settings, trusted_client_keys=SecretStr(KEY), auth_failures_per_minute=2
-    ) as app:
-        async with client_of(app) as client:
-            for _ in range(2):
-                wrong = await register(client, **{"X-Client-Key": "guess"})
-                assert_error(wrong, 403, "invalid_client_key")
-            limited = await register(client, **{"X-Client-Key": "guess"})
-            assert_error(limited, 429, "too_many_auth_failures")
-            assert_documented(app, "post", "/players", limited)
-            assert (await register(client, **{"X-Client-Key": KEY})).status_code == 201
+    async with (
+        serving(settings, trusted_client_keys=SecretStr(KEY), auth_failures_per_minute=2) as app,
+        client_of(app) as client,
+    ):
+        for _ in range(2):
+            wrong = await register(client, **{"X-Client-Key": "guess"})
+            assert_error(wrong, 403, "invalid_client_key")
+        limited = await register(client, **{"X-Client-Key": "guess"})
+        assert_error(limited, 429, "too_many_auth_failures")
+        assert_documented(app, "post", "/players", limited)
+        assert (await register(client, **{"X-Client-Key": KEY})).status_code == 201
 
 
 # --- games per player ---------------------------------------------------------------------
@@ -184,49 +194,47 @@ async def new_game(client: httpx.AsyncClient, headers: dict[str, str], **body: A
 async def test_games_per_hour_are_bounded_and_free_an_hour_after_the_oldest(
     settings: Settings,
 ) -> None:
-    async with serving(settings, games_per_player_per_hour=3) as app:
-        async with client_of(app) as client:
-            ada, bob = await player(client), await player(client)
-            made = [(await new_game(client, ada, deal=n)).json()["id"] for n in (1, 2, 3)]
-            refused = await new_game(client, ada, deal=4)
-            assert_error(refused, 429, "too_many_games")
-            assert 3590 <= int(refused.headers["Retry-After"]) <= 3600
-            assert_documented(app, "post", "/games", refused)
-            assert await count(app, Game) == 3
-            # A record played again is a game too; another player is not affected.
-            record = (await client.get(f"{API}/games/{made[1]}/record", headers=ada)).json()
-            assert_error(
-                await client.post(f"{API}/games", json={"record": record["record"]}, headers=ada),
-                429,
-                "too_many_games",
+    async with serving(settings, games_per_player_per_hour=3) as app, client_of(app) as client:
+        ada, bob = await player(client), await player(client)
+        made = [(await new_game(client, ada, deal=n)).json()["id"] for n in (1, 2, 3)]
+        refused = await new_game(client, ada, deal=4)
+        assert_error(refused, 429, "too_many_games")
+        assert 3590 <= int(refused.headers["Retry-After"]) <= 3600
+        assert_documented(app, "post", "/games", refused)
+        assert await count(app, Game) == 3
+        # A record played again is a game too; another player is not affected.
+        record = (await client.get(f"{API}/games/{made[1]}/record", headers=ada)).json()
+        assert_error(
+            await client.post(f"{API}/games", json={"record": record["record"]}, headers=ada),
+            429,
+            "too_many_games",
+        )
+        assert (await new_game(client, bob)).status_code == 201
+        # The oldest dealt 50 minutes ago: free again in 10 minutes.
+        async with app.state.db.sessionmaker() as session:
+            await session.execute(
+                update(Game)
+                .where(Game.id == made[0])
+                .values(created_at=utcnow() - timedelta(minutes=50))
             )
-            assert (await new_game(client, bob)).status_code == 201
-            # The oldest dealt 50 minutes ago: free again in 10 minutes.
-            async with app.state.db.sessionmaker() as session:
-                await session.execute(
-                    update(Game)
-                    .where(Game.id == made[0])
-                    .values(created_at=utcnow() - timedelta(minutes=50))
-                )
-                await session.commit()
-            later = await new_game(client, ada)
-            assert 595 <= int(later.headers["Retry-After"]) <= 600
-            async with app.state.db.sessionmaker() as session:
-                await session.execute(
-                    update(Game)
-                    .where(Game.id == made[0])
-                    .values(created_at=utcnow() - timedelta(minutes=61))
-                )
-                await session.commit()
-            assert (await new_game(client, ada)).status_code == 201
+            await session.commit()
+        later = await new_game(client, ada)
+        assert 595 <= int(later.headers["Retry-After"]) <= 600
+        async with app.state.db.sessionmaker() as session:
+            await session.execute(
+                update(Game)
+                .where(Game.id == made[0])
+                .values(created_at=utcnow() - timedelta(minutes=61))
+            )
+            await session.commit()
+        assert (await new_game(client, ada)).status_code == 201
 
 
 async def test_games_sent_at_once_are_each_counted(settings: Settings) -> None:
     bound = 3
-    async with serving(settings, games_per_player_per_hour=bound) as app:
-        async with client_of(app) as client:
-            ada = await player(client)
-            answers = await asyncio.gather(*(new_game(client, ada) for _ in range(4 * bound)))
+    async with serving(settings, games_per_player_per_hour=bound) as app, client_of(app) as client:
+        ada = await player(client)
+        answers = await asyncio.gather(*(new_game(client, ada) for _ in range(4 * bound)))
         assert Counter(a.status_code for a in answers) == {201: bound, 429: 3 * bound}
         assert await count(app, Game) == bound
 
@@ -234,15 +242,14 @@ async def test_games_sent_at_once_are_each_counted(settings: Settings) -> None:
 async def test_a_daily_game_past_the_bound_is_refused_before_its_deal_is_proven(
     settings: Settings,
 ) -> None:
-    async with serving(settings, games_per_player_per_hour=1) as app:
-        async with client_of(app) as client:
-            ada = await player(client)
-            assert (await new_game(client, ada)).status_code == 201
-            path = f"/daily/{VARIANT}/today/game"
-            refused = await client.post(f"{API}{path}", headers=ada)
-            assert_error(refused, 429, "too_many_games")
-            assert_documented(app, "post", "/daily/{variant}/{date}/game", refused)
-            assert await count(app, Job) == 0  # nothing queued to prove
+    async with serving(settings, games_per_player_per_hour=1) as app, client_of(app) as client:
+        ada = await player(client)
+        assert (await new_game(client, ada)).status_code == 201
+        path = f"/daily/{VARIANT}/today/game"
+        refused = await client.post(f"{API}{path}", headers=ada)
+        assert_error(refused, 429, "too_many_games")
+        assert_documented(app, "post", "/daily/{variant}/{date}/game", refused)
+        assert await count(app, Job) == 0  # nothing queued to prove
 
 
 async def test_solvable_deals_per_variant_are_bounded(settings: Settings) -> None:
@@ -284,67 +291,64 @@ def analyse(client: httpx.AsyncClient, headers: dict[str, str], gid: str) -> Any
 
 
 async def test_one_analysis_at_a_time_per_player(settings: Settings) -> None:
-    async with serving(settings) as app:  # the default: one at a time
-        async with client_of(app) as client:
-            ada, bob = await player(client), await player(client)
-            first, second = await resigned_game(client, ada), await resigned_game(client, ada)
-            assert (await analyse(client, ada, first)).status_code == 202
-            refused = await analyse(client, ada, second)
-            assert_error(refused, 429, "too_many_analyses")
-            assert int(refused.headers["Retry-After"]) >= 1
-            assert_documented(app, "post", "/games/{game_id}/analysis", refused)
-            assert await count(app, GameAnalysis, GameAnalysis.game_id == second) == 0
-            # The same analysis asked again is no new one; another player's is not counted.
-            assert (await analyse(client, ada, first)).status_code == 202
-            assert (await analyse(client, bob, await resigned_game(client, bob))).status_code == 202
-            # Once the first is done (or given up), the next is taken.
-            async with app.state.db.sessionmaker() as session:
-                await session.execute(
-                    update(Job).where(Job.subject.startswith(first)).values(state="failed")
-                )
-                await session.commit()
-            assert (await analyse(client, ada, second)).status_code == 202
+    # The default bound: one at a time.
+    async with serving(settings) as app, client_of(app) as client:
+        ada, bob = await player(client), await player(client)
+        first, second = await resigned_game(client, ada), await resigned_game(client, ada)
+        assert (await analyse(client, ada, first)).status_code == 202
+        refused = await analyse(client, ada, second)
+        assert_error(refused, 429, "too_many_analyses")
+        assert int(refused.headers["Retry-After"]) >= 1
+        assert_documented(app, "post", "/games/{game_id}/analysis", refused)
+        assert await count(app, GameAnalysis, GameAnalysis.game_id == second) == 0
+        # The same analysis asked again is no new one; another player's is not counted.
+        assert (await analyse(client, ada, first)).status_code == 202
+        assert (await analyse(client, bob, await resigned_game(client, bob))).status_code == 202
+        # Once the first is done (or given up), the next is taken.
+        async with app.state.db.sessionmaker() as session:
+            await session.execute(
+                update(Job).where(Job.subject.startswith(first)).values(state="failed")
+            )
+            await session.commit()
+        assert (await analyse(client, ada, second)).status_code == 202
 
 
 async def test_a_refused_analysis_leaves_a_stuck_game_unmarked(settings: Settings) -> None:
-    async with serving(settings) as app:
-        async with client_of(app) as client:
-            ada = await player(client)
-            assert (await analyse(client, ada, await resigned_game(client, ada))).status_code == 202
-            game = (await new_game(client, ada, deal=5)).json()
-            async with app.state.db.sessionmaker() as session:
-                await session.execute(
-                    update(Game).where(Game.id == game["id"]).values(status="stuck")
-                )
-                await session.commit()
-            assert_error(await analyse(client, ada, game["id"]), 429, "too_many_analyses")
-            state = (await client.get(f"{API}/games/{game['id']}", headers=ada)).json()
-            assert state["assisted"] is False and state["version"] == game["version"]
+    async with serving(settings) as app, client_of(app) as client:
+        ada = await player(client)
+        assert (await analyse(client, ada, await resigned_game(client, ada))).status_code == 202
+        game = (await new_game(client, ada, deal=5)).json()
+        async with app.state.db.sessionmaker() as session:
+            await session.execute(update(Game).where(Game.id == game["id"]).values(status="stuck"))
+            await session.commit()
+        assert_error(await analyse(client, ada, game["id"]), 429, "too_many_analyses")
+        state = (await client.get(f"{API}/games/{game['id']}", headers=ada)).json()
+        assert state["assisted"] is False and state["version"] == game["version"]
 
 
 async def test_practice_copies_per_hour_are_bounded(settings: Settings) -> None:
-    async with serving(
-        settings, practice_per_player_per_hour=2, games_per_player_per_hour=2
-    ) as app:
-        async with client_of(app) as client:
-            ada = await player(client)
-            gid = await resigned_game(client, ada)
-            assert (await analyse(client, ada, gid)).status_code == 202
-            async with app.state.db.sessionmaker() as session:  # as the analysis ends
-                await session.execute(
-                    update(GameAnalysis)
-                    .where(GameAnalysis.game_id == gid)
-                    .values(state="done", plies=["undecided", "undecided"], losing_ply=None)
-                )
-                await session.commit()
-            url = f"{API}/games/{gid}/analysis/practice"
-            # Copies are not games of the games' bound (2, one dealt): both are made.
-            for _ in range(2):
-                made = await client.post(url, json={"ply": 0}, headers=ada)
-                assert made.status_code == 201, made.text
-            refused = await client.post(url, json={"ply": 0}, headers=ada)
-            assert_error(refused, 429, "too_many_practice_copies")
-            assert 3590 <= int(refused.headers["Retry-After"]) <= 3600
-            assert_documented(app, "post", "/games/{game_id}/analysis/practice", refused)
-            assert await count(app, Game, Game.source == "practice") == 2
-            assert (await new_game(client, ada)).status_code == 201
+    async with (
+        serving(settings, practice_per_player_per_hour=2, games_per_player_per_hour=2) as app,
+        client_of(app) as client,
+    ):
+        ada = await player(client)
+        gid = await resigned_game(client, ada)
+        assert (await analyse(client, ada, gid)).status_code == 202
+        async with app.state.db.sessionmaker() as session:  # as the analysis ends
+            await session.execute(
+                update(GameAnalysis)
+                .where(GameAnalysis.game_id == gid)
+                .values(state="done", plies=["undecided", "undecided"], losing_ply=None)
+            )
+            await session.commit()
+        url = f"{API}/games/{gid}/analysis/practice"
+        # Copies are not games of the games' bound (2, one dealt): both are made.
+        for _ in range(2):
+            made = await client.post(url, json={"ply": 0}, headers=ada)
+            assert made.status_code == 201, made.text
+        refused = await client.post(url, json={"ply": 0}, headers=ada)
+        assert_error(refused, 429, "too_many_practice_copies")
+        assert 3590 <= int(refused.headers["Retry-After"]) <= 3600
+        assert_documented(app, "post", "/games/{game_id}/analysis/practice", refused)
+        assert await count(app, Game, Game.source == "practice") == 2
+        assert (await new_game(client, ada)).status_code == 201
