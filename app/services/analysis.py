@@ -334,15 +334,19 @@ class GameAnalyses:
             game = await repository.load_owned(session, player_id, game_id)
             check_over(game)
             line = line_key(game, await _last_version(session, game))
+            subject = _subject(game.id, line)
             if await _new_work(session, game.id, line):
                 # A first look, before the game is marked: a refusal changes nothing.
-                await limits.check_new_analysis(session, player_id, self.bounds, lock=False)
+                await limits.check_new_analysis(session, player_id, self.bounds, subject=subject)
         if game.status == "stuck":
             # It still takes an undo: what the analysis tells helps a game in play.
             await games.mark_assisted(session, player, game_id)
         async with unit_of_work(session):
+            # The player's requests look one after another (the same analysis asked twice
+            # at once: the second finds the first's job).
+            await limits.hold_player(session, player_id)
             if await _new_work(session, game.id, line):
-                await limits.check_new_analysis(session, player_id, self.bounds)
+                await limits.check_new_analysis(session, player_id, self.bounds, subject=subject)
             now = utcnow()
             fresh = {
                 "line": line,

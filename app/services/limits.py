@@ -216,16 +216,16 @@ async def check_new_game(
 
 
 async def check_new_analysis(
-    session: AsyncSession, player_id: str, bounds: PlayerBounds | None, *, lock: bool = True
+    session: AsyncSession, player_id: str, bounds: PlayerBounds | None, *, subject: str
 ) -> None:
-    """Before a new analysis of the player's is queued (in that unit of work): 429
-    too_many_analyses while `bounds.analyses` of the player's analysis jobs are queued
-    or running (a failed one, given up, counts no more). `lock=False`: a first look in a
-    read, before anything is written (the unit that queues looks again, locked)."""
+    """Before the analysis job `subject` of the player's is queued (in that unit of work,
+    after `hold_player`; or in a first look, in a read before anything is written): 429
+    too_many_analyses while `bounds.analyses` of the player's other analysis jobs are
+    queued or running (a failed one, given up, counts no more). The job itself is left
+    out: a request that raced another for the same analysis is not refused because the
+    other queued it first."""
     if bounds is None:
         return
-    if lock:
-        await hold_player(session, player_id)
     analyses = GameAnalysis.__table__
     query = (
         select(func.count())
@@ -235,6 +235,7 @@ async def check_new_analysis(
         .where(
             Job.kind == "analysis",
             Job.state.in_((jobs.QUEUED, jobs.RUNNING)),
+            Job.subject != subject,
             Game.player_id == player_id,
         )
     )

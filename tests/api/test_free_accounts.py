@@ -352,3 +352,14 @@ async def test_practice_copies_per_hour_are_bounded(settings: Settings) -> None:
         assert_documented(app, "post", "/games/{game_id}/analysis/practice", refused)
         assert await count(app, Game, Game.source == "practice") == 2
         assert (await new_game(client, ada)).status_code == 201
+
+
+async def test_analyses_asked_at_once_are_each_counted(settings: Settings) -> None:
+    async with serving(settings, analyses_per_player=2) as app, client_of(app) as client:
+        ada = await player(client)
+        games = [await resigned_game(client, ada) for _ in range(5)]
+        # Each game twice: the same analysis asked again is never refused.
+        answers = await asyncio.gather(*(analyse(client, ada, gid) for gid in games + games))
+        by_game = [{answers[n].status_code, answers[n + 5].status_code} for n in range(5)]
+        assert sorted(sorted(codes) for codes in by_game) == [[202], [202], [429], [429], [429]]
+        assert await count(app, Job, Job.kind == "analysis") == 2
