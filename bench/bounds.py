@@ -14,7 +14,7 @@ and no background work, then:
    another, by fresh players within the bound, with the bounds checked and with them
    off (`app.state.player_bounds = None`), alternating in rounds of 10.
 
-    .venv/bin/python bench/bounds.py [--burst 200] [--analyses 40] [--deals 300]
+    PYTHONPATH=. .venv/bin/python bench/bounds.py [--burst 200] [--analyses 40] [--deals 300]
         [--database-url postgresql+asyncpg://...]
 """
 
@@ -36,6 +36,7 @@ from sqlalchemy.ext.asyncio import create_async_engine
 from app.config import Settings
 from app.db import is_sqlite
 from app.main import create_app
+from app.services.limits import PlayerCreations
 
 API = "/api/v1"
 TABLES = (
@@ -93,6 +94,8 @@ async def run(args: argparse.Namespace, data: Path) -> None:
             ]
             print(f"1. players from one address: {codes(answers)}")
             await empty(url)
+            # This instance remembers the address it refused: forgotten with the counts.
+            app.state.player_creations = PlayerCreations(settings.players_per_address_per_hour)
 
             token = (await register(client)).json()["token"]
             auth = {"Authorization": f"Bearer {token}"}
