@@ -252,6 +252,22 @@ async def test_a_daily_game_past_the_bound_is_refused_before_its_deal_is_proven(
         assert await count(app, Job) == 0  # nothing queued to prove
 
 
+async def test_a_daily_game_asked_twice_at_once_at_the_bound_is_answered_twice(
+    settings: Settings,
+) -> None:
+    """The player's last game of the hour: the twin request finds the game its twin
+    made, as it does below the bound, rather than 429."""
+    async with (
+        serving(settings, games_per_player_per_hour=1, background_work=True) as app,
+        client_of(app) as client,
+    ):
+        ada = await player(client)
+        url = f"{API}/daily/{VARIANT}/today/game"
+        answers = await asyncio.gather(*(client.post(url, headers=ada) for _ in range(2)))
+        assert sorted(a.status_code for a in answers) == [200, 201], answers[0].text
+        assert answers[0].json()["id"] == answers[1].json()["id"]
+
+
 async def test_solvable_deals_per_variant_are_bounded(settings: Settings) -> None:
     async with serving(settings, solvable_per_player_per_hour=2) as app:
         await app.state.solvable.fill(VARIANT, 3)
