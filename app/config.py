@@ -192,6 +192,50 @@ class Settings(BaseSettings):
     stream_token_seconds: float = Field(default=600.0, gt=0)
     auth_failures_per_minute: int = Field(default=20, ge=1)  # wrong tokens per client address
 
+    # --- Bounds a free account cannot multiply (services.limits; docs/api.md, "Bounds").
+    # Each is counted in the database, so every instance of a deployment shares it; past
+    # one, the answer is 429 with its code and Retry-After.
+    # New players per client address (an IPv6 address by its /64) within an hour: a
+    # household or an office signs up a few; a class behind one NAT is the case an
+    # operator raises it for. Behind a proxy the address is the forwarded one
+    # (docs/deploy.md, FORWARDED_ALLOW_IPS).
+    players_per_address_per_hour: int = Field(default=20, ge=1)
+    # Server-to-server keys (comma-separated, each of 32 characters or more) of trusted
+    # front-ends that create players for their own signed-in users: `X-Client-Key: <key>`
+    # on POST /players lifts the per-address bound (such a site's server is one address).
+    trusted_client_keys: SecretStr | None = None
+    # Per player, counted from the player's own rows. Games dealt within an hour (daily
+    # games and played records included, practice copies not): twice the fastest honest
+    # pace, a deal a minute, with deals dealt again and again to find a liked one.
+    games_per_player_per_hour: int = Field(default=120, ge=1)
+    # Solvable games of one variant within an hour: each takes a proven deal (a proof of
+    # seconds of a background core) from a pool of a few; a player finishes or gives up
+    # a game in two minutes at best.
+    solvable_per_player_per_hour: int = Field(default=30, ge=1)
+    # Practice copies (POST /games/{id}/analysis/practice) within an hour: one a game is
+    # usual, a few tries from the losing position are many.
+    practice_per_player_per_hour: int = Field(default=30, ge=1)
+    # Analyses of the player's games pending or running at once: an analysis takes
+    # seconds to a minute of the background lane; one at a time keeps one player's from
+    # standing ahead of everyone else's in the queue.
+    analyses_per_player: int = Field(default=1, ge=1)
+
+    @field_validator("trusted_client_keys", mode="before")
+    @classmethod
+    def _no_keys_is_none(cls, value: object) -> object:
+        return None if value == "" else value
+
+    @field_validator("trusted_client_keys")
+    @classmethod
+    def _long_keys(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and any(len(key) < 32 for key in client_keys(value)):
+            raise ValueError("each trusted client key has 32 characters or more")
+        return value
+
+    @property
+    def trusted_client_key_list(self) -> list[str]:
+        return client_keys(self.trusted_client_keys)
+
     # Answers this size or larger are gzip-compressed for clients that accept gzip.
     gzip_minimum_bytes: int = Field(default=1_024, ge=0)
     # Logs of `python -m app.server`: one JSON object per line ("json") or plain text.
@@ -240,6 +284,13 @@ class Settings(BaseSettings):
         with os.fdopen(fd, "w") as fh:
             fh.write(key)
         return key
+
+
+def client_keys(value: SecretStr | None) -> list[str]:
+    """The keys of TRUSTED_CLIENT_KEYS (comma-separated; spaces around each ignored)."""
+    if value is None:
+        return []
+    return [key.strip() for key in value.get_secret_value().split(",") if key.strip()]
 
 
 def make_private(path: Path) -> None:

@@ -19,6 +19,7 @@ from app.errors import Unauthorized, ValidationFailed
 from app.i18n import N_, current_language
 from app.models import Player
 from app.services.cursors import PageCursors
+from app.services.limits import PlayerBounds, PlayerCreations, TrustedKeys
 from app.services.players import KnownTokens, hash_token, player_for_hash
 from app.services.ratelimit import FailedAuthLimiter
 
@@ -66,6 +67,29 @@ def client_address(request: Request) -> str:
     return request.client.host if request.client else "unknown"
 
 
+# --- bounds a free account cannot multiply (services.limits) -------------------------
+
+
+async def get_player_creations(request: Request) -> PlayerCreations:
+    creations: PlayerCreations = request.app.state.player_creations
+    return creations
+
+
+async def get_trusted_keys(request: Request) -> TrustedKeys:
+    keys: TrustedKeys = request.app.state.trusted_keys
+    return keys
+
+
+async def get_player_bounds(request: Request) -> PlayerBounds:
+    bounds: PlayerBounds = request.app.state.player_bounds
+    return bounds
+
+
+PlayerCreationsDep = Annotated[PlayerCreations, Depends(get_player_creations)]
+TrustedKeysDep = Annotated[TrustedKeys, Depends(get_trusted_keys)]
+PlayerBoundsDep = Annotated[PlayerBounds, Depends(get_player_bounds)]
+
+
 async def get_current_player(
     request: Request,
     session: SessionDep,
@@ -101,6 +125,7 @@ async def get_optional_player(
     return await get_current_player(request, session, credentials, limiter)
 
 
+AuthLimiterDep = Annotated[FailedAuthLimiter, Depends(get_auth_limiter)]
 CurrentPlayer = Annotated[Player, Depends(get_current_player)]
 OptionalPlayer = Annotated[Player | None, Depends(get_optional_player)]
 

@@ -421,6 +421,53 @@ class ServerBusy(ApiError):
     sends_retry_after = True
 
 
+# --- bounds a free account cannot multiply (services.limits) ---------------------------
+
+
+class InvalidClientKey(ApiError):
+    """`X-Client-Key` sent, but not one of TRUSTED_CLIENT_KEYS: refused rather than taken
+    as no key, so a front-end with a wrong key learns it at once (and counted as a wrong
+    token of its address)."""
+
+    code, status = "invalid_client_key", 403
+    default_message = N_("the X-Client-Key is not one this server trusts")
+
+
+class TooManyPlayers(ApiError):
+    code, status = "too_many_players", 429
+    default_message = N_("too many players were created from this address; retry later")
+    sends_retry_after = True
+
+
+class TooManyGames(ApiError):
+    code, status = "too_many_games", 429
+    default_message = N_("you dealt too many games within the last hour; retry later")
+    sends_retry_after = True
+
+
+class TooManySolvableDeals(ApiError):
+    code, status = "too_many_solvable_deals", 429
+    default_message = N_(
+        "you were dealt too many solvable games of this variant within the last hour; retry later"
+    )
+    sends_retry_after = True
+
+
+class TooManyPracticeCopies(ApiError):
+    code, status = "too_many_practice_copies", 429
+    default_message = N_("you made too many practice copies within the last hour; retry later")
+    sends_retry_after = True
+
+
+class TooManyAnalyses(ApiError):
+    code, status = "too_many_analyses", 429
+    default_message = N_(
+        "an analysis of another of your games is still pending or running; "
+        "ask again once it is done"
+    )
+    sends_retry_after = True
+
+
 def retry_after(seconds: int) -> dict[str, str]:
     return {"Retry-After": str(seconds)}
 

@@ -38,6 +38,7 @@ from app.services.games.watch import VersionWatcher
 from app.services.idempotency import AnswerSweeper
 from app.services.knowledge import SolverKnowledge
 from app.services.lane import LANE
+from app.services.limits import PlayerBounds, PlayerCreations, TrustedKeys
 from app.services.players import KnownTokens
 from app.services.ratelimit import FailedAuthLimiter
 from app.services.solver import SolverService
@@ -201,6 +202,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.auth_limiter = FailedAuthLimiter(settings.auth_failures_per_minute)
+    app.state.player_creations = PlayerCreations(settings.players_per_address_per_hour)
+    app.state.trusted_keys = TrustedKeys(settings.trusted_client_key_list)
+    app.state.player_bounds = PlayerBounds.of(settings)
     app.state.known_tokens = KnownTokens()
     # This app's own registry (never the process-wide one): GET /metrics.
     app.state.metrics = Metrics()

@@ -307,6 +307,18 @@ class AuthFailure(Base):
     count: Mapped[int] = mapped_column(Integer, default=0)
 
 
+class PlayerCreation(Base):
+    """Players created per client address (an IPv6 address by its /64) and 5-minute
+    slot, counted by every instance together (`PLAYERS_PER_ADDRESS_PER_HOUR`,
+    services.limits)."""
+
+    __tablename__ = "player_creations"
+
+    address: Mapped[str] = mapped_column(String(64), primary_key=True)
+    slot: Mapped[int] = mapped_column(Integer, primary_key=True)  # Unix time // 300
+    count: Mapped[int] = mapped_column(Integer, default=0)
+
+
 class GameAnalysis(Base):
     """The analysis of a game that is over (`services.analysis`): one per game, for the
     line of play it was asked for (`line`: `<move_count>.<version of the last move>`; a

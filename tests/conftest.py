@@ -19,3 +19,6 @@ os.environ.setdefault("DIFFICULTY_GAMES", "0")
 os.environ.setdefault("LANE_KIND", "thread")
 # Test processes build an app per test: freezing each one's objects would keep them all.
 os.environ.setdefault("GC_FREEZE", "false")
+# Many players from one test client's address: the tests of the bound
+# (tests/api/test_free_accounts.py) set its real default or a small value themselves.
+os.environ.setdefault("PLAYERS_PER_ADDRESS_PER_HOUR", "100000")

@@ -8,11 +8,19 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, Path, Query, Request, Response
 
-from app.deps import CurrentPlayer, OptionalPlayer, PageCursorsDep, SessionDep, SettingsDep
+from app.deps import (
+    CurrentPlayer,
+    OptionalPlayer,
+    PageCursorsDep,
+    PlayerBoundsDep,
+    SessionDep,
+    SettingsDep,
+)
 from app.errors import (
     DailyNotAvailable,
     DailyNotReady,
     InvalidCursor,
+    TooManyGames,
     Unauthorized,
     VariantNotFound,
 )
@@ -137,7 +145,7 @@ async def get_daily(
                 "Location": {"description": "The game's URL", "schema": {"type": "string"}}
             },
         },
-        **errors(Unauthorized),
+        **errors(Unauthorized, TooManyGames),
         **_DAILY_ERRORS,
         **_NOT_READY,
     },
@@ -152,9 +160,12 @@ async def play_daily(
     session: SessionDep,
     deals: DailyDealsDep,
     player: CurrentPlayer,
+    bounds: PlayerBoundsDep,
     difficulty: DifficultyQuery = None,
 ) -> GameState:
-    answer, created = await daily.daily_game(session, deals, player, variant, day, difficulty)
+    answer, created = await daily.daily_game(
+        session, deals, player, variant, day, difficulty, bounds=bounds
+    )
     answer_headers(response, answer)
     response.headers["Location"] = str(request.url_for("get_game", game_id=answer.game_id).path)
     response.status_code = 201 if created else 200

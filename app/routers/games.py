@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Depends, Header, Query, Request, Response
 
 from app.config import Settings
-from app.deps import CurrentPlayer, NoNullBody, PageCursorsDep, SessionDep
+from app.deps import CurrentPlayer, NoNullBody, PageCursorsDep, PlayerBoundsDep, SessionDep
 from app.engine import DRAW_MOVE, REDEAL_MOVE, EngineError, Move, Pile
 from app.errors import (
     AutoPlayOff,
@@ -26,6 +26,8 @@ from app.errors import (
     NothingToUndo,
     RecordNotAvailable,
     ServerBusy,
+    TooManyGames,
+    TooManySolvableDeals,
     Unauthorized,
     UnknownVariantError,
     ValidationFailed,
@@ -131,6 +133,8 @@ def command(body: MoveRequestMove | DrawRequest | RedealRequest | ClickRequest) 
             InvalidRecordError,
             NoSolvableDeals,
             ServerBusy,
+            TooManyGames,
+            TooManySolvableDeals,
         ),
     },
     summary="Deal a new game (or play a game record again)",
@@ -142,6 +146,7 @@ async def create_game(
     session: SessionDep,
     player: CurrentPlayer,
     solvable_deals: SolvableDealsDep,
+    bounds: PlayerBoundsDep,
 ) -> GameState:
     answer = await games.create_game(
         session,
@@ -154,6 +159,7 @@ async def create_game(
         solvable_deals=solvable_deals,
         record=body.record,
         difficulty=body.difficulty,
+        bounds=bounds,
     )
     answer_headers(response, answer)
     response.headers["Location"] = str(request.url_for("get_game", game_id=answer.game_id).path)

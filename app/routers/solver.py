@@ -18,6 +18,8 @@ from app.errors import (
     ServerBusy,
     SolverBusy,
     SolverSearchInProgress,
+    TooManyAnalyses,
+    TooManyPracticeCopies,
     Unauthorized,
     ValidationFailed,
     VersionConflict,
@@ -105,7 +107,7 @@ _ANALYSIS_HEADERS = {
             "headers": _ANALYSIS_HEADERS,
         },
         202: {"description": "The analysis is pending or running", "headers": _ANALYSIS_HEADERS},
-        **errors(Unauthorized, GameNotFound, GameNotOver, DailyNotOver),
+        **errors(Unauthorized, GameNotFound, GameNotOver, DailyNotOver, TooManyAnalyses),
     },
     summary="Analyse a game that is over (in the background): a verdict per position",
 )
@@ -154,6 +156,7 @@ async def get_game_analysis(
             AnalysisNotDone,
             ValidationFailed,
             ServerBusy,
+            TooManyPracticeCopies,
         ),
     },
     summary="A practice copy of an analysed game at a position of its line (by default "

@@ -64,13 +64,14 @@ from app.errors import (
     ValidationFailed,
 )
 from app.i18n import N_
-from app.models import Game, GameAnalysis, Player, utcnow
+from app.models import Game, GameAnalysis, Job, Player, utcnow
 from app.models import Move as MoveRow
 from app.schemas import Analysis, GameState, rfc3339
-from app.services import games, jobs, ranking
+from app.services import games, jobs, limits, ranking
 from app.services.games import repository
 from app.services.jobs import Queued, Taken
 from app.services.knowledge import SolverKnowledge
+from app.services.limits import PlayerBounds
 from app.services.solver import proven_line
 from app.services.work import ANALYSIS, WorkPool
 
@@ -287,6 +288,17 @@ async def _last_version(session: AsyncSession, game: Game) -> int:
     return 0 if last is None else last.version
 
 
+async def _new_work(session: AsyncSession, game_id: str, line: str) -> bool:
+    """Would asking for this line's analysis queue work (counted against the player's
+    bound)? Not when it is done already, nor while its job is queued or running."""
+    row = await _stored(session, game_id)
+    if row is not None and row["line"] == line and row["state"] == DONE:
+        return False
+    query = select(Job.state).where(Job.kind == KIND, Job.subject == _subject(game_id, line))
+    state = (await session.execute(query)).scalar_one_or_none()
+    return state not in (jobs.QUEUED, jobs.RUNNING)
+
+
 async def _stored(session: AsyncSession, game_id: str) -> RowMapping | None:
     query = select(_ANALYSES).where(_ANALYSES.c.game_id == game_id)
     return (await session.execute(query)).mappings().one_or_none()
@@ -306,6 +318,8 @@ class GameAnalyses:
         queued: Queued | None = None,
     ) -> None:
         self.settings, self.sessionmaker = settings, sessionmaker
+        # The players' bounds on analyses and practice copies (services.limits).
+        self.bounds: PlayerBounds | None = PlayerBounds.of(settings)
         self.work, self.knowledge = work, knowledge
         # Told of each job queued here (this process's runner, when it has one).
         self.queued: Queued = queued or jobs.unheard
@@ -320,10 +334,19 @@ class GameAnalyses:
             game = await repository.load_owned(session, player_id, game_id)
             check_over(game)
             line = line_key(game, await _last_version(session, game))
+            subject = _subject(game.id, line)
+            if await _new_work(session, game.id, line):
+                # A first look, before the game is marked: a refusal changes nothing.
+                await limits.check_new_analysis(session, player_id, self.bounds, subject=subject)
         if game.status == "stuck":
             # It still takes an undo: what the analysis tells helps a game in play.
             await games.mark_assisted(session, player, game_id)
         async with unit_of_work(session):
+            # The player's requests look one after another (the same analysis asked twice
+            # at once: the second finds the first's job).
+            await limits.hold_player(session, player_id)
+            if await _new_work(session, game.id, line):
+                await limits.check_new_analysis(session, player_id, self.bounds, subject=subject)
             now = utcnow()
             fresh = {
                 "line": line,
@@ -402,7 +425,9 @@ class GameAnalyses:
             ).all()
         moves = [Move.from_json(move) for move, _before in rows[:ply]]
         position = rows[ply][1] if ply < game.move_count else game.state
-        return await games.create_copy(session, player, game, moves, position, settings)
+        return await games.create_copy(
+            session, player, game, moves, position, settings, self.bounds
+        )
 
     # --- the work
 

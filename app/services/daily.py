@@ -59,6 +59,7 @@ from app.errors import (
     DailyNotAvailable,
     DailyNotReady,
     InvalidCursor,
+    TooManyGames,
     ValidationFailed,
     retry_after,
 )
@@ -66,10 +67,11 @@ from app.i18n import N_
 from app.models import DailyDeal, Game, Player
 from app.schemas import DailyOut, DailyOwnResult, DailyResultEntry, DailyResults, GameState
 from app.seeds import public_deals
-from app.services import games, jobs
+from app.services import games, jobs, limits
 from app.services.cursors import PageCursors
 from app.services.games import Answer
 from app.services.jobs import Queued, Taken
+from app.services.limits import PlayerBounds
 from app.services.proving import Proof, derive_deal
 from app.services.ranking import day_end, deal_published, is_ranked, unranked_reason
 from app.services.variants import find_variant
@@ -489,40 +491,63 @@ async def daily_game(
     variant_name: str,
     day_text: str,
     difficulty: str | None = None,
+    *,
+    bounds: PlayerBounds | None = None,
 ) -> tuple[Answer[GameState], bool]:
     """The player's game of the day (of the date's deal of rating `difficulty`; None:
-    the first deal) and whether it was created now."""
+    the first deal) and whether it was created now. A new one counts among the games
+    of the player's `bounds` (services.limits), checked before its deal is prepared and
+    again as it is inserted."""
     variant, day = playable_day(variant_name, day_text, deals.settings.daily_first_date)
     check_difficulty(deals.settings, difficulty)
     player_id = player.id  # read once: a rollback expires the ORM object
     pick, existing = await _pick(session, deals, player_id, variant, day, difficulty)
     if existing is None:
-        number = await deals.deal_for(session, variant, day, pick.slot)
-        if pick.difficulty is None and deals.settings.difficulty_games:
-            # The first deal, proven just now: its rating.
-            async with unit_of_work(session, write=False):
-                first = await stored_deal(session, variant, day)
-            pick = games.DailyPick("", first.difficulty if first else None, True)
         try:
-            answer = await games.create_game(
-                session,
-                player,
-                variant_name=variant,
-                deal_number=number,
-                solvable=False,
-                rules=None,
-                settings=None,
-                daily_date=day,
-                daily=pick,
-            )
-            return answer, True
-        except IntegrityError:
-            # A concurrent first call created it (create_game rolled back): use that one.
+            return await _new_daily_game(session, deals, player, variant, day, pick, bounds), True
+        except (IntegrityError, TooManyGames):
+            # A concurrent first call created it (create_game rolled back; or it was counted
+            # first, and took the player's last game of the hour): use that one.
             async with unit_of_work(session, write=False):
                 existing = await _own_game(session, player_id, variant, day, pick.slot)
             if existing is None:
                 raise
     return await games.get_game(session, player, existing.id), False
+
+
+async def _new_daily_game(
+    session: AsyncSession,
+    deals: DailyDeals,
+    player: Player,
+    variant: str,
+    day: date,
+    pick: games.DailyPick,
+    bounds: PlayerBounds | None,
+) -> Answer[GameState]:
+    """The player's game of the date's deal `pick`, created (its deal prepared first)."""
+    async with unit_of_work(session, write=False):
+        # A first look: a player past the bound makes the server prove nothing.
+        await limits.check_new_game(
+            session, player.id, bounds, source="daily", variant=variant, lock=False
+        )
+    number = await deals.deal_for(session, variant, day, pick.slot)
+    if pick.difficulty is None and deals.settings.difficulty_games:
+        # The first deal, proven just now: its rating.
+        async with unit_of_work(session, write=False):
+            first = await stored_deal(session, variant, day)
+        pick = games.DailyPick("", first.difficulty if first else None, True)
+    return await games.create_game(
+        session,
+        player,
+        variant_name=variant,
+        deal_number=number,
+        solvable=False,
+        rules=None,
+        settings=None,
+        daily_date=day,
+        daily=pick,
+        bounds=bounds,
+    )
 
 
 def _duration_ms(session: AsyncSession, game: Any) -> ColumnElement[Any]:

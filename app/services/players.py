@@ -15,17 +15,31 @@ from app.db import unit_of_work
 from app.models import Player
 from app.schemas import PlayerCreated, PlayerOut
 from app.services.bounded import BoundedMap
+from app.services.limits import PlayerCreations
 
 
 def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-async def create_player(session: AsyncSession, name: str | None) -> PlayerCreated:
-    """A new player and its token; the token is returned once and stored only hashed."""
+async def create_player(
+    session: AsyncSession,
+    name: str | None,
+    *,
+    creations: PlayerCreations | None = None,
+    address: str | None = None,
+) -> PlayerCreated:
+    """A new player and its token; the token is returned once and stored only hashed.
+    With `address`, counted against its bound (`creations`) in the same unit of work:
+    past it 429 too_many_players, and nothing is written. Without: not counted (a
+    trusted front-end's request)."""
     token = secrets.token_urlsafe(32)
     player = Player(name=name, token_hash=hash_token(token))
+    if creations is not None and address is not None:
+        creations.check(address)  # refused lately by this instance: no transaction
     async with unit_of_work(session):
+        if creations is not None and address is not None:
+            await creations.count(session, address)
         session.add(player)
     return PlayerCreated(id=player.id, name=player.name, token=token)
 

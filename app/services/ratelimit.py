@@ -28,12 +28,13 @@ from __future__ import annotations
 
 import math
 import time
+from typing import Any
 
 from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db import dialect_insert, unit_of_work
-from app.errors import TooManyAuthFailures, retry_after
+from app.errors import ApiError, TooManyAuthFailures, retry_after
 from app.models import AuthFailure
 from app.services.bounded import BoundedMap
 
@@ -41,18 +42,59 @@ SLOT_SECONDS = 5
 SLOTS = 12  # a minute
 
 
-def _first_slot(now: float) -> int:
-    """The oldest slot in the window that ends now."""
-    return int(now // SLOT_SECONDS) - SLOTS + 1
+class SlotCounts:
+    """Counts per client address in slots of `slot_seconds`, the last `slots` of them
+    making the window, in a table of (address, slot, count) rows (`AuthFailure`,
+    `PlayerCreation`): shared by every instance, exact under any burst (the slot's row
+    is locked by the upsert until the unit of work ends)."""
+
+    def __init__(self, model: Any, slot_seconds: int, slots: int) -> None:
+        self.model, self.slot_seconds, self.slots = model, slot_seconds, slots
+
+    def first_slot(self, now: float) -> int:
+        """The oldest slot in the window that ends now."""
+        return int(now // self.slot_seconds) - self.slots + 1
+
+    async def count(self, session: AsyncSession, address: str, now: float) -> tuple[int, float]:
+        """Count one for `address` now, within the caller's unit of work (rolled back
+        with it): the window's total with it, and when the oldest slot counted leaves the
+        window (time.time()), which is when the total first goes down. Slots gone from
+        every address's window are deleted."""
+        model = self.model
+        first = self.first_slot(now)
+        slot = first + self.slots - 1
+        upsert = (
+            dialect_insert(session, model)
+            .values(address=address, slot=slot, count=1)
+            .on_conflict_do_update(
+                index_elements=[model.address, model.slot], set_={"count": model.count + 1}
+            )
+            .returning(model.count)
+        )
+        others = select(func.coalesce(func.sum(model.count), 0), func.min(model.slot)).where(
+            # Every other slot of the window, a newer one included: a request that began
+            # in this slot may commit after others counted in the next.
+            model.address == address,
+            model.slot >= first,
+            model.slot != slot,
+        )
+        # The slot's row is locked by the upsert: its count is exact under concurrency.
+        counted = (await session.execute(upsert)).scalar_one()
+        before, oldest = (await session.execute(others)).one()
+        await session.execute(delete(model).where(model.slot < first))
+        oldest = slot if oldest is None else min(slot, oldest)
+        return counted + before, float((oldest + self.slots) * self.slot_seconds)
 
 
-def _refused(until: float, now: float) -> TooManyAuthFailures:
-    return TooManyAuthFailures(headers=retry_after(max(1, math.ceil(until - now))))
+def refused_until(kind: type[ApiError], until: float, now: float) -> ApiError:
+    """The refusal `kind` with a Retry-After of the seconds until `until` (one at least)."""
+    return kind(headers=retry_after(max(1, math.ceil(until - now))))
 
 
 class FailedAuthLimiter:
     def __init__(self, per_minute: int) -> None:
         self.per_minute = per_minute
+        self.counts = SlotCounts(AuthFailure, SLOT_SECONDS, SLOTS)
         # Addresses this instance refused, and until when (time.time()).
         self._refused: BoundedMap[str, float] = BoundedMap(10_000)
 
@@ -62,36 +104,11 @@ class FailedAuthLimiter:
         now = time.time()
         until = self._refused.get(address)
         if until is not None and now < until:
-            raise _refused(until, now)
-        first = _first_slot(now)
-        slot = first + SLOTS - 1
-        upsert = (
-            dialect_insert(session, AuthFailure)
-            .values(address=address, slot=slot, count=1)
-            .on_conflict_do_update(
-                index_elements=[AuthFailure.address, AuthFailure.slot],
-                set_={"count": AuthFailure.count + 1},
-            )
-            .returning(AuthFailure.count)
-        )
-        others = select(
-            func.coalesce(func.sum(AuthFailure.count), 0), func.min(AuthFailure.slot)
-        ).where(
-            # Every other slot of the window, a newer one included: a request that began
-            # in this slot may commit after others counted in the next.
-            AuthFailure.address == address,
-            AuthFailure.slot >= first,
-            AuthFailure.slot != slot,
-        )
+            raise refused_until(TooManyAuthFailures, until, now)
         async with unit_of_work(session):
-            # The slot's row is locked by the upsert: its count is exact under concurrency.
-            counted = (await session.execute(upsert)).scalar_one()
-            before, oldest = (await session.execute(others)).one()
-            await session.execute(delete(AuthFailure).where(AuthFailure.slot < first))
-        if counted + before > self.per_minute:
+            total, until = await self.counts.count(session, address, now)
+        if total > self.per_minute:
             # Free again once the oldest slot counted leaves the window (or sooner).
-            oldest = slot if oldest is None else min(slot, oldest)
-            until = (oldest + SLOTS) * SLOT_SECONDS
             self._refused.put(address, until)
-            raise _refused(until, now)
+            raise refused_until(TooManyAuthFailures, until, now)
         self._refused.pop(address)

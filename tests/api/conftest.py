@@ -31,6 +31,7 @@ TABLES = (
     "solver_lines",
     "jobs",
     "auth_failures",
+    "player_creations",
     "solvable_deals",
     "idempotency_keys",
     "moves",

@@ -23,7 +23,7 @@ from app.errors import InternalError, InvalidRules, ValidationFailed, from_engin
 from app.i18n import N_
 from app.models import Game, Player, new_id, utcnow
 from app.schemas import GameState
-from app.services import ranking, solvable
+from app.services import limits, ranking, solvable
 from app.services.games.play import (
     DEFAULT_SETTINGS,
     Line,
@@ -40,7 +40,8 @@ from app.services.games.presenter import (
 )
 from app.services.games.repository import POSITIONS
 from app.services.games.service import played_line, save_line
-from app.services.lane import LANE
+from app.services.lane import LANE, LONG_LINE
+from app.services.limits import PlayerBounds
 from app.services.proving import SERVER_DEAL_MAX
 from app.services.solvable import SolvableDeals
 from app.services.variants import find_variant
@@ -73,6 +74,7 @@ async def create_game(
     record: str | None = None,
     difficulty: str | None = None,
     daily: DailyPick | None = None,
+    bounds: PlayerBounds | None = None,
 ) -> Answer[GameState]:
     """A new game. With `daily_date`, `deal_number` is that date's daily deal (source
     "daily"); the unique (player, variant, daily_date) constraint raises IntegrityError
@@ -80,7 +82,9 @@ async def create_game(
     `solvable` deals one of `solvable_deals`' proven deals, claimed in the transaction
     that inserts the game (of rating `difficulty`, when given: then the game shows it from
     the start); none ready is waited for or refused (`_create_solvable`). `record`: the
-    deal a game record names, its moves played again (`settings` only beside it)."""
+    deal a game record names, its moves played again (`settings` only beside it).
+    `bounds`: the player's (services.limits), checked in the unit of work that inserts the
+    game (429 past one, and nothing is written)."""
     if record is not None:
         if variant_name is not None or deal_number is not None or solvable or rules:
             raise ValidationFailed(
@@ -88,7 +92,7 @@ async def create_game(
                 field="record",
                 fault="record_not_alone",
             )
-        return await _create_from_record(session, player, record, settings)
+        return await _create_from_record(session, player, record, settings, bounds)
     if variant_name is None:
         raise ValidationFailed(
             N_("give a variant (an id or alias), or a record"), field="variant", fault="missing"
@@ -112,7 +116,7 @@ async def create_game(
         raise InvalidRules(exc.template, params=exc.params, reason=exc.code) from exc
     if solvable:
         return await _create_solvable(
-            session, player, variant, game_rules, settings, solvable_deals, difficulty
+            session, player, variant, game_rules, settings, solvable_deals, difficulty, bounds
         )
     if deal_number is None:
         number, source = secrets.randbelow(SERVER_DEAL_MAX) + 1, "random"
@@ -124,13 +128,18 @@ async def create_game(
         game.daily_slot, game.difficulty = daily.slot, daily.difficulty
         game.difficulty_asked = daily.asked
     async with unit_of_work(session):
+        await limits.check_new_game(session, player.id, bounds, source=source, variant=variant.name)
         session.add(game)
         await session.flush()
     return answer(game_state(game, state), game)
 
 
 async def _create_from_record(
-    session: AsyncSession, player: Player, text: str, settings: dict[str, Any] | None
+    session: AsyncSession,
+    player: Player,
+    text: str,
+    settings: dict[str, Any] | None,
+    bounds: PlayerBounds | None,
 ) -> Answer[GameState]:
     """A game dealt by the record's number (source "deal": the record names it, so it is
     public) with the record's moves played again, each checked by the engine, and logged
@@ -138,6 +147,11 @@ async def _create_from_record(
     as the game it was read from, but practice. The whole record is checked before
     anything is written: a fault is 422 invalid_record (with its line and move number)
     and makes no game. Read and played in the lane (10,000 moves: a second of work)."""
+    async with unit_of_work(session, write=False):
+        # A first look: a player past the bound costs no replay.
+        await limits.check_new_game(
+            session, player.id, bounds, source="deal", variant="", lock=False
+        )
     game_id = new_id()
     merged = {**DEFAULT_SETTINGS, **(settings or {})}
     replayed = await LANE.run(replay_record, text, game_id, merged)
@@ -148,7 +162,7 @@ async def _create_from_record(
     game.id = game_id
     game.practice = True  # not dealt fresh by the server: never ranked nor counted
     line = replayed.played.line(start, POSITIONS.load(replayed.played.data))
-    return await _insert_played(session, game, line)
+    return await _insert_played(session, game, line, bounds)
 
 
 @dataclass(frozen=True)
@@ -187,6 +201,7 @@ async def create_copy(
     moves: Sequence[Move],
     position: bytes,
     settings: dict[str, Any] | None,
+    bounds: PlayerBounds | None = None,
 ) -> Answer[GameState]:
     """A practice copy of `original` (the player's own game, over and analysed) at the
     position after its first `len(moves)` moves (`moves`: those of its log, in order;
@@ -208,20 +223,32 @@ async def create_copy(
     game.difficulty_asked = game.difficulty is not None
     # The auto-finish played, if at all, only with a won game's last move (it wins).
     last = len(moves) - 1 if original.status == "won" and len(moves) == original.move_count else -1
+    if len(moves) >= LONG_LINE:
+        async with unit_of_work(session, write=False):
+            # A first look: a player past the bound costs no replay.
+            await limits.check_new_game(
+                session, player.id, bounds, source="practice", variant=variant.name, lock=False
+            )
     line = await played_line(game, start, moves, auto_finish_index=last)
     if line.data != position:
         log.error("a practice copy of game %s did not replay to its position", original.id)
         raise InternalError()
-    return await _insert_played(session, game, line)
+    return await _insert_played(session, game, line, bounds)
 
 
-async def _insert_played(session: AsyncSession, game: Game, line: Line) -> Answer[GameState]:
-    """Insert ``game`` with the moves of ``line`` logged, in one unit of work."""
+async def _insert_played(
+    session: AsyncSession, game: Game, line: Line, bounds: PlayerBounds | None
+) -> Answer[GameState]:
+    """Insert ``game`` with the moves of ``line`` logged, in one unit of work (within the
+    player's `bounds`)."""
     legal = line.state.legal_moves()
     async with contextlib.AsyncExitStack() as stack:
         if line.serialised:  # a long line: one such write at a time
             await stack.enter_async_context(LANE.bulk_write())
         async with unit_of_work(session):
+            await limits.check_new_game(
+                session, game.player_id, bounds, source=game.source, variant=game.variant
+            )
             session.add(game)
             await session.flush()
             if line.rows:
@@ -244,11 +271,14 @@ async def _create_solvable(
     settings: dict[str, Any] | None,
     solvable_deals: SolvableDeals | None,
     difficulty: str | None,
+    bounds: PlayerBounds | None,
 ) -> Answer[GameState]:
     """A game of an unused proven deal. Without a difficulty, an empty pool is waited on
     (`SolvableDeals.wait_for_deal`: a deal is proven for the request, up to
     `solvable_wait_seconds`, with no database connection held meanwhile); with one, or
-    past that wait, it is 503 no_solvable_deals with a Retry-After."""
+    past that wait, it is 503 no_solvable_deals with a Retry-After. The player's bounds
+    are checked with each claim: a request past them is refused before it waits, and
+    requests that waited together take no more deals than the bounds leave."""
     loop = asyncio.get_running_loop()
     wait = 0.0
     if solvable_deals is not None and difficulty is None:
@@ -256,6 +286,9 @@ async def _create_solvable(
     deadline = loop.time() + wait
     while True:
         async with unit_of_work(session):
+            await limits.check_new_game(
+                session, player.id, bounds, source="solvable", variant=variant.name
+            )
             claimed = await solvable.claim(session, variant, rules, difficulty)
             if claimed is not None:
                 row, state = claimed
