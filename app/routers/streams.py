@@ -4,11 +4,13 @@ only authenticates, opens it, and writes its events in the SSE framing."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator
-from typing import Annotated, Any
+from collections.abc import AsyncGenerator, AsyncIterator
+from typing import Annotated, Any, cast
 
+import anyio
 from fastapi import APIRouter, Header, Query, Request
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from sse_starlette.sse import SendTimeoutError
@@ -94,11 +96,36 @@ def _sse(event: streams.StreamEvent) -> ServerSentEvent:
 
 
 async def _framed(stream: streams.GameStream) -> AsyncIterator[ServerSentEvent]:
-    async for event in stream.events():
-        framed = _sse(event)
-        del event  # nothing of a sent event is kept while the stream waits
-        yield framed
-        del framed
+    events = cast(AsyncGenerator[streams.StreamEvent, None], stream.events())
+    try:
+        while True:
+            try:
+                event = await _next_event(events)
+            except StopAsyncIteration:
+                return
+            framed = _sse(event)
+            del event  # nothing of a sent event is kept while the stream waits
+            yield framed
+            del framed
+    finally:
+        await events.aclose()
+
+
+async def _next_event(events: AsyncGenerator[streams.StreamEvent, None]) -> streams.StreamEvent:
+    """The stream's next event, read in a task of its own, which the response's end (the
+    client gone, a send timed out) cancels once. The response's cancel scope cancels at
+    every await: a database read it cut was cut again while its connection was closed
+    (asyncio logged "Task was destroyed but it is pending!" at ERROR)."""
+    step = asyncio.ensure_future(anext(events))
+    try:
+        return await asyncio.shield(step)
+    except asyncio.CancelledError:
+        step.cancel()
+        with anyio.CancelScope(shield=True):
+            await asyncio.wait([step])
+        if not step.cancelled():
+            step.exception()  # looked at: the stream ends with the response anyway
+        raise
 
 
 @router.get(
