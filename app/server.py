@@ -78,6 +78,8 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         self._running: RequestResponseCycle | None = None
         # A refusal waiting for the answers owed to the requests read before it.
         self._refusal: bytes | None = None
+        # A request asked for an upgrade: nothing after its head is HTTP.
+        self._upgrade_asked = False
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -119,9 +121,9 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         self.data_received(data[room:])
 
     def _done_reading(self) -> bool:
-        """Answered and closing (a refusal, or `connection: close`), or refused and
-        waiting for the earlier answers: nothing more is read."""
-        return self.transport.is_closing() or self._refusal is not None
+        """Answered and closing (a refusal, or `connection: close`), refused and waiting
+        for the earlier answers, or upgraded: nothing more is read."""
+        return self.transport.is_closing() or self._refusal is not None or self._upgrade_asked
 
     def _feed(self, data: bytes) -> None:
         # uvicorn's `data_received`, but for a head this protocol refused while parsing:
@@ -135,10 +137,15 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         except httptools.HttpParserError:
             self._invalid_request()
         except httptools.HttpParserUpgrade:
-            if self._should_upgrade():
-                self.handle_websocket_upgrade()
+            # No upgrade is supported (`ws="none"`): the request is answered as HTTP, and
+            # what follows its head is not, so the connection closes after the answer
+            # (uvicorn logged two warnings for a client's choice, one of a missing
+            # WebSocket library).
+            self._upgrade_asked = True
+            if self.cycle is None or self.cycle.response_complete:
+                self.transport.close()
             else:
-                self._unsupported_upgrade_warning()
+                self.cycle.keep_alive = False
 
     def _invalid_request(self) -> None:
         message = "Invalid HTTP request received."
@@ -261,6 +268,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         host=args.host,
         port=args.port,
         http=protocol_for(settings),
+        # No WebSocket: an upgrade request is answered as the HTTP request it also is
+        # (by the app, in the envelope, with its request id and access line), the
+        # Upgrade header ignored; uvicorn's WebSocket protocol refused it with a bare 403.
+        ws="none",
         # Only for h11 (`--http h11` elsewhere): its own bound on an incomplete head, which
         # it answers 400 in plain text. This server runs httptools, bounded above.
         h11_max_incomplete_event_size=settings.max_header_bytes,
