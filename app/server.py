@@ -37,6 +37,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResp
 from app.config import Settings, get_settings
 from app.errors import RequestHeaderTooLarge, TooManyConnections, error_body
 from app.logs import REQUEST_ID_HEADER, log_config, new_request_id
+from app.middleware import ABORT_EXTENSION
 
 
 def raw_error(status: int, code: str, message: str) -> bytes:
@@ -200,7 +201,18 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
 
     def _start_asgi_task(self, cycle: RequestResponseCycle, app: ASGI3Application) -> None:
         self._running = cycle
+        extensions: dict[str, Any] = cycle.scope.setdefault("extensions", {})  # type: ignore[assignment]
+        extensions[ABORT_EXTENSION] = lambda: self._abort(cycle)
         super()._start_asgi_task(cycle, app)
+
+    def _abort(self, cycle: RequestResponseCycle) -> None:
+        """`ABORT_EXTENSION`: the connection dropped now, its unsent bytes with it. The
+        request counts as disconnected, so its unfinished answer is no error (uvicorn
+        logged "ASGI callable returned without completing response" at ERROR, and a plain
+        close waited for the unsent bytes to go, from a reader that takes none)."""
+        cycle.disconnected = True
+        cycle.message_event.set()
+        self.transport.abort()
 
     def send_400_response(self, msg: str) -> None:
         if not self.transport.is_closing():

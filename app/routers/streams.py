@@ -20,6 +20,7 @@ from starlette.types import Receive, Scope, Send
 from app.config import Settings
 from app.deps import CurrentPlayer, OptionalPlayer, SessionDep, client_address
 from app.errors import ApiError, GameNotFound, StreamsFull, TooManyStreams, Unauthorized
+from app.middleware import abort_connection
 from app.routers.common import errors
 from app.schemas import StreamToken
 from app.services.games import stream as streams
@@ -31,13 +32,15 @@ log = logging.getLogger("app.streams")
 
 class GameEventStream(EventSourceResponse):
     """An event stream whose reader, if it takes nothing for the send timeout (its
-    socket full), is dropped: the end of that response, not an error."""
+    socket full), is dropped, its connection with it: the end of that response, not an
+    error."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
             await super().__call__(scope, receive, send)
         except SendTimeoutError:
             log.info("a stream's reader took nothing for %s s: dropped", self.send_timeout)
+            abort_connection(scope)
 
 
 _EVENT_STREAM = {

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import time
@@ -101,3 +102,38 @@ def test_streams_closed_all_at_once_log_no_error(start: StartServer) -> None:
         time.sleep(1)
     assert errors(server) == []
     assert httpx.get(f"{server.base_url}/health").status_code == 200
+
+
+def test_a_slow_reader_is_dropped_without_an_error(start: StartServer) -> None:
+    """A stream's reader that takes nothing while its game changes: once its socket is
+    full for STREAM_SEND_TIMEOUT_SECONDS it is dropped (an INFO line), its connection
+    closed at once, and no ERROR is logged."""
+    server = start(SOLVABLE_PREPARE_AHEAD="false", STREAM_SEND_TIMEOUT_SECONDS="1")
+    client = httpx.Client(base_url=server.base_url, timeout=30)
+    token = client.post("/api/v1/players", json={}).json()["token"]
+    auth = {"Authorization": f"Bearer {token}"}
+    state = client.post("/api/v1/games", json={"variant": "rainbow", "deal": 3}, headers=auth)
+    game_id, move = state.json()["id"], state.json()["legal_moves"][0]
+    reader = socket.socket()
+    reader.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # and never read
+    reader.connect(("127.0.0.1", server.port))
+    reader.sendall(
+        b"GET /api/v1/games/%s/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n\r\n"
+        % (game_id.encode(), token.encode())
+    )
+    deadline = time.monotonic() + 90
+    while "took nothing" not in server.log_path.read_text():  # each change is an event of ~6 KB
+        assert time.monotonic() < deadline, "the slow reader was never dropped"
+        for path in ("moves", "undo"):
+            body = move if path == "moves" else None
+            assert client.post(
+                f"/api/v1/games/{game_id}/{path}", json=body, headers=auth
+            ).is_success
+    time.sleep(1)  # what the dropped stream logs
+    assert errors(server) == []
+    reader.settimeout(5)
+    with contextlib.suppress(ConnectionResetError):
+        while reader.recv(1 << 20):  # what was sent before the drop, then the end
+            pass
+    reader.close()
+    client.close()
