@@ -13,10 +13,11 @@ commits again (`WRITES`).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -190,23 +191,27 @@ async def unit_of_work(session: AsyncSession, *, write: bool = True) -> AsyncIte
 
     A transaction the session already has (the authentication's read) is ended first:
     the unit starts afresh and sees the newest committed data.
+
+    A transaction's end (commit or rollback, and the connection's return to the pool
+    with it) runs to completion even when the task is cancelled meanwhile (a stream
+    whose client left); the cancellation is raised after it.
     """
     try:
         if session.in_transaction():
-            await session.commit()
+            await _to_completion(session.commit())
         if write:
             await begin_write(session)
         yield session
     except BaseException as exc:
         session.info.pop(_ON_COMMIT, None)
-        await session.rollback()
+        await _to_completion(session.rollback())
         if write and is_busy(exc):
             WRITES.refused()
         raise
     try:
-        await session.commit()
+        await _to_completion(session.commit())
     except Exception as exc:
-        await session.rollback()
+        await _to_completion(session.rollback())
         if write and is_busy(exc):
             WRITES.refused()
         raise
@@ -217,6 +222,26 @@ async def unit_of_work(session: AsyncSession, *, write: bool = True) -> AsyncIte
             callback()
         except Exception:  # what the commit made durable stands whatever a listener does
             log.exception("an on-commit callback failed")
+
+
+async def _to_completion(end: Coroutine[Any, Any, None]) -> None:
+    """Runs `end` in a task of its own and waits for it even if cancelled meanwhile, then
+    raises the cancellation. Cut short, a commit's or rollback's return of the connection
+    to the pool fails half done: SQLAlchemy logs an ERROR and drops the connection (as
+    its own `AsyncSession.close` on leaving `async with` does, `_run_to_completion`)."""
+    task = asyncio.ensure_future(end)
+    cancelled: asyncio.CancelledError | None = None
+    while True:
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError as exc:
+            if task.done():
+                raise
+            cancelled = exc  # a cancel scope repeats it at every await: wait on
+        else:
+            break
+    if cancelled is not None:
+        raise cancelled
 
 
 T = TypeVar("T", bound=Callable[[], None])

@@ -199,6 +199,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         },
         lifespan=lifespan,
         generate_unique_id_function=_operation_id,
+        # A path with a trailing slash it has no route for is 404, like any unknown path:
+        # Starlette's redirect to the path without it wrote the request's Host into an
+        # absolute Location (any host a client sent), and is declared by no operation.
+        redirect_slashes=False,
     )
     app.state.settings = settings
     app.state.auth_limiter = FailedAuthLimiter(settings.auth_failures_per_minute)

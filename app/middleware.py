@@ -14,6 +14,20 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from app.errors import CorsRefused, error_response
 from app.i18n import N_, negotiate, reset_language, set_language, translate
 
+# The scope extension `python -m app.server` (app.server) gives each request: a callable
+# that drops the connection at once, with what is still unsent of its answer.
+ABORT_EXTENSION = "app.abort"
+
+
+def abort_connection(scope: Scope) -> bool:
+    """Drop the request's connection (an answer that cannot go on, such as a stream whose
+    reader takes nothing), where the server offers it; False where it does not."""
+    abort = scope.get("extensions", {}).get(ABORT_EXTENSION)
+    if abort is None:
+        return False
+    abort()
+    return True
+
 
 class BodyLimitMiddleware:
     """Reads each request body before the app does, at most `max_bytes` of it and within

@@ -12,6 +12,11 @@ number of connections. The protocol counts the bytes of each head as they arrive
 its headers as they are parsed, and refuses a head over `MAX_HEADER_BYTES` or
 `MAX_HEADERS` with 431 before it holds more of it; a connection beyond
 `MAX_CONNECTIONS` is answered 503 as it is accepted. Each refusal closes the connection.
+
+A refusal never takes the place of an answer owed: with pipelining (requests sent before
+their answers came), the requests read before a refused head are answered first, in
+order, then the refusal is sent and the connection closed; nothing after the refused
+head is read.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResp
 from app.config import Settings, get_settings
 from app.errors import RequestHeaderTooLarge, TooManyConnections, error_body
 from app.logs import REQUEST_ID_HEADER, log_config, new_request_id
+from app.middleware import ABORT_EXTENSION
 
 
 def raw_error(status: int, code: str, message: str) -> bytes:
@@ -71,6 +77,10 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         # The request being answered; uvicorn's own `cycle` is the last one parsed, which
         # with pipelining is a later one, still queued.
         self._running: RequestResponseCycle | None = None
+        # A refusal waiting for the answers owed to the requests read before it.
+        self._refusal: bytes | None = None
+        # A request asked for an upgrade: nothing after its head is HTTP.
+        self._upgrade_asked = False
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -87,8 +97,8 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         """Counts the head's bytes before the parser holds them: a chunk that would take
         the head past `max_header_bytes` is fed only up to the limit, and the rest only
         if the head ended within it."""
-        if self.transport.is_closing():
-            return  # answered and closing (a refusal, or `connection: close`): nothing to read
+        if self._done_reading():
+            return
         if self._head_bytes is None:
             self._feed(data)  # a body: the body-limit middleware bounds it
             return
@@ -101,7 +111,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         heads_read = self._heads_read
         if room:
             self._feed(data[:room])
-        if self.transport.is_closing():
+        if self._done_reading():
             return
         if self._heads_read == heads_read:  # the head did not end within the limit
             self._refuse_head(f"the request head is longer than {self.max_header_bytes} bytes")
@@ -110,6 +120,11 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         # from its rest on (so up to one read, at most 256 KiB in asyncio and uvloop, goes
         # uncounted: a bound still).
         self.data_received(data[room:])
+
+    def _done_reading(self) -> bool:
+        """Answered and closing (a refusal, or `connection: close`), refused and waiting
+        for the earlier answers, or upgraded: nothing more is read."""
+        return self.transport.is_closing() or self._refusal is not None or self._upgrade_asked
 
     def _feed(self, data: bytes) -> None:
         # uvicorn's `data_received`, but for a head this protocol refused while parsing:
@@ -123,10 +138,15 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         except httptools.HttpParserError:
             self._invalid_request()
         except httptools.HttpParserUpgrade:
-            if self._should_upgrade():
-                self.handle_websocket_upgrade()
+            # No upgrade is supported (`ws="none"`): the request is answered as HTTP, and
+            # what follows its head is not, so the connection closes after the answer
+            # (uvicorn logged two warnings for a client's choice, one of a missing
+            # WebSocket library).
+            self._upgrade_asked = True
+            if self.cycle is None or self.cycle.response_complete:
+                self.transport.close()
             else:
-                self._unsupported_upgrade_warning()
+                self.cycle.keep_alive = False
 
     def _invalid_request(self) -> None:
         message = "Invalid HTTP request received."
@@ -157,6 +177,17 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         self._head_headers = 0
         super().on_message_complete()
 
+    def on_response_complete(self) -> None:
+        super().on_response_complete()  # starts the next pipelined request, if any
+        if self.transport.is_closing():
+            return
+        if self._refusal is not None and not self._answers_owed():
+            self._send_refusal(self._refusal)
+        elif self._head_deadline is not None:
+            # A head began before this answer went out: its own deadline runs (uvicorn's
+            # keep-alive timer would close the connection under it, silently).
+            self._unset_keepalive_if_required()
+
     def connection_lost(self, exc: Exception | None) -> None:
         self._cancel_head_deadline()
         # uvicorn marks only the last request parsed as disconnected; the one being
@@ -170,7 +201,18 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
 
     def _start_asgi_task(self, cycle: RequestResponseCycle, app: ASGI3Application) -> None:
         self._running = cycle
+        extensions: dict[str, Any] = cycle.scope.setdefault("extensions", {})  # type: ignore[assignment]
+        extensions[ABORT_EXTENSION] = lambda: self._abort(cycle)
         super()._start_asgi_task(cycle, app)
+
+    def _abort(self, cycle: RequestResponseCycle) -> None:
+        """`ABORT_EXTENSION`: the connection dropped now, its unsent bytes with it. The
+        request counts as disconnected, so its unfinished answer is no error (uvicorn
+        logged "ASGI callable returned without completing response" at ERROR, and a plain
+        close waited for the unsent bytes to go, from a reader that takes none)."""
+        cycle.disconnected = True
+        cycle.message_event.set()
+        self.transport.abort()
 
     def send_400_response(self, msg: str) -> None:
         if not self.transport.is_closing():
@@ -181,7 +223,22 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
 
     def _refuse(self, status: int, code: str, message: str) -> None:
         self._cancel_head_deadline()
-        self.transport.write(raw_error(status, code, message))
+        if self.transport.is_closing() or self._refusal is not None:
+            return
+        refusal = raw_error(status, code, message)
+        if self._answers_owed():
+            self._refusal = refusal  # sent by `on_response_complete` after the last of them
+        else:
+            self._send_refusal(refusal)
+
+    def _answers_owed(self) -> bool:
+        """Are requests read before now still to be answered (running, or queued)?"""
+        running = self._running
+        return bool(self.pipeline) or (running is not None and not running.response_complete)
+
+    def _send_refusal(self, refusal: bytes) -> None:
+        self._unset_keepalive_if_required()
+        self.transport.write(refusal)
         self.transport.close()
 
     def _arm_head_deadline(self) -> None:
@@ -223,6 +280,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         host=args.host,
         port=args.port,
         http=protocol_for(settings),
+        # No WebSocket: an upgrade request is answered as the HTTP request it also is
+        # (by the app, in the envelope, with its request id and access line), the
+        # Upgrade header ignored; uvicorn's WebSocket protocol refused it with a bare 403.
+        ws="none",
         # Only for h11 (`--http h11` elsewhere): its own bound on an incomplete head, which
         # it answers 400 in plain text. This server runs httptools, bounded above.
         h11_max_incomplete_event_size=settings.max_header_bytes,

@@ -312,6 +312,8 @@ def measure(
             "--log-level",
             "warning",
             "--no-access-log",
+            "--ws",
+            "none",  # as `python -m app.server`: no WebSocket
         ]
         server = subprocess.Popen(command, cwd=root, env=env)
         try:

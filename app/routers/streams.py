@@ -4,11 +4,13 @@ only authenticates, opens it, and writes its events in the SSE framing."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator
-from typing import Annotated, Any
+from collections.abc import AsyncGenerator, AsyncIterator
+from typing import Annotated, Any, cast
 
+import anyio
 from fastapi import APIRouter, Header, Query, Request
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from sse_starlette.sse import SendTimeoutError
@@ -18,6 +20,7 @@ from starlette.types import Receive, Scope, Send
 from app.config import Settings
 from app.deps import CurrentPlayer, OptionalPlayer, SessionDep, client_address
 from app.errors import ApiError, GameNotFound, StreamsFull, TooManyStreams, Unauthorized
+from app.middleware import abort_connection
 from app.routers.common import errors
 from app.schemas import StreamToken
 from app.services.games import stream as streams
@@ -29,13 +32,15 @@ log = logging.getLogger("app.streams")
 
 class GameEventStream(EventSourceResponse):
     """An event stream whose reader, if it takes nothing for the send timeout (its
-    socket full), is dropped: the end of that response, not an error."""
+    socket full), is dropped, its connection with it: the end of that response, not an
+    error."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
             await super().__call__(scope, receive, send)
         except SendTimeoutError:
             log.info("a stream's reader took nothing for %s s: dropped", self.send_timeout)
+            abort_connection(scope)
 
 
 _EVENT_STREAM = {
@@ -94,11 +99,36 @@ def _sse(event: streams.StreamEvent) -> ServerSentEvent:
 
 
 async def _framed(stream: streams.GameStream) -> AsyncIterator[ServerSentEvent]:
-    async for event in stream.events():
-        framed = _sse(event)
-        del event  # nothing of a sent event is kept while the stream waits
-        yield framed
-        del framed
+    events = cast(AsyncGenerator[streams.StreamEvent, None], stream.events())
+    try:
+        while True:
+            try:
+                event = await _next_event(events)
+            except StopAsyncIteration:
+                return
+            framed = _sse(event)
+            del event  # nothing of a sent event is kept while the stream waits
+            yield framed
+            del framed
+    finally:
+        await events.aclose()
+
+
+async def _next_event(events: AsyncGenerator[streams.StreamEvent, None]) -> streams.StreamEvent:
+    """The stream's next event, read in a task of its own, which the response's end (the
+    client gone, a send timed out) cancels once. The response's cancel scope cancels at
+    every await: a database read it cut was cut again while its connection was closed
+    (asyncio logged "Task was destroyed but it is pending!" at ERROR)."""
+    step = asyncio.ensure_future(anext(events))
+    try:
+        return await asyncio.shield(step)
+    except asyncio.CancelledError:
+        step.cancel()
+        with anyio.CancelScope(shield=True):
+            await asyncio.wait([step])
+        if not step.cancelled():
+            step.exception()  # looked at: the stream ends with the response anyway
+        raise
 
 
 @router.get(

@@ -3,10 +3,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import time
 from typing import Any
+
+import httpx
 
 from tests.probes.server import Server
 from tests.server.conftest import StartServer, connect
@@ -63,3 +66,74 @@ def test_a_pipelining_client_that_closes_logs_no_error(start: StartServer) -> No
     time.sleep(1)  # what the last requests log
     assert errors(server) == []
     assert all(line["status"] != 500 for line in lines)
+
+
+def _open_streams(server: Server, players: int) -> list[socket.socket]:
+    """Eight streams (the most a player may hold) of each of `players` new players,
+    each read up to its first event."""
+    held: list[socket.socket] = []
+    for deal in range(1, players + 1):
+        token = httpx.post(f"{server.base_url}/api/v1/players", json={}).json()["token"]
+        made = httpx.post(
+            f"{server.base_url}/api/v1/games",
+            json={"variant": "rainbow", "deal": deal},
+            headers={"Authorization": f"Bearer {token}"},
+        ).json()
+        for _ in range(8):
+            sock = connect(server)
+            sock.sendall(
+                b"GET /api/v1/games/%s/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s"
+                b"\r\n\r\n" % (made["id"].encode(), token.encode())
+            )
+            held.append(sock)
+    for sock in held:
+        assert sock.recv(200).startswith(b"HTTP/1.1 200")
+    return held
+
+
+def test_streams_closed_all_at_once_log_no_error(start: StartServer) -> None:
+    """Each stream reads the database every 10 ms here, so closing them cuts reads under
+    way: each ends cleanly (its transaction's end is not cut; its connection is closed
+    once), with no ERROR from the pool or asyncio."""
+    server = start(SOLVABLE_PREPARE_AHEAD="false", STREAM_POLL_SECONDS="0.01")
+    for _ in range(2):
+        for sock in _open_streams(server, 5):
+            sock.close()
+        time.sleep(1)
+    assert errors(server) == []
+    assert httpx.get(f"{server.base_url}/health").status_code == 200
+
+
+def test_a_slow_reader_is_dropped_without_an_error(start: StartServer) -> None:
+    """A stream's reader that takes nothing while its game changes: once its socket is
+    full for STREAM_SEND_TIMEOUT_SECONDS it is dropped (an INFO line), its connection
+    closed at once, and no ERROR is logged."""
+    server = start(SOLVABLE_PREPARE_AHEAD="false", STREAM_SEND_TIMEOUT_SECONDS="1")
+    client = httpx.Client(base_url=server.base_url, timeout=30)
+    token = client.post("/api/v1/players", json={}).json()["token"]
+    auth = {"Authorization": f"Bearer {token}"}
+    state = client.post("/api/v1/games", json={"variant": "rainbow", "deal": 3}, headers=auth)
+    game_id, move = state.json()["id"], state.json()["legal_moves"][0]
+    reader = socket.socket()
+    reader.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # and never read
+    reader.connect(("127.0.0.1", server.port))
+    reader.sendall(
+        b"GET /api/v1/games/%s/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n\r\n"
+        % (game_id.encode(), token.encode())
+    )
+    deadline = time.monotonic() + 90
+    while "took nothing" not in server.log_path.read_text():  # each change is an event of ~6 KB
+        assert time.monotonic() < deadline, "the slow reader was never dropped"
+        for path in ("moves", "undo"):
+            body = move if path == "moves" else None
+            assert client.post(
+                f"/api/v1/games/{game_id}/{path}", json=body, headers=auth
+            ).is_success
+    time.sleep(1)  # what the dropped stream logs
+    assert errors(server) == []
+    reader.settimeout(5)
+    with contextlib.suppress(ConnectionResetError):
+        while reader.recv(1 << 20):  # what was sent before the drop, then the end
+            pass
+    reader.close()
+    client.close()
