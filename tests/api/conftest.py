@@ -75,14 +75,21 @@ async def empty_tables(url: str) -> None:
 
 @pytest.fixture
 def settings(database_url: str, tmp_path: Path) -> Settings:
+    return settings_for(database_url, tmp_path)
+
+
+def settings_for(database_url: str, tmp_path: Path, **changes: Any) -> Settings:
+    """The tests' settings (an empty seeds folder, a data folder of the test's own),
+    with `changes`: what a test file's own `settings` fixture returns."""
     seeds = tmp_path / "seeds"
-    seeds.mkdir()
-    return Settings(
-        database_url=database_url,
-        data_dir=tmp_path / "data",
-        seeds_dir=seeds,
-        cors_origins="https://front.example",
-    )
+    seeds.mkdir(exist_ok=True)
+    values: dict[str, Any] = {
+        "database_url": database_url,
+        "data_dir": tmp_path / "data",
+        "seeds_dir": seeds,
+        "cors_origins": "https://front.example",
+    }
+    return Settings(**{**values, **changes})
 
 
 # Seconds an app may take to start (migrations, the listening connection on PostgreSQL):

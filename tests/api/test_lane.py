@@ -16,22 +16,13 @@ from app.config import Settings
 from app.engine import Record
 from app.errors import ApiError, ServerBusy, from_engine
 from app.services.lane import LANE, Lane
-from tests.api.conftest import API, assert_error
+from tests.api.conftest import API, assert_error, settings_for
 from tests.probes.records import drawing_record
 
 
 @pytest.fixture
 def settings(database_url: str, tmp_path: Path) -> Settings:
-    seeds = tmp_path / "seeds"
-    seeds.mkdir()
-    return Settings(
-        database_url=database_url,
-        data_dir=tmp_path / "data",
-        seeds_dir=seeds,
-        lane_workers=1,
-        lane_queue=0,
-        lane_kind="thread",
-    )
+    return settings_for(database_url, tmp_path, lane_workers=1, lane_queue=0, lane_kind="thread")
 
 
 async def test_a_record_past_the_lanes_bound_is_503_server_busy_and_makes_no_game(
