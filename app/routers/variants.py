@@ -9,6 +9,7 @@ from fastapi import APIRouter, Header, Response
 from app.deps import LanguageDep, SessionDep, SettingsDep
 from app.errors import VariantNotFound
 from app.routers.common import errors, etag_matches, not_modified
+from app.routers.games import SolvableDealsDep
 from app.schemas import VariantOut
 from app.services import variants
 
@@ -26,7 +27,8 @@ _CACHED: dict[int | str, dict[str, Any]] = {200: {"headers": _TAG}, 304: not_mod
 
 def _etag(language: str, answer: Any) -> str:
     """The tag of an answer: its language and a digest of its body (the texts are in
-    that language; `solvable_ready` changes as deals are proven and dealt)."""
+    that language; `solvable_ready` and `solvable_by_rating` change as deals are proven and
+    dealt, and as the estimates are measured again)."""
     body = json.dumps(answer, sort_keys=True, separators=(",", ":")).encode()
     return f'"{language}.{hashlib.sha256(body).hexdigest()[:32]}"'
 
@@ -53,9 +55,10 @@ async def list_variants(
     session: SessionDep,
     settings: SettingsDep,
     language: LanguageDep,
+    deals: SolvableDealsDep,
     if_none_match: Annotated[str | None, Header(alias="If-None-Match")] = None,
 ) -> list[VariantOut] | Response:
-    answer = await variants.list_variants(session, settings.seeds_dir, language)
+    answer = await variants.list_variants(session, settings.seeds_dir, language, deals)
     body = [item.model_dump(mode="json") for item in answer]
     return _answer(response, language, body, if_none_match) or answer
 
@@ -73,7 +76,10 @@ async def get_variant(
     session: SessionDep,
     settings: SettingsDep,
     language: LanguageDep,
+    deals: SolvableDealsDep,
     if_none_match: Annotated[str | None, Header(alias="If-None-Match")] = None,
 ) -> VariantOut | Response:
-    answer = await variants.describe_variant(session, settings.seeds_dir, variant_id, language)
+    answer = await variants.describe_variant(
+        session, settings.seeds_dir, variant_id, language, deals
+    )
     return _answer(response, language, answer.model_dump(mode="json"), if_none_match) or answer

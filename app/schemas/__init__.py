@@ -95,6 +95,7 @@ from app.schemas.requests import (
 from app.schemas.variants import (
     FoundationRules,
     HouseRuleOut,
+    RatingReady,
     ReserveRules,
     StockRules,
     TableauRules,
@@ -143,6 +144,7 @@ __all__ = [
     "Health",
     "Hint",
     "HouseRuleOut",
+    "RatingReady",
     "LegalMove",
     "LoggedAutoFinishEvent",
     "LoggedEvent",

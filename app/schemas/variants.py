@@ -10,6 +10,8 @@ from pydantic import (
     Field,
 )
 
+from app.schemas.common import Difficulty
+
 # --- variants ----------------------------------------------------------------
 
 
@@ -81,6 +83,24 @@ class ReserveRules(BaseModel):
     fills_empty_tableau: bool
 
 
+class RatingReady(BaseModel):
+    """What `POST /games` with `"solvable": true` and this `difficulty` does now."""
+
+    difficulty: Difficulty
+    ready: int = Field(
+        description="Proven deals of this rating ready in this server's pool: more than 0, "
+        "such a request is dealt one at once (201); 0, it is refused at once (503 "
+        "no_solvable_deals with a Retry-After like `retry_after_seconds`).",
+        examples=[2],
+    )
+    retry_after_seconds: int | None = Field(
+        description="With `ready` 0: the seconds until one may be proven, from what this "
+        "server measured (the Retry-After a request gets now; 1 to 300). Null while some "
+        "are ready.",
+        examples=[None],
+    )
+
+
 class VariantOut(BaseModel):
     id: str = Field(examples=["rank-and-file"])
     name: str = Field(examples=["Rank and File"])
@@ -103,6 +123,11 @@ class VariantOut(BaseModel):
     solvable_ready: int | None = Field(
         description="Proven deals ready in this server's solvable pool; null: the database "
         "could not be asked."
+    )
+    solvable_by_rating: list[RatingReady] | None = Field(
+        description='Per rating (easy, medium, hard, expert), what POST /games with "solvable": '
+        'true and that "difficulty" does now. Empty: this server does not rate its deals '
+        "(no rating is ever ready); null: the database could not be asked."
     )
     seeded_deals: int = Field(
         description="Proven-winnable deals listed in the public seeds/<variant>.json "

@@ -201,13 +201,13 @@ async def state_of(session: AsyncSession, kind: str, subject: str) -> str | None
         return (await session.execute(query)).scalar_one_or_none()
 
 
-async def busy(session: AsyncSession, kind: str, priority: int) -> int:
-    """Jobs of `kind` queued or running at `priority` or more urgent."""
+async def busy(session: AsyncSession, kind: str, priority: int) -> set[str]:
+    """The subjects of the jobs of `kind` queued or running at `priority` or more urgent."""
     async with unit_of_work(session, write=False):
-        query = select(func.count()).where(
+        query = select(Job.subject).where(
             Job.kind == kind, Job.state.in_((QUEUED, RUNNING)), Job.priority <= priority
         )
-        return int((await session.execute(query)).scalar_one())
+        return set((await session.execute(query)).scalars())
 
 
 async def lower(session: AsyncSession, job: Taken, below: int, to: int) -> None:

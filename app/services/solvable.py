@@ -74,6 +74,8 @@ MAX_UNKEPT = 64
 # A candidate's proof and rating, in seconds, until one is measured (a rating takes
 # 0.1-4 s: docs/benchmarks.md).
 UNIT_SECONDS_GUESS = 3.0
+# The longest Retry-After (and estimate) given for an empty pool.
+MAX_RETRY_SECONDS = 300
 
 KIND = "solvable"  # its jobs' kind
 # How often a request waiting for a deal looks whether one is stored, and how often the
@@ -202,21 +204,32 @@ class SolvableDeals:
         }
 
     async def retry_after(self, variant: str, difficulty: str | None = None) -> int:
-        """Seconds until a deal of `variant` (of rating `difficulty`) may be ready: the
-        time a candidate takes, times the games whose pools fill at once (each unit
-        takes its turn in the one line), over the share of candidates of that rating
-        seen so far. Each candidate is a fresh draw, so the wait still ahead does not
-        shrink with the time waited: a retry refused again gets the same estimate,
-        brought up to date."""
-        seconds = self._unit_seconds.get(variant, UNIT_SECONDS_GUESS)
+        """Seconds until a deal of `variant` (of rating `difficulty`) may be ready
+        (`estimate`), its pool asked for (`demand`) first."""
         async with self.sessionmaker() as session:
-            seconds *= max(1, await jobs.busy(session, KIND, REFILL))
+            filling = await self.filling(session)
+        return self.estimate(variant, difficulty, filling)
+
+    async def filling(self, session: AsyncSession) -> set[str]:
+        """The games whose pools fill at once now (their jobs queued or running at
+        `REFILL` or more urgent): what `estimate` counts."""
+        return await jobs.busy(session, KIND, REFILL)
+
+    def estimate(self, variant: str, difficulty: str | None, filling: set[str]) -> int:
+        """Seconds until a deal of `variant` (of rating `difficulty`) may be ready, its
+        pool filling beside those of the games in `filling`: the time a candidate takes,
+        times the games whose pools fill at once (each unit takes its turn in the one
+        line), over the share of candidates of that rating seen so far. Each candidate is
+        a fresh draw, so the wait still ahead does not shrink with the time waited: a
+        retry refused again gets the same estimate, brought up to date."""
+        seconds = self._unit_seconds.get(variant, UNIT_SECONDS_GUESS)
+        seconds *= len(filling | {variant})
         if difficulty is not None and variant in self._seen:
             seen = self._seen[variant]
             # One of each rating assumed beside those seen: no rating is ever "never".
             share = (seen.get(difficulty, 0) + 1) / (sum(seen.values()) + len(LEVELS))
             seconds /= share
-        return min(300, max(1, math.ceil(seconds)))
+        return min(MAX_RETRY_SECONDS, max(1, math.ceil(seconds)))
 
     # --- requests
 

@@ -1,9 +1,11 @@
 """The games offered, as the API describes them: the rules in words and as data, and
-what is ready to deal (solvable deals in the pool, proven deals in `seeds/`)."""
+what is ready to deal (solvable deals in the pool, of each rating, with a measured
+estimate for a rating with none; proven deals in `seeds/`)."""
 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal
@@ -19,6 +21,8 @@ from app.i18n import N_, gettext, translate
 from app.models import SolvableDeal
 from app.schemas import VariantOut
 from app.seeds import public_deals
+from app.services.solvable import SolvableDeals
+from app.solver.difficulty import LEVELS
 
 log = logging.getLogger(__name__)
 
@@ -76,16 +80,43 @@ def rules_data(variant: Variant) -> dict[str, Any]:
     }
 
 
+@dataclass(frozen=True)
+class Pools:
+    """The solvable pools as a request finds them: unused proven deals by variant and
+    rating (None: unrated), and the measures of `SolvableDeals` that tell how long a
+    rating with none will take (None: no ratings on this server)."""
+
+    unused: dict[str, dict[str | None, int]]
+    deals: SolvableDeals | None = None
+    filling: frozenset[str] = frozenset()
+
+    def ready(self, variant: str) -> int:
+        return sum(self.unused.get(variant, {}).values())
+
+    def by_rating(self, variant: str) -> list[dict[str, Any]]:
+        """Per rating, what `POST /games` with that difficulty does now: dealt at once
+        (`ready` > 0), else 503 with the Retry-After `SolvableDeals.retry_after` gives."""
+        if self.deals is None:
+            return []
+        counts = self.unused.get(variant, {})
+        answer = []
+        for level in LEVELS:
+            ready = counts.get(level, 0)
+            wait = None if ready else self.deals.estimate(variant, level, set(self.filling))
+            answer.append({"difficulty": level, "ready": ready, "retry_after_seconds": wait})
+        return answer
+
+
 def variant_json(
     variant: Variant,
     *,
     seeds_dir: Path | None = None,
-    ready: dict[str, int] | None = None,
+    pools: Pools | None = None,
     language: str | None = None,
 ) -> dict[str, Any]:
     """A variant as the API shows it, its name and rules in words in `language` (default:
     the request's; app.i18n); ids, aliases and the rules as data never change."""
-    solvable_ready = None if ready is None else ready.get(variant.name, 0)
+    solvable_ready = None if pools is None else pools.ready(variant.name)
     return {
         "id": variant.name,
         "name": gettext(variant.title, language),
@@ -109,46 +140,60 @@ def variant_json(
         **rules_data(variant),
         "solvable_available": bool(solvable_ready),
         "solvable_ready": solvable_ready,
+        "solvable_by_rating": None if pools is None else pools.by_rating(variant.name),
         "seeded_deals": len(public_deals(seeds_dir, variant.name)) if seeds_dir else 0,
     }
 
 
-async def solvable_ready(session: AsyncSession) -> dict[str, int] | None:
-    """Unused proven deals in the solvable pool, per variant; None when the database
-    cannot be asked (the catalogue is answered all the same)."""
+async def solvable_pools(session: AsyncSession, deals: SolvableDeals | None) -> Pools | None:
+    """Unused proven deals in the solvable pools, per variant and rating, and (where
+    deals are rated) the games whose pools fill now, for the estimates; None when the
+    database cannot be asked (the catalogue is answered all the same)."""
     query = (
-        select(SolvableDeal.variant, func.count())
+        select(SolvableDeal.variant, SolvableDeal.difficulty, func.count())
         .where(SolvableDeal.dealt_at.is_(None))
-        .group_by(SolvableDeal.variant)
+        .group_by(SolvableDeal.variant, SolvableDeal.difficulty)
     )
+    rated = deals if deals is not None and deals.settings.difficulty_games else None
     try:
         async with unit_of_work(session, write=False):
             rows = (await session.execute(query)).all()
+        filling = await rated.filling(session) if rated is not None else set()
     except (SQLAlchemyError, OSError) as exc:
         log.warning("variants: the solvable pools could not be counted: %s", exc)
         return None
-    return {str(name): int(count) for name, count in rows}
+    unused: dict[str, dict[str | None, int]] = {}
+    for name, difficulty, count in rows:
+        unused.setdefault(str(name), {})[difficulty] = int(count)
+    return Pools(unused, rated, frozenset(filling))
 
 
 async def list_variants(
-    session: AsyncSession, seeds_dir: Path, language: str | None = None
+    session: AsyncSession,
+    seeds_dir: Path,
+    language: str | None = None,
+    deals: SolvableDeals | None = None,
 ) -> list[VariantOut]:
-    ready = await solvable_ready(session)
+    pools = await solvable_pools(session, deals)
     return [
         VariantOut.model_validate(
-            variant_json(v, seeds_dir=seeds_dir, ready=ready, language=language)
+            variant_json(v, seeds_dir=seeds_dir, pools=pools, language=language)
         )
         for v in VARIANTS.values()
     ]
 
 
 async def describe_variant(
-    session: AsyncSession, seeds_dir: Path, name: str, language: str | None = None
+    session: AsyncSession,
+    seeds_dir: Path,
+    name: str,
+    language: str | None = None,
+    deals: SolvableDeals | None = None,
 ) -> VariantOut:
     variant = find_variant(name)
-    ready = await solvable_ready(session)
+    pools = await solvable_pools(session, deals)
     return VariantOut.model_validate(
-        variant_json(variant, seeds_dir=seeds_dir, ready=ready, language=language)
+        variant_json(variant, seeds_dir=seeds_dir, pools=pools, language=language)
     )
 
 

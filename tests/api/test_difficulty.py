@@ -387,3 +387,92 @@ async def test_a_ratings_retry_after_counts_the_pools_filling_at_once(
         # A rating seen often among the proofs is expected sooner.
         pools._seen["deauville"].update(easy=30, medium=2, hard=2, expert=2)
         assert await pools.retry_after("deauville", "easy") < crowded / 2
+
+
+async def _store_deals(app: FastAPI, difficulty: str | None, count: int) -> None:
+    """`count` unused proven deals of `difficulty` in the pool (deal numbers 1, 2, ...:
+    dealt under the variant's own rules, no line is replayed)."""
+    async with app.state.db.sessionmaker() as session, session.begin():
+        for seq in range(count):
+            session.add(
+                SolvableDeal(
+                    variant=VARIANT,
+                    seq=seq,
+                    deal=str(seq + 1),
+                    positions=1,
+                    elapsed_ms=1,
+                    line=[],
+                    difficulty=difficulty,
+                )
+            )
+
+
+async def test_the_variant_tells_which_ratings_are_ready_and_when_the_others_may_be(
+    database_url: str, tmp_path: Path
+) -> None:
+    """Deals of one rating only: that rating is ready, the others are not and have an
+    estimate, which is the Retry-After their requests get; dealing the last one flips
+    it."""
+    settings = daily_settings(
+        database_url,
+        tmp_path,
+        difficulty_games=1,
+        difficulty_rater="tests.api.test_difficulty:by_number",
+        solvable_prepare_ahead=False,
+    )
+    await empty_tables(database_url)
+    app = create_app(settings)
+    async with lifespan(app):
+        await _store_deals(app, "hard", 1)
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            auth = {
+                "Authorization": f"Bearer {(await client.post(f'{API}/players')).json()['token']}"
+            }
+
+            async def by_rating() -> dict[str, dict[str, Any]]:
+                response = await client.get(f"{API}/variants/{VARIANT}")
+                assert response.status_code == 200, response.text
+                listed = (await client.get(f"{API}/variants")).json()
+                (same,) = [v for v in listed if v["id"] == VARIANT]
+                assert same["solvable_by_rating"] == response.json()["solvable_by_rating"]
+                return {r["difficulty"]: r for r in response.json()["solvable_by_rating"]}
+
+            ratings = await by_rating()
+            assert list(ratings) == list(LEVELS)
+            assert ratings["hard"] == {
+                "difficulty": "hard",
+                "ready": 1,
+                "retry_after_seconds": None,
+            }
+            for level in ("easy", "medium", "expert"):
+                assert ratings[level]["ready"] == 0
+                assert 1 <= ratings[level]["retry_after_seconds"] <= 300
+                refused = await _solvable(client, auth, difficulty=level)
+                assert_error(refused, 503, "no_solvable_deals")
+                # The request asked for its pool: the estimate now counts it as filling.
+                estimate = (await by_rating())[level]["retry_after_seconds"]
+                assert int(refused.headers["Retry-After"]) == estimate
+
+            dealt = await _solvable(client, auth, difficulty="hard")
+            assert dealt.status_code == 201, dealt.text
+            hard = (await by_rating())["hard"]
+            assert hard["ready"] == 0 and 1 <= hard["retry_after_seconds"] <= 300
+            refused = await _solvable(client, auth, difficulty="hard")
+            assert_error(refused, 503, "no_solvable_deals")
+
+
+async def test_a_server_that_rates_no_deals_offers_no_rating(
+    database_url: str, tmp_path: Path
+) -> None:
+    settings = daily_settings(
+        database_url, tmp_path, difficulty_games=0, solvable_prepare_ahead=False
+    )
+    await empty_tables(database_url)
+    app = create_app(settings)
+    async with lifespan(app):
+        await _store_deals(app, None, 2)
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            shown = (await client.get(f"{API}/variants/{VARIANT}")).json()
+    assert shown["solvable_ready"] == 2 and shown["solvable_by_rating"] == []
