@@ -475,7 +475,8 @@ class Analysis(BaseModel):
 
     game_id: str
     state: AnalysisState = Field(
-        description="pending: asked, not started; running: positions being decided; done."
+        description="pending: queued, waiting for a worker (see `place`), nothing searched "
+        "yet; running: a worker decides its positions (`decided`, `positions`); done."
     )
     move_count: int = Field(
         description="The moves of the line analysed: its positions are plies 0 to move_count."
@@ -499,5 +500,11 @@ class Analysis(BaseModel):
     )
     decided: int = Field(description="Positions decided so far (progress; from the end back).")
     positions: int = Field(description="Positions the solver searched for this analysis so far.")
+    place: int | None = Field(
+        description="While `pending`: the background jobs ahead of it (other analyses asked "
+        "before it, and any more urgent work), each of which its first search waits behind "
+        "(0: it is next, a worker being free). Null once it runs, or when it is done.",
+        examples=[0],
+    )
     created_at: Timestamp
     updated_at: Timestamp

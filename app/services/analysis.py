@@ -50,7 +50,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import RowMapping, Table, delete, select, update
+from sqlalchemy import RowMapping, Table, and_, delete, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.config import Settings
@@ -73,7 +73,7 @@ from app.services.jobs import Queued, Taken
 from app.services.knowledge import SolverKnowledge
 from app.services.limits import PlayerBounds
 from app.services.solver import proven_line
-from app.services.work import ANALYSIS, WorkPool
+from app.services.work import ANALYSIS, Begun, WorkPool
 
 log = logging.getLogger("app.analysis")
 
@@ -263,7 +263,7 @@ def _practice_ply(game: Game, ply: int | None, losing_ply: int | None) -> int:
     return ply
 
 
-def present(row: RowMapping) -> Analysis:
+def present(row: RowMapping, place: int | None = None) -> Analysis:
     done = row["state"] == DONE
     plies = row["plies"] or []
     return Analysis.model_validate(
@@ -277,6 +277,7 @@ def present(row: RowMapping) -> Analysis:
             "winning_line": row["winning_line"] if done else None,
             "decided": row["decided"],
             "positions": row["positions"],
+            "place": place if row["state"] == PENDING else None,
             "created_at": row["created_at"],
             "updated_at": row["updated_at"],
         }
@@ -297,6 +298,29 @@ async def _new_work(session: AsyncSession, game_id: str, line: str) -> bool:
     query = select(Job.state).where(Job.kind == KIND, Job.subject == _subject(game_id, line))
     state = (await session.execute(query)).scalar_one_or_none()
     return state not in (jobs.QUEUED, jobs.RUNNING)
+
+
+async def _place(session: AsyncSession, row: RowMapping) -> int | None:
+    """Where a pending analysis waits: the background jobs queued or running ahead of its
+    own (more urgent, or as urgent and queued before it), every one of which its first
+    search waits behind; None when it is not pending, or its job is not queued or
+    running."""
+    if row["state"] != PENDING:
+        return None
+    query = select(Job.state, Job.priority, Job.queued_at).where(
+        Job.kind == KIND, Job.subject == _subject(row["game_id"], row["line"])
+    )
+    job = (await session.execute(query)).one_or_none()
+    if job is None or job.state not in (jobs.QUEUED, jobs.RUNNING):
+        return None
+    ahead = select(func.count()).where(
+        Job.state.in_((jobs.QUEUED, jobs.RUNNING)),
+        or_(
+            Job.priority < job.priority,
+            and_(Job.priority == job.priority, Job.queued_at < job.queued_at),
+        ),
+    )
+    return int((await session.execute(ahead)).scalar_one())
 
 
 async def _stored(session: AsyncSession, game_id: str) -> RowMapping | None:
@@ -373,9 +397,10 @@ class GameAnalyses:
             if row["state"] != DONE:
                 # Queued with the row it fills: both are there, or neither.
                 await jobs.enqueue_in(session, KIND, _subject(game.id, line), ANALYSIS)
+            place = await _place(session, row)
         if row["state"] != DONE:
             self.queued(KIND, _subject(game.id, line), ANALYSIS)
-        return present(row)
+        return present(row, place)
 
     async def get(self, session: AsyncSession, player: Player, game_id: str) -> Analysis:
         """The game's analysis as it is now (GET); one left unfinished by an instance that
@@ -384,9 +409,10 @@ class GameAnalyses:
         async with unit_of_work(session, write=False):
             game = await repository.load_owned(session, player_id, game_id)
             row = await _stored(session, game.id)
+            place = None if row is None else await _place(session, row)
         if row is None:
             raise AnalysisNotFound()
-        return present(row)
+        return present(row, place)
 
     async def practice(
         self,
@@ -439,7 +465,7 @@ class GameAnalyses:
             row = await _stored(session, game_id)
         if row is None or row["line"] != line or row["state"] == DONE:
             return
-        await self._analyse(game_id, line)
+        await self._analyse(game_id, line, again=row["state"] == RUNNING)
 
     async def _line(self, game_id: str, line: str) -> tuple[Game, list[State]] | None:
         """The game and the positions of its line, ply 0 first; None when the game is
@@ -468,25 +494,39 @@ class GameAnalyses:
             )
         return game, [State.from_bytes(data) for data in [*befores, game.state]]
 
-    async def _analyse(self, game_id: str, line: str) -> None:
+    async def _analyse(self, game_id: str, line: str, *, again: bool = False) -> None:
+        """The analysis of the line: `pending` until a worker starts on it (its first
+        search runs, or its first progress is written), `running` from then on, `done`.
+        Taken `again` (its worker died), it waits again from the start."""
         found = await self._line(game_id, line)
         if found is None:
             return
         game, positions = found
-        await self._save(game_id, line, state=RUNNING)
+        if again:
+            await self._save(game_id, line, state=PENDING, decided=0, positions=0)
         await self._learn_deal(game)
         s = self.settings
         last_written = time.monotonic()
+        running = False
+
+        async def begin() -> None:
+            nonlocal running
+            if not running:
+                running = True
+                await self._save(game_id, line, state=RUNNING)
 
         async def progress(decided: int, spent: int) -> None:
-            nonlocal last_written
+            nonlocal last_written, running
             if time.monotonic() - last_written >= _PROGRESS_SECONDS:
-                last_written = time.monotonic()
-                await self._save(game_id, line, decided=decided, positions=spent)
+                last_written, running = time.monotonic(), True
+                await self._save(game_id, line, state=RUNNING, decided=decided, positions=spent)
+
+        async def decide(state: State, budget: int) -> Decided:
+            return await self._decide(state, budget, begin)
 
         verdicts = await walk(
             positions,
-            self._decide,
+            decide,
             ply_budget=s.analysis_ply_max_positions,
             total_budget=s.analysis_max_positions,
             progress=progress,
@@ -522,9 +562,10 @@ class GameAnalyses:
             source = "seed" if game.source == "deal" else game.source
             await self.knowledge.learn_deal(game.variant, source, game.deal, start, line)
 
-    async def _decide(self, state: State, budget: int) -> Decided:
+    async def _decide(self, state: State, budget: int, begun: Begun | None = None) -> Decided:
         """One position: won, known (by any instance), else searched within `budget`
-        positions (0: not searched); what a search proves is kept for everyone."""
+        positions (0: not searched; `begun` awaited once the search runs on a worker);
+        what a search proves is kept for everyone."""
         if state.is_won:
             return Decided(WINNABLE, ())
         known = await self.knowledge.lookup(state)
@@ -533,7 +574,7 @@ class GameAnalyses:
         if budget <= 0:
             return Decided(UNDECIDED)
         seconds = self.settings.analysis_ply_max_seconds
-        result = await self.work.analyse(state.to_bytes(), budget, seconds)
+        result = await self.work.analyse(state.to_bytes(), budget, seconds, begun)
         if result.result == "solved":
             await self.knowledge.remember_line(state.variant.name, state, result.moves, "search")
             return Decided(WINNABLE, tuple(result.moves), result.positions)

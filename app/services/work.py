@@ -59,7 +59,7 @@ import math
 import multiprocessing
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -89,6 +89,8 @@ PRIORITIES = {
 }
 # A priority, or a function that says it now (read each time the line is ordered).
 Priority = int | Callable[[], int]
+# Told that a piece of work got its worker and runs there (awaited while it runs).
+Begun = Callable[[], Awaitable[None]]
 
 _PLAYER_LANE = "player"
 _HINT_LANE = "hint"
@@ -273,9 +275,16 @@ class WorkPool:
         self._busy[lane] -= 1
 
     async def _run(
-        self, priority: Priority, kind: str, function: Any, *args: Any, hint: bool = False
+        self,
+        priority: Priority,
+        kind: str,
+        function: Any,
+        *args: Any,
+        hint: bool = False,
+        begun: Begun | None = None,
     ) -> Any:
-        """`function(*args)` on a worker, when one is free for `priority` (and a hint)."""
+        """`function(*args)` on a worker, when one is free for `priority` (and a hint);
+        `begun` is awaited once it runs there."""
         submitted = time.monotonic()
         lane = await self._acquire(priority, hint, kind)
         started = time.monotonic()
@@ -284,7 +293,14 @@ class WorkPool:
         outcome = "error"
         try:
             executor = self._executor(lane)
-            value = await asyncio.get_running_loop().run_in_executor(executor, function, *args)
+            running = asyncio.get_running_loop().run_in_executor(executor, function, *args)
+            if begun is not None:
+                try:
+                    await begun()
+                except BaseException:
+                    running.cancel()
+                    raise
+            value = await running
             outcome = _outcome(value)
             return value
         except asyncio.CancelledError:
@@ -389,13 +405,19 @@ class WorkPool:
         return rating
 
     async def analyse(
-        self, state_bytes: bytes, max_positions: int, max_seconds: float | None
+        self,
+        state_bytes: bytes,
+        max_positions: int,
+        max_seconds: float | None,
+        begun: Begun | None = None,
     ) -> SolveResult:
         """One position of a finished game's analysis (`services.analysis`): a search in
-        the background lane, after players' searches and before every proof."""
+        the background lane, after players' searches and before every proof; `begun` is
+        awaited once it runs on a worker (the analysis is then running, no longer
+        waiting)."""
         s = self.settings
         args = (state_bytes, max_positions, max_seconds, s.solver_table_size)
-        result: SolveResult = await self._run(ANALYSIS, "analysis", solve_bytes, *args)
+        result: SolveResult = await self._run(ANALYSIS, "analysis", solve_bytes, *args, begun=begun)
         return result
 
     def close(self) -> None:
