@@ -48,7 +48,11 @@ export async function analyse(api, gameId, onProgress, wanted) {
 /** @param {Analysis} analysis @returns {string} the progress of one still running */
 export function progressText(analysis) {
   const positions = analysis.move_count + 1;
-  const state = analysis.state === "pending" ? "waiting for the solver" : "running";
+  let state = "running";
+  if (analysis.state === "pending") {
+    const ahead = analysis.place ? `, ${analysis.place} ahead` : "";
+    state = `waiting for the solver${ahead}`;
+  }
   return (
     `Analysing (${state}): ${analysis.decided} of ${positions} positions decided, ` +
     `${analysis.positions.toLocaleString("en")} searched.`
