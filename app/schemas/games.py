@@ -503,7 +503,8 @@ class Analysis(BaseModel):
     place: int | None = Field(
         description="While `pending`: the background jobs ahead of it (other analyses asked "
         "before it, and any more urgent work), each of which its first search waits behind "
-        "(0: it is next, a worker being free). Null once it runs, or when it is done.",
+        "(0: it is next, a worker being free). Null once it runs, or when it is done; "
+        "null while pending: its job failed (asking again queues it afresh).",
         examples=[0],
     )
     created_at: Timestamp

@@ -16,9 +16,11 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI
+from sqlalchemy import update
 
 from app.config import Settings
 from app.main import create_app
+from app.models import Job
 from app.services import jobs, work
 from app.services.work import AHEAD, ANALYSIS
 from tests.api.conftest import API, empty_tables
@@ -162,3 +164,24 @@ async def test_an_analysis_taken_waits_pending_until_its_search_runs(
             assert time.monotonic() < deadline, "the analysis did not end"
             await asyncio.sleep(0.05)
         assert body["place"] is None and len(body["plies"]) == 1
+
+
+async def test_an_analysis_whose_job_failed_has_no_place_until_asked_again(
+    database_url: str, tmp_path: Path, client_of: Any
+) -> None:
+    await empty_daily_deals(database_url)
+    await empty_tables(database_url)
+    app = create_app(_settings(database_url, tmp_path, background_work=False))
+    async with lifespan(app):
+        client = client_of(app)
+        auth, game_id = await _resigned_game(client)
+        await client.post(f"{API}/games/{game_id}/analysis", headers=auth)
+        async with app.state.db.sessionmaker() as session, session.begin():
+            await session.execute(
+                update(Job).where(Job.kind == "analysis").values(state=jobs.FAILED)
+            )
+        failed = await _analysis(client, auth, game_id)
+        assert failed["state"] == "pending" and failed["place"] is None
+        asked = await client.post(f"{API}/games/{game_id}/analysis", headers=auth)
+        assert asked.status_code == 202, asked.text
+        assert asked.json()["state"] == "pending" and asked.json()["place"] == 0
