@@ -20,7 +20,7 @@ from sqlalchemy import update
 
 from app.config import Settings
 from app.main import create_app
-from app.models import Job
+from app.models import GameAnalysis, Job
 from app.services import jobs, work
 from app.services.work import AHEAD, ANALYSIS
 from tests.api.conftest import API, empty_tables
@@ -185,3 +185,38 @@ async def test_an_analysis_whose_job_failed_has_no_place_until_asked_again(
         asked = await client.post(f"{API}/games/{game_id}/analysis", headers=auth)
         assert asked.status_code == 202, asked.text
         assert asked.json()["state"] == "pending" and asked.json()["place"] == 0
+
+
+async def test_an_analysis_taken_again_waits_again_from_the_start(
+    database_url: str, tmp_path: Path, client_of: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its worker died mid-way (the row says running, with progress): the worker that
+    takes it again starts over, pending until its first search runs."""
+    await empty_daily_deals(database_url)
+    await empty_tables(database_url)
+    app = create_app(_settings(database_url, tmp_path, background_work=False))
+    async with lifespan(app):
+        client = client_of(app)
+        auth, game_id = await _resigned_game(client)
+        await client.post(f"{API}/games/{game_id}/analysis", headers=auth)
+        async with app.state.db.sessionmaker() as session, session.begin():
+            await session.execute(
+                update(GameAnalysis).values(state="running", decided=1, positions=99)
+            )
+        seen: list[Any] = []
+        analyses = app.state.analyses
+        learn = analyses._learn_deal
+
+        async def looking(game: Any) -> None:  # after the start, before any search
+            seen.append(await _analysis(client, auth, game_id))
+            await learn(game)
+
+        monkeypatch.setattr(analyses, "_learn_deal", looking)
+        async with app.state.db.sessionmaker() as session:
+            job = await jobs.take(session, OWNER, timedelta(seconds=30), [ANALYSIS])
+        assert job is not None
+        await analyses.run_job(job)
+        (started,) = seen
+        assert started["state"] == "pending" and started["place"] == 0
+        assert (started["decided"], started["positions"]) == (0, 0)
+        assert (await _analysis(client, auth, game_id))["state"] == "done"
