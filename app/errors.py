@@ -584,11 +584,14 @@ def _location(err: Any) -> str:
     return ".".join(str(part) for part in loc)
 
 
-# The messages of the schemas' own validators (`PydanticCustomError`), by type: worded in
-# the request's language with the error's context; pydantic's own messages stay English.
+# The messages of the schemas' own validators (`PydanticCustomError`), by type and
+# whether the error has a context: worded in the request's language with that context;
+# pydantic's own messages stay English.
 _VALIDATOR_MESSAGES = {
-    "invalid_deal": N_("a deal number is a whole number from 1 to {max}"),
-    "deal_type": N_("a deal number is a JSON integer or a string of its decimal digits"),
+    ("invalid_deal", True): N_("a deal number is a whole number from 1 to {max}"),
+    ("deal_type", False): N_("a deal number is a JSON integer or a string of its decimal digits"),
+    # A JSON integer above 2^53 - 1 (app.schemas.common._deal_number).
+    ("deal_type", True): N_("a deal number above {max} is sent as a string of its decimal digits"),
 }
 
 
@@ -596,7 +599,7 @@ def _validation_message(errors: list[Any]) -> str:
     parts = []
     for err in errors[:5]:
         loc = _location(err)
-        template = _VALIDATOR_MESSAGES.get(str(err.get("type")))
+        template = _VALIDATOR_MESSAGES.get((str(err.get("type")), bool(err.get("ctx"))))
         msg = translate(template, err.get("ctx")) if template else err.get("msg", "invalid")
         parts.append(f"{loc}: {msg}" if loc else str(msg))
     return "; ".join(parts) or translate(ValidationFailed.default_message)
