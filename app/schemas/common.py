@@ -22,7 +22,7 @@ from pydantic_core import PydanticCustomError
 from typing_extensions import TypeAliasType
 
 from app.engine import MAX_DEAL, REASONS
-from app.errors import ANSWERED_CODES
+from app.errors import ANSWERED_CODES, OWN_FAULTS
 
 # A proven deal's rating, measured (app/solver/difficulty.py); one schema of its own.
 Difficulty = TypeAliasType("Difficulty", Literal["easy", "medium", "hard", "expert"])
@@ -209,9 +209,9 @@ class FieldFault(BaseModel):
     )
     code: str = Field(
         description="What: pydantic's error type (`missing`, `bool_parsing`, "
-        "`string_too_long`, ...) or the service's own (`date_format`, "
-        "`deal_and_solvable`, `difficulty_without_solvable`, `record_not_alone`, "
-        "`null_body`, `json_invalid`).",
+        "`string_too_long`, ...) or the service's own ("
+        + ", ".join(f"`{code}`" for code in OWN_FAULTS)
+        + ").",
         examples=["bool_parsing"],
     )
     message: str = Field(examples=["Input should be a valid boolean"])

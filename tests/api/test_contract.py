@@ -14,9 +14,10 @@ import httpx
 import pytest
 from fastapi import FastAPI
 from pydantic import BaseModel
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.engine import MAX_DEAL, deal, get_variant
-from app.errors import CATALOGUE, from_engine
+from app.errors import CATALOGUE, OWN_FAULTS, from_engine
 from app.main import create_app
 from app.schemas import (
     DailyOut,
@@ -283,6 +284,50 @@ def _documented_codes() -> dict[str, int]:
 
 def test_the_documented_errors_are_the_catalogue() -> None:
     assert _documented_codes() == {code: kind.status for code, kind in CATALOGUE.items()}
+
+
+def test_the_code_enum_is_exactly_the_catalogue() -> None:
+    """Every code a client is told it may get is one the server sends, with its row in
+    docs/api.md's table: no code of a status nothing raises."""
+    document = json.loads((ROOT / "openapi" / "openapi.json").read_text())
+    enum = document["components"]["schemas"]["ErrorDetail"]["properties"]["code"]["enum"]
+    assert enum == sorted(CATALOGUE) == sorted(_documented_codes())
+
+
+async def test_an_http_exception_of_a_status_without_a_code_is_a_bug(app: FastAPI) -> None:
+    """A status nothing in the server raises (409 from a library, say) has no code of its
+    own: it is answered as the bug it is, 500 internal_error."""
+
+    async def raises() -> None:
+        raise StarletteHTTPException(409)
+
+    app.add_api_route("/boom", raises)
+    transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        assert_error(await client.get("/boom"), 500, "internal_error")
+
+
+def _own_fault_codes() -> set[str]:
+    """The field codes the server's own code raises: `fault="..."` and pydantic custom
+    errors (less `invalid_deal`, which is a catalogue code, and pydantic's `missing`)."""
+    found: set[str] = set()
+    for path in (ROOT / "app").rglob("*.py"):
+        text = path.read_text()
+        found |= set(re.findall(r'fault="([a-z_]+)"', text))
+        found |= set(re.findall(r'PydanticCustomError\(\s*"([a-z_]+)"', text))
+    return found - {"invalid_deal", "missing"}
+
+
+def test_every_field_code_of_the_servers_own_is_listed() -> None:
+    """`deal: "012"` gets `deal_type`: the document's list and docs/api.md's name it."""
+    assert _own_fault_codes() == set(OWN_FAULTS)
+    document = json.loads((ROOT / "openapi" / "openapi.json").read_text())
+    listed = document["components"]["schemas"]["FieldFault"]["properties"]["code"]
+    guide = (ROOT / "docs" / "api.md").read_text()
+    guide_list = guide[guide.index("pydantic's error type") :][:600]
+    for code in OWN_FAULTS:
+        assert f"`{code}`" in listed["description"], code
+        assert f"`{code}`" in guide_list, code
 
 
 def test_every_engine_refusal_has_one_code() -> None:
