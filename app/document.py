@@ -24,6 +24,7 @@ from app.errors import (
     ValidationFailed,
 )
 from app.routers.common import ERROR_CODES, RETRY_AFTER
+from app.schemas.requests import GAME_CREATE_SHAPES
 
 # The bearer scheme as FastAPI names it in components.securitySchemes.
 BEARER = "HTTPBearer"
@@ -182,6 +183,69 @@ def _content_language(document: dict[str, Any]) -> None:
                 answer.setdefault("headers", {})["Content-Language"] = reference
 
 
+# --- POST /games: its body as the union of the shapes the server takes ----------------
+
+
+def _given(field: dict[str, Any]) -> dict[str, Any]:
+    """A nullable field of the model as a required one: its choice other than null."""
+    choices = [choice for choice in field.get("anyOf", []) if choice != {"type": "null"}]
+    rest = {key: value for key, value in field.items() if key not in ("anyOf", "title")}
+    if len(choices) != 1:
+        return rest
+    return {**rest, **choices[0]}
+
+
+def _absent(name: str) -> dict[str, Any]:
+    """A field a shape does not take, but accepts as the value that means "not given"."""
+    if name == "solvable":
+        return {"type": "boolean", "const": False, "description": "Only `false` here."}
+    return {"type": "null", "description": "Not with this shape (null: not given)."}
+
+
+def _game_create_union(document: dict[str, Any]) -> None:
+    """`GameCreate` as the union (`anyOf`) of its shapes
+    (app.schemas.requests.GAME_CREATE_SHAPES), which exclude each other: each a schema
+    of its own with no other field, so a generated client compiles exactly the bodies
+    the server takes (not `{}`, `{record, variant}` or `{variant, difficulty}`). `anyOf`:
+    Redocly's `no-illogical-composition-keywords` cannot see that required fields and
+    `null` keep the shapes apart, and warns of a `oneOf`."""
+    schemas = document.get("components", {}).get("schemas", {})
+    model = schemas.get("GameCreate")
+    if model is None:
+        return
+    fields: dict[str, Any] = model["properties"]
+    for shape in GAME_CREATE_SHAPES:
+        properties = {}
+        for name, field in fields.items():
+            if name == "solvable" and name in shape.given:
+                given = _given(field)
+                text = given["description"].split(" Default:")[0]
+                properties[name] = {**given, "const": True, "description": text}
+            elif name in shape.given:
+                properties[name] = _given(field)
+            elif name in shape.optional:
+                properties[name] = {k: v for k, v in field.items() if k != "title"}
+            elif name in shape.absent:
+                properties[name] = _absent(name)
+        schemas[shape.name] = {
+            "type": "object",
+            "title": shape.name,
+            "description": shape.description,
+            "properties": properties,
+            "required": list(shape.given),
+            "additionalProperties": False,
+        }
+    schemas["GameCreate"] = {
+        "title": "GameCreate",
+        "description": "One of the bodies `POST /games` takes. Other combinations are "
+        "refused with 422 validation_error: a field beside `record` (`record_not_alone`), "
+        "`deal` with `solvable` (`deal_and_solvable`), `difficulty` without `solvable` "
+        "(`difficulty_without_solvable`), no `variant` (`missing`).",
+        "anyOf": [{"$ref": f"#/components/schemas/{shape.name}"} for shape in GAME_CREATE_SHAPES],
+        "examples": model.get("examples", []),
+    }
+
+
 def install_openapi(app: FastAPI) -> None:
     """Document the error envelope where FastAPI would show its own validation shape,
     the answers any operation can get (4XX before it runs, 500), and who may call it:
@@ -213,6 +277,7 @@ def install_openapi(app: FastAPI) -> None:
                 responses = operation.setdefault("responses", {})
                 _document_errors(responses, uses_database=uses_database)
         _request_defaults_in_words(document)
+        _game_create_union(document)
         _content_language(document)
         document["security"] = [{}, {BEARER: []}]
         schemas = document.get("components", {}).get("schemas", {})

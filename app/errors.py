@@ -542,24 +542,32 @@ def api_error_response(exc: ApiError) -> JSONResponse:
     return error_response(exc.code, exc.status, message, exc.headers, exc.reason, exc.fields)
 
 
-# Starlette raises HTTPException for routing failures; give them stable codes.
-_HTTP_CODES = {
-    400: "bad_request",
-    401: "unauthorized",
-    403: "forbidden",
-    404: "not_found",
-    405: "method_not_allowed",
-    406: "not_acceptable",
-    409: "conflict",
-    413: "payload_too_large",
-    415: "unsupported_media_type",
-    422: "validation_error",
-    429: "too_many_requests",
+# Starlette and FastAPI raise HTTPException for routing failures (404, 405), a token
+# they refuse (401) and a body they cannot read (400: answered 422 below); each status
+# they raise has its catalogue code. Nothing in the app raises HTTPException itself.
+_HTTP_CODES: dict[int, type[ApiError]] = {
+    401: CATALOGUE["unauthorized"],
+    404: CATALOGUE["not_found"],
+    405: CATALOGUE["method_not_allowed"],
+    413: CATALOGUE["payload_too_large"],
 }
 
-# Every code an error answer can carry: the catalogue's and the routing failures' above.
-ANSWERED_CODES: tuple[str, ...] = tuple(
-    sorted(set(CATALOGUE) | set(_HTTP_CODES.values()) | {"http_error"})
+# Every code an error answer can carry: the catalogue's, each in docs/api.md's table.
+ANSWERED_CODES: tuple[str, ...] = tuple(sorted(CATALOGUE))
+
+# The field codes of `validation_error`'s faults that are the service's own (the rest are
+# pydantic's error types): the document's `FieldFault.code` and docs/api.md list these.
+OWN_FAULTS: tuple[str, ...] = (
+    "cursor_and_offset",
+    "date_format",
+    "deal_and_solvable",
+    "deal_type",
+    "difficulty_without_solvable",
+    "json_invalid",
+    "null_body",
+    "ply_out_of_range",
+    "ply_required",
+    "record_not_alone",
 )
 
 # Validation error types (pydantic's `type`) that stand for a catalogue code of their
@@ -584,11 +592,14 @@ def _location(err: Any) -> str:
     return ".".join(str(part) for part in loc)
 
 
-# The messages of the schemas' own validators (`PydanticCustomError`), by type: worded in
-# the request's language with the error's context; pydantic's own messages stay English.
+# The messages of the schemas' own validators (`PydanticCustomError`), by type and
+# whether the error has a context: worded in the request's language with that context;
+# pydantic's own messages stay English.
 _VALIDATOR_MESSAGES = {
-    "invalid_deal": N_("a deal number is a whole number from 1 to {max}"),
-    "deal_type": N_("a deal number is a JSON integer or a string of its decimal digits"),
+    ("invalid_deal", True): N_("a deal number is a whole number from 1 to {max}"),
+    ("deal_type", False): N_("a deal number is a JSON integer or a string of its decimal digits"),
+    # A JSON integer above 2^53 - 1 (app.schemas.common._deal_number).
+    ("deal_type", True): N_("a deal number above {max} is sent as a string of its decimal digits"),
 }
 
 
@@ -596,7 +607,7 @@ def _validation_message(errors: list[Any]) -> str:
     parts = []
     for err in errors[:5]:
         loc = _location(err)
-        template = _VALIDATOR_MESSAGES.get(str(err.get("type")))
+        template = _VALIDATOR_MESSAGES.get((str(err.get("type")), bool(err.get("ctx"))))
         msg = translate(template, err.get("ctx")) if template else err.get("msg", "invalid")
         parts.append(f"{loc}: {msg}" if loc else str(msg))
     return "; ".join(parts) or translate(ValidationFailed.default_message)
@@ -660,9 +671,13 @@ def install_error_handlers(app: FastAPI) -> None:
             )
         if exc.status_code == 422:
             return api_error_response(ValidationFailed(str(exc.detail)))
-        code = _HTTP_CODES.get(exc.status_code, "http_error")
-        named = CATALOGUE.get(code)
-        if named is not None and exc.detail == HTTPStatus(exc.status_code).phrase:
+        named = _HTTP_CODES.get(exc.status_code)
+        if named is None:
+            # A status nothing here was written to raise: a bug (no code of its own, which
+            # the document would have to list), answered as one.
+            return await _crash(request, exc)
+        code = named.code
+        if exc.detail == HTTPStatus(exc.status_code).phrase:
             # Starlette's own words for a status ("Not Found"): the catalogue's, worded.
             message = translate(named.default_message)
         else:

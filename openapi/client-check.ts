@@ -33,3 +33,37 @@ export function nextVersion(answer: MoveAnswer): number {
 export function errorCode(answer: ErrorAnswer): string {
   return answer.error.code;
 }
+
+// --- POST /games: the body is one of its shapes (GameCreate is their union) ----------
+type GameCreate = Schemas["GameCreate"];
+const record = '[Variant "rank-and-file"]\n[Deal "1"]\n\n*\n';
+
+/** Each shape the server takes compiles. */
+export const gameCreateShapes: GameCreate[] = [
+  { variant: "rank-and-file", deal: 12345 },
+  { variant: "rank-and-file", deal: "99999999999999999999", rules: { foundation_return: true } },
+  { variant: "rainbow", solvable: true },
+  { variant: "forty-thieves", solvable: true, difficulty: "hard", settings: { auto_finish: false } },
+  { record },
+  { record, settings: { auto_play: false } },
+  { variant: "rank-and-file" },
+  { variant: "rank-and-file", deal: null, solvable: false },
+];
+
+/** The combinations the server refuses do not. */
+export const refusedGameCreates: GameCreate[] = [
+  // @ts-expect-error no variant (and no record)
+  {},
+  // @ts-expect-error a record names its variant
+  { record, variant: "rank-and-file" },
+  // @ts-expect-error a record names its rules
+  { record, rules: { foundation_return: true } },
+  // @ts-expect-error a deal by number, or a solvable one: not both
+  { variant: "rank-and-file", deal: 5, solvable: true },
+  // @ts-expect-error a difficulty only with "solvable": true
+  { variant: "rank-and-file", difficulty: "hard" },
+  // @ts-expect-error no variant
+  { deal: 5, solvable: true },
+  // @ts-expect-error no variant
+  { difficulty: "easy" },
+];

@@ -16,12 +16,13 @@ from pydantic import (
     PlainValidator,
     WithJsonSchema,
     computed_field,
+    model_validator,
 )
 from pydantic_core import PydanticCustomError
 from typing_extensions import TypeAliasType
 
 from app.engine import MAX_DEAL, REASONS
-from app.errors import ANSWERED_CODES
+from app.errors import ANSWERED_CODES, OWN_FAULTS
 
 # A proven deal's rating, measured (app/solver/difficulty.py); one schema of its own.
 Difficulty = TypeAliasType("Difficulty", Literal["easy", "medium", "hard", "expert"])
@@ -67,28 +68,35 @@ Timestamp = Annotated[
 _DEAL_TEXT = re.compile(r"0|[1-9][0-9]*")
 _DEAL_DIGITS = len(str(MAX_DEAL))
 
+# The largest integer every JSON reader holds exactly (JavaScript's
+# Number.MAX_SAFE_INTEGER, a double's 53 bits). No deal number the API reads or writes
+# as a JSON number passes it: larger ones travel as strings of their digits.
+SAFE_INTEGER_MAX = 2**53 - 1
+
+_DEAL_TYPE = "a deal number is a JSON integer or a string of its decimal digits"
+_DEAL_UNSAFE = "a deal number above {max} is sent as a string of its decimal digits"
+
 
 def _deal_number(value: Any) -> int:
-    """A JSON integer, or a decimal string of one (JavaScript cannot hold numbers above
-    2^53 exactly); in 1 .. 10^20 - 1, else the `invalid_deal` error (app.errors)."""
+    """A JSON integer up to 2^53 - 1, or a decimal string of any deal number; in
+    1 .. 10^20 - 1, else the `invalid_deal` error (app.errors). A JSON integer above
+    2^53 - 1 (and a deal number) is refused with the field code `deal_type`: a reader
+    may have rounded it (JSON.parse does), so only its string is taken."""
     if isinstance(value, str):
         if not _DEAL_TEXT.fullmatch(value):
-            raise PydanticCustomError(
-                "deal_type",
-                "a deal number is a JSON integer or a string of its decimal digits",
-            )
+            raise PydanticCustomError("deal_type", _DEAL_TYPE)
         # Checked before int(): Python refuses to convert strings of thousands of digits.
         number = int(value) if len(value) <= _DEAL_DIGITS else MAX_DEAL + 1
     elif isinstance(value, int) and not isinstance(value, bool):
         number = value
     else:
-        raise PydanticCustomError(
-            "deal_type", "a deal number is a JSON integer or a string of its decimal digits"
-        )
+        raise PydanticCustomError("deal_type", _DEAL_TYPE)
     if not 1 <= number <= MAX_DEAL:
         raise PydanticCustomError(
             "invalid_deal", "a deal number is a whole number from 1 to {max}", {"max": MAX_DEAL}
         )
+    if number > SAFE_INTEGER_MAX and not isinstance(value, str):
+        raise PydanticCustomError("deal_type", _DEAL_UNSAFE, {"max": SAFE_INTEGER_MAX})
     return number
 
 
@@ -98,30 +106,63 @@ DealNumber = Annotated[
     WithJsonSchema(
         {
             "anyOf": [
-                # exclusiveMaximum 10^20 (MAX_DEAL + 1): exact as a double, as the
-                # OpenAPI document writes bounds; MAX_DEAL itself would round up to 1e20.
-                {"type": "integer", "minimum": 1, "exclusiveMaximum": MAX_DEAL + 1},
+                {"type": "integer", "minimum": 1, "maximum": SAFE_INTEGER_MAX},
                 {"type": "string", "pattern": f"^[1-9][0-9]{{0,{_DEAL_DIGITS - 1}}}$"},
             ],
-            "description": "1 .. 10^20 - 1, as a JSON integer or as a string of its "
-            "decimal digits (exact in JavaScript above 2^53).",
+            "description": "1 .. 10^20 - 1 as a string of its decimal digits, or, up to "
+            "2^53 - 1 (9007199254740991), as a JSON integer (a larger JSON integer: 422 "
+            "validation_error, field code `deal_type`).",
             "examples": [12345, "99999999999999999999"],
         },
         mode="validation",
     ),
 ]
-"""A deal number in a request: integer or decimal string, one range."""
+"""A deal number in a request: a decimal string, or a JSON integer JavaScript holds."""
+
+
+def _shown_deal(number: int | None) -> int | None:
+    return number if number is not None and number <= SAFE_INTEGER_MAX else None
+
+
+ShownDeal = Annotated[
+    int | None,
+    PlainSerializer(_shown_deal, return_type=int | None),
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "integer", "minimum": 1, "maximum": SAFE_INTEGER_MAX},
+                {"type": "null"},
+            ]
+        },
+        mode="serialization",
+    ),
+]
+"""A deal number in an answer: a JSON integer up to 2^53 - 1, null above it (and where
+the deal is secret); `deal_str` beside it carries every deal number shown, exactly."""
 
 
 class _WithDeal(BaseModel):
-    """An answer that shows a deal number: `deal` and, beside it, `deal_str`."""
+    """An answer that shows a deal number: `deal` (a JSON integer up to 2^53 - 1) and,
+    beside it, `deal_str` (every number, exact)."""
 
-    deal: int | None
+    deal: ShownDeal
+
+    @model_validator(mode="before")
+    @classmethod
+    def _read_deal_str(cls, data: Any) -> Any:
+        # An answer read back (a client in Python, the tests): a deal above 2^53 - 1 is
+        # in `deal_str` only.
+        if isinstance(data, dict) and data.get("deal") is None:
+            text = data.get("deal_str")
+            if isinstance(text, str) and _DEAL_TEXT.fullmatch(text):
+                return {**data, "deal": int(text)}
+        return data
 
     @computed_field(  # type: ignore[prop-decorator]
-        description="`deal` as a decimal string (null with it): read this one in "
-        "JavaScript, where numbers above 2^53 lose digits.",
-        examples=["12345"],
+        description="The deal number as a decimal string, exact for every deal number "
+        "(10^20 - 1 at most); null when the deal is secret. `deal` beside it is the same "
+        "number as a JSON integer up to 2^53 - 1, and null above it: read this one.",
+        examples=["12345", "99999999999999999999"],
     )
     @property
     def deal_str(self) -> str | None:
@@ -168,9 +209,9 @@ class FieldFault(BaseModel):
     )
     code: str = Field(
         description="What: pydantic's error type (`missing`, `bool_parsing`, "
-        "`string_too_long`, ...) or the service's own (`date_format`, "
-        "`deal_and_solvable`, `difficulty_without_solvable`, `record_not_alone`, "
-        "`null_body`, `json_invalid`).",
+        "`string_too_long`, ...) or the service's own ("
+        + ", ".join(f"`{code}`" for code in OWN_FAULTS)
+        + ").",
         examples=["bool_parsing"],
     )
     message: str = Field(examples=["Input should be a valid boolean"])

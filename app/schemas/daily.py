@@ -7,7 +7,7 @@ from pydantic import (
     Field,
 )
 
-from app.schemas.common import Difficulty, Timestamp, _WithDeal
+from app.schemas.common import Difficulty, ShownDeal, Timestamp, _WithDeal
 from app.schemas.games import UNRANKED_REASON_DOC, GameStatus, UnrankedReason
 
 # --- daily deals and statistics --------------------------------------------------
@@ -21,9 +21,10 @@ class DailyOut(_WithDeal):
         "(practice games of a past date are not counted)."
     )
     wins: int = Field(description="Ranked wins: won cleanly (no undo, hint or finish) in time.")
-    deal: int | None = Field(
-        description="The deal number; null until the date is over (then no ranked game of "
-        "it can be played any more)."
+    deal: ShownDeal = Field(
+        description="The deal number (up to 2^53 - 1: server-chosen deals stay below it; "
+        "`deal_str` carries it as a string); null until the date is over (then no ranked "
+        "game of it can be played any more)."
     )
     ends_at: Timestamp = Field(description="When the date is over (the next UTC midnight).")
     difficulty: Difficulty | None = Field(

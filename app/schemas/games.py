@@ -14,7 +14,7 @@ from pydantic import (
 )
 from typing_extensions import TypeAliasType
 
-from app.schemas.common import Difficulty, Timestamp, _WithDeal
+from app.schemas.common import Difficulty, ShownDeal, Timestamp, _WithDeal
 from app.schemas.requests import DrawAction, MoveAction, RedealAction
 
 # --- games: answers -------------------------------------------------------------
@@ -129,10 +129,10 @@ UNRANKED_REASON_DOC = (
 class GameState(_WithDeal):
     id: str
     variant: str = Field(examples=["rank-and-file"])
-    deal: int | None = Field(
-        description="Null while a game whose deal the server chose is not won yet "
-        "(JavaScript: read `deal_str`), and for good for a practice copy made while its "
-        "original's deal was secret."
+    deal: ShownDeal = Field(
+        description="The deal number up to 2^53 - 1; null above it (read `deal_str`, "
+        "always exact), while a game whose deal the server chose is not won yet, and for "
+        "good for a practice copy made while its original's deal was secret."
     )
     source: GameSource
     rules: RulesOut
@@ -313,7 +313,7 @@ class FinishResult(GameMoveResult):
 class GameSummary(_WithDeal):
     id: str
     variant: str
-    deal: int | None = Field(description="As in the state (JavaScript: read `deal_str`).")
+    deal: ShownDeal = Field(description="As in the state (null above 2^53 - 1: read `deal_str`).")
     source: GameSource
     status: GameStatus
     version: int

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import (
     BaseModel,
@@ -80,6 +80,52 @@ class GameCreate(BaseModel):
         "Only `settings` may come with it (not `variant`, `deal`, `solvable` or `rules`: "
         "the record names them).",
     )
+
+
+class GameCreateShape(NamedTuple):
+    """One of the bodies `POST /games` takes, as the document shows it (app.document):
+    `given` its fields required (`solvable` given is `true`), `optional` those it may
+    carry, `absent` those it may carry only as null (`solvable` only as `false`): the
+    values that mean "not given". The one model `GameCreate` validates every request,
+    and the service refuses the other combinations, each with its own fault code."""
+
+    name: str
+    description: str
+    given: tuple[str, ...]
+    optional: tuple[str, ...]
+    absent: tuple[str, ...]
+
+
+GAME_CREATE_SHAPES = (
+    GameCreateShape(
+        "GameCreateByDeal",
+        "A deal by its number.",
+        given=("variant", "deal"),
+        optional=("rules", "settings"),
+        absent=("solvable", "difficulty", "record"),
+    ),
+    GameCreateShape(
+        "GameCreateSolvable",
+        "A deal the server has proven winnable, of a rating or of any.",
+        given=("variant", "solvable"),
+        optional=("difficulty", "rules", "settings"),
+        absent=("deal", "record"),
+    ),
+    GameCreateShape(
+        "GameCreateRecord",
+        "A game record played again: it names its variant, deal and rules.",
+        given=("record",),
+        optional=("settings",),
+        absent=("variant", "deal", "solvable", "difficulty", "rules"),
+    ),
+    GameCreateShape(
+        "GameCreateRandom",
+        "A deal the server chooses at random (its number secret until the game is won).",
+        given=("variant",),
+        optional=("rules", "settings"),
+        absent=("deal", "solvable", "difficulty", "record"),
+    ),
+)
 
 
 class GamePatch(BaseModel):

@@ -14,9 +14,10 @@ import httpx
 import pytest
 from fastapi import FastAPI
 from pydantic import BaseModel
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.engine import MAX_DEAL, deal, get_variant
-from app.errors import CATALOGUE, from_engine
+from app.errors import CATALOGUE, OWN_FAULTS, from_engine
 from app.main import create_app
 from app.schemas import (
     DailyOut,
@@ -48,6 +49,7 @@ ROOT = Path(__file__).resolve().parents[2]
 RFC3339_UTC = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z")
 LOOKS_LIKE_A_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:")
 BIG = "99999999999999999999"  # 10^20 - 1: JSON.parse makes it 1e20
+SAFE = 2**53 - 1  # Number.MAX_SAFE_INTEGER
 
 
 # Daily deals prepared on demand, small solver budgets in threads (daily_helpers).
@@ -80,7 +82,8 @@ async def test_every_deal_number_round_trips_through_a_javascript_client(
         )
         assert again.status_code == 201, again.text
         assert again.json()["piles"] == created.json()["piles"]
-        assert again.json()["deal"] == int(number)  # the number stays beside it, exact
+        # The number beside it only where every reader holds it exactly.
+        assert again.json()["deal"] == (int(number) if int(number) <= SAFE else None)
         # The engine's deal of that number: the same piles, the same cards seen.
         engine = deal(get_variant("rank-and-file"), int(number)).public()["piles"]
 
@@ -95,7 +98,7 @@ async def test_every_deal_number_round_trips_through_a_javascript_client(
     assert as_number.status_code == 201 and as_number.json()["deal_str"] == "12345"
     listed = (await client.get(f"{API}/games", headers=auth)).json()["items"]
     assert [item["deal_str"] for item in listed[:2]] == ["12345", BIG]
-    assert all(item["deal_str"] == str(item["deal"]) for item in listed)
+    assert [item["deal"] for item in listed[:2]] == [12345, None]
 
 
 async def test_deal_strings_have_the_range_of_deal_numbers(
@@ -111,7 +114,59 @@ async def test_deal_strings_have_the_range_of_deal_numbers(
     for not_a_number in ("", "00", "07", "+7", "7 ", "0x10", "7.0", "\u0667", True, 7.0):
         assert_error(await post(not_a_number), 422, "validation_error")
     assert (await post(str(MAX_DEAL))).status_code == 201
-    assert (await post(MAX_DEAL)).status_code == 201
+    assert (await post(SAFE)).status_code == 201
+    assert (await post(str(SAFE + 1))).status_code == 201
+
+
+async def test_no_deal_number_passes_2_to_the_53_as_a_json_number(
+    client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    """In requests a JSON integer above 2^53 - 1 is refused (its string is taken); in
+    answers `deal` is null above it and `deal_str` carries the number, exact."""
+    for number in (SAFE + 1, 2**60, MAX_DEAL):
+        body = {"variant": "rainbow", "deal": number}
+        refused = assert_error(
+            await client.post(f"{API}/games", json=body, headers=auth), 422, "validation_error"
+        )
+        assert [(f["field"], f["code"]) for f in refused["errors"]] == [("deal", "deal_type")]
+        assert "9007199254740991" in refused["message"]
+    for number in (SAFE, SAFE + 1, MAX_DEAL):
+        created = await client.post(
+            f"{API}/games", json={"variant": "rank-and-file", "deal": str(number)}, headers=auth
+        )
+        assert created.status_code == 201, created.text
+        url = f"{API}/games/{created.json()['id']}"
+        answers = [
+            created,
+            await client.get(url, headers=auth),
+            await client.post(f"{url}/moves", json={"action": "draw"}, headers=auth),
+            await client.post(f"{url}/undo", headers=auth),
+        ]
+        listed = (await client.get(f"{API}/games", headers=auth)).json()["items"][0]
+        for seen in [*(answer.json() for answer in answers), listed]:
+            assert seen["deal_str"] == str(number)
+            assert seen["deal"] == (number if number <= SAFE else None)
+
+
+def _numbers(value: Any) -> Iterator[int | float]:
+    if isinstance(value, bool):
+        return
+    if isinstance(value, int | float):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _numbers(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _numbers(item)
+
+
+def test_no_number_in_the_document_passes_2_to_the_53() -> None:
+    """Bounds and examples alike: a generated client reads the document's numbers too."""
+    document = json.loads((ROOT / "openapi" / "openapi.json").read_text())
+    assert max(abs(number) for number in _numbers(document)) <= SAFE
+    deal = document["components"]["schemas"]["GameState"]["properties"]["deal"]
+    assert {"type": "integer", "minimum": 1, "maximum": SAFE} in deal["anyOf"]
 
 
 async def test_a_hidden_deal_is_hidden_in_both_fields(
@@ -229,6 +284,50 @@ def _documented_codes() -> dict[str, int]:
 
 def test_the_documented_errors_are_the_catalogue() -> None:
     assert _documented_codes() == {code: kind.status for code, kind in CATALOGUE.items()}
+
+
+def test_the_code_enum_is_exactly_the_catalogue() -> None:
+    """Every code a client is told it may get is one the server sends, with its row in
+    docs/api.md's table: no code of a status nothing raises."""
+    document = json.loads((ROOT / "openapi" / "openapi.json").read_text())
+    enum = document["components"]["schemas"]["ErrorDetail"]["properties"]["code"]["enum"]
+    assert enum == sorted(CATALOGUE) == sorted(_documented_codes())
+
+
+async def test_an_http_exception_of_a_status_without_a_code_is_a_bug(app: FastAPI) -> None:
+    """A status nothing in the server raises (409 from a library, say) has no code of its
+    own: it is answered as the bug it is, 500 internal_error."""
+
+    async def raises() -> None:
+        raise StarletteHTTPException(409)
+
+    app.add_api_route("/boom", raises)
+    transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        assert_error(await client.get("/boom"), 500, "internal_error")
+
+
+def _own_fault_codes() -> set[str]:
+    """The field codes the server's own code raises: `fault="..."` and pydantic custom
+    errors (less `invalid_deal`, which is a catalogue code, and pydantic's `missing`)."""
+    found: set[str] = set()
+    for path in (ROOT / "app").rglob("*.py"):
+        text = path.read_text()
+        found |= set(re.findall(r'fault="([a-z_]+)"', text))
+        found |= set(re.findall(r'PydanticCustomError\(\s*"([a-z_]+)"', text))
+    return found - {"invalid_deal", "missing"}
+
+
+def test_every_field_code_of_the_servers_own_is_listed() -> None:
+    """`deal: "012"` gets `deal_type`: the document's list and docs/api.md's name it."""
+    assert _own_fault_codes() == set(OWN_FAULTS)
+    document = json.loads((ROOT / "openapi" / "openapi.json").read_text())
+    listed = document["components"]["schemas"]["FieldFault"]["properties"]["code"]
+    guide = (ROOT / "docs" / "api.md").read_text()
+    guide_list = guide[guide.index("pydantic's error type") :][:600]
+    for code in OWN_FAULTS:
+        assert f"`{code}`" in listed["description"], code
+        assert f"`{code}`" in guide_list, code
 
 
 def test_every_engine_refusal_has_one_code() -> None:

@@ -103,8 +103,10 @@ async def test_a_generated_client_plays_a_whole_game(app: FastAPI, generated: Mo
     client = _attach(package.AuthenticatedClient(base_url="http://test", token=token), app)
     assert (await me.asyncio(client=client)).id == created.parsed.id
 
+    # The body is one of its shapes (the document's GameCreate is their union).
+    assert {"GameCreateSolvable", "GameCreateRecord", "GameCreateRandom"} <= set(dir(models))
     game = await create_game.asyncio(
-        client=client, body=models.GameCreate(variant="rank-and-file", deal=1)
+        client=client, body=models.GameCreateByDeal(variant="rank-and-file", deal=1)
     )
     assert (game.variant, game.deal, game.move_count, game.status.value) == (
         "rank-and-file", 1, 0, "playing",

@@ -25,6 +25,7 @@ from app.schemas import (
     RulesOut,
     rfc3339,
 )
+from app.schemas.common import SAFE_INTEGER_MAX
 from app.services import ranking
 from app.services.games.play import DEFAULT_SETTINGS, FINISHED, OVER
 
@@ -269,6 +270,8 @@ def move_result_json(game: Game, body: dict[str, Any]) -> bytes | None:
     out["created_at"] = rfc3339(game.created_at)
     out["updated_at"] = rfc3339(game.updated_at)
     out["events"] = events
+    # `deal` a JSON integer up to 2^53 - 1 only, as the model writes it (`ShownDeal`).
+    out["deal"] = body["deal"] if body["deal"] is None or body["deal"] <= SAFE_INTEGER_MAX else None
     out["deal_str"] = None if body["deal"] is None else str(body["deal"])
     # pydantic's own encoder (compact, UTF-8 as it is): the bytes FastAPI's dump writes,
     # in a quarter of the json module's time.
