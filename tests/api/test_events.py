@@ -344,6 +344,20 @@ async def test_errors_before_the_stream_are_the_json_envelope(
     assert_error(await streamer.get(_events(unknown), headers=other), 404, "game_not_found")
 
 
+def _assert_documented_429(app: FastAPI, answer: httpx.Response) -> None:
+    """The stream's 429 as its operation's document says: its code listed, and the
+    headers declared for it sent (`Retry-After`, a whole number of seconds)."""
+    documented = app.openapi()["paths"][_events("{game_id}")]["get"]["responses"]["429"]
+    narrowed = documented["content"]["application/json"]["schema"]["allOf"][1]
+    assert (
+        answer.json()["error"]["code"]
+        in narrowed["properties"]["error"]["properties"]["code"]["enum"]
+    )
+    for header in documented.get("headers", {}):
+        assert header in answer.headers, (header, answer.headers)
+    assert 1 <= int(answer.headers["Retry-After"]) <= 60
+
+
 async def test_streams_per_player_and_per_instance_are_bounded(
     app: FastAPI,
     streamer: httpx.AsyncClient,
@@ -359,6 +373,7 @@ async def test_streams_per_player_and_per_instance_are_bounded(
         assert one.status_code == two.status_code == 200
         third = await streamer.get(_events(game["id"]), headers=auth)
         assert_error(third, 429, "too_many_streams")
+        _assert_documented_429(app, third)
         # Another player's stream is not counted against this one's.
         other = await new_player("bob")
         theirs = await new_game(headers=other)
@@ -366,8 +381,8 @@ async def test_streams_per_player_and_per_instance_are_bounded(
         async with streamer.stream("GET", _events(theirs["id"]), headers=other) as own:
             assert own.status_code == 200
             full = await streamer.get(_events(theirs["id"]), headers=other)
-            error = assert_error(full, 429, "streams_full")
-            assert error and full.headers["Retry-After"]
+            assert_error(full, 429, "streams_full")
+            _assert_documented_429(app, full)
     # Closed streams give their places back.
     async with streamer.stream("GET", _events(game["id"]), headers=auth) as again:
         assert again.status_code == 200
