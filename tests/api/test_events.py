@@ -156,6 +156,33 @@ async def test_a_reconnect_from_an_older_version_gets_the_changes_since_or_a_fre
     assert first.data == await _get(client, auth, game["id"])
 
 
+async def test_a_resume_across_an_undo_is_a_change_while_every_change_since_is_kept(
+    client: httpx.AsyncClient,
+    streamer: httpx.AsyncClient,
+    auth: dict[str, str],
+    new_game: NewGame,
+) -> None:
+    game = await new_game()
+    drawn = [await _draw(client, auth, game["id"]) for _ in range(2)]
+    undone = await client.post(f"{API}/games/{game['id']}/undo", headers=auth)
+    assert undone.status_code == 200, undone.text
+    now = await _get(client, auth, game["id"])
+
+    async def resume(since: int) -> Any:
+        headers = {**auth, "Last-Event-ID": str(since)}
+        async with streamer.stream("GET", _events(game["id"]), headers=headers) as response:
+            first = await EventReader(response).next()
+        assert first is not None and first.event == "change", first
+        assert first.id == str(now["version"]) and first.data["state"] == now
+        return first.data["events"]
+
+    # From before the draws: the undo turns down a card the second draw named, which
+    # the events of the span would show; the change comes with no events (the state).
+    assert await resume(game["version"]) == []
+    # From the second draw: the undo's own events.
+    assert await resume(drawn[-1]["version"]) == undone.json()["events"]
+
+
 def test_recent_changes_give_the_events_of_a_span_only_when_all_are_known() -> None:
     recent = RecentChanges(max_games=2, per_game=3, max_events=2)
     for version in range(1, 5):  # 0->1 ... 3->4; 0->1 falls out (three kept)
@@ -165,12 +192,14 @@ def test_recent_changes_give_the_events_of_a_span_only_when_all_are_known() -> N
     assert recent.events_between("g", 0, 4) is None  # 0->1 is gone
     recent.add(Change("g", 4, 6, events=None))  # a change made elsewhere: events unknown
     assert recent.events_between("g", 4, 6) is None
+    assert recent.holds("g", 4, 6) and not recent.holds("g", 0, 4)
     recent.add(Change("g", 6, 7, events=({"a": 1}, {"b": 2}, {"c": 3})))  # too many to keep
     assert recent.events_between("g", 6, 7) is None
     recent.add(Change("g", 7, 8, events=({"type": "move", "cards": ["QS"]},)))
     recent.add(Change("g", 8, 9, events=({"type": "undo"}, {"type": "turn_down"})))
     assert recent.events_between("g", 7, 8) == [{"type": "move", "cards": ["QS"]}]
     assert recent.events_between("g", 7, 9) is None  # QS may be face down again
+    assert recent.holds("g", 7, 9)  # yet both are kept: a `change`, without events
     assert recent.events_between("g", 8, 9) == [{"type": "undo"}, {"type": "turn_down"}]
     recent.add(Change("g", 9, 10, events=({"type": "move", "cards": ["5H"]},)))
     recent.add(Change("g", 10, 11, events=({"type": "move", "cards": None, "count": 9},)))
