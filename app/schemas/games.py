@@ -458,6 +458,39 @@ class StreamToken(BaseModel):
     url: str = Field(description="The stream's URL with the token, ready for EventSource.")
 
 
+# --- the live stream's payloads (GET /games/{game_id}/events, docs/api.md) ---------
+
+# Any event a change's answer carries (a move's, an undo's, a finish's), as the stream
+# sends the events of the changes since the client's last event one after another.
+GameEvent = TypeAliasType(
+    "GameEvent",
+    Annotated[
+        MoveEvent
+        | TurnUpEvent
+        | ReserveFillEvent
+        | AutoFinishEvent
+        | UndoEvent
+        | TurnDownEvent
+        | MoveBackEvent,
+        Field(discriminator="type"),
+    ],
+)
+
+
+class StreamChange(BaseModel):
+    """The data of the live stream's `event: change` (JSON): the game's new version, the
+    events of every change since the client's last event, in order (`[]` where the
+    server cannot vouch for them all: see docs/api.md), and the new public state in
+    full, as GET /games/{game_id} answers it."""
+
+    version: int = Field(ge=0, description="The game's new version (the event's `id:`).")
+    events: list[GameEvent] = Field(
+        description="What the changes did, in order, to animate them; `[]` when none "
+        "can be told (the state is always right)."
+    )
+    state: GameState
+
+
 AnalysisState = TypeAliasType("AnalysisState", Literal["pending", "running", "done"])
 Verdict = TypeAliasType("Verdict", Literal["winnable", "lost", "undecided"])
 
