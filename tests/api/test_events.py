@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
 from collections.abc import AsyncIterator
@@ -13,6 +14,7 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI
+from jsonschema import Draft202012Validator, ValidationError
 from sqlalchemy import event, update
 from sqlalchemy.exc import OperationalError
 
@@ -24,7 +26,7 @@ from app.services.games.changes import Change, RecentChanges
 from app.services.games.listen import decode, encode
 from tests.api.conftest import API, NewGame, NewPlayer, assert_error, running
 from tests.api.helpers import near_won_rank_and_file, put_state
-from tests.api.sse_helpers import EventReader, StreamingASGITransport
+from tests.api.sse_helpers import Event, EventReader, StreamingASGITransport
 
 
 @pytest.fixture
@@ -181,6 +183,64 @@ async def test_a_resume_across_an_undo_is_a_change_while_every_change_since_is_k
     assert await resume(game["version"]) == []
     # From the second draw: the undo's own events.
     assert await resume(drawn[-1]["version"]) == undone.json()["events"]
+
+
+def _assert_as_documented(app: FastAPI, sent: Event) -> None:
+    """An event as the document declares the stream's: its fields one of the
+    `text/event-stream` answer's schemas, its data (JSON text) that schema's
+    `contentSchema`. The schemas' references resolve in the document's components."""
+    document = app.openapi()
+    answer = document["paths"][_events("{game_id}")]["get"]["responses"]["200"]
+    framed = answer["content"]["text/event-stream"]["schema"]
+    within = {"components": document["components"]}
+    frame = {"event": sent.event, "id": sent.id, "data": sent.text}
+    Draft202012Validator({**framed, **within}).validate(frame)
+    name = framed["discriminator"]["mapping"][sent.event].rsplit("/", 1)[1]
+    payload = document["components"]["schemas"][name]["properties"]["data"]["contentSchema"]
+    Draft202012Validator({**payload, **within}).validate(json.loads(sent.text))
+
+
+async def test_the_events_sent_are_those_the_document_declares(
+    app: FastAPI,
+    client: httpx.AsyncClient,
+    streamer: httpx.AsyncClient,
+    auth: dict[str, str],
+    new_game: NewGame,
+) -> None:
+    game = await new_game(variant="canfield")  # a reserve, a stock: most kinds of event
+    sent: list[Event] = []
+    async with streamer.stream("GET", _events(game["id"]), headers=auth) as response:
+        reader = EventReader(response)
+        sent.append(await _next(reader))
+        for _ in range(3):
+            await _draw(client, auth, game["id"])
+            sent.append(await _next(reader))
+        undone = await client.post(f"{API}/games/{game['id']}/undo", headers=auth)
+        assert undone.status_code == 200, undone.text
+        sent.append(await _next(reader))
+        patched = await client.patch(
+            f"{API}/games/{game['id']}", json={"settings": {"auto_play": False}}, headers=auth
+        )
+        assert patched.status_code == 200, patched.text
+        sent.append(await _next(reader))
+    resume = {**auth, "Last-Event-ID": str(game["version"])}  # across the undo: no events
+    async with streamer.stream("GET", _events(game["id"]), headers=resume) as response:
+        sent.append(await _next(EventReader(response)))
+    assert [event.event for event in sent] == ["state"] + ["change"] * 6
+    kinds = {step["type"] for each in sent[1:] for step in each.data["events"]}
+    assert {"move", "undo", "move_back"} <= kinds, kinds
+    for each in sent:
+        _assert_as_documented(app, each)
+    # A payload the schemas refuse is refused: the check checks.
+    wrong = replace(sent[1], text=json.dumps({**sent[1].data, "events": [{"type": "fly"}]}))
+    with pytest.raises(ValidationError):
+        _assert_as_documented(app, wrong)
+
+
+async def _next(reader: EventReader) -> Event:
+    event = await reader.next()
+    assert event is not None
+    return event
 
 
 def test_recent_changes_give_the_events_of_a_span_only_when_all_are_known() -> None:
