@@ -455,7 +455,12 @@ class StreamToken(BaseModel):
 
     token: str = Field(description="Pass as `?token=` to GET /games/{game_id}/events.")
     expires_at: Timestamp = Field(description="Streams can be opened with it until then.")
-    url: str = Field(description="The stream's URL with the token, ready for EventSource.")
+    url: str = Field(
+        description="The stream's URL with the token, relative (its path and query, "
+        "`/api/v1/games/{game_id}/events?token=...`) to the server that gave it: ready "
+        "for an EventSource of a page on the same origin, else resolve it against the "
+        "API's base URL."
+    )
 
 
 # --- the live stream's payloads (GET /games/{game_id}/events, docs/api.md) ---------
