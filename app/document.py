@@ -24,6 +24,7 @@ from app.errors import (
     ValidationFailed,
 )
 from app.routers.common import ERROR_CODES, RETRY_AFTER
+from app.routers.streams import stream_components
 from app.schemas.requests import GAME_CREATE_SHAPES
 
 # The bearer scheme as FastAPI names it in components.securitySchemes.
@@ -246,6 +247,15 @@ def _game_create_union(document: dict[str, Any]) -> None:
     }
 
 
+def _stream_payloads(document: dict[str, Any]) -> None:
+    """The live stream's payloads as component schemas (`app.routers.streams`): its
+    `text/event-stream` answer names them. Those the document has already (GameState,
+    the events) are FastAPI's own."""
+    schemas = document.setdefault("components", {}).setdefault("schemas", {})
+    for name, schema in stream_components().items():
+        schemas.setdefault(name, schema)
+
+
 def install_openapi(app: FastAPI) -> None:
     """Document the error envelope where FastAPI would show its own validation shape,
     the answers any operation can get (4XX before it runs, 500), and who may call it:
@@ -279,6 +289,7 @@ def install_openapi(app: FastAPI) -> None:
         _request_defaults_in_words(document)
         _game_create_union(document)
         _content_language(document)
+        _stream_payloads(document)
         document["security"] = [{}, {BEARER: []}]
         schemas = document.get("components", {}).get("schemas", {})
         schemas.pop("HTTPValidationError", None)

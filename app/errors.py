@@ -364,8 +364,15 @@ class SolverSearchInProgress(ApiError):
 
 class TooManyStreams(ApiError):
     # Per player and process: one player's tabs cannot take every stream of an instance.
+    # A place frees when one of the player's streams ends (closed by the client: a page
+    # reloaded opens its new stream as the server learns the old one is gone), so a
+    # short wait, as for `streams_full`; beyond it the client has to close one.
     code, status = "too_many_streams", 429
     default_message = N_("too many live streams of yours are open; close one")
+    sends_retry_after = True
+
+    def __init__(self, message: str | None = None) -> None:
+        super().__init__(message, headers=retry_after(5))
 
 
 class InternalError(ApiError):

@@ -67,3 +67,37 @@ export const refusedGameCreates: GameCreate[] = [
   // @ts-expect-error no variant
   { difficulty: "easy" },
 ];
+
+// --- the live stream (GET /api/v1/games/{game_id}/events): its events typed ----------
+type StreamAnswer =
+  paths["/api/v1/games/{game_id}/events"]["get"]["responses"]["200"]["content"]["text/event-stream"];
+type StreamChange = Schemas["StreamChange"];
+type GameEvent = Schemas["GameEvent"];
+/** An event of the stream with its data parsed, told apart by its name. */
+type StreamEvent =
+  | { event: "state"; id: string; state: GameState }
+  | { event: "change"; id: string; change: StreamChange };
+
+/** An SSE event's fields, as an EventSource or a reader of the stream hands them over,
+ * with its `data` parsed into the type the document gives it (no cast). */
+export function parseStreamEvent(frame: StreamAnswer): StreamEvent {
+  if (frame.event === "state") {
+    const state: GameState = JSON.parse(frame.data);
+    return { event: "state", id: frame.id, state };
+  }
+  const change: StreamChange = JSON.parse(frame.data);
+  return { event: "change", id: frame.id, change };
+}
+
+/** The cards a stream's change turned up, read from its typed events. */
+export function cardsTurnedUp(event: StreamEvent): string[] {
+  if (event.event === "state") return [];
+  return event.change.events.flatMap((step: GameEvent) =>
+    step.type === "turn_up" ? [step.card] : [],
+  );
+}
+
+/** The version to resume from (`Last-Event-ID`, `?since=`) after this event. */
+export function resumeFrom(event: StreamEvent): number {
+  return event.event === "state" ? event.state.version : event.change.version;
+}

@@ -4,6 +4,7 @@
 // runs it with Node against a server. Every request leaves out what has a default
 // (`solvable`, `rules`, `settings` on a new game; `auto_play` beside `auto_finish`; a
 // move's `count`), and refusals are read by their typed codes.
+import { EventSourceParserStream } from "eventsource-parser/stream";
 import createClient from "openapi-fetch";
 import type { components, paths } from "./schema";
 
@@ -11,6 +12,10 @@ declare const process: { argv: string[]; exitCode?: number };
 
 type Schemas = components["schemas"];
 type GameState = Schemas["GameState"];
+type StreamChange = Schemas["StreamChange"];
+// One event of the live stream, as the document types it: its name, id and JSON text.
+type StreamEvent =
+  paths["/api/v1/games/{game_id}/events"]["get"]["responses"]["200"]["content"]["text/event-stream"];
 type MoveRefusal = NonNullable<
   Awaited<ReturnType<ReturnType<typeof createClient<paths>>["POST"]>>["error"]
 >;
@@ -40,6 +45,58 @@ function refusal(code: MoveErrorCode): string {
     case "idempotency_key_reused":
       return "the key was used for another move";
   }
+}
+
+/** The events of a live stream's body (openapi-fetch's `parseAs: "stream"`), as the
+ * document types them; heartbeats are comments, which the parser skips. */
+async function* streamEvents(body: ReadableStream<Uint8Array<ArrayBuffer>>): AsyncGenerator<StreamEvent> {
+  const messages = body
+    .pipeThrough(new TextDecoderStream())
+    .pipeThrough(new EventSourceParserStream())
+    .getReader();
+  try {
+    for (;;) {
+      const { done, value } = await messages.read();
+      if (done) return;
+      const { event, id = "", data } = value;
+      if (event === "state" || event === "change") yield { event, id, data };
+    }
+  } finally {
+    await messages.cancel();
+  }
+}
+
+/** The game's live stream read through openapi-fetch: the state, then a change. */
+async function followStream(
+  api: ReturnType<typeof createClient<paths>>,
+  path: { game_id: string },
+  headers: Record<string, string>,
+): Promise<void> {
+  const opened = await api.GET("/api/v1/games/{game_id}/events", {
+    params: { path },
+    headers,
+    parseAs: "stream", // the default, JSON, would wait for the end of an endless body
+  });
+  check(opened.data != null, "the stream opens");
+  const events = streamEvents(opened.data);
+  const first = (await events.next()).value;
+  check(first !== undefined && first.event === "state", "the stream starts with the state");
+  const state: GameState = JSON.parse(first.data);
+  check(String(state.version) === first.id, "the state's id is its version");
+
+  const patched = await api.PATCH("/api/v1/games/{game_id}", {
+    params: { path },
+    body: { settings: { auto_finish: !state.settings.auto_finish } },
+    headers,
+  });
+  check(patched.data !== undefined, "a setting changed while the stream is open");
+  const next = (await events.next()).value;
+  check(next !== undefined && next.event === "change", "a change follows");
+  const change: StreamChange = JSON.parse(next.data);
+  check(change.version === patched.data.version, "the change's version is the new one");
+  check(change.state.settings.auto_finish === patched.data.settings.auto_finish, "its state");
+  check(change.events.every((event) => typeof event.type === "string"), "its events typed");
+  await events.return(undefined); // closes the stream
 }
 
 async function main(base: string): Promise<void> {
@@ -97,6 +154,8 @@ async function main(base: string): Promise<void> {
     headers,
   });
   check(again.response.status === 304 && again.data === undefined, "304 when unchanged");
+
+  await followStream(api, path, headers);
 
   const log = await api.GET("/api/v1/games/{game_id}/moves", { params: { path }, headers });
   check(log.data !== undefined && log.data.items.length === current.data.move_count, "the move log");

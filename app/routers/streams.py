@@ -12,6 +12,7 @@ from typing import Annotated, Any, cast
 
 import anyio
 from fastapi import APIRouter, Header, Query, Request
+from pydantic.json_schema import models_json_schema
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from sse_starlette.sse import SendTimeoutError
 from starlette.background import BackgroundTask
@@ -22,7 +23,7 @@ from app.deps import CurrentPlayer, OptionalPlayer, SessionDep, client_address
 from app.errors import ApiError, GameNotFound, StreamsFull, TooManyStreams, Unauthorized
 from app.middleware import abort_connection
 from app.routers.common import errors
-from app.schemas import StreamToken
+from app.schemas import StreamChange, StreamToken
 from app.services.games import stream as streams
 from app.services.ratelimit import FailedAuthLimiter
 
@@ -43,21 +44,70 @@ class GameEventStream(EventSourceResponse):
             abort_connection(scope)
 
 
+_REF = "#/components/schemas/{model}"
+
+
+def _frame(event: str, payload: str, what: str) -> dict[str, Any]:
+    """One SSE event of the stream as its fields: `data` is JSON text of `payload`."""
+    return {
+        "title": f"Stream{event.title()}Event",
+        "description": f"An `event: {event}` of the live stream: {what}",
+        "type": "object",
+        "required": ["event", "id", "data"],
+        "properties": {
+            "event": {"type": "string", "enum": [event]},
+            "id": {
+                "type": "string",
+                "pattern": "^[0-9]+$",
+                "description": "The game's version (send it back as `Last-Event-ID`).",
+            },
+            "data": {
+                "type": "string",
+                "description": f"JSON text of a `{payload}` (parse it: `JSON.parse`).",
+                "contentMediaType": "application/json",
+                "contentSchema": {"$ref": _REF.format(model=payload)},
+            },
+        },
+    }
+
+
+def stream_components() -> dict[str, dict[str, Any]]:
+    """The component schemas of the stream's payloads, for the API document
+    (`app.document`): `StreamChange` (with `GameEvent`, the events it lists) and the two
+    events as their SSE fields, `StreamStateEvent` and `StreamChangeEvent`. A generated
+    client types an event's parsed `data` with them (docs/api.md)."""
+    _, defs = models_json_schema([(StreamChange, "serialization")], ref_template=_REF)
+    schemas: dict[str, dict[str, Any]] = defs["$defs"]
+    schemas["StreamStateEvent"] = _frame(
+        "state", "GameState", "the game's public state, as GET /games/{game_id} answers it."
+    )
+    schemas["StreamChangeEvent"] = _frame(
+        "change", "StreamChange", "the new version, the events since, the new state."
+    )
+    return schemas
+
+
 _EVENT_STREAM = {
     "description": "The stream (`text/event-stream`): an `event: state` with the game's "
-    "public state, then an `event: change` per change; `id:` is the game's version. "
-    "See docs/api.md.",
-    # One event, as the stream sends each (the item of the stream: an SSE event's fields;
-    # `data` is JSON text, see docs/api.md). Heartbeats are comments, not events.
+    "public state (`StreamStateEvent`), then an `event: change` per change "
+    "(`StreamChangeEvent`, its data a `StreamChange`); `id:` is the game's version. "
+    "Heartbeats are comments, not events. With openapi-fetch, ask "
+    '`parseAs: "stream"` (see docs/api.md, "The live stream of a game").',
+    # One event, as the stream sends each: its SSE fields; `data` is JSON text whose
+    # schema is `contentSchema` (OpenAPI 3.1 has no schema for a stream's items).
     "content": {
         "text/event-stream": {
             "schema": {
-                "type": "object",
-                "required": ["event", "id", "data"],
-                "properties": {
-                    "event": {"type": "string", "enum": ["state", "change"]},
-                    "id": {"type": "string", "pattern": "^[0-9]+$"},
-                    "data": {"type": "string", "contentMediaType": "application/json"},
+                "oneOf": [
+                    {"$ref": _REF.format(model="StreamStateEvent")},
+                    {"$ref": _REF.format(model="StreamChangeEvent")},
+                ],
+                "discriminator": {
+                    "propertyName": "event",
+                    "mapping": {
+                        "state": _REF.format(model="StreamStateEvent"),
+                        "change": _REF.format(model="StreamChangeEvent"),
+                    },
                 },
             }
         }

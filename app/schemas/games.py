@@ -455,7 +455,45 @@ class StreamToken(BaseModel):
 
     token: str = Field(description="Pass as `?token=` to GET /games/{game_id}/events.")
     expires_at: Timestamp = Field(description="Streams can be opened with it until then.")
-    url: str = Field(description="The stream's URL with the token, ready for EventSource.")
+    url: str = Field(
+        description="The stream's URL with the token, relative (its path and query, "
+        "`/api/v1/games/{game_id}/events?token=...`) to the server that gave it: ready "
+        "for an EventSource of a page on the same origin, else resolve it against the "
+        "API's base URL."
+    )
+
+
+# --- the live stream's payloads (GET /games/{game_id}/events, docs/api.md) ---------
+
+# Any event a change's answer carries (a move's, an undo's, a finish's), as the stream
+# sends the events of the changes since the client's last event one after another.
+GameEvent = TypeAliasType(
+    "GameEvent",
+    Annotated[
+        MoveEvent
+        | TurnUpEvent
+        | ReserveFillEvent
+        | AutoFinishEvent
+        | UndoEvent
+        | TurnDownEvent
+        | MoveBackEvent,
+        Field(discriminator="type"),
+    ],
+)
+
+
+class StreamChange(BaseModel):
+    """The data of the live stream's `event: change` (JSON): the game's new version, the
+    events of every change since the client's last event, in order (`[]` where the
+    server cannot vouch for them all: see docs/api.md), and the new public state in
+    full, as GET /games/{game_id} answers it."""
+
+    version: int = Field(ge=0, description="The game's new version (the event's `id:`).")
+    events: list[GameEvent] = Field(
+        description="What the changes did, in order, to animate them; `[]` when none "
+        "can be told (the state is always right)."
+    )
+    state: GameState
 
 
 AnalysisState = TypeAliasType("AnalysisState", Literal["pending", "running", "done"])

@@ -11,6 +11,7 @@
 
 /** @typedef {import("./api.js").GameState} GameState */
 /** @typedef {import("./model.js").GameEvent} GameEvent */
+/** @typedef {import("./schema").components["schemas"]["StreamChange"]} StreamChange */
 
 /** Milliseconds before opening again after a failure, the last one repeated. */
 const RETRY_MS = [500, 1000, 2000, 5000, 15000, 30000];
@@ -81,11 +82,13 @@ export class Follow {
       document.body.dataset.live = "1";
     });
     source.addEventListener("state", (event) => {
+      /** @type {GameState} */
       const state = JSON.parse(event.data);
       this.version = state.version;
       this.onState(state, null);
     });
     source.addEventListener("change", (event) => {
+      /** @type {StreamChange} */
       const change = JSON.parse(event.data);
       this.version = change.version;
       this.onState(change.state, change.events.length ? change.events : null);

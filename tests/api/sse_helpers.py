@@ -110,6 +110,7 @@ class Event:
     event: str
     id: str | None
     data: Any
+    text: str = ""  # the data as sent (JSON text)
 
 
 class EventReader:
@@ -136,10 +137,12 @@ class EventReader:
         async for line in self.lines:
             if line == "":
                 if "data" in fields or "event" in fields:
+                    text = "\n".join(fields.get("data", []))
                     return Event(
                         event=fields.get("event", ["message"])[-1],
                         id=fields.get("id", [None])[-1],
-                        data=json.loads("\n".join(fields.get("data", []))),
+                        data=json.loads(text),
+                        text=text,
                     )
                 continue
             if line.startswith(":"):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
 from collections.abc import AsyncIterator
@@ -13,6 +14,7 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI
+from jsonschema import Draft202012Validator, ValidationError
 from sqlalchemy import event, update
 from sqlalchemy.exc import OperationalError
 
@@ -24,7 +26,7 @@ from app.services.games.changes import Change, RecentChanges
 from app.services.games.listen import decode, encode
 from tests.api.conftest import API, NewGame, NewPlayer, assert_error, running
 from tests.api.helpers import near_won_rank_and_file, put_state
-from tests.api.sse_helpers import EventReader, StreamingASGITransport
+from tests.api.sse_helpers import Event, EventReader, StreamingASGITransport
 
 
 @pytest.fixture
@@ -156,6 +158,91 @@ async def test_a_reconnect_from_an_older_version_gets_the_changes_since_or_a_fre
     assert first.data == await _get(client, auth, game["id"])
 
 
+async def test_a_resume_across_an_undo_is_a_change_while_every_change_since_is_kept(
+    client: httpx.AsyncClient,
+    streamer: httpx.AsyncClient,
+    auth: dict[str, str],
+    new_game: NewGame,
+) -> None:
+    game = await new_game()
+    drawn = [await _draw(client, auth, game["id"]) for _ in range(2)]
+    undone = await client.post(f"{API}/games/{game['id']}/undo", headers=auth)
+    assert undone.status_code == 200, undone.text
+    now = await _get(client, auth, game["id"])
+
+    async def resume(since: int) -> Any:
+        headers = {**auth, "Last-Event-ID": str(since)}
+        async with streamer.stream("GET", _events(game["id"]), headers=headers) as response:
+            first = await EventReader(response).next()
+        assert first is not None and first.event == "change", first
+        assert first.id == str(now["version"]) and first.data["state"] == now
+        return first.data["events"]
+
+    # From before the draws: the undo turns down a card the second draw named, which
+    # the events of the span would show; the change comes with no events (the state).
+    assert await resume(game["version"]) == []
+    # From the second draw: the undo's own events.
+    assert await resume(drawn[-1]["version"]) == undone.json()["events"]
+
+
+def _assert_as_documented(app: FastAPI, sent: Event) -> None:
+    """An event as the document declares the stream's: its fields one of the
+    `text/event-stream` answer's schemas, its data (JSON text) that schema's
+    `contentSchema`. The schemas' references resolve in the document's components."""
+    document = app.openapi()
+    answer = document["paths"][_events("{game_id}")]["get"]["responses"]["200"]
+    framed = answer["content"]["text/event-stream"]["schema"]
+    within = {"components": document["components"]}
+    frame = {"event": sent.event, "id": sent.id, "data": sent.text}
+    Draft202012Validator({**framed, **within}).validate(frame)
+    name = framed["discriminator"]["mapping"][sent.event].rsplit("/", 1)[1]
+    payload = document["components"]["schemas"][name]["properties"]["data"]["contentSchema"]
+    Draft202012Validator({**payload, **within}).validate(json.loads(sent.text))
+
+
+async def test_the_events_sent_are_those_the_document_declares(
+    app: FastAPI,
+    client: httpx.AsyncClient,
+    streamer: httpx.AsyncClient,
+    auth: dict[str, str],
+    new_game: NewGame,
+) -> None:
+    game = await new_game(variant="canfield")  # a reserve, a stock: most kinds of event
+    sent: list[Event] = []
+    async with streamer.stream("GET", _events(game["id"]), headers=auth) as response:
+        reader = EventReader(response)
+        sent.append(await _next(reader))
+        for _ in range(3):
+            await _draw(client, auth, game["id"])
+            sent.append(await _next(reader))
+        undone = await client.post(f"{API}/games/{game['id']}/undo", headers=auth)
+        assert undone.status_code == 200, undone.text
+        sent.append(await _next(reader))
+        patched = await client.patch(
+            f"{API}/games/{game['id']}", json={"settings": {"auto_play": False}}, headers=auth
+        )
+        assert patched.status_code == 200, patched.text
+        sent.append(await _next(reader))
+    resume = {**auth, "Last-Event-ID": str(game["version"])}  # across the undo: no events
+    async with streamer.stream("GET", _events(game["id"]), headers=resume) as response:
+        sent.append(await _next(EventReader(response)))
+    assert [event.event for event in sent] == ["state"] + ["change"] * 6
+    kinds = {step["type"] for each in sent[1:] for step in each.data["events"]}
+    assert {"move", "undo", "move_back"} <= kinds, kinds
+    for each in sent:
+        _assert_as_documented(app, each)
+    # A payload the schemas refuse is refused: the check checks.
+    wrong = replace(sent[1], text=json.dumps({**sent[1].data, "events": [{"type": "fly"}]}))
+    with pytest.raises(ValidationError):
+        _assert_as_documented(app, wrong)
+
+
+async def _next(reader: EventReader) -> Event:
+    event = await reader.next()
+    assert event is not None
+    return event
+
+
 def test_recent_changes_give_the_events_of_a_span_only_when_all_are_known() -> None:
     recent = RecentChanges(max_games=2, per_game=3, max_events=2)
     for version in range(1, 5):  # 0->1 ... 3->4; 0->1 falls out (three kept)
@@ -165,12 +252,14 @@ def test_recent_changes_give_the_events_of_a_span_only_when_all_are_known() -> N
     assert recent.events_between("g", 0, 4) is None  # 0->1 is gone
     recent.add(Change("g", 4, 6, events=None))  # a change made elsewhere: events unknown
     assert recent.events_between("g", 4, 6) is None
+    assert recent.holds("g", 4, 6) and not recent.holds("g", 0, 4)
     recent.add(Change("g", 6, 7, events=({"a": 1}, {"b": 2}, {"c": 3})))  # too many to keep
     assert recent.events_between("g", 6, 7) is None
     recent.add(Change("g", 7, 8, events=({"type": "move", "cards": ["QS"]},)))
     recent.add(Change("g", 8, 9, events=({"type": "undo"}, {"type": "turn_down"})))
     assert recent.events_between("g", 7, 8) == [{"type": "move", "cards": ["QS"]}]
     assert recent.events_between("g", 7, 9) is None  # QS may be face down again
+    assert recent.holds("g", 7, 9)  # yet both are kept: a `change`, without events
     assert recent.events_between("g", 8, 9) == [{"type": "undo"}, {"type": "turn_down"}]
     recent.add(Change("g", 9, 10, events=({"type": "move", "cards": ["5H"]},)))
     recent.add(Change("g", 10, 11, events=({"type": "move", "cards": None, "count": 9},)))
@@ -344,6 +433,20 @@ async def test_errors_before_the_stream_are_the_json_envelope(
     assert_error(await streamer.get(_events(unknown), headers=other), 404, "game_not_found")
 
 
+def _assert_documented_429(app: FastAPI, answer: httpx.Response) -> None:
+    """The stream's 429 as its operation's document says: its code listed, and the
+    headers declared for it sent (`Retry-After`, a whole number of seconds)."""
+    documented = app.openapi()["paths"][_events("{game_id}")]["get"]["responses"]["429"]
+    narrowed = documented["content"]["application/json"]["schema"]["allOf"][1]
+    assert (
+        answer.json()["error"]["code"]
+        in narrowed["properties"]["error"]["properties"]["code"]["enum"]
+    )
+    for header in documented.get("headers", {}):
+        assert header in answer.headers, (header, answer.headers)
+    assert 1 <= int(answer.headers["Retry-After"]) <= 60
+
+
 async def test_streams_per_player_and_per_instance_are_bounded(
     app: FastAPI,
     streamer: httpx.AsyncClient,
@@ -359,6 +462,7 @@ async def test_streams_per_player_and_per_instance_are_bounded(
         assert one.status_code == two.status_code == 200
         third = await streamer.get(_events(game["id"]), headers=auth)
         assert_error(third, 429, "too_many_streams")
+        _assert_documented_429(app, third)
         # Another player's stream is not counted against this one's.
         other = await new_player("bob")
         theirs = await new_game(headers=other)
@@ -366,8 +470,8 @@ async def test_streams_per_player_and_per_instance_are_bounded(
         async with streamer.stream("GET", _events(theirs["id"]), headers=other) as own:
             assert own.status_code == 200
             full = await streamer.get(_events(theirs["id"]), headers=other)
-            error = assert_error(full, 429, "streams_full")
-            assert error and full.headers["Retry-After"]
+            assert_error(full, 429, "streams_full")
+            _assert_documented_429(app, full)
     # Closed streams give their places back.
     async with streamer.stream("GET", _events(game["id"]), headers=auth) as again:
         assert again.status_code == 200

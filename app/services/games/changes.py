@@ -88,22 +88,37 @@ class RecentChanges:
         while len(self._games) > self.max_games:
             self._games.popitem(last=False)
 
-    def events_between(self, game_id: str, before: int, after: int) -> list[dict[str, Any]] | None:
-        """The events of every change of the game from version `before` to `after`, in
-        order; None unless each of them is known here, with its events, and none but the
-        first turns cards face down (an undo, a redeal: it may hide a card an earlier
-        change of the span named; a client that missed both gets the state, which does
-        not show it)."""
-        events: list[dict[str, Any]] = []
+    def span(self, game_id: str, before: int, after: int) -> list[Change] | None:
+        """Every change of the game from version `before` to `after`, in order; None
+        unless each of them is kept here."""
+        changes: list[Change] = []
         version = before
         for change in self._games.get(game_id, ()):
             if change.before != version or change.version > after:
-                continue  # before the span (or a gap, which the next check reveals)
-            if change.events is None or (version != before and _hides_cards(change)):
+                continue  # before the span (or a gap, which the last check reveals)
+            changes.append(change)
+            version = change.version
+        return changes if version == after else None
+
+    def holds(self, game_id: str, before: int, after: int) -> bool:
+        """Is every change of the game from version `before` to `after` kept here?"""
+        return self.span(game_id, before, after) is not None
+
+    def events_between(self, game_id: str, before: int, after: int) -> list[dict[str, Any]] | None:
+        """The events of every change of the game from version `before` to `after`, in
+        order; None unless each of them is kept here, with its events, and none but the
+        first turns cards face down (an undo, a redeal: it may hide a card an earlier
+        change of the span named; a client that missed both gets the state, which does
+        not show it)."""
+        changes = self.span(game_id, before, after)
+        if changes is None:
+            return None
+        events: list[dict[str, Any]] = []
+        for index, change in enumerate(changes):
+            if change.events is None or (index and _hides_cards(change)):
                 return None
             events.extend(change.events)
-            version = change.version
-        return events if version == after else None
+        return events
 
 
 def _hides_cards(change: Change) -> bool:
@@ -124,6 +139,9 @@ class Notifier(Protocol):
 
     def events_between(self, game_id: str, before: int, after: int) -> list[dict[str, Any]] | None:
         """The events from version `before` to `after` where all are known (`RecentChanges`)."""
+
+    def holds(self, game_id: str, before: int, after: int) -> bool:
+        """Is every change from version `before` to `after` known here (`RecentChanges`)?"""
 
 
 class LocalNotifier:
@@ -148,6 +166,9 @@ class LocalNotifier:
 
     def events_between(self, game_id: str, before: int, after: int) -> list[dict[str, Any]] | None:
         return self.recent.events_between(game_id, before, after)
+
+    def holds(self, game_id: str, before: int, after: int) -> bool:
+        return self.recent.holds(game_id, before, after)
 
     @contextmanager
     def subscribe(self, game_id: str) -> Iterator[Subscription]:

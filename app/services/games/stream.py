@@ -268,15 +268,12 @@ def _public(game: Game) -> dict[str, Any]:
 
 def _first_event(notifier: Notifier, game: Game, seen: int | None) -> StreamEvent | None:
     """Nothing for a client at the game's version (it waits for the next change); the
-    changes since for one at an earlier version whose changes are all known here, as one
-    `change` event; else the `state`."""
+    changes since for one at an earlier version whose changes are all kept here, as one
+    `change` event (with their events where they can all be told, `_change_event`);
+    else the `state`."""
     if seen == game.version:
         return None
-    if (
-        seen is not None
-        and seen < game.version
-        and notifier.events_between(game.id, seen, game.version) is not None
-    ):
+    if seen is not None and seen < game.version and notifier.holds(game.id, seen, game.version):
         return _change_event(notifier, game, seen)
     return StreamEvent("state", game.version, _public(game))
 
