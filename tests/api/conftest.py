@@ -23,6 +23,7 @@ from sqlalchemy.ext.asyncio import create_async_engine
 from app.config import Settings
 from app.db import is_sqlite, upgrade_to_head
 from app.main import create_app
+from tests.api import conformance
 
 TABLES = (
     "game_analyses",
@@ -39,6 +40,45 @@ TABLES = (
     "players",
 )
 API = "/api/v1"
+
+
+# --- every answer compared with the API document (tests/api/conformance.py) -----------
+
+_answers: list[tuple[dict[str, Any], conformance.Answer]] = []
+_handle = httpx.ASGITransport.handle_async_request
+
+
+async def _recording(self: httpx.ASGITransport, request: httpx.Request) -> httpx.Response:
+    """`ASGITransport`'s own, recording the answer against the app's document."""
+    response = await _handle(self, request)
+    openapi = getattr(self.app, "openapi", None)
+    if openapi is not None:
+        await response.aread()
+        response.request = request
+        document = openapi()
+        answer = conformance.answer_of(document, response)
+        if answer is not None:
+            _answers.append((document, answer))
+    return response
+
+
+@pytest.fixture(autouse=True)
+def answers_as_documented(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Fails the test if an answer it got is not declared in the document for its
+    operation (status, error code, headers): what a generated client cannot type."""
+    monkeypatch.setattr(httpx.ASGITransport, "handle_async_request", _recording)
+    _answers.clear()
+    yield
+    found = sorted(
+        {text for doc, answer in _answers for text in conformance.unexplained(doc, answer)}
+    )
+    _answers.clear()
+    log = os.environ.get("CONFORMANCE_LOG")
+    if log and found:
+        with open(log, "a", encoding="utf-8") as out:
+            out.writelines(f"{line}\n" for line in found)
+    if found:
+        pytest.fail("answers the API document does not declare:\n" + "\n".join(found))
 
 
 async def _reset_schema(url: str) -> None:
