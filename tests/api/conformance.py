@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 import httpx
@@ -63,7 +63,7 @@ class Answer:
 ALLOWED: dict[tuple[str, str, int, str], str] = {}
 
 
-@lru_cache(maxsize=None)
+@cache
 def _pattern(template: str) -> re.Pattern[str]:
     parts = re.split(r"(\{[^}/]+\})", template)
     regex = "".join("[^/]+" if p.startswith("{") else re.escape(p) for p in parts)
