@@ -15,6 +15,7 @@ import pytest
 from fastapi import FastAPI
 
 from app.config import Settings
+from tests.api import conformance
 from tests.api.conftest import assert_error, settings_for
 
 WRONG = {"Authorization": "Bearer not-a-token"}
@@ -59,3 +60,31 @@ async def test_every_operation_that_reads_a_token_answers_a_wrong_one_as_documen
         assert_error(answer, 429, "too_many_auth_failures")
         assert 1 <= int(answer.headers["Retry-After"]) <= 60
         assert answer.headers["X-Request-ID"]
+
+
+def test_the_check_finds_an_undeclared_status_code_and_header(app: FastAPI) -> None:
+    document = app.openapi()
+    me = "/api/v1/players/me"
+
+    def answer(status: int, code: str | None, *headers: str) -> conformance.Answer:
+        return conformance.Answer("get", me, status, code, frozenset(headers))
+
+    assert conformance.violations(document, answer(200, None, "x-request-id", "etag")) == [
+        "header:etag"
+    ]
+    assert conformance.violations(document, answer(401, "game_not_found")) == [
+        "code:game_not_found"
+    ]
+    assert conformance.violations(document, answer(302, None)) == ["status"]
+    # 4XX covers what any operation answers before it runs.
+    assert conformance.violations(document, answer(413, "payload_too_large")) == []
+    assert conformance.template_of(document, "/api/v1/players/me", "get") == me
+    assert conformance.template_of(document, "/api/v1/games/abc/moves", "post") == (
+        "/api/v1/games/{game_id}/moves"
+    )
+
+
+def test_each_allowance_names_an_operation_of_the_document(app: FastAPI) -> None:
+    paths = app.openapi()["paths"]
+    for method, template, _status, _what in conformance.ALLOWED:
+        assert method in paths.get(template, {}), (method, template)
