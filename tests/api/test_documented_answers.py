@@ -76,6 +76,10 @@ def test_the_check_finds_an_undeclared_status_code_and_header(app: FastAPI) -> N
         "code:game_not_found"
     ]
     assert conformance.violations(document, answer(302, None)) == ["status"]
+    no_body = conformance.Answer("get", me, 304, None, frozenset(), body=True)
+    assert conformance.violations(document, no_body) == ["status"]
+    variants = conformance.Answer("get", "/api/v1/variants", 304, None, frozenset(), body=True)
+    assert conformance.violations(document, variants) == ["body"]
     # 4XX covers what any operation answers before it runs.
     assert conformance.violations(document, answer(413, "payload_too_large")) == []
     assert conformance.template_of(document, "/api/v1/players/me", "get") == me
