@@ -194,11 +194,14 @@ def _takes_token(operation: dict[str, Any]) -> bool:
     return any(BEARER in scheme for scheme in operation.get("security", []))
 
 
-def _token_answers(responses: dict[str, Any]) -> None:
+def _token_answers(operation: dict[str, Any]) -> None:
     """What any operation that reads a token can answer for a wrong one: 401
     `unauthorized`, and 429 `too_many_auth_failures` (with `Retry-After`) past the
     address's limit (app.deps, app.services.ratelimit), beside its own 401 and 429
-    codes."""
+    codes. Before its security is shaped (`_takes_token`)."""
+    if not _takes_token(operation):
+        return
+    responses = operation.setdefault("responses", {})
     for kind, title in ((Unauthorized, "Unauthorized"), (TooManyAuthFailures, None)):
         response = responses.setdefault(str(kind.status), {"description": ""})
         codes = response.setdefault(ERROR_CODES, [])
@@ -285,9 +288,7 @@ def install_openapi(app: FastAPI) -> None:
                 # the document's default (a token or none) rather than saying it again,
                 # since client generators read any operation-level list as "required".
                 security = operation.get("security", [])
-                responses = operation.setdefault("responses", {})
-                if _takes_token(operation):
-                    _token_answers(responses)
+                _token_answers(operation)
                 if {} in security:
                     del operation["security"]
                 else:
