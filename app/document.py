@@ -21,8 +21,11 @@ from app.errors import (
     MethodNotAllowed,
     PayloadTooLarge,
     RequestTimeout,
+    TooManyAuthFailures,
+    Unauthorized,
     ValidationFailed,
 )
+from app.logs import MAX_REQUEST_ID, REQUEST_ID_HEADER
 from app.routers.common import ERROR_CODES, RETRY_AFTER
 from app.routers.streams import stream_components
 from app.schemas.requests import GAME_CREATE_SHAPES
@@ -256,6 +259,86 @@ def _stream_payloads(document: dict[str, Any]) -> None:
         schemas.setdefault(name, schema)
 
 
+# --- what a token, a request id and an Idempotency-Key add to every answer ------------
+
+
+def _takes_token(operation: dict[str, Any]) -> bool:
+    """Does the operation read a bearer token (required or optional)? As FastAPI wrote
+    its security, before `install_openapi` shapes it."""
+    return any(BEARER in scheme for scheme in operation.get("security", []))
+
+
+def _token_answers(operation: dict[str, Any]) -> None:
+    """What any operation that reads a token can answer for a wrong one: 401
+    `unauthorized`, and 429 `too_many_auth_failures` (with `Retry-After`) past the
+    address's limit (app.deps, app.services.ratelimit), beside its own 401 and 429
+    codes. Before its security is shaped (`_takes_token`)."""
+    if not _takes_token(operation):
+        return
+    responses = operation.setdefault("responses", {})
+    for kind, title in ((Unauthorized, "Unauthorized"), (TooManyAuthFailures, None)):
+        response = responses.setdefault(str(kind.status), {"description": ""})
+        codes = response.setdefault(ERROR_CODES, [])
+        if kind.code not in codes:
+            codes.append(kind.code)
+        if title is None:
+            title = "Too many requests (`Retry-After`)"
+            response["headers"] = {**response.get("headers", {}), **RETRY_AFTER}
+        listed = ", ".join(f"`{code}`" for code in codes)
+        response["description"] = f"{title}: {listed}."
+
+
+# The headers below, defined once in components.headers and named by the answers that
+# carry them.
+_HEADERS: dict[str, dict[str, Any]] = {
+    REQUEST_ID_HEADER: {
+        "description": "The request's id, on every answer: the `X-Request-ID` sent when "
+        f"it is 1 to {MAX_REQUEST_ID} characters of `A-Z a-z 0-9 - _ . :`, else one made up (32 hex "
+        "digits). The server's log lines of the request carry it.",
+        "schema": {"type": "string"},
+    },
+    "WWW-Authenticate": {
+        "description": "`Bearer`: the operation wants a valid bearer token.",
+        "schema": {"type": "string"},
+    },
+    "Idempotent-Replayed": {
+        "description": "`true` when the answer is the stored answer of an earlier "
+        "request with the same `Idempotency-Key` (nothing was done again); absent "
+        "otherwise.",
+        "schema": {"type": "string", "enum": ["true"]},
+    },
+}
+
+
+def _takes_idempotency_key(operation: dict[str, Any]) -> bool:
+    return any(
+        parameter.get("in") == "header" and parameter.get("name", "").lower() == "idempotency-key"
+        for parameter in operation.get("parameters", [])
+    )
+
+
+def _answer_headers(document: dict[str, Any]) -> None:
+    """`X-Request-ID` on every answer (app.logs), `WWW-Authenticate` on every 401
+    (app.errors.Unauthorized), `Idempotent-Replayed` on the successful answers of
+    operations that take an `Idempotency-Key` (a replay repeats a stored success)."""
+    components = document.setdefault("components", {}).setdefault("headers", {})
+    components.update(_HEADERS)
+
+    def ref(name: str) -> dict[str, str]:
+        return {"$ref": f"#/components/headers/{name}"}
+
+    for path in document.get("paths", {}).values():
+        for operation in path.values():
+            replays = _takes_idempotency_key(operation)
+            for status, answer in operation.get("responses", {}).items():
+                headers = answer.setdefault("headers", {})
+                headers[REQUEST_ID_HEADER] = ref(REQUEST_ID_HEADER)
+                if status == "401":
+                    headers["WWW-Authenticate"] = ref("WWW-Authenticate")
+                if replays and status.startswith("2"):
+                    headers["Idempotent-Replayed"] = ref("Idempotent-Replayed")
+
+
 def install_openapi(app: FastAPI) -> None:
     """Document the error envelope where FastAPI would show its own validation shape,
     the answers any operation can get (4XX before it runs, 500), and who may call it:
@@ -279,6 +362,7 @@ def install_openapi(app: FastAPI) -> None:
                 # the document's default (a token or none) rather than saying it again,
                 # since client generators read any operation-level list as "required".
                 security = operation.get("security", [])
+                _token_answers(operation)
                 if {} in security:
                     del operation["security"]
                 else:
@@ -290,6 +374,8 @@ def install_openapi(app: FastAPI) -> None:
         _game_create_union(document)
         _content_language(document)
         _stream_payloads(document)
+
+        _answer_headers(document)
         document["security"] = [{}, {BEARER: []}]
         schemas = document.get("components", {}).get("schemas", {})
         schemas.pop("HTTPValidationError", None)

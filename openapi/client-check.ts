@@ -100,4 +100,44 @@ export function cardsTurnedUp(event: StreamEvent): string[] {
 /** The version to resume from (`Last-Event-ID`, `?since=`) after this event. */
 export function resumeFrom(event: StreamEvent): number {
   return event.event === "state" ? event.state.version : event.change.version;
+
+
+// --- what the document says of every answer: bodies, codes and headers (issue 61) ---
+
+type DailyGame = paths["/api/v1/daily/{variant}/{date}/game"]["post"]["responses"];
+
+/** The daily game's answer has the state whether it was created now (201) or before (200),
+ * and both carry its ETag. */
+export function dailyGame(
+  answer: DailyGame["200"]["content"]["application/json"] | DailyGame["201"]["content"]["application/json"],
+  headers: DailyGame["200"]["headers"] & DailyGame["201"]["headers"],
+): [GameState, string | undefined] {
+  return [answer, headers.ETag];
+}
+
+type Me = paths["/api/v1/players/me"]["get"]["responses"];
+type MeRefusal =
+  | Me["401"]["content"]["application/json"]["error"]["code"]
+  | Me["429"]["content"]["application/json"]["error"]["code"];
+
+/** An exhaustive switch over what a wrong token gets: 401, or 429 past the address's limit. */
+export function afterWrongToken(code: MeRefusal, retryAfter: Me["429"]["headers"]["Retry-After"]): string {
+  switch (code) {
+    case "unauthorized":
+      return "sign in again";
+    case "too_many_auth_failures":
+      return `wait ${retryAfter ?? 60} s`;
+    default: {
+      const never: never = code;
+      return never;
+    }
+  }
+}
+
+/** Every answer names its request id; a replayed move says so. */
+export function requestId(
+  headers: Me["200"]["headers"],
+  replayed: paths["/api/v1/games/{game_id}/moves"]["post"]["responses"]["200"]["headers"],
+): [string | undefined, "true" | undefined] {
+  return [headers["X-Request-ID"], replayed["Idempotent-Replayed"]];
 }

@@ -25,6 +25,9 @@ PageCursor = Annotated[
 ERROR_CODES = "x-error-codes"
 
 ETAG: dict[str, Any] = {"ETag": {"description": '`"<id>.<version>"`', "schema": {"type": "string"}}}
+LOCATION: dict[str, Any] = {
+    "Location": {"description": "The game's URL", "schema": {"type": "string"}}
+}
 
 
 def not_modified(headers: dict[str, Any]) -> dict[str, Any]:

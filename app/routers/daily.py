@@ -24,7 +24,15 @@ from app.errors import (
     Unauthorized,
     VariantNotFound,
 )
-from app.routers.common import PageCursor, answer_headers, errors, etag_matches, not_modified
+from app.routers.common import (
+    ETAG,
+    LOCATION,
+    PageCursor,
+    answer_headers,
+    errors,
+    etag_matches,
+    not_modified,
+)
 from app.schemas import DailyOut, DailyResults, Difficulty, GameState
 from app.services import daily
 from app.services.daily import DailyDeals
@@ -138,13 +146,12 @@ async def get_daily(
     name="play_daily",
     response_model=GameState,
     responses={
-        200: {"description": "The caller's game of that day, created earlier."},
-        201: {
-            "description": "Created now.",
-            "headers": {
-                "Location": {"description": "The game's URL", "schema": {"type": "string"}}
-            },
+        200: {
+            "model": GameState,
+            "description": "The caller's game of that day, created earlier.",
+            "headers": {**ETAG, **LOCATION},
         },
+        201: {"description": "Created now.", "headers": {**ETAG, **LOCATION}},
         **errors(Unauthorized, TooManyGames),
         **_DAILY_ERRORS,
         **_NOT_READY,

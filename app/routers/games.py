@@ -34,7 +34,15 @@ from app.errors import (
     VersionConflict,
     from_engine,
 )
-from app.routers.common import ETAG, PageCursor, answer_headers, errors, etag_matches, not_modified
+from app.routers.common import (
+    ETAG,
+    LOCATION,
+    PageCursor,
+    answer_headers,
+    errors,
+    etag_matches,
+    not_modified,
+)
 from app.schemas import (
     MOVE_REQUEST_EXAMPLES,
     ClickRequest,
@@ -90,7 +98,6 @@ _MOVE_ERRORS = (
     AutoPlayOff,
     IdempotencyKeyReused,
 )
-_LOCATION = {"Location": {"description": "The game's URL", "schema": {"type": "string"}}}
 
 
 def _idempotency(request: Request, key: str | None, payload: Any) -> Idempotency | None:
@@ -124,7 +131,7 @@ def command(body: MoveRequestMove | DrawRequest | RedealRequest | ClickRequest) 
     status_code=201,
     response_model=GameState,
     responses={
-        201: {"headers": {**_LOCATION, **ETAG}},
+        201: {"headers": {**LOCATION, **ETAG}},
         **errors(
             Unauthorized,
             UnknownVariantError,

@@ -23,6 +23,8 @@ from sqlalchemy.ext.asyncio import create_async_engine
 from app.config import Settings
 from app.db import is_sqlite, upgrade_to_head
 from app.main import create_app
+from tests.api import conformance
+from tests.api.sse_helpers import StreamingASGITransport
 
 TABLES = (
     "game_analyses",
@@ -39,6 +41,81 @@ TABLES = (
     "players",
 )
 API = "/api/v1"
+
+
+# --- every answer compared with the API document (tests/api/conformance.py) -----------
+
+_answers: list[tuple[dict[str, Any], conformance.Answer]] = []
+
+
+class _Replay(httpx.AsyncByteStream):
+    """A body already read from the app, handed on as it came (still encoded)."""
+
+    def __init__(self, body: bytes) -> None:
+        self.body = body
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        yield self.body
+
+
+async def _recorded(
+    app: Any, request: httpx.Request, response: httpx.Response, *, whole: bool
+) -> httpx.Response:
+    """Records `response` against the app's document, and returns it as the client
+    would have had it. `whole`: its body is all there (ASGITransport), else a stream's
+    body is read only when the answer is an error (a live stream's is endless)."""
+    openapi = getattr(app, "openapi", None)
+    if openapi is None:
+        return response
+    if whole or response.status_code >= 400:
+        body = b"".join([chunk async for chunk in response.aiter_raw()])
+        await response.aclose()
+        response = httpx.Response(
+            response.status_code,
+            headers=response.headers,
+            stream=_Replay(body),
+            extensions=response.extensions,
+        )
+        seen = httpx.Response(
+            response.status_code, headers=response.headers, stream=_Replay(body), request=request
+        )
+        await seen.aread()
+    else:
+        seen = httpx.Response(response.status_code, headers=response.headers, request=request)
+    document = openapi()
+    answer = conformance.answer_of(document, seen)
+    if answer is not None:
+        _answers.append((document, answer))
+    return response
+
+
+def _recording(transport: type[httpx.AsyncBaseTransport], *, whole: bool) -> Any:
+    handle = transport.handle_async_request
+
+    async def handle_async_request(self: Any, request: httpx.Request) -> httpx.Response:
+        return await _recorded(self.app, request, await handle(self, request), whole=whole)
+
+    return handle_async_request
+
+
+@pytest.fixture(autouse=True)
+def answers_as_documented(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Fails the test if an answer it got is not declared in the document for its
+    operation (status, error code, headers): what a generated client cannot type."""
+    for transport, whole in ((httpx.ASGITransport, True), (StreamingASGITransport, False)):
+        monkeypatch.setattr(transport, "handle_async_request", _recording(transport, whole=whole))
+    _answers.clear()
+    yield
+    found = sorted(
+        {text for doc, answer in _answers for text in conformance.unexplained(doc, answer)}
+    )
+    _answers.clear()
+    log = os.environ.get("CONFORMANCE_LOG")
+    if log and found:
+        with open(log, "a", encoding="utf-8") as out:
+            out.writelines(f"{line}\n" for line in found)
+    if found:
+        pytest.fail("answers the API document does not declare:\n" + "\n".join(found))
 
 
 async def _reset_schema(url: str) -> None:

@@ -144,6 +144,9 @@ async def test_two_players_get_the_same_layout_and_one_game_each(
     assert again.status_code == 200
     assert again.json()["id"] == state["id"]
     assert again.headers["Location"] == first.headers["Location"]
+    # The whole state and its ETag, as when it was created (declared for the 200 too).
+    assert again.headers["ETag"] == first.headers["ETag"]
+    assert layout(again.json()) == layout(state)
     # It is an ordinary game of the player's: listed, readable, playable.
     listed = (await client.get(f"{API}/games", headers=ada)).json()["items"]
     assert [g["id"] for g in listed] == [state["id"]]

@@ -313,3 +313,43 @@ async def test_metrics_are_answered_with_the_database_away(tmp_path: Path) -> No
         "solitaire_solver_workers " in response.text or "solitaire_solver_workers{" in response.text
     )
     assert "solitaire_jobs_queued" not in response.text
+
+
+# Labels whose values the guide's table names, each in backquotes in the metric's row.
+NAMED_LABELS = ("kind", "priority", "lane", "result")
+
+
+def _guide_rows() -> dict[str, str]:
+    """The rows of the table in docs/api.md, "Metrics": metric name -> its row."""
+    guide = (Path(__file__).parents[2] / "docs" / "api.md").read_text(encoding="utf-8")
+    section = guide.split("\n## Metrics\n", 1)[1].split("\n## ", 1)[0]
+    rows: dict[str, str] = {}
+    for line in section.splitlines():
+        if line.startswith("| `solitaire_"):
+            rows[line.split("`")[1]] = line
+    return rows
+
+
+async def test_the_guide_names_every_metric_and_every_label_value(
+    client: httpx.AsyncClient,
+) -> None:
+    """Every metric /metrics answers has a row in the guide's table, and its row names
+    each value its `kind`, `priority`, `lane` and `result` labels take."""
+    response = await client.get("/metrics")
+    rows = _guide_rows()
+    missing = []
+    for family in text_string_to_metric_families(response.text):
+        if not family.name.startswith("solitaire_") or family.name.endswith("_created"):
+            continue
+        name = family.name + ("_total" if family.type == "counter" else "")
+        row = rows.get(name)
+        if row is None:
+            missing.append(name)
+            continue
+        missing.extend(
+            f'{name}{{{label}="{sample.labels[label]}"}}'
+            for sample in family.samples
+            for label in NAMED_LABELS
+            if label in sample.labels and f"`{sample.labels[label]}`" not in row
+        )
+    assert not missing, "not in the guide's table: " + ", ".join(sorted(set(missing)))
