@@ -100,7 +100,7 @@ export function cardsTurnedUp(event: StreamEvent): string[] {
 /** The version to resume from (`Last-Event-ID`, `?since=`) after this event. */
 export function resumeFrom(event: StreamEvent): number {
   return event.event === "state" ? event.state.version : event.change.version;
-
+}
 
 // --- what the document says of every answer: bodies, codes and headers (issue 61) ---
 
