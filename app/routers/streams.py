@@ -93,6 +93,17 @@ _EVENT_STREAM = {
     "(`StreamChangeEvent`, its data a `StreamChange`); `id:` is the game's version. "
     "Heartbeats are comments, not events. With openapi-fetch, ask "
     '`parseAs: "stream"` (see docs/api.md, "The live stream of a game").',
+    "headers": {
+        "Cache-Control": {
+            "description": "`no-store`: a stream is never cached.",
+            "schema": {"type": "string", "enum": ["no-store"]},
+        },
+        "X-Accel-Buffering": {
+            "description": "`no`: tells a proxy in front (nginx) to pass each event on "
+            "at once instead of buffering the answer.",
+            "schema": {"type": "string", "enum": ["no"]},
+        },
+    },
     # One event, as the stream sends each: its SSE fields; `data` is JSON text whose
     # schema is `contentSchema` (OpenAPI 3.1 has no schema for a stream's items).
     "content": {
