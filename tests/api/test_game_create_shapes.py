@@ -43,6 +43,7 @@ REFUSED: list[tuple[dict[str, Any], str, str]] = [
     ({"record": RECORD, "deal": 1}, "record", "record_not_alone"),
     ({"record": RECORD, "solvable": True}, "record", "record_not_alone"),
     ({"record": RECORD, "rules": {"foundation_return": True}}, "record", "record_not_alone"),
+    ({"record": RECORD, "difficulty": "hard"}, "record", "record_not_alone"),
     ({"variant": "rank-and-file", "deal": 5, "solvable": True}, "solvable", "deal_and_solvable"),
     (
         {"variant": "rank-and-file", "difficulty": "hard"},

@@ -86,7 +86,8 @@ async def create_game(
     `bounds`: the player's (services.limits), checked in the unit of work that inserts the
     game (429 past one, and nothing is written)."""
     if record is not None:
-        if variant_name is not None or deal_number is not None or solvable or rules:
+        given = (variant_name, deal_number, difficulty)
+        if any(value is not None for value in given) or solvable or rules:
             raise ValidationFailed(
                 N_("a record names its variant, deal and rules: give only settings beside it"),
                 field="record",
