@@ -120,7 +120,7 @@ class EventReader:
         self.lines = response.aiter_lines()
         self._reading: asyncio.Task[Event | None] | None = None
 
-    async def next(self, timeout: float = 2.0) -> Event | None:
+    async def next(self, timeout: float = 10.0) -> Event | None:
         """The next event; None when the stream ended. TimeoutError when none came in
         time: the read goes on (cancelling it would close the stream's lines), and the
         next call takes its event."""
