@@ -30,35 +30,14 @@ from pathlib import Path
 
 import httpx
 from asgi_lifespan import LifespanManager
-from sqlalchemy import text
-from sqlalchemy.ext.asyncio import create_async_engine
 
 from app.config import Settings
 from app.db import is_sqlite
 from app.main import create_app
 from app.services.limits import PlayerCreations
+from tests.api.conftest import empty_tables
 
 API = "/api/v1"
-TABLES = (
-    "game_analyses",
-    "jobs",
-    "auth_failures",
-    "player_creations",
-    "idempotency_keys",
-    "moves",
-    "games",
-    "players",
-)
-
-
-async def empty(url: str) -> None:
-    engine = create_async_engine(url)
-    try:
-        async with engine.begin() as conn:
-            for table in TABLES:
-                await conn.execute(text(f"DELETE FROM {table}"))
-    finally:
-        await engine.dispose()
 
 
 async def register(client: httpx.AsyncClient) -> httpx.Response:
@@ -86,14 +65,14 @@ async def run(args: argparse.Namespace, data: Path) -> None:
     app = create_app(settings)
     async with LifespanManager(app, startup_timeout=120):
         if not is_sqlite(url):
-            await empty(url)
+            await empty_tables(url)
         transport = httpx.ASGITransport(app=app, client=("203.0.113.7", 4321))
         async with httpx.AsyncClient(transport=transport, base_url="http://bench") as client:
             answers = [
                 await register(client) for _ in range(settings.players_per_address_per_hour + 5)
             ]
             print(f"1. players from one address: {codes(answers)}")
-            await empty(url)
+            await empty_tables(url)
             # This instance remembers the address it refused: forgotten with the counts.
             app.state.player_creations = PlayerCreations(settings.players_per_address_per_hour)
 
@@ -110,7 +89,7 @@ async def run(args: argparse.Namespace, data: Path) -> None:
             print(
                 f"2. {args.burst} POST /games at once by one player: {codes(burst)} in {took:.2f} s"
             )
-            await empty(url)
+            await empty_tables(url)
 
             token = (await register(client)).json()["token"]
             auth = {"Authorization": f"Bearer {token}"}
@@ -129,7 +108,7 @@ async def run(args: argparse.Namespace, data: Path) -> None:
                 *(client.post(f"{API}/games/{gid}/analysis", headers=auth) for gid in games)
             )
             print(f"3. {args.analyses} analyses asked at once by one player: {codes(asked)}")
-            await empty(url)
+            await empty_tables(url)
 
             bounds = app.state.player_bounds
             timings: dict[str, list[float]] = {"checked": [], "off": []}
@@ -148,7 +127,7 @@ async def run(args: argparse.Namespace, data: Path) -> None:
                         )
                         timings[label].append(time.perf_counter() - started)
                         assert answer.status_code == 201, answer.text
-                await empty(url)  # every player within the address's bound
+                await empty_tables(url)  # every player within the address's bound
             app.state.player_bounds = bounds
             for label, values in timings.items():
                 values.sort()
