@@ -4,7 +4,8 @@
 # openapi-typescript that a small client (openapi/client-check.ts) type-checks against
 # with tsc --strict, as do the web client's typed modules (app/web/api.js, model.js,
 # live.js, coach.js, with tsc --checkJs); then a game played against a server by
-# openapi/client-play.ts, through openapi-fetch with those types, every defaulted
+# openapi/client-play.ts, through openapi-fetch with those types: every operation called,
+# each with an exhaustive switch over its codes, and every defaulted
 # request field left out. The
 # tools are pinned in openapi/package.json (npm ci installs them; Node.js and npm come
 # from the machine, or Debian's packages when missing).

@@ -83,3 +83,23 @@ def test_every_operation_the_client_calls_is_in_the_api_document() -> None:
     for method, path in calls:
         normal = prefix.group(1) + re.sub(r"\$\{[^}]+\}", "{}", path.split("?")[0])
         assert (method, normal) in documented, (method, path)
+
+
+def test_the_generated_client_check_uses_every_operation_of_the_document() -> None:
+    """openapi/client-play.ts (compiled and run by scripts/check_openapi.sh) calls every
+    operation with an exhaustive switch over its codes: a new operation needs both."""
+    document = json.loads((ROOT / "openapi" / "openapi.json").read_text())
+    source = (ROOT / "openapi" / "client-play.ts").read_text()
+    called = set(re.findall(r'api\.(GET|POST|PATCH)\(\s*"([^"]+)"', source))
+    switched = set(re.findall(r'Op<"([^"]+)", "(get|post|patch)">', source))
+    operations = {
+        (method.upper(), path)
+        for path, operations in document["paths"].items()
+        for method in operations
+        if method in {"get", "post", "patch", "put", "delete"}
+    }
+    assert operations - called == set(), "operations the client never calls"
+    refused = {(method.upper(), path) for path, method in switched}
+    assert operations - refused - {("GET", "/api/v1/health")} == set(), (
+        "operations whose refusals no switch handles"
+    )

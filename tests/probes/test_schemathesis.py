@@ -405,10 +405,11 @@ def test_schemathesis_finds_nothing_unknown(
     assert played, "no move was accepted on a real game"
 
     unknown: dict[tuple[str, str, int | None, str | None], Found] = {}
-    matched: set[int] = set()
+    matched: dict[int, int] = {}
     for failure in found:
         hits = [i for i, k in enumerate(KNOWN_FAILURES) if k.matches(failure, database)]
-        matched.update(hits)
+        for i in hits:
+            matched[i] = matched.get(i, 0) + 1
         if not hits:
             unknown.setdefault(failure.key(), failure)
     # Not proof of a fix (another seed may find it), but a hint to look again.
@@ -425,6 +426,9 @@ def test_schemathesis_finds_nothing_unknown(
         f"{len(played)} moves accepted, {len(found)} failed checks "
         f"({len(found) - sum(1 for f in found if f.key() in unknown)} known)"
     )
+    for i, count in sorted(matched.items()):
+        known = KNOWN_FAILURES[i]
+        print(f"  {count:4d} x {known.check} on {known.operation} ({known.code or known.status})")
     assert not unknown, (
         "schemathesis found failures not in KNOWN_FAILURES:\n"
         + "\n".join(
