@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import random
 import signal
 import socket
@@ -52,6 +51,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import textwrap
 import threading
 import time
 from collections import Counter
@@ -67,6 +67,7 @@ SOLVER_HEADING = "## Solver"
 HINT_HEADING = "### Move latency while hints run"
 HEALTH_HEADING = "### Move latency against a trivial request"
 TIME_LIMIT_S = 300
+WIDTH = 90  # docs/benchmarks.md's lines, at most
 HINT_WARMUP_S = 60  # the process pool spawns its worker on the first hint
 
 
@@ -275,6 +276,110 @@ def write_subsection(parent: str, heading: str, text: str) -> None:
     DOC.write_text(before + text + ("\n" + rest if rest else ""))
 
 
+def commit_of(root: Path) -> str:
+    """The short commit checked out at `root` ("" outside a git checkout)."""
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return out.stdout.strip() if out.returncode == 0 else ""
+
+
+def measured(loads: list[tuple[float, ...]], root: Path | None = ROOT) -> str:
+    """A figure's date, commit (of `root`, when given) and the 1-minute load averages seen
+    around it, for the line under its table (the machine is said once, atop the page)."""
+    commit = commit_of(root) if root is not None else ""
+    text = time.strftime("%Y-%m-%d") + (f", at {commit}" if commit else "")
+    ones = [load[0] for load in loads]
+    if ones:
+        low, high = f"{min(ones):.1f}", f"{max(ones):.1f}"
+        text += f", load average {low}" + (f"-{high}" if high != low else "")
+    return text
+
+
+def command_line(command: str, when: str) -> str:
+    """The line under a table: its command and when (`measured`), wrapped as the page is."""
+    return textwrap.fill(f"`{command}`, {when}.", WIDTH, break_on_hyphens=False) + "\n"
+
+
+def plain_section(rows: list[dict[str, Any]], command: str, per_game: int, when: str) -> str:
+    """The "## HTTP service" section: move latency, one row per database."""
+    table = "".join(
+        f"| {r['database']} | {r['moves']} | {r['median_ms']:.2f} ms | {r['p99_ms']:.2f} ms "
+        f"| {r['max_ms']:.2f} ms |\n"
+        for r in rows
+    )
+    return (
+        f"{HEADING}\n\n"
+        "`bench/api.py` times `POST /api/v1/games/{id}/moves` sent one after another by a client on\n"
+        "loopback to one real uvicorn worker, each a legal move of the current state (70%\n"
+        f"tableau/foundation moves; a new game when one ends or after {per_game} moves; 50 "
+        "warm-up moves\nfirst).\n\n"
+        "| database | moves | median | p99 | max |\n"
+        "| --- | --- | --- | --- | --- |\n"
+        f"{table}\n" + command_line(command, when)
+    )
+
+
+def health_section(rows: list[dict[str, Any]], command: str, moves: int, when: str) -> str:
+    """The "### Move latency against a trivial request" subsection."""
+    table = "".join(
+        f"| {r['round']} | {r['label']} | {r['hint_load']} | "
+        f"{r['health_median_ms']:.2f} ms, {r['median_ms']:.2f} ms, "
+        f"**x{r['median_ms'] / r['health_median_ms']:.2f}** | "
+        f"{r['health_p99_ms']:.2f} ms, {r['p99_ms']:.2f} ms, "
+        f"x{r['p99_ms'] / r['health_p99_ms']:.2f} | "
+        + (f"{r['hints_answered']} in {r['window_s']:.0f} s |\n" if r["hint_load"] else "- |\n")
+        for r in rows
+    )
+    return (
+        f"{HEALTH_HEADING}\n\n"
+        "`bench/api.py --against-health`: the move loop above with a `GET /health` (a session and\n"
+        f"`SELECT 1`) before each move; a fresh server a row, {moves} moves; hint clients keep "
+        "the\nsolver pool saturated meanwhile (`--hint-load`). Ratio: move / health.\n\n"
+        "| round | server | hint clients | median: health, move, ratio "
+        "| p99: health, move, ratio | hints answered |\n"
+        "| --- | --- | --- | --- | --- | --- |\n"
+        f"{table}\n" + command_line(command, when)
+    )
+
+
+def hint_section(
+    rows: list[dict[str, Any]], command: str, variant: str, deals: list[int], when: str
+) -> str:
+    """The "### Move latency while hints run" subsection (of "## Solver")."""
+    base = rows[0]
+    table = "".join(
+        f"| {r['solver_kind']} | {r['hint_load']} | {r['moves']} | "
+        f"{r['median_ms']:.2f} ms (x{r['median_ms'] / base['median_ms']:.1f}) | "
+        f"{r['p99_ms']:.2f} ms (x{r['p99_ms'] / base['p99_ms']:.1f}) | "
+        + (
+            f"{r['hints_answered']} in {r['window_s']:.0f} s | {r['hints_429']} |\n"
+            if r["hint_load"]
+            else "- | - |\n"
+        )
+        for r in rows
+    )
+    what = (
+        f'`bench/api.py --hint-load N`: the move loop of "## HTTP service" on {base["database"]} '
+        f"while N clients ask for hints on games of {variant} deal "
+        f"{', '.join(map(str, deals))}, each running its whole budget, on the default pool of "
+        "`SOLVER_KIND`; a fresh server a row; ratios to the baseline."
+    )
+    return (
+        f"{HINT_HEADING}\n\n"
+        + textwrap.fill(what, WIDTH, break_on_hyphens=False)
+        + "\n\n| pool kind | hint clients | moves | median | p99 | hints answered | 429s |\n"
+        "| --- | --- | --- | --- | --- | --- | --- |\n"
+        f"{table}\n" + command_line(command, when)
+    )
+
+
 def measure(
     args: argparse.Namespace,
     database_url: str,
@@ -378,57 +483,8 @@ def hint_main(args: argparse.Namespace) -> int:
             + "".join(f" --solver-kind {k}" for k in kinds)
             + " --write"
         )
-        table = "".join(
-            f"| {r['solver_kind']} | {r['hint_load']} | {r['moves']} | "
-            f"{r['median_ms']:.2f} ms (x{r['median_ms'] / base['median_ms']:.1f}) | "
-            f"{r['p99_ms']:.2f} ms (x{r['p99_ms'] / base['p99_ms']:.1f}) | "
-            + (
-                f"{r['hints_answered']} in {r['window_s']:.0f} s | {r['hints_429']} |\n"
-                if r["hint_load"]
-                else "- | - |\n"
-            )
-            for r in rows
-        )
-        results: Counter[str] = Counter()
-        for r in rows:
-            results.update(r.get("hint_results", {}))
-        medians = ", ".join(
-            f"{r['solver_kind']}/{r['hint_load']} {r['hint_median_ms'] / 1000:.1f} s"
-            for r in rows
-            if r["hint_load"]
-        )
-        loads = "".join(
-            f"- after {r['solver_kind']}/{r['hint_load']}: "
-            + ", ".join(f"{x:.2f}" for x in r["load_average"])
-            + "\n"
-            for r in rows
-        )
-        results_text = ", ".join(f"{k} {v}" for k, v in sorted(results.items()))
-        write_hint_subsection(
-            f"{HINT_HEADING}\n\n"
-            '`bench/api.py --hint-load N`: the move loop of "## HTTP service" (one real\n'
-            "uvicorn on loopback, SQLite, one move request after another) while N clients\n"
-            "ask `POST /api/v1/games/{id}/hint` continuously, each on its own game of\n"
-            f"{args.hint_variant} deal {', '.join(map(str, args.hint_deals))} (not won "
-            "quickly, so every hint runs its whole\n"
-            "budget: 200,000 positions or 3 s). The server's pool is `SOLVER_KIND`, 1 worker,\n"
-            "queue 2 (more: 429 `solver_busy`; the client sleeps `Retry-After`). The baseline\n"
-            "(no hints) and the loaded runs are one invocation, each a fresh server; the ratio\n"
-            "is to the baseline. Hints answered and 429s count answers during the measured\n"
-            "moves.\n\n"
-            "| pool kind | hint clients | moves | median | p99 | hints answered | 429s |\n"
-            "| --- | --- | --- | --- | --- | --- | --- |\n"
-            f"{table}\n"
-            f"Every hint answered: {results_text}. Hint latency, median (queueing\n"
-            f"included; pool kind/clients): {medians}.\n\n"
-            f"Command: `{command}`  \n"
-            f"Machine: {os.cpu_count()} cores, Python {platform.python_version()}, "
-            f"{time.strftime('%Y-%m-%d')}; one core busy with a solver survey at `nice 10`\n"
-            "(and other sessions' work), so the process pool's worker competes with uvicorn\n"
-            "for the other core. Load average (1, 5, 15 min):\n\n- before: "
-            + ", ".join(f"{x:.2f}" for x in load_before)
-            + f"\n{loads}"
-        )
+        when = measured([load_before, *(r["load_average"] for r in rows)])
+        write_hint_subsection(hint_section(rows, command, args.hint_variant, args.hint_deals, when))
     return 0
 
 
@@ -480,40 +536,13 @@ def health_main(args: argparse.Namespace) -> int:
             + "".join(f" --server-root {label}=DIR" for label, _ in args.server_root)
             + f" --rounds {args.rounds} --write"
         )
-        table = "".join(
-            f"| {r['round']} | {r['label']} | {r['hint_load']} | "
-            f"{r['health_median_ms']:.2f} ms | {r['median_ms']:.2f} ms | "
-            f"**x{r['median_ms'] / r['health_median_ms']:.2f}** | "
-            f"{r['health_p99_ms']:.2f} ms | {r['p99_ms']:.2f} ms | "
-            f"x{r['p99_ms'] / r['health_p99_ms']:.2f} | "
-            + (f"{r['hints_answered']} in {r['window_s']:.0f} s |\n" if r["hint_load"] else "- |\n")
-            for r in rows
+        # The servers' commits, when their checkouts say (a `git archive` tree does not).
+        commits = ", ".join(
+            f"{label} {commit}" for label, root in roots if (commit := commit_of(root))
         )
-        loads_text = "".join(
-            f"- after round {r['round']}, {r['label']}, {r['hint_load']} hint clients: "
-            + ", ".join(f"{x:.2f}" for x in r["load_average"])
-            + "\n"
-            for r in rows
-        )
-        write_subsection(
-            HEADING,
-            HEALTH_HEADING,
-            f"{HEALTH_HEADING}\n\n"
-            "`bench/api.py --against-health`: the move loop above with a `GET /health`\n"
-            "(a session and `SELECT 1`: the trivial request) before each move request, so\n"
-            "both are timed on the same server at the same moments; each row is a fresh\n"
-            f"server, {args.moves} moves and as many health requests. With hint clients,\n"
-            'they keep the solver pool saturated meanwhile (`--hint-load`, as in "Move\n'
-            'latency while hints run"). The ratio is move / health.\n\n'
-            "| round | server | hint clients | health median | move median | ratio | "
-            "health p99 | move p99 | ratio p99 | hints answered |\n"
-            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"
-            f"{table}\n"
-            f"Command: `{command}`  \n"
-            f"Machine: {os.cpu_count()} cores, Python {platform.python_version()}, "
-            f"{time.strftime('%Y-%m-%d')}, shared with other work. Load average (1, 5, 15 "
-            "min):\n\n- before: " + ", ".join(f"{x:.2f}" for x in load_before) + f"\n{loads_text}",
-        )
+        when = measured([load_before, *(r["load_average"] for r in rows)], root=None)
+        when += f" (servers: {commits})" if commits else ""
+        write_subsection(HEADING, HEALTH_HEADING, health_section(rows, command, args.moves, when))
     return 0
 
 
@@ -592,6 +621,7 @@ def main() -> int:
     if args.hint_load:
         return hint_main(args)
 
+    load_before = os.getloadavg()
     rows = []
     for url in args.database_url or [""]:
         result = measure(args, url)
@@ -609,25 +639,8 @@ def main() -> int:
             command += " --database-url postgresql+asyncpg://USER@HOST:PORT/DB" * sum(
                 url.startswith("postgresql") for url in args.database_url
             )
-        table = "".join(
-            f"| {r['database']} | {r['moves']} | {r['median_ms']:.2f} ms | "
-            f"{r['p99_ms']:.2f} ms | {r['mean_ms']:.2f} ms | {r['max_ms']:.2f} ms |\n"
-            for r in rows
-        )
-        write_section(
-            f"{HEADING}\n\n"
-            "Latency of `POST /api/v1/games/{id}/moves` measured by a client on loopback\n"
-            "against one real uvicorn worker (requests one after another, each a legal\n"
-            "move of the current state, 70% tableau/foundation moves; a new game when one\n"
-            f"ends or after {args.per_game} moves; 50 warm-up moves first).\n\n"
-            "| database | moves | median | p99 | mean | max |\n"
-            "| --- | --- | --- | --- | --- | --- |\n"
-            f"{table}\n"
-            f"Command: `{command}`  \n"
-            f"Machine: {os.cpu_count()} cores, Python {platform.python_version()}, "
-            f"{time.strftime('%Y-%m-%d')}; other work was running on the machine, so\n"
-            "these are upper bounds.\n"
-        )
+        loads = [load_before, *(r["load_average"] for r in rows)]
+        write_section(plain_section(rows, command, args.per_game, measured(loads)))
     return 0
 
 

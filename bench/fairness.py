@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -50,7 +49,16 @@ from typing import Any
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from api import free_port, percentile, server_root, wait_ready, write_subsection  # noqa: E402
+from api import (  # bench/api.py, beside this file
+    WIDTH,
+    command_line,
+    free_port,
+    measured,
+    percentile,
+    server_root,
+    wait_ready,
+    write_subsection,
+)  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLVER_HEADING = "## Solver"
@@ -229,6 +237,25 @@ def _row(label: str, r: dict[str, Any]) -> str:
     )
 
 
+def section(rows: list[str], seconds: float, command: str, when: str) -> str:
+    """The subsection: what runs, the table (a row a server), the command and when."""
+    what = (
+        f"Player A loops `finish` from {A_CLIENTS} clients on Rainbow deal 5 (unknown after its "
+        f"budget), ignoring `Retry-After`, for {seconds:g} s; player B asks a hint a second, "
+        "each on a new game (Rank and File deals unknown at 1,000,000 positions). One server, "
+        "default pool, fresh SQLite."
+    )
+    return (
+        f"{HEADING}\n\n" + textwrap.fill(what, WIDTH, break_on_hyphens=False) + "\n\n"
+        "| server | B's hints answered 200 | B's latency: median, p90, worst | "
+        "B's 200s by result | B's other answers | A's answers |\n"
+        "| --- | --- | --- | --- | --- | --- |\n"
+        + "".join(rows)
+        + "\n"
+        + command_line(command, when)
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=30.0, help="the measured window")
@@ -255,6 +282,7 @@ def main() -> int:
         name, _, value = setting.partition("=")
         settings.setdefault(label, {})[name] = value
     roots: list[tuple[str, Path]] = args.server_root or [("this checkout", ROOT)]
+    load_before = os.getloadavg()
     rows = []
     for label, root in roots:
         result = measure(root, args.seconds, settings.get(label, {}))
@@ -262,39 +290,17 @@ def main() -> int:
         rows.append(_row(label, result))
     print("".join(rows))
     if args.write:
-        cpu = next(
-            (
-                line.split(":", 1)[1].strip()
-                for line in Path("/proc/cpuinfo").read_text().splitlines()
-                if line.startswith("model name")
-            ),
-            platform.processor(),
+        # The command as a newcomer runs it: this checkout is ".", another one DIR.
+        roots_args = " ".join(
+            f"--server-root '{label}={'.' if root == ROOT else 'DIR'}'" for label, root in roots
         )
-        roots_args = " ".join(f"--server-root '{label}={root}'" for label, root in roots)
         roots_args += "".join(f" --env '{text}'" for text in args.env)
-        write_subsection(
-            SOLVER_HEADING,
-            HEADING,
-            f"{HEADING}\n\n"
-            + textwrap.fill(
-                f"Player A loops `finish` from {A_CLIENTS} clients on Rainbow deal 5 (unknown "
-                "after its whole budget), ignoring `Retry-After`, for "
-                f"{args.seconds:g} s; player B asks a hint a second, each on a new game "
-                "(Rank and File deals unknown at 1,000,000 positions), so that each "
-                "searches. One server, `python -m app.server`, default pool (one worker, a "
-                "queue of two), a fresh SQLite database.",
-                88,
-            )
-            + "\n\n"
-            "| server | B's hints answered 200 | B's latency: median, p90, worst | "
-            "B's 200s by result | B's other answers | A's answers |\n"
-            "| --- | --- | --- | --- | --- | --- |\n"
-            + "".join(rows)
-            + f"\nCommand: `.venv/bin/python bench/fairness.py --seconds {args.seconds:g} "
-            f"{roots_args}`  \n"
-            f"Machine: {os.cpu_count()} cores ({cpu}), Python {platform.python_version()}, "
-            f"{time.strftime('%Y-%m-%d')}; shared with other work.\n",
+        command = (
+            f".venv/bin/python bench/fairness.py --seconds {args.seconds:g} {roots_args} --write"
         )
+        only_this = all(root == ROOT for _, root in roots)
+        when = measured([load_before, os.getloadavg()], root=ROOT if only_this else None)
+        write_subsection(SOLVER_HEADING, HEADING, section(rows, args.seconds, command, when))
     return 0
 
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import platform
 import random
 import statistics
 import sys
@@ -39,6 +38,9 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tests.api.concurrency_helpers import pick  # noqa: E402  (the probes' own client and server)
 from tests.probes.server import Server  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from api import command_line, measured  # noqa: E402  (bench/api.py, beside this file)
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "benchmarks.md"
@@ -130,18 +132,13 @@ def measure(label: str, count: int, url: str, args: argparse.Namespace) -> dict[
         f"p99 {figures['p99_ms']:.1f} ms, /health {figures['health_ms']:.1f} ms",
         flush=True,
     )
-    return {"label": label, **figures}
+    return {"label": label, **figures, "load_average": os.getloadavg()}
 
 
-def table(rows: list[dict[str, Any]], args: argparse.Namespace) -> str:
+def table(rows: list[dict[str, Any]], args: argparse.Namespace, when: str = "") -> str:
+    """The subsection's text under its heading: the table, then the command and when."""
     base = rows[0]["moves_per_s"]
     lines = [
-        f"Command: `.venv/bin/python bench/scale.py --database-url <PostgreSQL> --instances "
-        f"{' '.join(map(str, args.instances))} --clients {args.clients} --seconds {args.seconds:g}`"
-        f" ({platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()};"
-        " the server, PostgreSQL and the clients share the machine). Every row is the same"
-        " run, one configuration after the other.",
-        "",
         "| configuration | moves/s | against SQLite | move median | move p99 | /health median |",
         "| --- | --- | --- | --- | --- | --- |",
     ]
@@ -150,6 +147,15 @@ def table(rows: list[dict[str, Any]], args: argparse.Namespace) -> str:
             f"| {row['label']} | {row['moves_per_s']:.0f} | {row['moves_per_s'] / base:.2f}x "
             f"| {row['median_ms']:.1f} ms | {row['p99_ms']:.1f} ms | {row['health_ms']:.1f} ms |"
         )
+    command = (
+        f".venv/bin/python bench/scale.py --database-url <PostgreSQL> --instances "
+        f"{' '.join(map(str, args.instances))} --clients {args.clients} --seconds {args.seconds:g}"
+    )
+    note = (
+        f"one run, one configuration after the other; the server, PostgreSQL and the "
+        f"{args.clients} clients share the machine"
+    )
+    lines += ["", command_line(command, f"{when}: {note}" if when else note).rstrip("\n")]
     return "\n".join(lines) + "\n"
 
 
@@ -174,6 +180,7 @@ def write(text: str) -> None:
 
 def run(database_url: str, instances: list[int], clients: int, seconds: float, out: bool) -> int:
     args = argparse.Namespace(instances=instances, clients=clients, seconds=seconds)
+    load_before = os.getloadavg()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         sqlite_url = f"sqlite+aiosqlite:///{tmp}/scale.sqlite3"
@@ -181,7 +188,7 @@ def run(database_url: str, instances: list[int], clients: int, seconds: float, o
     for count in instances:
         name = f"PostgreSQL, {count} instance{'s' if count > 1 else ''}"
         rows.append(measure(name, count, database_url, args))
-    text = table(rows, args)
+    text = table(rows, args, measured([load_before, *(row["load_average"] for row in rows)]))
     print(text)
     if out:
         write(text)
