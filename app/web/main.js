@@ -737,8 +737,18 @@ function fillVariants() {
   }
 }
 
+/** The phone's menu (the new game's form and the options): open or closed. */
+function openMenu(open) {
+  document.body.dataset.menu = open ? "open" : "closed";
+  $("menu-button").setAttribute("aria-expanded", String(open));
+}
+
 function wire() {
-  $("new-game").addEventListener("submit", newGame);
+  $("menu-button").addEventListener("click", () => openMenu(document.body.dataset.menu !== "open"));
+  $("new-game").addEventListener("submit", (event) => {
+    openMenu(false);
+    newGame(event);
+  });
   $("deal-kind").addEventListener("change", () => {
     $("deal-number").hidden = $("deal-kind").value !== "number";
     $("deal-number").required = $("deal-kind").value === "number";

@@ -23,7 +23,11 @@ FIGURES_JS = (Path(__file__).parent / "figures.js").read_text()
 CLS_INIT = """
 window.__shifts = [];
 new PerformanceObserver((list) => {
-  for (const entry of list.getEntries()) window.__shifts.push(entry.value);
+  for (const entry of list.getEntries()) {
+    window.__shifts.push(entry.value);
+    window.__moved = (window.__moved || []).concat(
+      (entry.sources || []).map((s) => s.node ? (s.node.id || s.node.className || s.node.nodeName) : "?"));
+  }
 }).observe({ type: "layout-shift", buffered: true });
 """
 
@@ -97,6 +101,12 @@ def refuse_click(page: Any, server: Any) -> None:
         client.patch(f"/games/{game}", json={"settings": {"auto_play": True}})
 
 
+def open_menu(page: Any) -> None:
+    """Opens the phone's menu (the new game's form) where it is closed."""
+    if page.locator("#menu-button").is_visible() and not page.locator("#variant").is_visible():
+        page.click("#menu-button")
+
+
 def main() -> None:  # pragma: no cover - a measuring tool
     from playwright.sync_api import sync_playwright
 
@@ -124,12 +134,14 @@ def main() -> None:  # pragma: no cover - a measuring tool
                     ready(page)
                     page.wait_for_timeout(300)
                     out: dict[str, Any] = {"load CLS": layout_shift(page, reset=True)}
+                    open_menu(page)
                     page.select_option("#variant", "rank-and-file")
                     page.select_option("#deal-kind", "number")
                     page.fill("#deal-number", "1")
                     page.click("#new-game-button")
                     ready(page)
                     page.wait_for_timeout(300)
+                    out["moved"] = page.evaluate("window.__moved")
                     out["deal CLS"] = layout_shift(page, reset=True)
                     out["game"] = figures(page)
                     play_line(page, server, 0.45)
@@ -137,10 +149,12 @@ def main() -> None:  # pragma: no cover - a measuring tool
                     page.evaluate("document.querySelector('#message').hidden = true")
                     refuse_click(page, server)
                     out["error"] = figures(page)
+                    open_menu(page)
                     page.select_option("#deal-kind", "daily")
                     page.click("#new-game-button")
                     ready(page)
                     out["daily"] = figures(page)
+                    open_menu(page)
                     page.select_option("#deal-kind", "number")
                     page.fill("#deal-number", "1")
                     page.click("#new-game-button")

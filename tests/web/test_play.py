@@ -31,6 +31,7 @@ from app.engine import Move
 from app.seeds import seed_line
 from tests.probes.server import Server
 from tests.web.browser import CHROMIUM_ARGS, chromium_path
+from tests.web.figures import open_menu
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 
@@ -104,6 +105,7 @@ class Play:
         return game
 
     def new_game(self, variant: str, kind: str = "random", deal: int | None = None) -> None:
+        open_menu(self.page)
         self.page.select_option("#variant", variant)
         self.page.select_option("#deal-kind", kind)
         if deal is not None:
@@ -287,7 +289,10 @@ def draw_until(play: Play, wanted: Callable[[dict[str, Any]], T | None], limit: 
         found = wanted(state)
         if found is not None:
             return found
-        play.page.click("#draw")
+        if play.page.locator("#draw").is_visible():
+            play.page.click("#draw")
+        else:  # a phone: the stock is the draw button
+            play.page.click('[data-pile="stock"]')
         play.ready()
     raise AssertionError("no such position within the draws")
 
