@@ -4,7 +4,8 @@
 // animates the events one at a time on the piles it holds (model.js), then draws the
 // new state as the truth.
 
-import { applyEvent, describeCard, pilesOf, rankLabel, SUITS } from "./model.js";
+import { t } from "./i18n.js";
+import { applyEvent, describeCard, pileName, pilesOf, rankLabel, SUITS } from "./model.js";
 
 /** Offsets of a tableau card below the one under it, in card heights. */
 const FAN_DOWN = 0.12;
@@ -66,7 +67,7 @@ export class Table {
       const element = document.createElement("div");
       element.className = `pile ${pile.kind}`;
       element.dataset.pile = pile.id;
-      element.setAttribute("aria-label", pile.id);
+      element.setAttribute("aria-label", pileName(pile.id));
       this.pileElements.set(pile.id, element);
       if (pile.kind === "tableau") {
         tableau.append(element);
@@ -128,7 +129,7 @@ export class Table {
       slot.textContent = `${meta.base_rank ? rankLabel(meta.base_rank) : ""}${suit}`;
     } else if (meta.kind === "stock" && meta.click && meta.click.action === "redeal") {
       slot.textContent = "\u21bb";
-      slot.title = "redeal";
+      slot.title = t("redeal");
     }
     return slot;
   }
@@ -290,7 +291,7 @@ function cardElement(card, index, click) {
   el.dataset.index = String(index);
   if (!card.face_up) {
     el.className = "card down";
-    el.setAttribute("aria-label", "face-down card");
+    el.setAttribute("aria-label", t("face-down card"));
     return el;
   }
   const what = describeCard(card.code);

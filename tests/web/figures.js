@@ -134,7 +134,12 @@
     for (const el of document.querySelectorAll("button, a[href], select, input")) {
       if (!visible(el) || won.contains(el)) continue;
       const r = el.getBoundingClientRect();
-      if (r.left < w.right && r.right > w.left && r.top < w.bottom && r.bottom > w.top) covered.push(name(el));
+      if (!(r.left < w.right && r.right > w.left && r.top < w.bottom && r.bottom > w.top)) continue;
+      // Covered where the Won box is what a tap there would hit (not a menu above both).
+      const x = Math.max(r.left, w.left) + 1;
+      const y = Math.max(r.top, w.top) + 1;
+      const top = document.elementFromPoint(x, y);
+      if (top && won.contains(top)) covered.push(name(el));
     }
   }
   const message = document.getElementById("message");
@@ -147,6 +152,7 @@
     small,
     smallestCard: cards.length ? Math.min(...cards.map((c) => Math.min(c.width, c.height))) : null,
     smallCards,
+    cards,
     cut,
     lowestContrast: contrast.length ? Math.min(...contrast.map((c) => c.ratio)) : null,
     lowContrast,
