@@ -801,6 +801,16 @@ function openMenu(open) {
 
 function wire() {
   $("menu-button").addEventListener("click", () => openMenu(document.body.dataset.menu !== "open"));
+  // The menu closes with Escape, or a press anywhere else on the page.
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && document.body.dataset.menu === "open") openMenu(false);
+  });
+  document.addEventListener("pointerdown", (event) => {
+    const target = /** @type {Node} */ (event.target);
+    if (document.body.dataset.menu === "open" && !$("menu").contains(target) && !$("menu-button").contains(target)) {
+      openMenu(false);
+    }
+  });
   $("new-game").addEventListener("submit", (event) => {
     openMenu(false);
     newGame(event);

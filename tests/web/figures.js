@@ -147,7 +147,10 @@
   return {
     width: window.innerWidth,
     height: window.innerHeight,
-    sideways: document.documentElement.scrollWidth > window.innerWidth,
+    // A mobile browser widens its layout viewport to a page too wide (innerWidth grows
+    // past the screen's): that is sideways scrolling too.
+    sideways:
+      document.documentElement.scrollWidth > window.innerWidth || window.innerWidth > screen.width,
     smallestControl: controls.length ? Math.min(...controls.map((c) => Math.min(c.width, c.height))) : null,
     small,
     smallestCard: cards.length ? Math.min(...cards.map((c) => Math.min(c.width, c.height))) : null,

@@ -1124,6 +1124,13 @@ def test_what_a_player_sees_on_a_phone_and_a_desktop(
             assert layout_shift(play.page) <= 0.05, "the menu"
             assert_seen_well(play, "the menu", screen)
             play.shot(f"seen-{name}-menu")
+            play.page.keyboard.press("Escape")
+            assert play.page.locator("#menu").is_hidden()
+        # The daily page.
+        play.page.click("#nav-daily")
+        play.ready()
+        assert_seen_well(play, "the daily page", screen)
+        play.shot(f"seen-{name}-daily")
 
 
 # ---- languages: the page's own words and the server's, in one language
