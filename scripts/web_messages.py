@@ -9,6 +9,9 @@ in en.json, which holds only those).
 
     .venv/bin/python scripts/web_messages.py            # what each catalogue lacks or has too many
     .venv/bin/python scripts/web_messages.py --sources  # the sources, one per line
+    .venv/bin/python scripts/web_messages.py --merge scripts/web_messages_pending.json
+        # each catalogue given the entries it lacks from that file ({language: {source:
+        # entry}}), its stale entries dropped, written back sorted
 
 tests/api/test_play_locales.py checks the catalogues with `problems()`.
 """
@@ -129,10 +132,27 @@ def problems() -> list[str]:
     return found
 
 
+def merge(path: Path) -> None:
+    """Each catalogue given the entries its sources lack from `path`, less its stale ones."""
+    given: dict[str, dict[str, object]] = json.loads(path.read_text())
+    known = sources()
+    for language in LANGUAGES:
+        entries = catalogue(language)
+        wanted = {s for s in known if "{count}" in s} if language == "en" else known
+        for source, entry in given.get(language, {}).items():
+            if source in wanted and source not in entries:
+                entries[source] = entry
+        kept = {s: entries[s] for s in sorted(entries) if s in wanted}
+        text = json.dumps(kept, ensure_ascii=False, indent=1)
+        (WEB / "locales" / f"{language}.json").write_text(text + "\n")
+
+
 def main() -> None:
     if "--sources" in sys.argv:
         print("\n".join(sorted(sources())))
         return
+    if "--merge" in sys.argv:
+        merge(Path(sys.argv[sys.argv.index("--merge") + 1]))
     found = problems()
     print("\n".join(found) or "the catalogues hold every source, and nothing else")
     sys.exit(1 if found else 0)
