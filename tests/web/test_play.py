@@ -1173,7 +1173,7 @@ def english_words_shown(page: Any, language: str) -> list[str]:
 def test_the_page_speaks_the_browsers_language_or_the_one_chosen(
     browser: Any, server: Server
 ) -> None:
-    phone = {**SCREENS["phone-390"], "locale": "de-DE"}
+    phone = {**SCREENS["phone-360"], "locale": "de-DE"}
     with opened(browser, server, **phone) as play:
         assert play.page.evaluate("document.documentElement.lang") == "de"
         assert play.page.inner_text("#first-new") == "Neues Spiel"
@@ -1224,6 +1224,12 @@ def test_the_page_speaks_the_browsers_language_or_the_one_chosen(
             play.ready()
             if language != "en":
                 assert english_words_shown(play.page, language) == []
+            # Longer words, on the smallest screen: still nothing cut off nor too small.
+            assert_seen_well(play, language, phone)
+            open_menu(play.page)
+            assert_seen_well(play, f"{language}, the menu", phone)
+            play.shot(f"language-{language}-menu")
+            play.page.keyboard.press("Escape")
             play.shot(f"language-{language}")
         asked = {
             r.headers.get("accept-language") for r in play.requests if r.resource_type == "fetch"
