@@ -35,6 +35,13 @@ async def test_play_redirects_to_the_client_and_serves_it_with_its_policy(
         asset = await client.get(f"/play/{name}")
         assert asset.status_code == 200, name
         assert asset.text == (WEB_DIR / name).read_text()
+    # The catalogues of the client's words (i18n.js reads them), with the page's policy.
+    for path in sorted((WEB_DIR / "locales").glob("*.json")):
+        catalogue = await client.get(f"/play/locales/{path.name}")
+        assert catalogue.status_code == 200, path.name
+        assert catalogue.headers["content-type"].startswith("application/json")
+        assert catalogue.headers["content-security-policy"] == CONTENT_SECURITY_POLICY
+        assert catalogue.json() == json.loads(path.read_text())
     script = await client.get("/play/main.js")
     assert script.headers["content-type"].startswith(("text/javascript", "application/javascript"))
 
