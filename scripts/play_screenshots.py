@@ -1,5 +1,6 @@
 """Screenshots of the reference client (/play) for docs/ and the README: a game in
-progress of each main game, on a desktop window and one phone screen.
+progress of each main game on a desktop window, and one on a phone's screen (360 x 640)
+in English and in German.
 
 Starts a real server on a throw-away SQLite file, opens /play in Debian's Chromium
 (Playwright), deals each game's first proven deal of seeds/, plays the first part of its
@@ -36,6 +37,8 @@ def ready(page: Page) -> None:
 
 def play_part(page: Page, server: Server, variant: str, share: float) -> None:
     seed = json.loads((ROOT / "seeds" / f"{variant}.json").read_text())["deals"][0]
+    if page.locator("#menu-button").is_visible():  # a phone: the form is in the menu
+        page.click("#menu-button")
     page.select_option("#variant", variant)
     page.select_option("#deal-kind", "number")
     page.fill("#deal-number", str(seed["deal"]))
@@ -73,13 +76,19 @@ def main() -> None:
                 for variant, share in GAMES.items():
                     play_part(desktop, server, variant, share)
                     desktop.screenshot(path=str(args.out / f"play-{variant}.png"))
-                phone = browser.new_page(
-                    viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True
-                )
-                phone.goto(f"{server.base_url}/play/")
-                ready(phone)
-                play_part(phone, server, "rank-and-file", 0.3)
-                phone.screenshot(path=str(args.out / "play-phone-rank-and-file.png"))
+                for language in ("en", "de"):
+                    phone = browser.new_page(
+                        viewport={"width": 360, "height": 640},
+                        is_mobile=True,
+                        has_touch=True,
+                        locale=language,
+                    )
+                    phone.goto(f"{server.base_url}/play/")
+                    ready(phone)
+                    play_part(phone, server, "rank-and-file", 0.45)
+                    phone.click("#hint-button")
+                    ready(phone)
+                    phone.screenshot(path=str(args.out / f"play-phone-{language}.png"))
                 browser.close()
         finally:
             server.kill()

@@ -81,6 +81,12 @@ export class Api {
   constructor(token) {
     /** @type {string | null} */
     this.token = token;
+    /**
+     * The language the answers' words are asked in (`Accept-Language`): the page's own
+     * (i18n.js), so that a page never mixes two; null: the browser's.
+     * @type {string | null}
+     */
+    this.language = null;
   }
 
   /**
@@ -96,6 +102,7 @@ export class Api {
     const headers = { Accept: "application/json" };
     if (body !== undefined) headers["Content-Type"] = "application/json";
     if (auth && this.token) headers.Authorization = `Bearer ${this.token}`;
+    if (this.language) headers["Accept-Language"] = this.language;
     if (idempotent) headers["Idempotency-Key"] = newIdempotencyKey();
     let networkTries = 0;
     let busyTries = 0;

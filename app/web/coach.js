@@ -7,6 +7,9 @@
 // time.
 // Type-checked against the API's types like api.js (scripts/check_openapi.sh).
 
+import { t } from "./i18n.js";
+import { moveInWords } from "./model.js";
+
 /** @typedef {import("./api.js").Api} Api */
 /** @typedef {import("./api.js").Analysis} Analysis */
 /** @typedef {import("./api.js").Schemas["MoveLogEntry"]} LogEntry */
@@ -17,10 +20,20 @@ const POLL_MS = [300, 500, 800, 1200, 2000, 3000];
 
 /** How each verdict is marked on the move list, and said in words. */
 const MARKS = {
-  winnable: { mark: "✓", words: "could still be won" },
-  lost: { mark: "✗", words: "lost" },
-  undecided: { mark: "?", words: "undecided" },
+  winnable: { mark: "✓", words: () => t("could still be won") },
+  lost: { mark: "✗", words: () => t("lost") },
+  undecided: { mark: "?", words: () => t("undecided") },
 };
+
+/**
+ * A logged move in words (model.js `moveInWords`): its cards read off its events.
+ * @param {LogEntry} entry
+ */
+export function entryInWords(entry) {
+  const moved = entry.events.find((e) => e.type === "move");
+  const cards = moved && moved.type === "move" ? (moved.cards ?? null) : null;
+  return moveInWords(entry.move, cards);
+}
 
 /** @param {number} ms */
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -48,15 +61,18 @@ export async function analyse(api, gameId, onProgress, wanted) {
 /** @param {Analysis} analysis @returns {string} the progress of one still running */
 export function progressText(analysis) {
   const positions = analysis.move_count + 1;
-  let state = "running";
+  let state = t("running");
   if (analysis.state === "pending") {
-    const ahead = analysis.place ? `, ${analysis.place} ahead` : "";
-    state = `waiting for the solver${ahead}`;
+    state = analysis.place
+      ? t("waiting for the solver, {place} ahead", { place: analysis.place })
+      : t("waiting for the solver");
   }
-  return (
-    `Analysing (${state}): ${analysis.decided} of ${positions} positions decided, ` +
-    `${analysis.positions.toLocaleString("en")} searched.`
-  );
+  return t("Analysing ({state}): {decided} of {positions} positions decided, {searched} searched.", {
+    state,
+    decided: analysis.decided,
+    positions,
+    searched: analysis.positions,
+  });
 }
 
 /**
@@ -84,19 +100,22 @@ export async function lineOfPlay(api, gameId) {
  */
 export function summary(analysis, entries) {
   const ply = analysis.losing_ply;
-  if (ply === 0) return "The deal itself cannot be won: no move lost this game.";
+  if (ply === 0) return t("The deal itself cannot be won: no move lost this game.");
   if (ply !== null) {
     const entry = entries.find((e) => e.seq === ply);
     const line = analysis.winning_line ?? [];
-    return (
-      `Move ${ply}${entry ? ` (${entry.text})` : ""} lost the game: before it, it could still ` +
-      `be won, in ${line.length} more moves.`
-    );
+    const move = entry
+      ? t("Move {number} ({move})", { number: ply, move: entryInWords(entry) })
+      : t("Move {number}", { number: ply });
+    return t("{move} lost the game: before it, it could still be won, in {count} more moves.", {
+      move,
+      count: line.length,
+    });
   }
   const unsure = analysis.plies.some((p) => p.verdict !== "winnable");
   return unsure
-    ? "The solver could not decide, within its budget, where this game was lost."
-    : "No move lost this game: every position on its way could be won.";
+    ? t("The solver could not decide, within its budget, where this game was lost.")
+    : t("No move lost this game: every position on its way could be won.");
 }
 
 /**
@@ -109,10 +128,10 @@ export function summary(analysis, entries) {
 export function showMoveList(list, analysis, entries) {
   /** @type {Map<number, Verdict>} */
   const verdicts = new Map(analysis.plies.map((p) => [p.ply, p.verdict]));
-  list.replaceChildren(moveItem(0, "deal", verdicts.get(0), false));
+  list.replaceChildren(moveItem(0, t("deal"), verdicts.get(0), false));
   for (const entry of entries) {
     const losing = entry.seq === analysis.losing_ply;
-    list.append(moveItem(entry.seq, entry.text, verdicts.get(entry.seq), losing));
+    list.append(moveItem(entry.seq, entryInWords(entry), verdicts.get(entry.seq), losing, entry.text));
   }
 }
 
@@ -121,15 +140,18 @@ export function showMoveList(list, analysis, entries) {
  * @param {string} text
  * @param {Verdict | undefined} verdict of the position after the move
  * @param {boolean} losing
+ * @param {string} [code] the move as the log writes it (`t2>t5x3`), kept in `data-text`
  */
-function moveItem(ply, text, verdict, losing) {
+function moveItem(ply, text, verdict, losing, code = "") {
   const item = document.createElement("li");
   item.dataset.ply = String(ply);
   const number = document.createElement("span");
   number.className = "ply";
   number.textContent = ply === 0 ? "" : `${ply}.`;
-  const move = document.createElement("code");
+  const move = document.createElement("span");
+  move.className = "move";
   move.textContent = text;
+  if (code) move.dataset.text = code;
   item.append(number, move);
   if (verdict) {
     item.dataset.verdict = verdict;
@@ -137,12 +159,15 @@ function moveItem(ply, text, verdict, losing) {
     mark.className = "verdict";
     mark.textContent = MARKS[verdict].mark;
     item.append(mark);
-    item.title = `${ply === 0 ? "The deal" : `After move ${ply}`}: ${MARKS[verdict].words}`;
+    const when = ply === 0 ? t("The deal") : t("After move {number}", { number: ply });
+    item.title = t("{when}: {verdict}", { when, verdict: MARKS[verdict].words() });
   }
   if (losing) {
     item.classList.add("losing");
     item.dataset.losing = "1";
-    item.title += " (the losing move)";
+    // play.css shows it after the move (::after, attr()).
+    item.dataset.losingText = t("losing move");
+    item.title = t("{title} (the losing move)", { title: item.title });
   }
   return item;
 }

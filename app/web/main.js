@@ -16,6 +16,7 @@ import {
 } from "./coach.js";
 import { attachInput } from "./input.js";
 import { Follow } from "./live.js";
+import { currentLanguage, keepLanguage, loadLanguage, preferredLanguage, t, translatePage } from "./i18n.js";
 import { describeMove, differences, replays } from "./model.js";
 import { Table } from "./render.js";
 
@@ -139,7 +140,7 @@ async function run(action) {
 async function recover(error) {
   if (error instanceof ApiError && error.code === "version_conflict" && app.game) {
     show(await api.game(app.game.id));
-    say("This game changed elsewhere (another tab?): here it is now. Nothing was played.");
+    say(t("This game changed elsewhere (another tab?): here it is now. Nothing was played."));
     return;
   }
   sayError(error);
@@ -155,6 +156,30 @@ async function recover(error) {
 
 // ---- the game shown
 
+/** A game's status in words. */
+function statusWords(status) {
+  const words = { playing: t("playing"), won: t("won"), stuck: t("stuck"), resigned: t("resigned") };
+  return words[status] ?? status;
+}
+
+/** Where a game's deal came from, in words (when the API does not show its number). */
+function sourceWords(source) {
+  const words = {
+    random: t("random deal"),
+    solvable: t("solvable deal"),
+    daily: t("daily deal"),
+    deal: t("chosen deal"),
+    practice: t("practice deal"),
+  };
+  return words[source] ?? source;
+}
+
+/** A difficulty in words. */
+function difficultyWords(level) {
+  const words = { easy: t("easy"), medium: t("medium"), hard: t("hard"), expert: t("expert") };
+  return words[level] ?? level;
+}
+
 function show(state) {
   app.game = state;
   $("first").hidden = true;
@@ -163,28 +188,34 @@ function show(state) {
   localStorage.setItem(STORE.variant, state.variant);
   table.show(state, variant);
   $("game-name").textContent = variant ? variant.name : state.variant;
-  $("deal").textContent = state.deal_str ? `deal ${state.deal_str}` : `${state.source} deal`;
+  $("deal").textContent = state.deal_str ? t("deal {number}", { number: state.deal_str }) : sourceWords(state.source);
   const status = $("status");
-  status.textContent = state.status;
+  status.textContent = statusWords(state.status);
   status.dataset.status = state.status;
   document.body.dataset.status = state.status;
   document.body.dataset.version = String(state.version);
-  $("moves").textContent = `${state.move_count} move${state.move_count === 1 ? "" : "s"}`;
+  $("moves").textContent = t("{count} moves", { count: state.move_count });
   $("redeals").textContent =
     variant && variant.stock.redeals !== 0
-      ? `redeals left: ${state.redeals_left === null ? "unlimited" : state.redeals_left}`
+      ? state.redeals_left === null
+        ? t("redeals left: unlimited")
+        : t("redeals left: {number}", { number: state.redeals_left })
       : "";
   $("assisted").hidden = !state.assisted;
   $("practice-game").hidden = !state.practice;
   // A proven deal's rating, once the server shows it (asked for, or the game is over).
   $("difficulty-shown").hidden = !state.difficulty;
-  $("difficulty-shown").textContent = state.difficulty ? `difficulty: ${state.difficulty}` : "";
+  $("difficulty-shown").textContent = state.difficulty
+    ? t("difficulty: {level}", { level: difficultyWords(state.difficulty) })
+    : "";
   $("ranked").hidden = !state.ranked;
   $("auto-play").checked = state.settings.auto_play;
   $("auto-finish").checked = state.settings.auto_finish;
   $("won").hidden = state.status !== "won";
-  $("won-text").textContent = `Won in ${state.move_count} moves${state.assisted ? " (with help)" : ""}.`;
-  if (state.status === "stuck") say("No card can be played any more: draw to the end, or undo.");
+  $("won-text").textContent = state.assisted
+    ? t("Won in {count} moves (with help).", { count: state.move_count })
+    : t("Won in {count} moves.", { count: state.move_count });
+  if (state.status === "stuck") say(t("No card can be played any more: draw to the end, or undo."));
   setHint(null);
   disarmResign();
   showCoach();
@@ -284,18 +315,18 @@ function onClick(pile, index, version) {
 
 /**
  * Undo, a hint and finish take a daily game out of the ranking for good: the player
- * says so first (true: go on).
+ * says so first (true: go on); `question` says it.
  */
-function keepsOrLeavesRanking(what) {
+function keepsOrLeavesRanking(question) {
   if (!app.game || !app.game.ranked) return true;
-  return window.confirm(
-    `${what} takes this daily game out of today's ranking, for good. ` +
-      "You can still finish it as practice. Go on?",
-  );
+  return window.confirm(question);
 }
 
 function undo() {
-  if (!keepsOrLeavesRanking("An undo")) return;
+  const question = t(
+    "An undo takes this daily game out of today's ranking, for good. You can still finish it as practice. Go on?",
+  );
+  if (!keepsOrLeavesRanking(question)) return;
   run(async () => {
     const state = await api.undo(app.game.id, app.game.version);
     await answer(state, state.events);
@@ -303,11 +334,14 @@ function undo() {
 }
 
 function busyNotice(seconds) {
-  say(`The solver is busy: asking again in ${seconds} s.`);
+  say(t("The solver is busy: asking again in {seconds} s.", { seconds }));
 }
 
 function hint() {
-  if (!keepsOrLeavesRanking("A hint")) return;
+  const question = t(
+    "A hint takes this daily game out of today's ranking, for good. You can still finish it as practice. Go on?",
+  );
+  if (!keepsOrLeavesRanking(question)) return;
   run(async () => {
     const answerHint = await api.hint(app.game.id, busyNotice);
     if (answerHint.version !== app.game.version) {
@@ -332,12 +366,15 @@ function setHint(hintAnswer) {
   let text;
   if (hintAnswer.move) {
     const words = describeMove(app.game, hintAnswer.move);
-    text = hintAnswer.result === "solved" ? `Hint: ${words}.` : `Not proven, but try: ${words}.`;
+    text =
+      hintAnswer.result === "solved"
+        ? t("Hint: {move}.", { move: words })
+        : t("Not proven, but try: {move}.", { move: words });
     table.markHint(hintAnswer.move);
   } else if (hintAnswer.result === "unsolvable") {
-    text = "This game can no longer be won.";
+    text = t("This game can no longer be won.");
   } else {
-    text = "No move is left.";
+    text = t("No move is left.");
   }
   $("hint-text").textContent = text;
   updateTools();
@@ -353,9 +390,12 @@ function playHint() {
 }
 
 function finish() {
-  if (!keepsOrLeavesRanking("Finish")) return;
+  const question = t(
+    "Finish takes this daily game out of today's ranking, for good. You can still finish it as practice. Go on?",
+  );
+  if (!keepsOrLeavesRanking(question)) return;
   run(async () => {
-    say("The solver is looking for a winning line...");
+    say(t("The solver is looking for a winning line..."));
     const state = await api.finish(app.game.id, busyNotice);
     const duration = Math.min(speed(), SPEEDS.fast);
     await animate(
@@ -376,14 +416,14 @@ function resign() {
   const button = $("resign");
   if (button.dataset.confirm !== "1") {
     button.dataset.confirm = "1";
-    button.textContent = "Sure? Resign";
+    button.textContent = t("Sure? Resign");
     resignTimer = setTimeout(disarmResign, RESIGN_CONFIRM_MS);
     return;
   }
   disarmResign();
   run(async () => {
     show(await api.resign(app.game.id, app.game.version));
-    say("You resigned: the game is over. Analyse it to see where it was lost.");
+    say(t("You resigned: the game is over. Analyse it to see where it was lost."));
   });
 }
 
@@ -391,7 +431,7 @@ function disarmResign() {
   clearTimeout(resignTimer);
   const button = $("resign");
   delete button.dataset.confirm;
-  button.textContent = "Resign";
+  button.textContent = t("Resign");
 }
 
 // ---- the coach: the analysis of a game that is over
@@ -416,15 +456,15 @@ function showCoach() {
   }
   if (done === null) {
     $("analyse").title =
-      game.status === "stuck" ? "Asking for the analysis of a stuck game marks it assisted" : "";
+      game.status === "stuck" ? t("Asking for the analysis of a stuck game marks it assisted") : "";
     return;
   }
   showMoveList(list, done.analysis, done.entries);
   coachText(summary(done.analysis, done.entries));
   const again = app.practice !== null && app.practice.of === game.id;
   $("practice").textContent = again
-    ? "Back to the practice copy"
-    : "Play the winning line on a copy (a new game)";
+    ? t("Back to the practice copy")
+    : t("Play the winning line on a copy (a new game)");
 }
 
 function coachText(text, code = null) {
@@ -445,7 +485,7 @@ async function analyseGame() {
   app.analysing = gameId;
   showCoach();
   updateTools();
-  coachText("Asking for the analysis...");
+  coachText(t("Asking for the analysis..."));
   const shown = () => app.game !== null && app.game.id === gameId;
   try {
     const analysis = await analyse(
@@ -465,8 +505,8 @@ async function analyseGame() {
     sayError(error);
     if (!shown() || !(error instanceof ApiError)) return;
     // A daily game's deal is everyone's until its date is over: the server says when.
-    const prefix = error.code === "daily_not_over" ? "Not yet: " : "";
-    coachText(prefix + error.message, error.code);
+    const text = error.code === "daily_not_over" ? t("Not yet: {message}", { message: error.message }) : error.message;
+    coachText(text, error.code);
     return;
   } finally {
     app.analysing = null;
@@ -516,13 +556,21 @@ function showPractice() {
   $("practice-bar").hidden = !on;
   if (!on) return;
   const move = practiceMove(practice, game);
-  const played = `${practice.next} of ${practice.line.length} moves of the winning line played`;
+  const played = t("{played} of {count} moves of the winning line played", {
+    played: practice.next,
+    count: practice.line.length,
+  });
   let text;
-  if (game.status === "won") text = `The winning line played to a win (${practice.next} moves).`;
-  else if (move) text = `Your game before its losing move (move ${practice.start + 1}): ${played}.`;
-  else text = `${played}; you played on yourself: undo back to move ${practice.start + practice.next} to go on with the line.`;
-  $("practice-text").textContent = `${text} It is a practice game: it does not count in your statistics.`;
-  $("practice-next").textContent = move ? `Next: ${describeMove(game, move)}` : "Next move";
+  if (game.status === "won") text = t("The winning line played to a win ({count} moves).", { count: practice.next });
+  else if (move) text = t("Your game before its losing move (move {move}): {played}.", { move: practice.start + 1, played });
+  else {
+    text = t("{played}; you played on yourself: undo back to move {move} to go on with the line.", {
+      played,
+      move: practice.start + practice.next,
+    });
+  }
+  $("practice-text").textContent = t("{text} It is a practice game: it does not count in your statistics.", { text });
+  $("practice-next").textContent = move ? t("Next: {move}", { move: describeMove(game, move) }) : t("Next move");
   document.body.dataset.practiceNext = String(practice.next);
 }
 
@@ -624,26 +672,34 @@ async function showDaily() {
   if (date === "today") app.today = daily.date;
   const past = app.today !== null && daily.date !== app.today;
   showDailyDate(daily.date, past);
-  const players = `${daily.players} player${daily.players === 1 ? "" : "s"}`;
+  const players = t("{count} players", { count: daily.players });
   if (past) {
-    $("daily-summary").textContent =
-      `${daily.date}${daily.deal_str ? ` (deal ${daily.deal_str})` : ""}: ${players} started it ` +
-      `on its day, ${daily.wins} won it cleanly (no undo, hint or finish). ` +
-      "Played now, it is practice: not ranked.";
+    const day = daily.deal_str ? t("{date} (deal {number})", { date: daily.date, number: daily.deal_str }) : daily.date;
+    $("daily-summary").textContent = t(
+      "{day}: {players} started it on its day, {wins} won it cleanly (no undo, hint or finish). Played now, it is practice: not ranked.",
+      { day, players, wins: daily.wins },
+    );
   } else {
     const left = Math.max(0, new Date(daily.ends_at).getTime() - Date.now());
     const hours = Math.floor(left / 3600000);
     const minutes = Math.floor((left % 3600000) / 60000);
-    $("daily-summary").textContent =
-      `${daily.date}: ${players} started it, ` +
-      `${daily.wins} won it cleanly (no undo, hint or finish). A new deal in ${hours} h ${minutes} min.`;
+    $("daily-summary").textContent = t(
+      "{day}: {players} started it, {wins} won it cleanly (no undo, hint or finish). A new deal in {hours} h {minutes} min.",
+      { day: daily.date, players, wins: daily.wins, hours, minutes },
+    );
   }
   const me = results.me;
-  $("daily-me").textContent = me
-    ? `Your game: ${me.status}, ${me.moves} moves` +
-      (me.rank ? `, ranked ${me.rank}` : me.ranked ? "" : " (not ranked)") +
-      (me.time_ms !== null ? `, ${formatTime(me.time_ms)}` : "")
-    : `You have not played ${past ? "this" : "today's"} deal yet.`;
+  let mine;
+  if (me) {
+    const details = [statusWords(me.status), t("{count} moves", { count: me.moves })];
+    if (me.rank) details.push(t("ranked {rank}", { rank: me.rank }));
+    else if (!me.ranked) details.push(t("not ranked"));
+    if (me.time_ms !== null) details.push(formatTime(me.time_ms));
+    mine = t("Your game: {details}", { details: details.join(", ") });
+  } else {
+    mine = past ? t("You have not played this deal yet.") : t("You have not played today's deal yet.");
+  }
+  $("daily-me").textContent = mine;
   const body = $("daily-results").querySelector("tbody");
   body.replaceChildren();
   for (const entry of results.items) {
@@ -656,7 +712,7 @@ async function showDaily() {
   }
   if (!results.items.length) {
     const row = document.createElement("tr");
-    cell(row, "nobody yet");
+    cell(row, t("nobody yet"));
     body.append(row);
   }
   const statsBody = $("stats").querySelector("tbody");
@@ -668,7 +724,7 @@ async function showDaily() {
     cell(row, name ? name.name : line.variant);
     cell(row, String(line.played));
     cell(row, String(line.won));
-    cell(row, line.win_rate === null ? "" : `${Math.round(line.win_rate * 100)}%`);
+    cell(row, line.win_rate === null ? "" : line.win_rate.toLocaleString(currentLanguage(), { style: "percent" }));
     cell(row, String(line.daily_wins));
     cell(row, String(line.daily_streak));
     cell(row, String(line.longest_daily_streak));
@@ -678,9 +734,9 @@ async function showDaily() {
 
 /** The page's words and date controls for the date shown. */
 function showDailyDate(date, past) {
-  $("daily-title").textContent = past ? `The deal of ${date}` : "Today's deal";
-  $("daily-caption").textContent = past ? `Won on ${date} without help` : "Won today without help";
-  $("daily-play").textContent = past ? "Play this deal (practice)" : "Play today's deal";
+  $("daily-title").textContent = past ? t("The deal of {date}", { date }) : t("Today's deal");
+  $("daily-caption").textContent = past ? t("Won on {date} without help", { date }) : t("Won today without help");
+  $("daily-play").textContent = past ? t("Play this deal (practice)") : t("Play today's deal");
   const input = $("daily-date");
   input.value = date;
   if (app.today) input.max = app.today;
@@ -737,8 +793,28 @@ function fillVariants() {
   }
 }
 
+/** The phone's menu (the new game's form and the options): open or closed. */
+function openMenu(open) {
+  document.body.dataset.menu = open ? "open" : "closed";
+  $("menu-button").setAttribute("aria-expanded", String(open));
+}
+
 function wire() {
-  $("new-game").addEventListener("submit", newGame);
+  $("menu-button").addEventListener("click", () => openMenu(document.body.dataset.menu !== "open"));
+  // The menu closes with Escape, or a press anywhere else on the page.
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && document.body.dataset.menu === "open") openMenu(false);
+  });
+  document.addEventListener("pointerdown", (event) => {
+    const target = /** @type {Node} */ (event.target);
+    if (document.body.dataset.menu === "open" && !$("menu").contains(target) && !$("menu-button").contains(target)) {
+      openMenu(false);
+    }
+  });
+  $("new-game").addEventListener("submit", (event) => {
+    openMenu(false);
+    newGame(event);
+  });
   $("deal-kind").addEventListener("change", () => {
     $("deal-number").hidden = $("deal-kind").value !== "number";
     $("deal-number").required = $("deal-kind").value === "number";
@@ -760,6 +836,13 @@ function wire() {
   $("skip").addEventListener("click", () => table.skip());
   $("auto-play").addEventListener("change", (e) => changeSetting("auto_play", e.target.checked));
   $("auto-finish").addEventListener("change", (e) => changeSetting("auto_finish", e.target.checked));
+  const languageSelect = $("language");
+  languageSelect.value = currentLanguage();
+  languageSelect.addEventListener("change", () => {
+    // Kept, then the page loaded again in it: every word, the server's too, in one language.
+    keepLanguage(languageSelect.value);
+    location.reload();
+  });
   const speedSelect = $("speed");
   speedSelect.value = localStorage.getItem(STORE.speed) ?? "normal";
   speedSelect.addEventListener("change", () => localStorage.setItem(STORE.speed, speedSelect.value));
@@ -775,7 +858,7 @@ function wire() {
   });
   $("daily-play").addEventListener("click", () =>
     run(async () => {
-      const notice = (seconds) => say(`The deal is being prepared: asking again in ${seconds} s.`);
+      const notice = (seconds) => say(t("The deal is being prepared: asking again in {seconds} s.", { seconds }));
       const state = await api.playDaily($("daily-variant").value, dailyDate(), notice);
       location.hash = "#table";
       show(state);
@@ -790,7 +873,23 @@ function wire() {
   });
 }
 
+/**
+ * The page's words in the player's language before it is shown (play.css hides the page
+ * until `data-lang` is set, so that no word changes, and nothing moves, once it is seen).
+ */
+async function translate() {
+  try {
+    await loadLanguage(preferredLanguage());
+  } catch (error) {
+    console.error(error);
+  }
+  api.language = currentLanguage();
+  translatePage();
+  document.documentElement.dataset.lang = currentLanguage();
+}
+
 async function start() {
+  await translate();
   wire();
   setBusy(true);
   try {

@@ -5,6 +5,8 @@
 // animates them one at a time with `applyEvent`, then takes the answer's state as the
 // truth, and `differences` says whether the two agreed.
 
+import { t } from "./i18n.js";
+
 /** @typedef {import("./schema").components["schemas"]} Schemas */
 /** @typedef {Schemas["GameState"]} GameState */
 /**
@@ -148,29 +150,33 @@ export function targetsOf(state, from, count) {
 }
 
 const RANK_NAMES = ["", "A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
-const RANK_WORDS = [
+/** The ranks in words, in the current language (index 1: the ace). */
+const rankWords = () => [
   "",
-  "ace",
-  "two",
-  "three",
-  "four",
-  "five",
-  "six",
-  "seven",
-  "eight",
-  "nine",
-  "ten",
-  "jack",
-  "queen",
-  "king",
+  t("ace"),
+  t("two"),
+  t("three"),
+  t("four"),
+  t("five"),
+  t("six"),
+  t("seven"),
+  t("eight"),
+  t("nine"),
+  t("ten"),
+  t("jack"),
+  t("queen"),
+  t("king"),
 ];
-/** @type {Record<string, {symbol: string, word: string, red: boolean}>} */
+/** @type {Record<string, {symbol: string, red: boolean}>} */
 export const SUITS = {
-  S: { symbol: "\u2660", word: "spades", red: false },
-  H: { symbol: "\u2665", word: "hearts", red: true },
-  D: { symbol: "\u2666", word: "diamonds", red: true },
-  C: { symbol: "\u2663", word: "clubs", red: false },
+  S: { symbol: "\u2660", red: false },
+  H: { symbol: "\u2665", red: true },
+  D: { symbol: "\u2666", red: true },
+  C: { symbol: "\u2663", red: false },
 };
+/** @param {string} suit */
+const suitWord = (suit) =>
+  ({ S: t("spades"), H: t("hearts"), D: t("diamonds"), C: t("clubs") })[suit] ?? suit;
 const RANK_OF_CODE = "A23456789TJQK";
 
 /**
@@ -186,7 +192,7 @@ export function describeCard(code) {
     label: RANK_NAMES[rank],
     symbol: suit.symbol,
     red: suit.red,
-    words: `${RANK_WORDS[rank]} of ${suit.word}`,
+    words: t("{rank} of {suit}", { rank: rankWords()[rank], suit: suitWord(code[1]) }),
   };
 }
 
@@ -195,24 +201,86 @@ export function rankLabel(rank) {
   return RANK_NAMES[rank] ?? String(rank);
 }
 
+/** @param {string} code a card as the table shows it: "10♦" */
+export function cardName(code) {
+  const card = describeCard(code);
+  return `${card.label}${card.symbol}`;
+}
+
 /**
- * A move in words, for a hint: "10♦ from tableau 3 to foundation 1".
+ * A pile in words, counted from one as people count: `tableau-2` -> "pile 3".
+ * @param {string} id
+ */
+export function pileName(id) {
+  const match = /^([a-z]+)-(\d+)$/.exec(id);
+  const number = match ? Number(match[2]) + 1 : 0;
+  switch (match ? match[1] : id) {
+    case "tableau":
+      return t("pile {number}", { number });
+    case "foundation":
+      return t("foundation {number}", { number });
+    case "reserve":
+      return match ? t("reserve {number}", { number }) : t("the reserve");
+    case "waste":
+      return t("the waste");
+    case "stock":
+      return t("the stock");
+    default:
+      return id;
+  }
+}
+
+/**
+ * A move in words, the one way the hints, the move list and the coach say it:
+ * "7♥ to pile 3", "7♥–5♣ to pile 3" (the cards moved, bottom first, where known),
+ * "draw from the stock".
+ * @param {Schemas["MoveAction"] | Schemas["DrawAction"] | Schemas["RedealAction"]} move
+ * @param {(string | null)[] | null} [cards] the codes of the cards moved, bottom first
+ */
+export function moveInWords(move, cards = null) {
+  if (move.action === "draw") return t("draw from the stock");
+  if (move.action === "redeal") return t("redeal the waste");
+  const known = cards ? cards.filter((c) => c !== null) : [];
+  let what;
+  if (known.length === move.count && known.length > 0) {
+    what = known.length > 1 ? `${cardName(known[0])}\u2013${cardName(known[known.length - 1])}` : cardName(known[0]);
+  } else {
+    what = t("{count} cards", { count: move.count });
+  }
+  return toPile(what, move.to);
+}
+
+/**
+ * "{cards} to" a pile, one sentence for each kind of pile (a language may say the pile
+ * in another case after its "to").
+ * @param {string} cards
+ * @param {string} id
+ */
+function toPile(cards, id) {
+  const match = /^([a-z]+)-(\d+)$/.exec(id);
+  const number = match ? Number(match[2]) + 1 : 0;
+  switch (match ? match[1] : id) {
+    case "tableau":
+      return t("{cards} to pile {number}", { cards, number });
+    case "foundation":
+      return t("{cards} to foundation {number}", { cards, number });
+    case "reserve":
+      return match ? t("{cards} to reserve {number}", { cards, number }) : t("{cards} to the reserve", { cards });
+    case "waste":
+      return t("{cards} to the waste", { cards });
+    default:
+      return t("{cards} to {pile}", { cards, pile: pileName(id) });
+  }
+}
+
+/**
+ * A move of the state's position in words (a hint's): its cards read off the state.
  * @param {GameState} state
  * @param {Schemas["MoveAction"] | Schemas["DrawAction"] | Schemas["RedealAction"]} move
  */
 export function describeMove(state, move) {
-  if (move.action === "draw") return "Draw from the stock";
-  if (move.action === "redeal") return "Redeal the waste";
+  if (move.action !== "move") return moveInWords(move);
   const from = state.piles.find((p) => p.id === move.from);
-  const card = from ? from.cards[from.cards.length - move.count] : undefined;
-  const what = card && card.face_up ? describeCard(card.code) : null;
-  const name = what ? `${what.label}${what.symbol}` : "the card";
-  const more = move.count > 1 ? ` and ${move.count - 1} more` : "";
-  return `${name}${more} from ${pileName(move.from)} to ${pileName(move.to)}`;
-}
-
-/** @param {string} id `tableau-3` -> "tableau 4" (people count from one) */
-export function pileName(id) {
-  const match = /^([a-z]+)-(\d+)$/.exec(id);
-  return match ? `${match[1]} ${Number(match[2]) + 1}` : id;
+  const cards = from ? from.cards.slice(from.cards.length - move.count).map((c) => (c.face_up ? c.code : null)) : null;
+  return moveInWords(move, cards);
 }

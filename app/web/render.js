@@ -4,11 +4,16 @@
 // animates the events one at a time on the piles it holds (model.js), then draws the
 // new state as the truth.
 
-import { applyEvent, describeCard, pilesOf, rankLabel, SUITS } from "./model.js";
+import { t } from "./i18n.js";
+import { applyEvent, describeCard, pileName, pilesOf, rankLabel, SUITS } from "./model.js";
 
 /** Offsets of a tableau card below the one under it, in card heights. */
 const FAN_DOWN = 0.12;
 const FAN_UP = 0.26;
+/** The least visible strip of a face-up card under another, in CSS px (WCAG 2.5.8's 24). */
+const MIN_STRIP = 26;
+/** The least strip of a face-down card, in CSS px. */
+const MIN_DOWN = 3;
 /** A card's height over its width (play.css: --ch). */
 const CARD_RATIO = 1.4;
 
@@ -62,7 +67,7 @@ export class Table {
       const element = document.createElement("div");
       element.className = `pile ${pile.kind}`;
       element.dataset.pile = pile.id;
-      element.setAttribute("aria-label", pile.id);
+      element.setAttribute("aria-label", pileName(pile.id));
       this.pileElements.set(pile.id, element);
       if (pile.kind === "tableau") {
         tableau.append(element);
@@ -124,39 +129,59 @@ export class Table {
       slot.textContent = `${meta.base_rank ? rankLabel(meta.base_rank) : ""}${suit}`;
     } else if (meta.kind === "stock" && meta.click && meta.click.action === "redeal") {
       slot.textContent = "\u21bb";
-      slot.title = "redeal";
+      slot.title = t("redeal");
     }
     return slot;
   }
 
-  /** Tableau cards fanned down, squeezed to fit the window's height. */
-  fan(element, scale = Number(element.dataset.scale || 1)) {
+  /**
+   * Tableau cards fanned down: each card's offset below the one under it in px (the
+   * pile's `data-up` and `data-down`, set by `layoutTableau`), else the natural offsets.
+   */
+  fan(element) {
+    const card = element.offsetWidth * CARD_RATIO;
+    const up = Number(element.dataset.up || FAN_UP * card);
+    const down = Number(element.dataset.down || FAN_DOWN * card);
     let top = 0;
-    const cards = [...element.querySelectorAll(".card")];
-    for (const card of cards) {
-      card.style.top = `calc(var(--ch) * ${top})`;
-      top += (card.classList.contains("up") ? FAN_UP : FAN_DOWN) * scale;
+    let last = 0;
+    for (const el of element.querySelectorAll(".card")) {
+      el.style.top = `${top}px`;
+      last = top;
+      top += el.classList.contains("up") ? up : down;
     }
-    const last = cards.length ? top - (cards.at(-1).classList.contains("up") ? FAN_UP : FAN_DOWN) * scale : 0;
-    element.style.height = `calc(var(--ch) * ${last + 1})`;
+    element.style.height = `${last + card}px`;
   }
 
+  /**
+   * The offsets of each tableau pile so that it fits the window's height (less the tool
+   * bar at the foot of a phone's screen, play.css --dock): the face-down cards squeezed
+   * first, the face-up ones no closer than MIN_STRIP, so that the strip of each stays
+   * large enough to press. A pile that cannot fit makes the page scroll.
+   */
   layoutTableau() {
     const row = this.root.querySelector(".row.tableau");
     if (!row) return;
     const pile = row.querySelector(".pile");
     const card = (pile ? pile.offsetWidth : 70) * CARD_RATIO;
-    const room = Math.max(window.innerHeight - row.getBoundingClientRect().top - 12, card * 2);
+    const dock = parseFloat(getComputedStyle(document.documentElement).getPropertyValue("--dock")) || 0;
+    const room = Math.max(window.innerHeight - dock - row.getBoundingClientRect().top - 12, card * 2);
+    const natural = Math.max(FAN_UP * card, MIN_STRIP);
     for (const element of row.querySelectorAll(".pile")) {
-      let natural = 0;
-      const cards = [...element.querySelectorAll(".card")];
-      cards.slice(0, -1).forEach((c) => {
-        natural += c.classList.contains("up") ? FAN_UP : FAN_DOWN;
-      });
-      const fits = natural * card + card <= room || natural === 0;
-      const scale = fits ? 1 : Math.max(0.35, (room - card) / (natural * card));
-      element.dataset.scale = String(scale);
-      this.fan(element, scale);
+      const cards = [...element.querySelectorAll(".card")].slice(0, -1);
+      const ups = cards.filter((c) => c.classList.contains("up")).length;
+      const downs = cards.length - ups;
+      let up = natural;
+      let down = FAN_DOWN * card;
+      const free = room - card;
+      if (ups * up + downs * down > free) {
+        down = downs ? Math.max(MIN_DOWN, (free - ups * up) / downs) : down;
+        if (ups * up + downs * down > free && ups) {
+          up = Math.max(MIN_STRIP, (free - downs * down) / ups);
+        }
+      }
+      element.dataset.up = String(up);
+      element.dataset.down = String(down);
+      this.fan(element);
     }
   }
 
@@ -266,7 +291,7 @@ function cardElement(card, index, click) {
   el.dataset.index = String(index);
   if (!card.face_up) {
     el.className = "card down";
-    el.setAttribute("aria-label", "face-down card");
+    el.setAttribute("aria-label", t("face-down card"));
     return el;
   }
   const what = describeCard(card.code);

@@ -35,6 +35,13 @@ async def test_play_redirects_to_the_client_and_serves_it_with_its_policy(
         asset = await client.get(f"/play/{name}")
         assert asset.status_code == 200, name
         assert asset.text == (WEB_DIR / name).read_text()
+    # The catalogues of the client's words (i18n.js reads them), with the page's policy.
+    for path in sorted((WEB_DIR / "locales").glob("*.json")):
+        catalogue = await client.get(f"/play/locales/{path.name}")
+        assert catalogue.status_code == 200, path.name
+        assert catalogue.headers["content-type"].startswith("application/json")
+        assert catalogue.headers["content-security-policy"] == CONTENT_SECURITY_POLICY
+        assert catalogue.json() == json.loads(path.read_text())
     script = await client.get("/play/main.js")
     assert script.headers["content-type"].startswith(("text/javascript", "application/javascript"))
 
@@ -53,7 +60,9 @@ def test_the_policy_allows_the_servers_own_origin_only() -> None:
 
 
 def test_the_client_loads_nothing_from_elsewhere() -> None:
-    for path in WEB_DIR.iterdir():
+    for path in WEB_DIR.rglob("*"):
+        if path.is_dir():
+            continue
         text = path.read_text()
         assert not re.search(r"https?://|//[a-z0-9.-]+\.[a-z]{2,}/", text), path.name
         assert "@import" not in text and "url(" not in text, path.name

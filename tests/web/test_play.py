@@ -31,6 +31,7 @@ from app.engine import Move
 from app.seeds import seed_line
 from tests.probes.server import Server
 from tests.web.browser import CHROMIUM_ARGS, chromium_path
+from tests.web.figures import CLS_INIT, SCREENS, figures, layout_shift, open_menu, play_line
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 
@@ -104,6 +105,7 @@ class Play:
         return game
 
     def new_game(self, variant: str, kind: str = "random", deal: int | None = None) -> None:
+        open_menu(self.page)
         self.page.select_option("#variant", variant)
         self.page.select_option("#deal-kind", kind)
         if deal is not None:
@@ -158,7 +160,7 @@ class Play:
 
     def api(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         token = self.storage("solitaire.token")
-        headers = {"Authorization": f"Bearer {token}"}
+        headers = {"Authorization": f"Bearer {token}", **kwargs.pop("headers", {})}
         return httpx.request(
             method, f"{self.server.base_url}/api/v1{path}", headers=headers, timeout=30, **kwargs
         )
@@ -197,7 +199,7 @@ def opened(
 ) -> Iterator[Play]:
     """/play in a new browser context (`context_args`: its viewport, storage, ...), with
     the checks every page passes at its end; `before(page)` runs before it loads."""
-    context = browser.new_context(**context_args)
+    context = browser.new_context(**{"locale": "en-US", **context_args})
     page = context.new_page()
     page.set_default_timeout(TIMEOUT_MS)
     session = Play(page, server)
@@ -287,7 +289,10 @@ def draw_until(play: Play, wanted: Callable[[dict[str, Any]], T | None], limit: 
         found = wanted(state)
         if found is not None:
             return found
-        play.page.click("#draw")
+        if play.page.locator("#draw").is_visible():
+            play.page.click("#draw")
+        else:  # a phone: the stock is the draw button
+            play.page.click('[data-pile="stock"]')
         play.ready()
     raise AssertionError("no such position within the draws")
 
@@ -807,7 +812,7 @@ def test_daily_page_shows_the_day_and_the_players_stats(play: Play) -> None:
     play.ready()
     play.page.select_option("#daily-variant", "rainbow")
     play.ready()
-    assert "Your game: playing, 1 moves (not ranked)" in play.page.inner_text("#daily-me")
+    assert "Your game: playing, 1 move, not ranked" in play.page.inner_text("#daily-me")
     stats = play.api("GET", "/players/me/stats").json()
     line = next(v for v in stats["variants"] if v["variant"] == "rainbow")
     row = play.page.locator('#stats tr[data-variant="rainbow"] td').all_inner_texts()
@@ -944,7 +949,8 @@ def test_analysis_marks_the_losing_move_and_its_winning_line_wins_on_a_copy(play
     items = play.page.eval_on_selector_all(
         "#move-list li",
         "els => els.map(e => [Number(e.dataset.ply), e.dataset.verdict,"
-        " e.querySelector('code').textContent, e.dataset.losing === '1'])",
+        " e.querySelector('.move').dataset.text, e.dataset.losing === '1',"
+        " e.querySelector('.move').textContent])",
     )
     log = play.api("GET", f"/games/{game_id}/moves").json()["items"]
     assert [item[0] for item in items] == list(range(GOOD_MOVES + 2))
@@ -952,9 +958,10 @@ def test_analysis_marks_the_losing_move_and_its_winning_line_wins_on_a_copy(play
     assert [item[1] for item in items] == ["winnable"] * (GOOD_MOVES + 1) + ["lost"]
     assert [item[0] for item in items if item[3]] == [GOOD_MOVES + 1]
     assert items[GOOD_MOVES + 1][2] == BAD_MOVE
-    assert f"Move {GOOD_MOVES + 1} ({BAD_MOVE}) lost the game" in play.page.inner_text(
-        "#coach-text"
-    )
+    # Each move in words, piles counted from one: `w>f1` is a card to foundation 2.
+    words = items[GOOD_MOVES + 1][4]
+    assert words.endswith(" to foundation 2") and words[0] in "A23456789JQK1"
+    assert f"Move {GOOD_MOVES + 1} ({words}) lost the game" in play.page.inner_text("#coach-text")
     play.shot("analysis-move-list")
 
     # The copy: the position before the losing move, a game of its own, marked as practice.
@@ -1029,3 +1036,202 @@ def test_a_solvable_deal_of_a_chosen_difficulty_shows_its_rating(
             play.shot("solvable-hard")
     finally:
         rated.kill()
+
+
+# ---- what a player sees: sizes, contrast, layout shift, on phones and a desktop
+
+
+def assert_seen_well(play: Play, where: str, screen: dict[str, Any]) -> dict[str, Any]:
+    """The figures of tests/web/figures.js for the page as it is now: every control 44 x
+    44 CSS px at least, each face-up card's visible part 24 x 24 (WCAG 2.5.8), no sideways
+    scrolling, no text cut off, text contrast 4.5:1 at least, the table's top in the top
+    quarter of the screen, the Won box over no control."""
+    seen = figures(play.page)
+    label = f"{where} at {screen['viewport']}"
+    assert seen["small"] == [], label
+    assert seen["smallCards"] == [], label
+    assert not seen["sideways"], label
+    assert seen["cut"] == [], label
+    assert seen["lowContrast"] == [], label
+    if seen["tableTop"] is not None:
+        assert seen["tableTop"] <= screen["viewport"]["height"] / 4, label
+    assert seen["covered"] == [], label
+    return seen
+
+
+@pytest.mark.parametrize("name", list(SCREENS))
+def test_what_a_player_sees_on_a_phone_and_a_desktop(
+    browser: Any, server: Server, name: str
+) -> None:
+    screen = SCREENS[name]
+    width = screen["viewport"]["width"]
+
+    def before(page: Any) -> None:
+        page.add_init_script(CLS_INIT)
+        page.add_init_script("localStorage.setItem('solitaire.speed', 'off')")
+
+    with opened(browser, server, before=before, **screen) as play:
+        play.page.wait_for_timeout(300)  # a shift is reported a frame after it happens
+        assert layout_shift(play.page, reset=True) <= 0.05, "loading"
+        assert_seen_well(play, "a first visit", screen)
+
+        play.new_game("rank-and-file", "number", DEALS["rank-and-file"])
+        play.page.wait_for_timeout(300)
+        assert layout_shift(play.page, reset=True) <= 0.05, "dealing"
+        assert_seen_well(play, "a new deal", screen)
+
+        # Half its proven line played: long fanned piles of face-up cards.
+        play_line(play.page, play.server, 0.45)
+        seen = assert_seen_well(play, "half a game", screen)
+        fanned = [c for c in seen["cards"] if c["height"] < c["width"] * 1.3]
+        assert len(fanned) >= 10 and seen["smallestCard"] >= 24
+        play.shot(f"seen-{name}-game")
+
+        # A refusal in the server's words: the message as wide as the screen lets it be.
+        play.api("PATCH", f"/games/{play.game_id}", json={"settings": {"auto_play": False}})
+        play.page.reload()
+        play.ready()
+        state = play.state()
+        pile = next(p for p in state["piles"] if p["kind"] == "tableau" and p["cards"])
+        play.click_card(pile["id"], len(pile["cards"]) - 1)
+        _, code = play.message()
+        assert code == "auto_play_off"
+        seen = assert_seen_well(play, "an error", screen)
+        if screen.get("is_mobile"):  # a long message: the screen's width less 8 px a side
+            assert seen["messageWidth"] >= width - 16 - 1
+        play.shot(f"seen-{name}-error")
+        play.api("PATCH", f"/games/{play.game_id}", json={"settings": {"auto_play": True}})
+
+        # Today's daily deal: the "ranked" badge readable.
+        play.new_game("rank-and-file", "daily")
+        assert play.page.locator("#ranked").is_visible()
+        assert_seen_well(play, "a daily game", screen)
+
+        # Won: the Won box under the table, over no control ("Analyse this game" shown).
+        play.new_game("rank-and-file", "number", DEALS["rank-and-file"])
+        play.page.click("#finish")
+        play.page.wait_for_function("() => document.body.dataset.status === 'won'")
+        play.ready()
+        assert play.page.locator("#won").is_visible()
+        assert play.page.locator("#analyse").is_visible()
+        assert_seen_well(play, "a won game", screen)
+        play.shot(f"seen-{name}-won")
+        if screen.get("is_mobile"):
+            # The menu opens over the page: nothing under it moves.
+            layout_shift(play.page, reset=True)
+            open_menu(play.page)
+            play.page.wait_for_timeout(300)
+            assert layout_shift(play.page) <= 0.05, "the menu"
+            assert_seen_well(play, "the menu", screen)
+            play.shot(f"seen-{name}-menu")
+            play.page.keyboard.press("Escape")
+            assert play.page.locator("#menu").is_hidden()
+        # The daily page.
+        play.page.click("#nav-daily")
+        play.ready()
+        assert_seen_well(play, "the daily page", screen)
+        play.shot(f"seen-{name}-daily")
+
+
+# ---- languages: the page's own words and the server's, in one language
+
+ENGLISH_ONLY = {  # sources whose translation is the same word in that language
+    "de": {"Analyse", "normal", "Analysis"},
+    "ru": set(),
+    "fr": {"Table", "Analyse", "Date (UTC)", "expert", "six", "pile {number}"},
+}
+
+
+def english_words_shown(page: Any, language: str) -> list[str]:
+    """The client's English sources that the page shows as they are (none, in a language
+    that translates them)."""
+    catalogue = json.loads((ROOT / "app" / "web" / "locales" / f"{language}.json").read_text())
+    sources = [
+        s
+        for s, words in catalogue.items()
+        if isinstance(words, str) and words != s and "{" not in s and len(s) > 3
+    ]
+    shown: list[str] = page.evaluate(
+        """sources => {
+          const texts = new Set();
+          const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+          for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+            const el = n.parentElement;
+            if (!el || el.closest('[lang]:not(html)') || !el.checkVisibility()) continue;
+            texts.add(n.nodeValue.replace(/\\s+/g, ' ').trim());
+          }
+          for (const el of document.querySelectorAll('[title], [aria-label], [placeholder]'))
+            for (const a of ['title', 'aria-label', 'placeholder'])
+              if (el.getAttribute(a)) texts.add(el.getAttribute(a));
+          return sources.filter(s => texts.has(s));
+        }""",
+        [s for s in sources if s not in ENGLISH_ONLY[language]],
+    )
+    return shown
+
+
+def test_the_page_speaks_the_browsers_language_or_the_one_chosen(
+    browser: Any, server: Server
+) -> None:
+    phone = {**SCREENS["phone-360"], "locale": "de-DE"}
+    with opened(browser, server, **phone) as play:
+        assert play.page.evaluate("document.documentElement.lang") == "de"
+        assert play.page.inner_text("#first-new") == "Neues Spiel"
+        play.new_game("rank-and-file", "number", DEALS["rank-and-file"])
+        assert play.page.inner_text("#undo") == "Zurück"
+        assert play.page.inner_text("#status") == "läuft"
+        # The API asked in the page's language, not the browser's list ("de-DE,de;q=0.9")
+        # (the live stream, an EventSource, sends no header of the page's: it carries states).
+        api_calls = [
+            r for r in play.requests if "/api/v1/" in r.url and r.resource_type != "eventsource"
+        ]
+        assert api_calls and {r.headers.get("accept-language") for r in api_calls} == {"de"}
+        # The server's refusal in German too: the page mixes no two languages.
+        play.api("PATCH", f"/games/{play.game_id}", json={"settings": {"auto_play": False}})
+        play.page.reload()
+        play.ready()
+        state = play.state()
+        pile = next(p for p in state["piles"] if p["kind"] == "tableau" and p["cards"])
+        play.click_card(pile["id"], len(pile["cards"]) - 1)
+        text, code = play.message()
+        german = play.api(
+            "POST",
+            f"/games/{play.game_id}/moves",
+            json={"action": "click", "pile": pile["id"], "index": len(pile["cards"]) - 1},
+            headers={"Accept-Language": "de"},
+        )
+        english = play.api(
+            "POST",
+            f"/games/{play.game_id}/moves",
+            json={"action": "click", "pile": pile["id"], "index": len(pile["cards"]) - 1},
+        )
+        assert german.json()["error"]["message"] != english.json()["error"]["message"]
+        assert text.startswith(german.json()["error"]["message"]) and code == "auto_play_off"
+        assert english_words_shown(play.page, "de") == []
+        play.api("PATCH", f"/games/{play.game_id}", json={"settings": {"auto_play": True}})
+
+        # The chooser: each language in turn, kept across a reload; a screenshot of each.
+        for language in ["en", "ru", "fr", "de"]:
+            open_menu(play.page)
+            play.page.select_option("#language", language)
+            play.page.wait_for_load_state()
+            play.ready()
+            play.page.reload()
+            play.ready()
+            assert play.page.evaluate("document.documentElement.lang") == language
+            assert play.storage("solitaire.language") == language
+            play.page.click("#hint-button")
+            play.ready()
+            if language != "en":
+                assert english_words_shown(play.page, language) == []
+            # Longer words, on the smallest screen: still nothing cut off nor too small.
+            assert_seen_well(play, language, phone)
+            open_menu(play.page)
+            assert_seen_well(play, f"{language}, the menu", phone)
+            play.shot(f"language-{language}-menu")
+            play.page.keyboard.press("Escape")
+            play.shot(f"language-{language}")
+        asked = {
+            r.headers.get("accept-language") for r in play.requests if r.resource_type == "fetch"
+        }
+        assert asked >= {"en", "ru", "fr", "de"}
