@@ -41,7 +41,7 @@ echo "types generated ($(wc -l <"$WORK/schema.d.ts") lines) and the client type-
 
 echo "== the reference web client's API module and model (app/web) against the same types"
 # Plain JavaScript with JSDoc types from ./schema (tsc --checkJs), served as it is.
-cp app/web/api.js app/web/model.js app/web/live.js app/web/coach.js "$WORK/"
+cp app/web/api.js app/web/model.js app/web/live.js app/web/coach.js app/web/i18n.js "$WORK/"
 "$BIN/tsc" --noEmit --strict --allowJs --checkJs --target es2022 --module es2022 \
     --moduleResolution bundler --lib es2022,dom "$WORK/api.js" "$WORK/model.js" "$WORK/live.js" \
     "$WORK/coach.js"
