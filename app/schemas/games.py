@@ -154,10 +154,11 @@ class GameState(_WithDeal):
     )
     unranked_reason: UnrankedReason | None = Field(description=UNRANKED_REASON_DOC)
     practice: bool = Field(
-        description="A game not dealt fresh by the server: a game record played again "
-        '(POST /games `{"record"}`) or a copy of a game at a position of its line (source '
-        "`practice`, POST /games/{id}/analysis/practice). Never ranked, and not counted in "
-        "the player's statistics."
+        description="A game that replays what is known already: a game record played again "
+        '(POST /games `{"record"}`), a copy of a game at a position of its line (source '
+        "`practice`, POST /games/{id}/analysis/practice), a daily game started once its "
+        "date was over (`unranked_reason: past_date`). Never ranked, and not counted in "
+        "the player's statistics (but a past date's daily game in `daily_played`)."
     )
     difficulty: Difficulty | None = Field(
         description="The proven deal's measured rating (solvable and daily games): from the "
