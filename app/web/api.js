@@ -301,11 +301,22 @@ export class Api {
     return this.request("POST", `/games/${encodeURIComponent(gameId)}/stream-token`);
   }
 
-  // Daily deals
+  // Daily deals: `rating` names the date's deal of that rating (`?difficulty=`, docs/api.md
+  // "A deal per rating"); omitted, the date's first deal.
 
-  /** @param {string} variant @param {string} date @returns {Promise<Daily>} */
-  daily(variant, date) {
-    return this.request("GET", `/daily/${encodeURIComponent(variant)}/${date}`, { auth: false });
+  /**
+   * @param {string} variant
+   * @param {string} date
+   * @param {Rating | null} [rating]
+   * @param {(seconds: number) => void} [onBusy] told before waiting for a deal still being proven
+   * @returns {Promise<Daily>}
+   */
+  daily(variant, date, rating = null, onBusy) {
+    return this.request("GET", `${dailyPath(variant, date)}${ratingQuery(rating, "?")}`, {
+      auth: false,
+      waitWhenBusy: true,
+      onBusy,
+    });
   }
 
   /**
@@ -314,19 +325,40 @@ export class Api {
    * @param {string} variant
    * @param {string} date
    * @param {(seconds: number) => void} [onBusy]
+   * @param {Rating | null} [rating]
    * @returns {Promise<GameState>}
    */
-  playDaily(variant, date, onBusy) {
-    return this.request("POST", `/daily/${encodeURIComponent(variant)}/${date}/game`, {
+  playDaily(variant, date, onBusy, rating = null) {
+    return this.request("POST", `${dailyPath(variant, date)}/game${ratingQuery(rating, "?")}`, {
       waitWhenBusy: true,
       onBusy,
     });
   }
 
-  /** @param {string} variant @param {string} date @returns {Promise<DailyResults>} */
-  dailyResults(variant, date) {
-    return this.request("GET", `/daily/${encodeURIComponent(variant)}/${date}/results?limit=20`);
+  /**
+   * @param {string} variant
+   * @param {string} date
+   * @param {Rating | null} [rating]
+   * @returns {Promise<DailyResults>}
+   */
+  dailyResults(variant, date, rating = null) {
+    return this.request(
+      "GET",
+      `${dailyPath(variant, date)}/results?limit=20${ratingQuery(rating, "&")}`,
+    );
   }
+}
+
+/** @typedef {Schemas["Difficulty"]} Rating a deal's rating */
+
+/** @param {string} variant @param {string} date */
+function dailyPath(variant, date) {
+  return `/daily/${encodeURIComponent(variant)}/${date}`;
+}
+
+/** @param {Rating | null} rating @param {string} joint `?` or `&` */
+function ratingQuery(rating, joint) {
+  return rating ? `${joint}difficulty=${rating}` : "";
 }
 
 /**

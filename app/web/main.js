@@ -54,6 +54,13 @@ const app = {
   /** The daily page's date (`YYYY-MM-DD`), null for today; and today's, once known. */
   dailyDate: null,
   today: null,
+  /**
+   * The daily page's rating (`easy` ... `expert`: that rating's deal of the date), null
+   * for the date's first deal; and whether the server rates its deals (the first deal
+   * has a `difficulty`).
+   */
+  dailyRating: null,
+  rated: false,
   /** The game whose analysis is being waited for (its id), else null. */
   analysing: null,
   /** The last analysis done: `{ gameId, analysis, entries }` (entries: its move log). */
@@ -736,23 +743,31 @@ function dailyDate() {
   return app.dailyDate ?? "today";
 }
 
+/** Said while a rating's deal is still being proven (the request waits for it). */
+function preparing(seconds) {
+  say(t("The deal is being prepared: asking again in {seconds} s.", { seconds }));
+}
+
 async function showDaily() {
   const variant = $("daily-variant").value;
   const date = dailyDate();
+  const rating = app.dailyRating;
   const [daily, results, stats] = await Promise.all([
-    api.daily(variant, date),
-    api.dailyResults(variant, date),
+    api.daily(variant, date, rating, preparing),
+    api.dailyResults(variant, date, rating),
     api.stats(),
   ]);
   if (date === "today") app.today = daily.date;
+  if (rating === null) app.rated = daily.difficulty !== null;
   const past = app.today !== null && daily.date !== app.today;
   showDailyDate(daily.date, past);
+  showRatings(daily);
   const players = `${daily.players} player${daily.players === 1 ? "" : "s"}`;
   if (past) {
     $("daily-summary").textContent =
       `${daily.date}${daily.deal_str ? ` (deal ${daily.deal_str})` : ""}: ${players} started it ` +
       `on its day, ${daily.wins} won it cleanly (no undo, hint or finish). ` +
-      "Played now, it is practice: not ranked.";
+      t("Played now, it is practice: not ranked, not counted in your statistics.");
   } else {
     const left = Math.max(0, new Date(daily.ends_at).getTime() - Date.now());
     const hours = Math.floor(left / 3600000);
@@ -797,6 +812,36 @@ async function showDaily() {
     cell(row, String(line.longest_daily_streak));
     statsBody.append(row);
   }
+}
+
+/**
+ * The date's deal of each rating, where the server rates its deals: a button per rating,
+ * the one shown pressed (the first deal's own rating while no rating is chosen).
+ */
+function showRatings(daily) {
+  const box = $("daily-ratings");
+  box.hidden = !app.rated;
+  if (!app.rated) return;
+  for (const button of box.querySelectorAll("button[data-rating]")) {
+    const shown = button.dataset.rating === daily.difficulty;
+    button.setAttribute("aria-pressed", shown ? "true" : "false");
+  }
+  document.body.dataset.dailyRating = daily.difficulty ?? "";
+}
+
+/** Shows the date's deal of another rating (the first deal's own: that deal, no rating). */
+function chooseRating(rating) {
+  if (app.busy) return;
+  const before = app.dailyRating;
+  app.dailyRating = rating;
+  run(async () => {
+    try {
+      await showDaily();
+    } catch (error) {
+      app.dailyRating = before;
+      throw error;
+    }
+  });
 }
 
 /** The page's words and date controls for the date shown. */
@@ -892,7 +937,13 @@ function wire() {
   const speedSelect = $("speed");
   speedSelect.value = localStorage.getItem(STORE.speed) ?? "normal";
   speedSelect.addEventListener("change", () => localStorage.setItem(STORE.speed, speedSelect.value));
-  $("daily-variant").addEventListener("change", () => run(showDaily));
+  $("daily-variant").addEventListener("change", () => {
+    app.dailyRating = null; // another game: its own first deal
+    run(showDaily);
+  });
+  for (const button of $("daily-ratings").querySelectorAll("button[data-rating]")) {
+    button.addEventListener("click", () => chooseRating(button.dataset.rating));
+  }
   const step = (days) => {
     const from = $("daily-date").value || app.today;
     if (from) goToDate(addDays(from, days));
@@ -904,8 +955,12 @@ function wire() {
   });
   $("daily-play").addEventListener("click", () =>
     run(async () => {
-      const notice = (seconds) => say(`The deal is being prepared: asking again in ${seconds} s.`);
-      const state = await api.playDaily($("daily-variant").value, dailyDate(), notice);
+      const state = await api.playDaily(
+        $("daily-variant").value,
+        dailyDate(),
+        preparing,
+        app.dailyRating,
+      );
       location.hash = "#table";
       show(state);
     }),

@@ -997,40 +997,83 @@ def test_analysis_marks_the_losing_move_and_its_winning_line_wins_on_a_copy(play
     )
 
 
-def test_a_solvable_deal_of_a_chosen_difficulty_shows_its_rating(
-    browser: Any, tmp_path: Path
-) -> None:
-    # A stand-in rater (every rating a quarter of the deals, by number) so that the pools
-    # of all four ratings fill at once.
-    rated = Server(
-        f"sqlite+aiosqlite:///{tmp_path / 'rated.sqlite3'}",
-        tmp_path,
+@pytest.fixture(scope="module")
+def rated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """A server whose deals are rated by a stand-in rater (every rating a quarter of the
+    deals, by number), so that the pools and the daily deals of all four ratings are
+    proven at once."""
+    data = tmp_path_factory.mktemp("rated")
+    server = Server(
+        f"sqlite+aiosqlite:///{data / 'rated.sqlite3'}",
+        data,
         SOLVABLE_PREPARE_AHEAD="true",
         SOLVABLE_POOL_SIZE="1",
         DIFFICULTY_GAMES="1",
         DIFFICULTY_RATER="tests.api.test_difficulty:by_number",
+        DAILY_WAIT_SECONDS="60",
         LOG_FORMAT="text",
     )
-    rated.start()
+    server.start()
     try:
-        with opened(browser, rated, viewport={"width": 1200, "height": 860}) as play:
-            # Until the pool of that rating has a deal: 503 no_solvable_deals, said so.
-            play.expected.append("the server responded with a status of 503")
-            play.page.select_option("#variant", "rank-and-file")
-            play.page.select_option("#deal-kind", "solvable")
-            assert play.page.locator("#difficulty").is_visible()
-            play.page.select_option("#difficulty", "hard")
-            deadline = time.monotonic() + 120
-            while play.storage("solitaire.game") is None:
-                assert time.monotonic() < deadline, "no hard deal was dealt in time"
-                play.page.click("#new-game-button")
-                play.ready()
-                play.page.wait_for_timeout(500)
-            assert play.state()["difficulty"] == "hard"
-            assert play.page.inner_text("#difficulty-shown") == "difficulty: hard"
-            play.shot("solvable-hard")
+        yield server
     finally:
-        rated.kill()
+        server.kill()
+
+
+def test_a_solvable_deal_of_a_chosen_difficulty_shows_its_rating(
+    browser: Any, rated: Server
+) -> None:
+    with opened(browser, rated, viewport={"width": 1200, "height": 860}) as play:
+        # Until the pool of that rating has a deal: 503 no_solvable_deals, said so.
+        play.expected.append("the server responded with a status of 503")
+        play.page.select_option("#variant", "rank-and-file")
+        play.page.select_option("#deal-kind", "solvable")
+        assert play.page.locator("#difficulty").is_visible()
+        play.page.select_option("#difficulty", "hard")
+        deadline = time.monotonic() + 120
+        while play.storage("solitaire.game") is None:
+            assert time.monotonic() < deadline, "no hard deal was dealt in time"
+            play.page.click("#new-game-button")
+            play.ready()
+            play.page.wait_for_timeout(500)
+        assert play.state()["difficulty"] == "hard"
+        assert play.page.inner_text("#difficulty-shown") == "difficulty: hard"
+        play.shot("solvable-hard")
+
+
+def test_the_daily_page_offers_the_deal_of_each_rating(browser: Any, rated: Server) -> None:
+    with opened(browser, rated, viewport={"width": 1200, "height": 860}) as play:
+        play.expected.append("the server responded with a status of 503")  # being proven
+        # Today's first deal, proven (and rated) on its first game's request.
+        deadline = time.monotonic() + 180
+        while play.api("POST", "/daily/rank-and-file/today/game").status_code == 503:
+            assert time.monotonic() < deadline, "today's deal was not proven in time"
+        first = play.api("GET", "/daily/rank-and-file/today").json()
+        play.page.goto(f"{rated.base_url}/play/#daily")
+        play.ready()
+        play.page.select_option("#daily-variant", "rank-and-file")
+        play.ready()
+        ratings = play.page.locator("#daily-ratings")
+        assert ratings.is_visible()
+        pressed = '#daily-ratings button[aria-pressed="true"]'
+        assert play.page.get_attribute(pressed, "data-rating") == first["difficulty"]
+        other = next(r for r in ("expert", "easy") if r != first["difficulty"])
+        play.page.click(f'#daily-ratings button[data-rating="{other}"]')
+        play.page.wait_for_function(
+            "r => document.body.dataset.busy === '0' && document.body.dataset.dailyRating === r",
+            arg=other,
+            timeout=180_000,
+        )
+        assert play.page.get_attribute(pressed, "data-rating") == other
+        play.shot("daily-rating")
+        play.page.click("#daily-play")
+        play.ready()
+        state = play.state()
+        assert state["source"] == "daily" and state["difficulty"] == other
+        mine = play.api("POST", f"/daily/rank-and-file/today/game?difficulty={other}")
+        assert mine.status_code == 200 and mine.json()["id"] == state["id"]
+        first_game = play.api("POST", "/daily/rank-and-file/today/game").json()
+        assert first_game["id"] != state["id"]
 
 
 def thrown_away(play: Play, moves: list[Move]) -> str:
