@@ -74,6 +74,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  * @property {boolean} [idempotent] send an Idempotency-Key, the same on every retry
  * @property {boolean} [waitWhenBusy] wait out the BUSY_CODES refusals for Retry-After
  * @property {(seconds: number) => void} [onBusy] told before each such wait
+ * @property {Record<string, string | null>} [query] query parameters (null ones left out)
  */
 
 export class Api {
@@ -91,7 +92,13 @@ export class Api {
    * @returns {Promise<T>}
    */
   async request(method, path, options = {}) {
-    const { body, auth = true, idempotent = false, waitWhenBusy = false, onBusy } = options;
+    const { body, auth = true, idempotent = false, waitWhenBusy = false, onBusy, query } = options;
+    const params = new URLSearchParams();
+    for (const [name, value] of Object.entries(query ?? {})) {
+      if (value !== null) params.append(name, value);
+    }
+    const search = params.toString();
+    const url = PREFIX + path + (search ? `${path.includes("?") ? "&" : "?"}${search}` : "");
     /** @type {Record<string, string>} */
     const headers = { Accept: "application/json" };
     if (body !== undefined) headers["Content-Type"] = "application/json";
@@ -103,7 +110,7 @@ export class Api {
       /** @type {Response} */
       let response;
       try {
-        response = await fetch(PREFIX + path, {
+        response = await fetch(url, {
           method,
           headers,
           body: body === undefined ? undefined : JSON.stringify(body),
@@ -312,8 +319,9 @@ export class Api {
    * @returns {Promise<Daily>}
    */
   daily(variant, date, rating = null, onBusy) {
-    return this.request("GET", `${dailyPath(variant, date)}${ratingQuery(rating, "?")}`, {
+    return this.request("GET", `/daily/${encodeURIComponent(variant)}/${date}`, {
       auth: false,
+      query: { difficulty: rating },
       waitWhenBusy: true,
       onBusy,
     });
@@ -329,7 +337,8 @@ export class Api {
    * @returns {Promise<GameState>}
    */
   playDaily(variant, date, onBusy, rating = null) {
-    return this.request("POST", `${dailyPath(variant, date)}/game${ratingQuery(rating, "?")}`, {
+    return this.request("POST", `/daily/${encodeURIComponent(variant)}/${date}/game`, {
+      query: { difficulty: rating },
       waitWhenBusy: true,
       onBusy,
     });
@@ -342,24 +351,15 @@ export class Api {
    * @returns {Promise<DailyResults>}
    */
   dailyResults(variant, date, rating = null) {
-    return this.request(
-      "GET",
-      `${dailyPath(variant, date)}/results?limit=20${ratingQuery(rating, "&")}`,
-    );
+    return this.request("GET", `/daily/${encodeURIComponent(variant)}/${date}/results?limit=20`, {
+      query: { difficulty: rating },
+    });
   }
 }
 
 /** @typedef {Schemas["Difficulty"]} Rating a deal's rating */
 
-/** @param {string} variant @param {string} date */
-function dailyPath(variant, date) {
-  return `/daily/${encodeURIComponent(variant)}/${date}`;
-}
 
-/** @param {Rating | null} rating @param {string} joint `?` or `&` */
-function ratingQuery(rating, joint) {
-  return rating ? `${joint}difficulty=${rating}` : "";
-}
 
 /**
  * The error envelope of an answer that is not 2xx (a proxy's page that is not JSON
