@@ -324,7 +324,8 @@ class GameAnalysis(Base):
     line of play it was asked for (`line`: `<move_count>.<version of the last move>`; a
     stuck game played on after an undo is a new line, analysed anew). `plies`: each
     position's verdict (`winnable`, `lost`, `undecided`), ply 0 the deal, once `state` is
-    `done`; `winning_line` (move JSON) from the position before `losing_ply`. Its work is
+    `done`; `winning_line` (move JSON) from the position before `losing_ply` (no losing
+    ply: from the last winnable one). Its work is
     a job of the queue (`jobs`: `analysis`, `<game id>|<line>`)."""
 
     __tablename__ = "game_analyses"

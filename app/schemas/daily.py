@@ -78,10 +78,15 @@ class DailyResults(BaseModel):
 
 class VariantStats(BaseModel):
     variant: str = Field(examples=["rank-and-file"])
-    played: int = Field(description="Games started, daily ones included.")
-    won: int = Field(description="Games won, assisted ones (hint or finish) included.")
+    played: int = Field(
+        description="Games started, daily ones included; practice games (`practice: true`: "
+        "records played again, copies, past dates' daily games) not."
+    )
+    won: int = Field(
+        description="Games won of those `played`, assisted ones (hint or finish) included."
+    )
     win_rate: float | None = Field(description="won / played; null when none was played.")
-    daily_played: int
+    daily_played: int = Field(description="Daily games started, past dates' (practice) included.")
     daily_wins: int = Field(description="Daily deals won without the solver's help.")
     daily_streak: int = Field(
         description="Consecutive dates with a daily deal won without the solver's help, up "

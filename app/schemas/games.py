@@ -154,10 +154,11 @@ class GameState(_WithDeal):
     )
     unranked_reason: UnrankedReason | None = Field(description=UNRANKED_REASON_DOC)
     practice: bool = Field(
-        description="A game not dealt fresh by the server: a game record played again "
-        '(POST /games `{"record"}`) or a copy of a game at a position of its line (source '
-        "`practice`, POST /games/{id}/analysis/practice). Never ranked, and not counted in "
-        "the player's statistics."
+        description="A game that replays what is known already: a game record played again "
+        '(POST /games `{"record"}`), a copy of a game at a position of its line (source '
+        "`practice`, POST /games/{id}/analysis/practice), a daily game started once its "
+        "date was over (`unranked_reason: past_date`). Never ranked, and not counted in "
+        "the player's statistics (but a past date's daily game in `daily_played`)."
     )
     difficulty: Difficulty | None = Field(
         description="The proven deal's measured rating (solvable and daily games): from the "
@@ -533,8 +534,16 @@ class Analysis(BaseModel):
         "`losing_ply` null or 0."
     )
     winning_line: list[LegalMove] | None = Field(
-        description="A winning line from the position after `losing_ply - 1` moves (the one "
-        "before the losing move), as `legal_moves` gives moves; null with `losing_move` null."
+        description="A winning line from the position after `winning_line_ply` moves, as "
+        "`legal_moves` gives moves: the position before the losing move; where no losing "
+        "move was found (resigned while winnable, the boundary undecided), the last "
+        "position proven winnable. Null where there is none (a won game, a lost deal, "
+        "nothing proven winnable)."
+    )
+    winning_line_ply: int | None = Field(
+        description="The position `winning_line` starts from (moves of the game's line): "
+        "`losing_ply - 1`, else the last ply whose verdict is `winnable`; null with "
+        "`winning_line` null. A practice copy without `ply` starts there.",
     )
     decided: int = Field(description="Positions decided so far (progress; from the end back).")
     positions: int = Field(description="Positions the solver searched for this analysis so far.")

@@ -226,9 +226,10 @@ class PracticeRequest(BaseModel):
         ge=0,
         description="The position to copy: the number of moves of the game's line played on "
         "the copy, from 0 (the deal) to the game's `move_count` (more: 422 "
-        "validation_error). Omitted: `losing_ply - 1`, the position before the losing move "
-        "(the deal, where the deal itself is lost); an analysis with no losing move then "
-        "needs it (422 validation_error).",
+        "validation_error). Omitted: the analysis' `winning_line_ply`, where its winning line "
+        "starts (the position before the losing move, else the last one proven winnable), "
+        "or the deal where the deal itself is lost; an analysis with neither needs it "
+        "(422 validation_error).",
     )
     settings: GameSettingsIn | None = Field(
         default=None, description="The copy's settings; omitted: the game's own."

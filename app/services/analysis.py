@@ -214,6 +214,10 @@ def settle(
     elif lost_from is not None and winnable_at is not None and lost_from == winnable_at + 1:
         verdicts.losing_ply = lost_from
         verdicts.winning_line = list(line or ())
+    elif winnable_at is not None and line is not None:
+        # No losing move (resigned while winnable, or the boundary undecided): the line
+        # from the last position proven winnable, where a player can take the game up.
+        verdicts.winning_line = list(line)
     return verdicts
 
 
@@ -242,10 +246,13 @@ def check_over(game: Game) -> None:
         )
 
 
-def _practice_ply(game: Game, ply: int | None, losing_ply: int | None) -> int:
+def _practice_ply(game: Game, ply: int | None, losing_ply: int | None, line_ply: int | None) -> int:
     """The position a practice copy starts from: `ply` moves of the game's line, by
-    default the position before the losing move (the deal where the deal is lost)."""
+    default where the analysis' winning line starts (`line_ply`: the position before the
+    losing move, or the last one proven winnable), else the deal where the deal is lost."""
     if ply is None:
+        if line_ply is not None:
+            return line_ply
         if losing_ply is None:
             raise ValidationFailed(
                 N_("the analysis found no losing move: give the ply of the position to copy"),
@@ -263,6 +270,17 @@ def _practice_ply(game: Game, ply: int | None, losing_ply: int | None) -> int:
     return ply
 
 
+def line_ply(row: RowMapping) -> int | None:
+    """The ply a done analysis' winning line starts from: the one before the losing move,
+    else (no losing move found) the last ply proven winnable; None without a line."""
+    if row["state"] != DONE or row["winning_line"] is None:
+        return None
+    if row["losing_ply"]:
+        return int(row["losing_ply"]) - 1
+    plies = row["plies"] or []
+    return max((k for k, verdict in enumerate(plies) if verdict == WINNABLE), default=None)
+
+
 def present(row: RowMapping, place: int | None = None) -> Analysis:
     done = row["state"] == DONE
     plies = row["plies"] or []
@@ -275,6 +293,7 @@ def present(row: RowMapping, place: int | None = None) -> Analysis:
             "losing_ply": row["losing_ply"] if done else None,
             "losing_move": row["losing_move"] if done else None,
             "winning_line": row["winning_line"] if done else None,
+            "winning_line_ply": line_ply(row),
             "decided": row["decided"],
             "positions": row["positions"],
             "place": place if row["state"] == PENDING else None,
@@ -441,7 +460,7 @@ class GameAnalyses:
                 raise AnalysisNotDone(
                     N_("the game was played on since its analysis: ask for it again (POST)")
                 )
-            ply = _practice_ply(game, ply, row["losing_ply"])
+            ply = _practice_ply(game, ply, row["losing_ply"], line_ply(row))
             rows = (
                 await session.execute(
                     select(MoveRow.move, MoveRow.state_before)

@@ -1,13 +1,14 @@
 """A player's statistics, per variant, computed from their games (nothing stored twice).
-Practice games (a game record played again, a copy of a game: `Game.practice`) are not
-counted."""
+Practice games (a game record played again, a copy of a game, a daily game of a past
+date: `Game.practice`) are not counted, but in `daily_played`, which counts every daily
+game."""
 
 from __future__ import annotations
 
 from collections import defaultdict
 from datetime import date, timedelta
 
-from sqlalchemy import case, func, select
+from sqlalchemy import and_, case, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db import unit_of_work
@@ -36,7 +37,9 @@ def streaks(days: set[date], today: date) -> tuple[int, int]:
 
 
 async def player_stats(session: AsyncSession, player: Player) -> PlayerStats:
-    won = case((Game.status == "won", 1), else_=0)
+    counted = Game.practice.is_(False)
+    one_played = case((counted, 1), else_=0)
+    won = case((and_(counted, Game.status == "won"), 1), else_=0)
     daily = case((Game.daily_date.is_not(None), 1), else_=0)
     # Daily wins and streaks count only wins without the solver's help (as the results
     # rank them); `won` counts every win.
@@ -45,8 +48,8 @@ async def player_stats(session: AsyncSession, player: Player) -> PlayerStats:
         totals = {
             variant: (int(played), int(wins), int(daily_played))
             for variant, played, wins, daily_played in await session.execute(
-                select(Game.variant, func.count(Game.id), func.sum(won), func.sum(daily))
-                .where(Game.player_id == player.id, Game.practice.is_(False))
+                select(Game.variant, func.sum(one_played), func.sum(won), func.sum(daily))
+                .where(Game.player_id == player.id, or_(counted, Game.daily_date.is_not(None)))
                 .group_by(Game.variant)
             )
         }

@@ -74,6 +74,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  * @property {boolean} [idempotent] send an Idempotency-Key, the same on every retry
  * @property {boolean} [waitWhenBusy] wait out the BUSY_CODES refusals for Retry-After
  * @property {(seconds: number) => void} [onBusy] told before each such wait
+ * @property {Record<string, string | null>} [query] query parameters (null ones left out)
  */
 
 export class Api {
@@ -97,7 +98,13 @@ export class Api {
    * @returns {Promise<T>}
    */
   async request(method, path, options = {}) {
-    const { body, auth = true, idempotent = false, waitWhenBusy = false, onBusy } = options;
+    const { body, auth = true, idempotent = false, waitWhenBusy = false, onBusy, query } = options;
+    const params = new URLSearchParams();
+    for (const [name, value] of Object.entries(query ?? {})) {
+      if (value !== null) params.append(name, value);
+    }
+    const search = params.toString();
+    const url = PREFIX + path + (search ? `${path.includes("?") ? "&" : "?"}${search}` : "");
     /** @type {Record<string, string>} */
     const headers = { Accept: "application/json" };
     if (body !== undefined) headers["Content-Type"] = "application/json";
@@ -110,7 +117,7 @@ export class Api {
       /** @type {Response} */
       let response;
       try {
-        response = await fetch(PREFIX + path, {
+        response = await fetch(url, {
           method,
           headers,
           body: body === undefined ? undefined : JSON.stringify(body),
@@ -308,11 +315,23 @@ export class Api {
     return this.request("POST", `/games/${encodeURIComponent(gameId)}/stream-token`);
   }
 
-  // Daily deals
+  // Daily deals: `rating` names the date's deal of that rating (`?difficulty=`, docs/api.md
+  // "A deal per rating"); omitted, the date's first deal.
 
-  /** @param {string} variant @param {string} date @returns {Promise<Daily>} */
-  daily(variant, date) {
-    return this.request("GET", `/daily/${encodeURIComponent(variant)}/${date}`, { auth: false });
+  /**
+   * @param {string} variant
+   * @param {string} date
+   * @param {Rating | null} [rating]
+   * @param {(seconds: number) => void} [onBusy] told before waiting for a deal still being proven
+   * @returns {Promise<Daily>}
+   */
+  daily(variant, date, rating = null, onBusy) {
+    return this.request("GET", `/daily/${encodeURIComponent(variant)}/${date}`, {
+      auth: false,
+      query: { difficulty: rating },
+      waitWhenBusy: true,
+      onBusy,
+    });
   }
 
   /**
@@ -321,20 +340,33 @@ export class Api {
    * @param {string} variant
    * @param {string} date
    * @param {(seconds: number) => void} [onBusy]
+   * @param {Rating | null} [rating]
    * @returns {Promise<GameState>}
    */
-  playDaily(variant, date, onBusy) {
+  playDaily(variant, date, onBusy, rating = null) {
     return this.request("POST", `/daily/${encodeURIComponent(variant)}/${date}/game`, {
+      query: { difficulty: rating },
       waitWhenBusy: true,
       onBusy,
     });
   }
 
-  /** @param {string} variant @param {string} date @returns {Promise<DailyResults>} */
-  dailyResults(variant, date) {
-    return this.request("GET", `/daily/${encodeURIComponent(variant)}/${date}/results?limit=20`);
+  /**
+   * @param {string} variant
+   * @param {string} date
+   * @param {Rating | null} [rating]
+   * @returns {Promise<DailyResults>}
+   */
+  dailyResults(variant, date, rating = null) {
+    return this.request("GET", `/daily/${encodeURIComponent(variant)}/${date}/results?limit=20`, {
+      query: { difficulty: rating },
+    });
   }
 }
+
+/** @typedef {Schemas["Difficulty"]} Rating a deal's rating */
+
+
 
 /**
  * The error envelope of an answer that is not 2xx (a proxy's page that is not JSON

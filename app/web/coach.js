@@ -1,10 +1,12 @@
 // @ts-check
 // The coach (docs/api.md, "Analysis of a finished game"): the analysis of a game that is
 // over, asked for once and read again until it is done; the game's move list with the
-// verdict of each position and the losing move marked; and a practice copy of the position
-// before the losing move (`POST /games/{id}/analysis/practice`: a game of its own, never
-// ranked nor counted in the statistics), on which the winning line is played a move at a
-// time.
+// verdict of each position and the losing move marked; and a practice copy (`POST
+// /games/{id}/analysis/practice`: a game of its own, never ranked nor counted in the
+// statistics) at the position where the analysis' winning line starts: before the losing
+// move, or, where no move lost the game, where it was left (resigned while winnable) or
+// the last position proven winnable (the boundary undecided). On the copy the line is
+// played a move at a time, or plays itself at a chosen speed.
 // Type-checked against the API's types like api.js (scripts/check_openapi.sh).
 
 import { t } from "./i18n.js";
@@ -34,6 +36,9 @@ export function entryInWords(entry) {
   const cards = moved && moved.type === "move" ? (moved.cards ?? null) : null;
   return moveInWords(entry.move, cards);
 }
+
+/** Milliseconds between the moves of a line that plays itself, by the speed chosen. */
+export const LINE_SPEEDS = { slow: 1500, normal: 600, fast: 150 };
 
 /** @param {number} ms */
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -71,7 +76,7 @@ export function progressText(analysis) {
     state,
     decided: analysis.decided,
     positions,
-    searched: analysis.positions,
+    searched: analysis.positions.toLocaleString(),
   });
 }
 
@@ -94,6 +99,20 @@ export async function lineOfPlay(api, gameId) {
 }
 
 /**
+ * Where the analysis' winning line starts, and why there: `losing` (the position before
+ * the losing move), `left` (no move lost the game: where it was left), `proven` (the
+ * boundary undecided: the last position proven winnable); null without a line.
+ * @param {Analysis} analysis
+ * @returns {{ ply: number, kind: "losing" | "left" | "proven" } | null}
+ */
+export function lineStart(analysis) {
+  const ply = analysis.winning_line_ply;
+  if (ply === null || ply === undefined || analysis.winning_line === null) return null;
+  if (analysis.losing_ply !== null) return { ply, kind: "losing" };
+  return { ply, kind: ply === analysis.move_count ? "left" : "proven" };
+}
+
+/**
  * What the analysis found, in a sentence.
  * @param {Analysis} analysis
  * @param {LogEntry[]} entries
@@ -101,21 +120,45 @@ export async function lineOfPlay(api, gameId) {
 export function summary(analysis, entries) {
   const ply = analysis.losing_ply;
   if (ply === 0) return t("The deal itself cannot be won: no move lost this game.");
+  const count = (analysis.winning_line ?? []).length;
   if (ply !== null) {
     const entry = entries.find((e) => e.seq === ply);
-    const line = analysis.winning_line ?? [];
     const move = entry
       ? t("Move {number} ({move})", { number: ply, move: entryInWords(entry) })
       : t("Move {number}", { number: ply });
     return t("{move} lost the game: before it, it could still be won, in {count} more moves.", {
       move,
-      count: line.length,
+      count,
     });
   }
+  const start = lineStart(analysis);
+  if (start && start.kind === "left") {
+    return t(
+      "No move lost this game: where it was left, it could still be won, in {count} more moves. Take it up on a copy to see how.",
+      { count },
+    );
+  }
   const unsure = analysis.plies.some((p) => p.verdict !== "winnable");
+  if (unsure && start) {
+    const proven = analysis.plies.filter((p) => p.verdict === "winnable").length;
+    return t(
+      "The solver could not decide, within its budget, where this game was lost; {proven} of its positions were proven winnable, the last after move {ply}. Take it up there on a copy: it wins in {count} more moves.",
+      { proven, ply: start.ply, count },
+    );
+  }
   return unsure
     ? t("The solver could not decide, within its budget, where this game was lost.")
     : t("No move lost this game: every position on its way could be won.");
+}
+
+/**
+ * The words of the button that makes the practice copy.
+ * @param {{ ply: number, kind: "losing" | "left" | "proven" }} start
+ */
+export function copyButtonText(start) {
+  if (start.kind === "left") return t("Play on from where you left it, on a copy (a new game)");
+  if (start.kind === "proven") return t("Play on from move {ply}, on a copy (a new game)", { ply: start.ply });
+  return t("Play the winning line on a copy (a new game)");
 }
 
 /**
@@ -173,15 +216,15 @@ function moveItem(ply, text, verdict, losing, code = "") {
 }
 
 /**
- * Makes the practice copy of an analysed game at the position before its losing move,
- * where the analysis' winning line starts (the server's default position: the copy's
- * move count says where it is); the line is played as the analysis found it, without the
- * auto-finish.
+ * Makes the practice copy of an analysed game at the position where the analysis'
+ * winning line starts (`ply`, its `winning_line_ply`); the line is played as the
+ * analysis found it, without the auto-finish.
  * @param {Api} api
- * @param {string} gameId of a game whose analysis is done, with a losing move
+ * @param {string} gameId of a game whose analysis is done, with a winning line
+ * @param {number} ply
  * @returns {Promise<{ copy: import("./api.js").GameState, start: number }>}
  */
-export async function practiceCopy(api, gameId) {
-  const copy = await api.practice(gameId, { settings: { auto_finish: false } });
+export async function practiceCopy(api, gameId, ply) {
+  const copy = await api.practice(gameId, { ply, settings: { auto_finish: false } });
   return { copy, start: copy.move_count };
 }

@@ -7,13 +7,17 @@
 
 import { Api, ApiError } from "./api.js";
 import {
+  LINE_SPEEDS,
   analyse,
+  copyButtonText,
   lineOfPlay,
+  lineStart,
   practiceCopy,
   progressText,
   showMoveList,
   summary,
 } from "./coach.js";
+import { t } from "./i18n.js";
 import { attachInput } from "./input.js";
 import { Follow } from "./live.js";
 import { currentLanguage, keepLanguage, loadLanguage, preferredLanguage, t, translatePage } from "./i18n.js";
@@ -25,6 +29,7 @@ const STORE = {
   game: "solitaire.game",
   variant: "solitaire.variant",
   speed: "solitaire.speed",
+  lineSpeed: "solitaire.lineSpeed",
 };
 /** Milliseconds per animated event, by the speed setting; finish plays faster. */
 const SPEEDS = { normal: 180, fast: 60, off: 0 };
@@ -50,18 +55,28 @@ const app = {
   /** The daily page's date (`YYYY-MM-DD`), null for today; and today's, once known. */
   dailyDate: null,
   today: null,
+  /**
+   * The daily page's rating (`easy` ... `expert`: that rating's deal of the date), null
+   * for the date's first deal; and whether the server rates its deals (the first deal
+   * has a `difficulty`).
+   */
+  dailyRating: null,
+  rated: false,
   /** The game whose analysis is being waited for (its id), else null. */
   analysing: null,
   /** The last analysis done: `{ gameId, analysis, entries }` (entries: its move log). */
   coach: null,
   /**
-   * The practice copy: `{ gameId, of, start, line, next }`: the copy's id, the analysed
-   * game's, the moves dealt again (the position before the losing move), the winning
-   * line, and how many of its moves were played.
+   * The practice copy: `{ gameId, of, start, kind, line, next, playing }`: the copy's id,
+   * the analysed game's, the moves dealt again (where the winning line starts), why there
+   * (coach.js `lineStart`), the winning line, how many of its moves were played, and
+   * whether it plays itself.
    */
   practice: null,
 };
-const live = new Follow(api, fromStream);
+const live = new Follow(api, fromStream, showLink);
+/** How long (ms) the sign that the live connection is back stays. */
+const BACK_SIGN_MS = 3000;
 
 function variantOf(id) {
   return app.variants.find((v) => v.id === id);
@@ -79,6 +94,8 @@ function say(text, kind = "info") {
   const box = $("message");
   box.replaceChildren(text);
   box.dataset.kind = kind;
+  delete box.dataset.code;
+  delete box.dataset.reason;
   box.hidden = false;
   clearTimeout(messageTimer);
   messageTimer = setTimeout(() => (box.hidden = true), kind === "error" ? 6000 : 3500);
@@ -92,19 +109,56 @@ function clearError() {
   box.hidden = true;
 }
 
-/** An API refusal in its own words, with its code (what a developer searches for). */
+/**
+ * A refusal as a sentence for the player: the server's own message (in the page's
+ * language, by Accept-Language), first letter up and a full stop. Its code and reason,
+ * what a developer searches for, go to the box's data-code and data-reason and the
+ * console, never into the words.
+ */
 function sayError(error) {
   if (!(error instanceof ApiError)) {
     console.error(error);
-    say(String(error), "error");
+    say(t("Something went wrong on this page: reload it to go on."), "error");
     return;
   }
   const box = $("message");
-  const code = document.createElement("code");
-  code.textContent = ` (${error.code}${error.reason && error.reason !== error.code ? `: ${error.reason}` : ""})`;
-  say(error.message, "error");
-  box.append(code);
+  say(sentence(error.message), "error");
   box.dataset.code = error.code;
+  if (error.reason) box.dataset.reason = error.reason;
+  else delete box.dataset.reason;
+  console.info(`refused: ${error.status} ${error.code}${error.reason ? ` (${error.reason})` : ""}`);
+}
+
+/** A message as a sentence: its first letter up, ending with a full stop. */
+function sentence(text) {
+  const trimmed = text.trim();
+  if (!trimmed) return trimmed;
+  const upper = trimmed[0].toLocaleUpperCase() + trimmed.slice(1);
+  return /[.!?…]$/.test(upper) ? upper : `${upper}.`;
+}
+
+// ---- the live connection's sign
+
+let linkTimer = null;
+
+/**
+ * The sign of the game's live connection (live.js): shown while it is down, then for a
+ * few seconds once it is back; hidden when no game is followed (`up` null).
+ */
+function showLink(up) {
+  const sign = $("live-sign");
+  clearTimeout(linkTimer);
+  document.body.dataset.link = up === false ? "down" : "up";
+  if (up === null) {
+    sign.hidden = true;
+    return;
+  }
+  sign.dataset.state = up ? "back" : "down";
+  sign.textContent = up
+    ? t("Connected again: the table is up to date.")
+    : t("Connection lost: trying to reconnect. Changes made elsewhere are not shown meanwhile.");
+  sign.hidden = false;
+  if (up) linkTimer = setTimeout(() => (sign.hidden = true), BACK_SIGN_MS);
 }
 
 // ---- one action at a time
@@ -117,6 +171,10 @@ function setBusy(busy) {
 
 async function run(action) {
   if (app.busy) return;
+  if (live.down && document.body.dataset.view === "table") {
+    // Said at once, not after the request's own retries fail.
+    say(t("No live connection to the server: this may not be the game as it is now. Trying anyway..."), "warn");
+  }
   setBusy(true);
   try {
     await action();
@@ -257,8 +315,9 @@ function updateTools() {
   $("analyse").disabled = app.busy || app.analysing !== null;
   $("practice").disabled = app.busy;
   const practice = app.practice;
-  $("practice-next").disabled =
-    app.busy || practice === null || !game || practiceMove(practice, game) === null;
+  const lineMove = practice !== null && game !== null && practiceMove(practice, game) !== null;
+  $("practice-next").disabled = app.busy || !lineMove;
+  $("practice-play").disabled = practice === null || (!practice.playing && (app.busy || !lineMove));
   $("practice-back").disabled = app.busy;
   $("play-hint").disabled = app.busy || !app.hint || !app.hint.move;
   $("new-game-button").disabled = app.busy;
@@ -447,8 +506,8 @@ function showCoach() {
   $("coach").dataset.state = done ? "done" : app.analysing === game.id ? "running" : "";
   list.hidden = done === null;
   $("analyse").hidden = done !== null;
-  const winning = done !== null && done.analysis.winning_line !== null;
-  $("practice").hidden = !winning;
+  const start = done !== null ? lineStart(done.analysis) : null;
+  $("practice").hidden = start === null;
   if ($("coach").dataset.game !== game.id) {
     // Another game: what was said of the last one goes.
     $("coach").dataset.game = game.id;
@@ -462,9 +521,7 @@ function showCoach() {
   showMoveList(list, done.analysis, done.entries);
   coachText(summary(done.analysis, done.entries));
   const again = app.practice !== null && app.practice.of === game.id;
-  $("practice").textContent = again
-    ? t("Back to the practice copy")
-    : t("Play the winning line on a copy (a new game)");
+  if (start) $("practice").textContent = again ? t("Back to the practice copy") : copyButtonText(start);
 }
 
 function coachText(text, code = null) {
@@ -515,7 +572,7 @@ async function analyseGame() {
   }
 }
 
-// ---- the practice copy: the position before the losing move, the winning line on it
+// ---- the practice copy: where the winning line starts, the line played on it
 
 /** The line's next move, while the copy is where the line left it; else null. */
 function practiceMove(practice, game) {
@@ -525,25 +582,29 @@ function practiceMove(practice, game) {
 }
 
 /**
- * A practice copy of the analysed game's position before its losing move (`POST
- * /games/{id}/analysis/practice`, a game of its own); or back to the copy made already.
+ * A practice copy of the analysed game at the position where its winning line starts
+ * (`POST /games/{id}/analysis/practice`, a game of its own); or back to the copy made
+ * already.
  */
 function practise() {
   const done = app.coach;
-  if (!done || done.analysis.winning_line === null || done.analysis.losing_ply === null) return;
+  const where = done ? lineStart(done.analysis) : null;
+  if (!done || !where) return;
   const made = app.practice !== null && app.practice.of === done.gameId ? app.practice : null;
   run(async () => {
     if (made) {
       show(await api.game(made.gameId));
       return;
     }
-    const { copy, start } = await practiceCopy(api, done.gameId);
+    const { copy, start } = await practiceCopy(api, done.gameId, where.ply);
     app.practice = {
       gameId: copy.id,
       of: done.gameId,
       start,
+      kind: where.kind,
       line: done.analysis.winning_line,
       next: 0,
+      playing: false,
     };
     show(copy);
   });
@@ -561,30 +622,90 @@ function showPractice() {
     count: practice.line.length,
   });
   let text;
-  if (game.status === "won") text = t("The winning line played to a win ({count} moves).", { count: practice.next });
-  else if (move) text = t("Your game before its losing move (move {move}): {played}.", { move: practice.start + 1, played });
-  else {
+  if (game.status === "won") {
+    text = t("The winning line played to a win ({count} moves).", { count: practice.next });
+  } else if (move) {
+    text = `${startWords(practice)}: ${played}.`;
+  } else {
     text = t("{played}; you played on yourself: undo back to move {move} to go on with the line.", {
       played,
       move: practice.start + practice.next,
     });
   }
   $("practice-text").textContent = t("{text} It is a practice game: it does not count in your statistics.", { text });
-  $("practice-next").textContent = move ? t("Next: {move}", { move: describeMove(game, move) }) : t("Next move");
+  $("practice-next").textContent = move
+    ? t("Step: {move}", { move: describeMove(game, move) })
+    : t("Step");
+  $("practice-play").textContent = practice.playing ? t("Pause") : t("Play the line");
   document.body.dataset.practiceNext = String(practice.next);
+  document.body.dataset.practicePlaying = practice.playing ? "1" : "0";
 }
 
-/** Plays the winning line's next move on the copy. */
+/** Where the copy started, in words. */
+function startWords(practice) {
+  if (practice.kind === "left") return t("Your game where you left it");
+  if (practice.kind === "proven") {
+    return t("Your game after move {ply}, the last position proven winnable", { ply: practice.start });
+  }
+  return t("Your game before its losing move (move {move})", { move: practice.start + 1 });
+}
+
+/** Plays the winning line's next move on the copy (a step: the line stops playing itself). */
 function practiceNext() {
   const practice = app.practice;
+  if (practice) practice.playing = false;
+  playLineMove(practice);
+}
+
+/** The line's next move on the copy (resolved once played, or refused). */
+function playLineMove(practice) {
   const move = practice && app.game ? practiceMove(practice, app.game) : null;
-  if (!move) return;
-  run(async () => {
+  if (!move) return Promise.resolve();
+  return run(async () => {
     const state = await api.move(practice.gameId, move, app.game.version);
     practice.next += 1;
     await answer(state, state.events);
   });
 }
+
+function lineSpeed() {
+  return LINE_SPEEDS[localStorage.getItem(STORE.lineSpeed) ?? "normal"] ?? LINE_SPEEDS.normal;
+}
+
+/**
+ * The line plays itself, a move every `lineSpeed()` ms, until it is won, paused (the
+ * same button), stepped, or the copy leaves the line (another game shown, a move of the
+ * player's own, a refusal).
+ */
+async function practicePlay() {
+  const practice = app.practice;
+  if (!practice || !app.game || app.game.id !== practice.gameId) return;
+  if (practice.playing) {
+    practice.playing = false;
+    showPractice();
+    return;
+  }
+  practice.playing = true;
+  showPractice();
+  updateTools();
+  while (practice.playing && app.practice === practice) {
+    if (app.busy) {
+      await pause(50); // another action (the stream's change) runs: the line waits for it
+      continue;
+    }
+    const before = practice.next;
+    if (!app.game || practiceMove(practice, app.game) === null) break;
+    await playLineMove(practice);
+    if (practice.next === before) break; // refused: the player reads why
+    if (!app.game || practiceMove(practice, app.game) === null) break; // won, or off the line
+    await pause(lineSpeed());
+  }
+  practice.playing = false;
+  if (app.game && app.game.id === practice.gameId) showPractice();
+  updateTools();
+}
+
+const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function backToGame() {
   const practice = app.practice;
@@ -661,22 +782,30 @@ function dailyDate() {
   return app.dailyDate ?? "today";
 }
 
+/** Said while a rating's deal is still being proven (the request waits for it). */
+function preparing(seconds) {
+  say(t("The deal is being prepared: asking again in {seconds} s.", { seconds }));
+}
+
 async function showDaily() {
   const variant = $("daily-variant").value;
   const date = dailyDate();
+  const rating = app.dailyRating;
   const [daily, results, stats] = await Promise.all([
-    api.daily(variant, date),
-    api.dailyResults(variant, date),
+    api.daily(variant, date, rating, preparing),
+    api.dailyResults(variant, date, rating),
     api.stats(),
   ]);
   if (date === "today") app.today = daily.date;
+  if (rating === null) app.rated = daily.difficulty !== null;
   const past = app.today !== null && daily.date !== app.today;
   showDailyDate(daily.date, past);
+  showRatings(daily);
   const players = t("{count} players", { count: daily.players });
   if (past) {
     const day = daily.deal_str ? t("{date} (deal {number})", { date: daily.date, number: daily.deal_str }) : daily.date;
     $("daily-summary").textContent = t(
-      "{day}: {players} started it on its day, {wins} won it cleanly (no undo, hint or finish). Played now, it is practice: not ranked.",
+      "{day}: {players} started it on its day, {wins} won it cleanly (no undo, hint or finish). Played now, it is practice: not ranked, not counted in your statistics.",
       { day, players, wins: daily.wins },
     );
   } else {
@@ -730,6 +859,36 @@ async function showDaily() {
     cell(row, String(line.longest_daily_streak));
     statsBody.append(row);
   }
+}
+
+/**
+ * The date's deal of each rating, where the server rates its deals: a button per rating,
+ * the one shown pressed (the first deal's own rating while no rating is chosen).
+ */
+function showRatings(daily) {
+  const box = $("daily-ratings");
+  box.hidden = !app.rated;
+  if (!app.rated) return;
+  for (const button of box.querySelectorAll("button[data-rating]")) {
+    const shown = button.dataset.rating === daily.difficulty;
+    button.setAttribute("aria-pressed", shown ? "true" : "false");
+  }
+  document.body.dataset.dailyRating = daily.difficulty ?? "";
+}
+
+/** Shows the date's deal of another rating (the first deal's own: that deal, no rating). */
+function chooseRating(rating) {
+  if (app.busy) return;
+  const before = app.dailyRating;
+  app.dailyRating = rating;
+  run(async () => {
+    try {
+      await showDaily();
+    } catch (error) {
+      app.dailyRating = before;
+      throw error;
+    }
+  });
 }
 
 /** The page's words and date controls for the date shown. */
@@ -830,6 +989,12 @@ function wire() {
   $("analyse").addEventListener("click", analyseGame);
   $("practice").addEventListener("click", practise);
   $("practice-next").addEventListener("click", practiceNext);
+  $("practice-play").addEventListener("click", practicePlay);
+  const lineSpeedSelect = $("practice-speed");
+  lineSpeedSelect.value = localStorage.getItem(STORE.lineSpeed) ?? "normal";
+  lineSpeedSelect.addEventListener("change", () =>
+    localStorage.setItem(STORE.lineSpeed, lineSpeedSelect.value),
+  );
   $("practice-back").addEventListener("click", backToGame);
   $("won-new").addEventListener("click", () => newGame(null));
   $("first-new").addEventListener("click", () => newGame(null));
@@ -846,7 +1011,13 @@ function wire() {
   const speedSelect = $("speed");
   speedSelect.value = localStorage.getItem(STORE.speed) ?? "normal";
   speedSelect.addEventListener("change", () => localStorage.setItem(STORE.speed, speedSelect.value));
-  $("daily-variant").addEventListener("change", () => run(showDaily));
+  $("daily-variant").addEventListener("change", () => {
+    app.dailyRating = null; // another game: its own first deal
+    run(showDaily);
+  });
+  for (const button of $("daily-ratings").querySelectorAll("button[data-rating]")) {
+    button.addEventListener("click", () => chooseRating(button.dataset.rating));
+  }
   const step = (days) => {
     const from = $("daily-date").value || app.today;
     if (from) goToDate(addDays(from, days));
@@ -858,8 +1029,12 @@ function wire() {
   });
   $("daily-play").addEventListener("click", () =>
     run(async () => {
-      const notice = (seconds) => say(t("The deal is being prepared: asking again in {seconds} s.", { seconds }));
-      const state = await api.playDaily($("daily-variant").value, dailyDate(), notice);
+      const state = await api.playDaily(
+        $("daily-variant").value,
+        dailyDate(),
+        preparing,
+        app.dailyRating,
+      );
       location.hash = "#table";
       show(state);
     }),

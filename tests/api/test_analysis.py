@@ -240,7 +240,8 @@ async def test_the_walk_halves_the_gap_with_the_whole_budget() -> None:
     # Out of budget before the gap closes: the boundary stays undecided.
     asked.clear()
     verdicts = await walk(positions, decide, ply_budget=100, total_budget=40)
-    assert verdicts.losing_ply is None and verdicts.winning_line is None
+    # The line from the last position proven winnable (where a player can take it up).
+    assert verdicts.losing_ply is None and verdicts.winning_line == []
     assert verdicts.plies[0] == WINNABLE and verdicts.plies[-1] == LOST
     assert UNDECIDED in verdicts.plies
 
@@ -273,8 +274,15 @@ async def test_every_game_is_analysed(
         assert body["losing_move"] == played[body["losing_ply"] - 1].to_json()
         before = replay(deal(get_variant(variant), 2), played[: body["losing_ply"] - 1])
         assert replay(before, [Move.from_json(m) for m in body["winning_line"]]).is_won
+        assert body["winning_line_ply"] == body["losing_ply"] - 1
+    elif body["winning_line"] is not None:
+        # No losing move found: the line starts at the last position proven winnable.
+        start = body["winning_line_ply"]
+        assert verdicts[start] == "w" and verdicts[start + 1 : start + 2] != "w"
+        before = replay(deal(get_variant(variant), 2), played[:start])
+        assert replay(before, [Move.from_json(m) for m in body["winning_line"]]).is_won
     else:
-        assert body["winning_line"] is None
+        assert body["winning_line_ply"] is None
 
 
 async def test_a_stuck_game_is_analysed_and_marked_assisted(

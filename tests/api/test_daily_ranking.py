@@ -57,13 +57,15 @@ async def test_todays_game_is_ranked_and_its_clean_win_ranks(
 async def test_a_past_dates_game_is_practice(
     client: httpx.AsyncClient, app: FastAPI, new_player: NewPlayer
 ) -> None:
-    """The number of a past date's deal is public: its game is never ranked, and counts
-    in neither the date's figures nor the streaks."""
+    """The number of a past date's deal is public: its game is practice (`practice:
+    true`), never ranked, and counts in neither the date's figures, nor the streaks, nor
+    the player's played and won games (only in daily_played, every daily game)."""
     ada = await new_player("ada")
     when = day(1)
     info = (await client.get(f"{API}/daily/{VARIANT}/{when}")).json()
     game = (await start_daily(client, ada, when)).json()
     assert game["ranked"] is False and game["unranked_reason"] == "past_date"
+    assert game["practice"] is True
     number = await stored_deal_number(app, VARIANT, when)
     assert (await client.get(f"{API}/daily/{VARIANT}/{when}")).json()["deal"] == number
     won = await win_with_line(app, ada, game["id"], VARIANT, when)
@@ -75,7 +77,10 @@ async def test_a_past_dates_game_is_practice(
     assert (after["players"], after["wins"]) == (info["players"], info["wins"]) == (0, 0)
     stats = (await client.get(f"{API}/players/me/stats", headers=ada)).json()
     mine = {v["variant"]: v for v in stats["variants"]}[VARIANT]
-    assert (mine["won"], mine["daily_wins"], mine["longest_daily_streak"]) == (1, 0, 0)
+    assert (mine["played"], mine["won"], mine["win_rate"]) == (0, 0, None)
+    assert (mine["daily_played"], mine["daily_wins"], mine["longest_daily_streak"]) == (1, 0, 0)
+    state = (await client.get(f"{API}/games/{game['id']}", headers=ada)).json()
+    assert state["practice"] is True
 
 
 async def test_undo_unranks_the_game_for_good(

@@ -118,6 +118,34 @@ async def test_a_copy_before_the_losing_move_is_practice_and_wins_by_the_line(
     assert (await _stats(client, auth, VARIANT))["played"] == 1
 
 
+async def test_a_game_resigned_while_winnable_is_copied_where_it_was_left(
+    client: httpx.AsyncClient, auth: dict[str, str], new_game: NewGame
+) -> None:
+    """No move lost it: the analysis gives a winning line from the position the game was
+    left in, and a copy without `ply` starts there and wins by it."""
+    line = seed_line(ROOT / "seeds", VARIANT, DEAL)
+    assert line is not None
+    game = await new_game(variant=VARIANT, deal=DEAL, settings={"auto_finish": False})
+    gid = game["id"]
+    await _play(client, auth, gid, line[:GOOD_MOVES])
+    await client.post(f"{API}/games/{gid}/resign", headers=auth)
+    await client.post(f"{API}/games/{gid}/analysis", headers=auth)
+    analysis = await _done(client, auth, gid)
+    assert {p["verdict"] for p in analysis["plies"]} == {"winnable"}
+    assert analysis["losing_ply"] is None and analysis["losing_move"] is None
+    assert analysis["winning_line_ply"] == GOOD_MOVES and analysis["winning_line"]
+    made = await client.post(
+        _practice(gid), json={"settings": {"auto_finish": False}}, headers=auth
+    )
+    assert made.status_code == 201, made.text
+    copy = made.json()
+    assert copy["move_count"] == GOOD_MOVES and copy["practice"] is True
+    won = await _play(
+        client, auth, copy["id"], [Move.from_json(m) for m in analysis["winning_line"]]
+    )
+    assert won["status"] == "won"
+
+
 async def test_a_won_game_has_no_losing_move_to_copy_before(
     client: httpx.AsyncClient, auth: dict[str, str], new_game: NewGame
 ) -> None:
@@ -132,7 +160,8 @@ async def test_a_won_game_has_no_losing_move_to_copy_before(
             break
     assert state["status"] == "won"
     await client.post(f"{API}/games/{gid}/analysis", headers=auth)
-    await _done(client, auth, gid)
+    won_analysis = await _done(client, auth, gid)
+    assert won_analysis["winning_line"] is None and won_analysis["winning_line_ply"] is None
     refused = await client.post(_practice(gid), headers=auth)
     assert assert_error(refused, 422, "validation_error")["errors"][0]["code"] == "ply_required"
     made = await client.post(_practice(gid), json={"ply": 0}, headers=auth)

@@ -231,3 +231,47 @@ async def test_the_lost_positions_proven_before_the_draw_three_fix_are_forgotten
         assert kept == [b"w" * 16]
     finally:
         await engine.dispose()
+
+
+async def test_the_past_dates_daily_games_stored_become_practice(tmp_path: Path) -> None:
+    """Migration 0016: a daily game started after its date (not ranked) is practice; one
+    started on its date (ranked or not) and every other game stay counted."""
+    engine = create_async_engine(f"sqlite+aiosqlite:///{tmp_path}/old.sqlite3")
+    try:
+        await upgrade_to_head(engine, "0015_player_creations")
+        async with engine.begin() as conn:
+            await conn.execute(
+                text(
+                    "INSERT INTO players (id, name, token_hash, created_at) VALUES"
+                    " ('p', 'ada', 'h', '2026-12-01 00:00:00')"
+                )
+            )
+            games = [
+                ("past", "2026-12-02", "2026-12-04 10:00:00", False),
+                ("late-unranked", "2026-12-02", "2026-12-02 23:59:00", False),
+                ("ranked", "2026-12-03", "2026-12-03 08:00:00", True),
+                ("plain", None, "2026-12-04 10:00:00", False),
+            ]
+            for game_id, day, created, ranked in games:
+                await conn.execute(
+                    text(
+                        "INSERT INTO games (id, player_id, variant, deal, source, rules,"
+                        " settings, status, version, move_count, state, created_at,"
+                        " updated_at, daily_date, ranked, daily_slot)"
+                        " VALUES (:id, 'p', 'canfield', '1', 'daily', '{}', '{}', 'playing',"
+                        " 0, 0, x'00', :created, :created, :day, :ranked, :id)"
+                    ),
+                    {"id": game_id, "created": created, "day": day, "ranked": ranked},
+                )
+        await upgrade_to_head(engine)
+        async with engine.connect() as conn:
+            rows = await conn.execute(text("SELECT id, practice FROM games ORDER BY id"))
+            practice = {game_id: bool(flag) for game_id, flag in rows}
+        assert practice == {
+            "late-unranked": False,
+            "past": True,
+            "plain": False,
+            "ranked": False,
+        }
+    finally:
+        await engine.dispose()

@@ -362,7 +362,10 @@ def test_drag_drop_click_and_undo_play_through_the_api(play: Play, variant: str)
     play.drag(*refused)
     text, code = play.message()
     assert code == expected.json()["error"]["code"]
-    assert expected.json()["error"]["message"] in text
+    # The server's message as a sentence (a capital, a full stop); the code is not in it.
+    message = expected.json()["error"]["message"]
+    assert text == f"{message[0].upper()}{message[1:]}."
+    assert code not in text
     assert play.state()["version"] == state["version"]
 
     # A click plays what the state says the card's click plays.
@@ -523,8 +526,10 @@ def test_an_error_goes_at_the_next_successful_action(play: Play) -> None:
     play.ready()
     pile = next(p for p in play.state()["piles"] if p["kind"] == "tableau")
     play.click_card(pile["id"], len(pile["cards"]) - 1)
-    _, code = play.message()
+    text, code = play.message()
     assert code == "auto_play_off"
+    # A sentence for the player: the server's words, no code (that is data-code's).
+    assert text == "Clicks are off for this game (setting auto_play)."
     play.page.click("#draw")
     play.ready()
     # Gone as the draw's answer is shown, not 6 s after the refusal.
@@ -1002,40 +1007,27 @@ def test_analysis_marks_the_losing_move_and_its_winning_line_wins_on_a_copy(play
     )
 
 
-def test_a_solvable_deal_of_a_chosen_difficulty_shows_its_rating(
-    browser: Any, tmp_path: Path
-) -> None:
-    # A stand-in rater (every rating a quarter of the deals, by number) so that the pools
-    # of all four ratings fill at once.
-    rated = Server(
-        f"sqlite+aiosqlite:///{tmp_path / 'rated.sqlite3'}",
-        tmp_path,
+@pytest.fixture(scope="module")
+def rated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """A server whose deals are rated by a stand-in rater (every rating a quarter of the
+    deals, by number), so that the pools and the daily deals of all four ratings are
+    proven at once."""
+    data = tmp_path_factory.mktemp("rated")
+    server = Server(
+        f"sqlite+aiosqlite:///{data / 'rated.sqlite3'}",
+        data,
         SOLVABLE_PREPARE_AHEAD="true",
         SOLVABLE_POOL_SIZE="1",
         DIFFICULTY_GAMES="1",
         DIFFICULTY_RATER="tests.api.test_difficulty:by_number",
+        DAILY_WAIT_SECONDS="60",
         LOG_FORMAT="text",
     )
-    rated.start()
+    server.start()
     try:
-        with opened(browser, rated, viewport={"width": 1200, "height": 860}) as play:
-            # Until the pool of that rating has a deal: 503 no_solvable_deals, said so.
-            play.expected.append("the server responded with a status of 503")
-            play.page.select_option("#variant", "rank-and-file")
-            play.page.select_option("#deal-kind", "solvable")
-            assert play.page.locator("#difficulty").is_visible()
-            play.page.select_option("#difficulty", "hard")
-            deadline = time.monotonic() + 120
-            while play.storage("solitaire.game") is None:
-                assert time.monotonic() < deadline, "no hard deal was dealt in time"
-                play.page.click("#new-game-button")
-                play.ready()
-                play.page.wait_for_timeout(500)
-            assert play.state()["difficulty"] == "hard"
-            assert play.page.inner_text("#difficulty-shown") == "difficulty: hard"
-            play.shot("solvable-hard")
+        yield server
     finally:
-        rated.kill()
+        server.kill()
 
 
 # ---- what a player sees: sizes, contrast, layout shift, on phones and a desktop
@@ -1235,3 +1227,203 @@ def test_the_page_speaks_the_browsers_language_or_the_one_chosen(
             r.headers.get("accept-language") for r in play.requests if r.resource_type == "fetch"
         }
         assert asked >= {"en", "ru", "fr", "de"}
+
+
+def test_a_solvable_deal_of_a_chosen_difficulty_shows_its_rating(
+    browser: Any, rated: Server
+) -> None:
+    with opened(browser, rated, viewport={"width": 1200, "height": 860}) as play:
+        # Until the pool of that rating has a deal: 503 no_solvable_deals, said so.
+        play.expected.append("the server responded with a status of 503")
+        play.page.select_option("#variant", "rank-and-file")
+        play.page.select_option("#deal-kind", "solvable")
+        assert play.page.locator("#difficulty").is_visible()
+        play.page.select_option("#difficulty", "hard")
+        deadline = time.monotonic() + 120
+        while play.storage("solitaire.game") is None:
+            assert time.monotonic() < deadline, "no hard deal was dealt in time"
+            play.page.click("#new-game-button")
+            play.ready()
+            play.page.wait_for_timeout(500)
+        assert play.state()["difficulty"] == "hard"
+        assert play.page.inner_text("#difficulty-shown") == "difficulty: hard"
+        play.shot("solvable-hard")
+
+
+def test_the_daily_page_offers_the_deal_of_each_rating(browser: Any, rated: Server) -> None:
+    with opened(browser, rated, viewport={"width": 1200, "height": 860}) as play:
+        play.expected.append("the server responded with a status of 503")  # being proven
+        # Today's first deal, proven (and rated) on its first game's request.
+        deadline = time.monotonic() + 180
+        while play.api("POST", "/daily/rank-and-file/today/game").status_code == 503:
+            assert time.monotonic() < deadline, "today's deal was not proven in time"
+        first = play.api("GET", "/daily/rank-and-file/today").json()
+        play.page.goto(f"{rated.base_url}/play/#daily")
+        play.ready()
+        play.page.select_option("#daily-variant", "rank-and-file")
+        play.ready()
+        ratings = play.page.locator("#daily-ratings")
+        assert ratings.is_visible()
+        pressed = '#daily-ratings button[aria-pressed="true"]'
+        assert play.page.get_attribute(pressed, "data-rating") == first["difficulty"]
+        other = next(r for r in ("expert", "easy") if r != first["difficulty"])
+        play.page.click(f'#daily-ratings button[data-rating="{other}"]')
+        play.page.wait_for_function(
+            "r => document.body.dataset.busy === '0' && document.body.dataset.dailyRating === r",
+            arg=other,
+            timeout=180_000,
+        )
+        assert play.page.get_attribute(pressed, "data-rating") == other
+        play.shot("daily-rating")
+        play.page.click("#daily-play")
+        play.ready()
+        state = play.state()
+        assert state["source"] == "daily" and state["difficulty"] == other
+        mine = play.api("POST", f"/daily/rank-and-file/today/game?difficulty={other}")
+        assert mine.status_code == 200 and mine.json()["id"] == state["id"]
+        first_game = play.api("POST", "/daily/rank-and-file/today/game").json()
+        assert first_game["id"] != state["id"]
+
+
+def thrown_away(play: Play, moves: list[Move]) -> str:
+    """A Canfield deal 1 game of these moves (over the API, the auto-finish off), resigned,
+    shown again in the page: its id."""
+    play.new_game(COACH_GAME, "number", COACH_DEAL)
+    game_id = play.game_id
+    play.api("PATCH", f"/games/{game_id}", json={"settings": {"auto_finish": False}})
+    for move in moves:
+        played = play.api("POST", f"/games/{game_id}/moves", json=move.to_json())
+        assert played.status_code == 200, played.text
+    assert play.api("POST", f"/games/{game_id}/resign").json()["status"] == "resigned"
+    play.page.reload()
+    play.ready()
+    return game_id
+
+
+def test_a_game_resigned_while_winnable_is_taken_up_on_a_copy_the_line_plays_to_a_win(
+    play: Play,
+) -> None:
+    line = seed_line(ROOT / "seeds", COACH_GAME, COACH_DEAL)
+    assert line is not None
+    left = len(line) - 30  # resigned 30 moves short of the proven line's win
+    play.page.evaluate("localStorage.setItem('solitaire.speed', 'off')")
+    game_id = thrown_away(play, line[:left])
+    play.page.click("#analyse")
+    play.page.wait_for_selector('#coach[data-state="done"]', timeout=120_000)
+    analysis = play.api("GET", f"/games/{game_id}/analysis").json()
+    assert analysis["losing_ply"] is None and analysis["winning_line_ply"] == left
+    assert "where it was left, it could still be won" in play.page.inner_text("#coach-text")
+    assert "where you left it" in play.page.inner_text("#practice")
+    play.page.click("#practice")
+    play.ready()
+    copy = play.state()
+    assert copy["practice"] is True and copy["move_count"] == left
+    assert "where you left it" in play.page.inner_text("#practice-text")
+
+    # The line plays itself; paused it stops, a step plays one move, then on to the win.
+    play.page.select_option("#practice-speed", "fast")
+    play.page.click("#practice-play")
+    play.page.wait_for_function("() => Number(document.body.dataset.practiceNext) >= 2")
+    play.page.click("#practice-play")
+    assert play.page.evaluate("document.body.dataset.practicePlaying") == "0"
+    play.ready()
+    paused = int(play.page.evaluate("document.body.dataset.practiceNext"))
+    play.page.wait_for_timeout(600)
+    assert int(play.page.evaluate("document.body.dataset.practiceNext")) == paused
+    assert play.state()["move_count"] == left + paused
+    play.page.click("#practice-next")
+    play.ready()
+    assert play.page.evaluate("document.body.dataset.practiceNext") == str(paused + 1)
+    assert play.last_move() == analysis["winning_line"][paused]
+    play.page.click("#practice-play")
+    play.page.wait_for_function("() => document.body.dataset.status === 'won'", timeout=60_000)
+    play.ready()
+    state = play.state()
+    assert state["status"] == "won"
+    assert state["move_count"] == left + len(analysis["winning_line"])
+    play.page.wait_for_function("() => document.body.dataset.practicePlaying === '0'")
+    play.shot("practice-line-played-to-a-win")
+
+
+def test_an_undecided_boundary_offers_a_copy_at_the_last_position_proven_winnable(
+    play: Play,
+) -> None:
+    # The analysis' answer, stubbed: the losing move's boundary left undecided (as a long
+    # game's may be), its line from the last position proven winnable.
+    line = seed_line(ROOT / "seeds", COACH_GAME, COACH_DEAL)
+    assert line is not None
+    game_id = thrown_away(play, [*line[:GOOD_MOVES], Move.parse(BAD_MOVE)])
+
+    def undecided(route: Any) -> None:
+        answer = route.fetch()
+        body = answer.json()
+        if body.get("state") == "done":
+            assert body["losing_ply"] == GOOD_MOVES + 1
+            body["plies"][GOOD_MOVES + 1]["verdict"] = "undecided"
+            body["losing_ply"] = body["losing_move"] = None
+        route.fulfill(response=answer, json=body)
+
+    play.page.route(f"**/api/v1/games/{game_id}/analysis", undecided)
+    play.page.click("#analyse")
+    play.page.wait_for_selector('#coach[data-state="done"]', timeout=120_000)
+    text = play.page.inner_text("#coach-text")
+    assert "could not decide" in text and f"the last after move {GOOD_MOVES}" in text
+    assert f"{GOOD_MOVES + 1} of its positions were proven winnable" in text
+    assert (
+        play.page.inner_text("#practice")
+        == f"Play on from move {GOOD_MOVES}, on a copy (a new game)"
+    )
+    play.page.click("#practice")
+    play.ready()
+    copy = play.state()
+    assert copy["move_count"] == GOOD_MOVES and copy["practice"] is True
+    assert "the last position proven winnable" in play.page.inner_text("#practice-text")
+    winning = play.api("GET", f"/games/{game_id}/analysis").json()["winning_line"]
+    play.page.click("#practice-next")
+    play.ready()
+    assert play.last_move() == winning[0]
+
+
+def test_the_live_sign_shows_a_cut_stream_and_its_return(browser: Any, tmp_path: Path) -> None:
+    # Streams ended by the server after 2 s: EventSource opens them again, unless cut.
+    short = Server(
+        f"sqlite+aiosqlite:///{tmp_path / 'live.sqlite3'}",
+        tmp_path,
+        STREAM_MAX_SECONDS="2",
+        SOLVABLE_PREPARE_AHEAD="false",
+        LOG_FORMAT="text",
+    )
+    short.start()
+    try:
+        with opened(browser, short) as play:
+            play.expected += ["net::ERR_FAILED", "EventSource"]
+            play.new_game("rank-and-file", "number", DEALS["rank-and-file"])
+            play.page.wait_for_function(LIVE)
+            sign = play.page.locator("#live-sign")
+            assert sign.is_hidden()
+            play.page.route("**/api/v1/games/*/events*", lambda route: route.abort())
+            play.page.wait_for_selector('#live-sign[data-state="down"]', timeout=20_000)
+            assert "Connection lost" in sign.inner_text()
+            play.shot("live-sign-down")
+            # An action while it is down says so at once, before its request gives up.
+            play.page.route("**/api/v1/games/*/moves", lambda route: route.abort())
+            started = time.monotonic()
+            play.page.click("#draw")
+            play.page.wait_for_selector('#message[data-kind="warn"]', timeout=1_000)
+            assert time.monotonic() - started < 1.5
+            assert "No live connection" in play.page.inner_text("#message")
+            play.ready()
+            assert play.message()[1] == "network_error"
+            play.page.unroute("**/api/v1/games/*/moves")
+            play.page.unroute("**/api/v1/games/*/events*")
+            play.page.wait_for_selector('#live-sign[data-state="back"]', timeout=20_000)
+            play.page.wait_for_function(LIVE)
+            sign.wait_for(state="hidden", timeout=10_000)
+            # Live again: a change made elsewhere reaches the page.
+            answer = play.api("POST", f"/games/{play.game_id}/moves", json={"action": "draw"})
+            version = answer.json()["version"]
+            play.page.wait_for_function(
+                f"() => document.body.dataset.version === '{version}'", timeout=10_000
+            )
+    finally:
+        short.kill()

@@ -346,6 +346,8 @@ def _new_game(
         daily_date=daily_date,
         assisted=False,
         ranked=ranked,
-        # A daily game of a date that is over (its deal is public) is practice.
+        # A daily game of a date that is over (its deal and results are public) is
+        # practice: never ranked, not counted in the statistics (docs/decisions/0024).
+        practice=daily_date is not None and not ranked,
         unranked_reason=ranking.PAST_DATE if daily_date is not None and not ranked else None,
     )
