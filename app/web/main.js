@@ -17,7 +17,6 @@ import {
   showMoveList,
   summary,
 } from "./coach.js";
-import { t } from "./i18n.js";
 import { attachInput } from "./input.js";
 import { Follow } from "./live.js";
 import { currentLanguage, keepLanguage, loadLanguage, preferredLanguage, t, translatePage } from "./i18n.js";
