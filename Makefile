@@ -7,7 +7,9 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
-PYTEST_ARGS ?=
+# Both cores (pytest-xdist): one worker per CPU, each test file whole on one worker, so
+# that a file's module-scoped servers start once. PYTEST_ARGS= runs in one process.
+PYTEST_ARGS ?= -n auto --dist loadfile
 
 .PHONY: run test test-api test-research lint openapi messages bench-api clean-venv
 

@@ -18,6 +18,7 @@ import pytest
 from asgi_lifespan import LifespanManager
 from fastapi import FastAPI
 from sqlalchemy import text
+from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from app.config import Settings
@@ -136,8 +137,31 @@ def database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     if not url:
         path = tmp_path_factory.mktemp("db") / "test.sqlite3"
         url = f"sqlite+aiosqlite:///{path}"
+    else:
+        url = asyncio.run(_database_of_this_worker(url))
     asyncio.run(_reset_schema(url))
     yield url
+
+
+async def _database_of_this_worker(url: str) -> str:
+    """Under pytest-xdist, each worker's own PostgreSQL database beside `url`'s (made
+    when missing): the tests empty and fill the tables, which workers cannot share."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if not worker:
+        return url
+    shared = make_url(url)
+    own = f"{shared.database}_{worker}"
+    engine = create_async_engine(url, isolation_level="AUTOCOMMIT")
+    try:
+        async with engine.connect() as conn:
+            exists = await conn.scalar(
+                text("SELECT 1 FROM pg_database WHERE datname = :name"), {"name": own}
+            )
+            if not exists:
+                await conn.execute(text(f'CREATE DATABASE "{own}"'))
+    finally:
+        await engine.dispose()
+    return shared.set(database=own).render_as_string(hide_password=False)
 
 
 async def empty_tables(url: str) -> None:
