@@ -18,10 +18,10 @@ from app.db import Database
 from app.errors import Unauthorized, ValidationFailed
 from app.i18n import N_, current_language
 from app.models import Player
-from app.services.cursors import PageCursors
-from app.services.limits import PlayerBounds, PlayerCreations, TrustedKeys
+from app.services.kit.account_bounds import PlayerBounds, PlayerCreations, TrustedKeys
+from app.services.kit.auth_failures import FailedAuthLimiter
+from app.services.kit.page_cursors import PageCursors
 from app.services.players import KnownTokens, hash_token, player_for_hash
-from app.services.ratelimit import FailedAuthLimiter
 
 
 async def get_database(request: Request) -> Database:
@@ -67,7 +67,7 @@ def client_address(request: Request) -> str:
     return request.client.host if request.client else "unknown"
 
 
-# --- bounds a free account cannot multiply (services.limits) -------------------------
+# --- bounds a free account cannot multiply (services.kit.account_bounds) -------------------------
 
 
 async def get_player_creations(request: Request) -> PlayerCreations:
@@ -105,7 +105,7 @@ async def get_current_player(
         return await player_for_hash(session, token_hash, known)
 
     # Looked up before anything is counted: a right token is answered whatever its
-    # address's count (services.ratelimit says what a guesser learns from that).
+    # address's count (services.kit.auth_failures says what a guesser learns from that).
     player = await (known.find(token_hash, look_up) if known is not None else look_up())
     if player is None:
         await limiter.failed(session, client_address(request))  # 429 past the limit

@@ -428,7 +428,7 @@ class ServerBusy(ApiError):
     sends_retry_after = True
 
 
-# --- bounds a free account cannot multiply (services.limits) ---------------------------
+# --- bounds a free account cannot multiply (services.kit.account_bounds) ---------------------------
 
 
 class InvalidClientKey(ApiError):

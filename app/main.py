@@ -29,20 +29,20 @@ from app.middleware import (
 )
 from app.routers import daily, games, health, metrics, players, solver, stats, streams, variants
 from app.routers.play import mount_play
-from app.services.background import build as build_background
-from app.services.cursors import PageCursors
+from app.services.background.build import build as build_background
+from app.services.background.cpu_pool import WorkPool
+from app.services.background.knowledge import SolverKnowledge
 from app.services.games.changes import NOTIFIER, LocalNotifier
 from app.services.games.listen import PostgresNotifier, connect_arguments
 from app.services.games.stream import StreamLimits, StreamTokens
 from app.services.games.watch import VersionWatcher
-from app.services.idempotency import AnswerSweeper
-from app.services.knowledge import SolverKnowledge
-from app.services.lane import LANE
-from app.services.limits import PlayerBounds, PlayerCreations, TrustedKeys
+from app.services.kit.account_bounds import PlayerBounds, PlayerCreations, TrustedKeys
+from app.services.kit.auth_failures import FailedAuthLimiter
+from app.services.kit.idempotency import AnswerSweeper
+from app.services.kit.offload import LANE
+from app.services.kit.page_cursors import PageCursors
 from app.services.players import KnownTokens
-from app.services.ratelimit import FailedAuthLimiter
 from app.services.solver import SolverService
-from app.services.work import WorkPool
 
 log = logging.getLogger(__name__)
 
@@ -155,7 +155,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             max_lost=settings.solver_knowledge_max_lost,
         )
         # One pool for all CPU work: players' hints and finish first, then the background
-        # jobs' units in order of who waits for them (services.work).
+        # jobs' units in order of who waits for them (services.background.cpu_pool).
         app.state.work = work = WorkPool(settings, observer=app.state.metrics)
         # Long request work (a record's replay, thousands of log rows) off the event loop.
         LANE.configure(settings.lane_workers, settings.lane_queue, settings.lane_kind)

@@ -34,9 +34,9 @@ from starlette.datastructures import State
 from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.services.jobs import KINDS as JOB_KINDS
-from app.services.jobs import QueueSnapshot
-from app.services.work import KINDS, OUTCOMES, PLAYER, PRIORITIES, Snapshot
+from app.services.background.cpu_pool import KINDS, OUTCOMES, PLAYER, PRIORITIES, Snapshot
+from app.services.background.jobs import KINDS as JOB_KINDS
+from app.services.background.jobs import QueueSnapshot
 
 PREFIX = "solitaire"
 # The route label of a request no route matched (404s of any path, redirects).
@@ -112,7 +112,7 @@ class Metrics:
         self.requests.labels(method, route, str(status)).inc()
         self.request_seconds.labels(method, route, str(status)).observe(seconds)
 
-    # --- WorkObserver (app.services.work)
+    # --- WorkObserver (app.services.background.cpu_pool)
 
     def waited(self, kind: str, seconds: float) -> None:
         self.solver_wait.labels(kind).observe(seconds)

@@ -1,7 +1,7 @@
 """`python -m app.worker`: the background jobs without HTTP (docs/deploy.md, "Web
 instances and workers").
 
-It works the one job queue (`services.jobs`) on the service's database: proves and
+It works the one job queue (`services.background.jobs`) on the service's database: proves and
 rates the daily deals (and queues today's and the days ahead), fills the solvable pools,
 runs the analyses, in its own pool of low-priority processes (`DAILY_WORKERS`). Web
 instances beside it run with `BACKGROUND_WORK=false`: they queue jobs and serve players'
@@ -25,9 +25,9 @@ from collections.abc import Sequence
 from app.config import Settings, get_settings
 from app.db import Database, masked_url, upgrade_to_head
 from app.logs import log_config
-from app.services.background import build
-from app.services.knowledge import SolverKnowledge
-from app.services.work import WorkPool
+from app.services.background.build import build
+from app.services.background.cpu_pool import WorkPool
+from app.services.background.knowledge import SolverKnowledge
 
 log = logging.getLogger("app.worker")
 

@@ -1,4 +1,4 @@
-"""The bounds on free accounts (services.limits) against the shapes of abuse they are
+"""The bounds on free accounts (services.kit.account_bounds) against the shapes of abuse they are
 for, and what they cost an honest request.
 
 Starts the app in process (ASGI, one client address) on a throw-away SQLite file, or
@@ -34,7 +34,7 @@ from asgi_lifespan import LifespanManager
 from app.config import Settings
 from app.db import is_sqlite
 from app.main import create_app
-from app.services.limits import PlayerCreations
+from app.services.kit.account_bounds import PlayerCreations
 from tests.api.conftest import empty_tables
 
 API = "/api/v1"

@@ -34,9 +34,9 @@ from app.routers.common import (
     not_modified,
 )
 from app.schemas import DailyOut, DailyResults, Difficulty, GameState
-from app.services import daily
-from app.services.daily import DailyDeals
-from app.services.ranking import day_end
+from app.services.daily import deals as daily
+from app.services.daily.deals import DailyDeals
+from app.services.daily.ranking import day_end
 
 router = APIRouter(prefix="/daily", tags=["daily"])
 

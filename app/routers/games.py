@@ -62,9 +62,9 @@ from app.schemas import (
     UndoResult,
 )
 from app.services import games
+from app.services.background.solvable_pools import SolvableDeals
 from app.services.games import Click, Command
-from app.services.idempotency import Idempotency, fingerprint
-from app.services.solvable import SolvableDeals
+from app.services.kit.idempotency import Idempotency, fingerprint
 
 router = APIRouter(prefix="/games", tags=["games"])
 

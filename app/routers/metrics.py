@@ -18,7 +18,7 @@ from app.deps import SessionDep, get_app_settings
 from app.errors import Unauthorized
 from app.i18n import N_
 from app.metrics import Metrics
-from app.services import jobs
+from app.services.background import jobs
 
 router = APIRouter(tags=["metrics"])
 

@@ -28,7 +28,7 @@ from app.routers.common import ETAG, answer_headers, errors
 from app.schemas import Analysis, FinishResult, GameState, Hint, PracticeRequest
 from app.services import games
 from app.services import solver as solver_service
-from app.services.analysis import GameAnalyses
+from app.services.analysis.service import GameAnalyses
 
 router = APIRouter(prefix="/games", tags=["solver"])
 

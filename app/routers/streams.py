@@ -25,7 +25,7 @@ from app.middleware import abort_connection
 from app.routers.common import errors
 from app.schemas import StreamChange, StreamToken
 from app.services.games import stream as streams
-from app.services.ratelimit import FailedAuthLimiter
+from app.services.kit.auth_failures import FailedAuthLimiter
 
 router = APIRouter(prefix="/games", tags=["games"])
 log = logging.getLogger("app.streams")

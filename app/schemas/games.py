@@ -99,7 +99,7 @@ class GameSettingsOut(BaseModel):
 GameStatus = TypeAliasType("GameStatus", Literal["playing", "won", "stuck", "resigned"])
 GameSource = TypeAliasType("GameSource", Literal["deal", "random", "solvable", "daily", "practice"])
 
-# --- why a daily game is not ranked (services.ranking.UNRANKED) ---
+# --- why a daily game is not ranked (services.daily.ranking.UNRANKED) ---
 UnrankedReason = TypeAliasType(
     "UnrankedReason",
     Literal[

@@ -1,6 +1,6 @@
 """Hints and finish: the solver behind the game service.
 
-The search runs in the app's one pool of workers (`services.work.WorkPool`: processes,
+The search runs in the app's one pool of workers (`services.background.cpu_pool.WorkPool`: processes,
 so that the Python around the native search never stalls the event loop), before any
 background proof. A saturated pool answers 429 ``solver_busy``
 with ``Retry-After``; so does a player's second search while one of theirs runs or waits
@@ -40,13 +40,14 @@ from app.i18n import N_
 from app.models import Game, Player, SolvableDeal
 from app.schemas import FinishResult, Hint
 from app.seeds import read_line, seed_line
-from app.services import games, revealed
-from app.services.daily import stored_deal as daily_stored_deal
+from app.services import games
+from app.services.background.cpu_pool import WorkPool
+from app.services.background.knowledge import Known, SolverKnowledge
+from app.services.background.undecided_memory import Undecided
+from app.services.background.undecided_memory import key as undecided_key
+from app.services.daily import revealed
+from app.services.daily.deals import stored_deal as daily_stored_deal
 from app.services.games import Answer
-from app.services.knowledge import Known, SolverKnowledge
-from app.services.undecided import Undecided
-from app.services.undecided import key as undecided_key
-from app.services.work import WorkPool
 from app.solver.plan import suggest
 from app.solver.result import SolveResult
 from app.solver.worker import SearchInProgress

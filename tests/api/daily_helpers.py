@@ -20,7 +20,7 @@ from app.engine import Move, State, deal, get_variant
 from app.engine.moves import MOVE, TABLEAU
 from app.models import DailyDeal, Player
 from app.services import games
-from app.services.daily import utc_today
+from app.services.daily.deals import utc_today
 from tests.api.conftest import API, STARTUP_SECONDS
 
 SECRET = "daily-test-secret"

@@ -25,7 +25,7 @@ from app.config import Settings
 from app.engine import VARIANTS, Move, deal, get_variant
 from app.models import Job
 from app.seeds import seed_line
-from app.services.analysis import LOST, UNDECIDED, WINNABLE, Decided, walk
+from app.services.analysis.service import LOST, UNDECIDED, WINNABLE, Decided, walk
 from app.solver.result import replay
 from tests.api.conftest import API, NewGame, NewPlayer, assert_error
 from tests.api.daily_helpers import daily_settings, empty_daily_deals, start_daily, today

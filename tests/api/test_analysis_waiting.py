@@ -21,8 +21,8 @@ from sqlalchemy import update
 from app.config import Settings
 from app.main import create_app
 from app.models import GameAnalysis, Job
-from app.services import jobs, work
-from app.services.work import AHEAD, ANALYSIS
+from app.services.background import cpu_pool, jobs
+from app.services.background.cpu_pool import AHEAD, ANALYSIS
 from tests.api.conftest import API, empty_tables
 from tests.api.daily_helpers import daily_settings, empty_daily_deals, lifespan
 
@@ -115,7 +115,7 @@ async def test_an_analysis_taken_waits_pending_until_its_search_runs(
     runs, `running`; then `done`."""
     lane_free, search_free = threading.Event(), threading.Event()
     searching = threading.Event()
-    solve = work.solve_bytes
+    solve = cpu_pool.solve_bytes
 
     def hold() -> None:  # a unit of background work that proves nothing
         lane_free.wait(60)
@@ -125,7 +125,7 @@ async def test_an_analysis_taken_waits_pending_until_its_search_runs(
         search_free.wait(60)
         return solve(*args)
 
-    monkeypatch.setattr(work, "solve_bytes", gated_solve)
+    monkeypatch.setattr(cpu_pool, "solve_bytes", gated_solve)
     await empty_daily_deals(database_url)
     await empty_tables(database_url)
     app = create_app(_settings(database_url, tmp_path, daily_workers=0))

@@ -13,7 +13,7 @@ import pytest
 from fastapi import FastAPI
 
 from app.errors import InvalidCursor
-from app.services.cursors import PageCursors
+from app.services.kit.page_cursors import PageCursors
 from tests.api.conftest import API, NewGame, NewPlayer, assert_error
 from tests.api.daily_helpers import (  # noqa: F401 (settings: the daily tests' fixture)
     VARIANT,

@@ -19,9 +19,9 @@ from app.config import Settings
 from app.engine import VARIANTS, State, deal, get_variant
 from app.main import create_app
 from app.models import DailyDeal, Game
-from app.services import daily as daily_service
-from app.services.daily import candidate, day_end
-from app.services.proving import prove
+from app.services.background.proving import prove
+from app.services.daily import deals as daily_service
+from app.services.daily.deals import candidate, day_end
 from app.solver.result import SolveResult
 from tests.api.conftest import API, NewPlayer, assert_error
 from tests.api.daily_helpers import (

@@ -25,9 +25,9 @@ from app.config import Settings
 from app.engine import State
 from app.main import create_app
 from app.models import SolvableDeal
-from app.services import jobs, solvable
-from app.services.solvable import RATING_CAP
-from app.services.work import REFILL
+from app.services.background import jobs, solvable_pools
+from app.services.background.cpu_pool import REFILL
+from app.services.background.solvable_pools import RATING_CAP
 from app.solver.difficulty import LEVELS, Difficulty
 from tests.api.conftest import API, NewPlayer, assert_error, empty_tables, running
 from tests.api.daily_helpers import (  # noqa: F401 (small_solver: a fixture)
@@ -172,7 +172,7 @@ def never_expert(state: State, number: int, positions: int, games: int) -> Diffi
 async def test_a_rating_no_candidate_gets_stops_the_fill_after_a_bounded_run(
     database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(solvable, "MAX_UNKEPT", 6)
+    monkeypatch.setattr(solvable_pools, "MAX_UNKEPT", 6)
     rows = await _filled_with(database_url, tmp_path, "never_expert")
     unused = [row.difficulty for row in rows if row.dealt_at is None]
     assert "expert" not in unused
@@ -279,7 +279,7 @@ async def test_real_ratings_are_stored_with_the_proof_and_the_game(
     """The real rater, with two simulated games a deal: ratings are levels, stored with
     the proven deal and on the game dealt from it. (The small budget proves mostly deals
     the player wins: the fill stops after a few proofs of full ratings.)"""
-    monkeypatch.setattr(solvable, "MAX_UNKEPT", 4)
+    monkeypatch.setattr(solvable_pools, "MAX_UNKEPT", 4)
     from asgi_lifespan import LifespanManager
 
     from app.main import create_app

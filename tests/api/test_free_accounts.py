@@ -1,4 +1,4 @@
-"""Bounds a free account cannot multiply (services.limits): players created per client
+"""Bounds a free account cannot multiply (services.kit.account_bounds): players created per client
 address, and per player the games dealt, the solvable deals and practice copies taken
 within an hour and the analyses pending or running at once. Each refusal is 429 with its
 code and a Retry-After from when its window frees, as the API document declares it, and
@@ -24,7 +24,7 @@ from sqlalchemy import func, select, update
 from app.config import Settings
 from app.main import create_app
 from app.models import Game, GameAnalysis, Job, Player, utcnow
-from app.services.limits import address_group
+from app.services.kit.account_bounds import address_group
 from tests.api.conftest import API, assert_error, empty_tables
 from tests.api.daily_helpers import daily_settings, lifespan
 

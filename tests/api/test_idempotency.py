@@ -13,7 +13,7 @@ from sqlalchemy import func, select, update
 from app.config import Settings
 from app.main import create_app
 from app.models import IdempotencyKey, utcnow
-from app.services.idempotency import prune_idempotency_keys
+from app.services.kit.idempotency import prune_idempotency_keys
 from tests.api.conftest import API, NewGame, NewPlayer, assert_error, running
 
 

@@ -23,7 +23,7 @@ from app.engine import deal, get_variant
 from app.main import create_app
 from app.models import SolverLine, SolverPosition
 from app.seeds import read_line
-from app.services.knowledge import SolverKnowledge, position_key
+from app.services.background.knowledge import SolverKnowledge, position_key
 from tests.api.conftest import API, empty_tables, running
 from tests.api.daily_helpers import (  # noqa: F401  (the daily fixtures)
     daily_settings,

@@ -274,5 +274,5 @@ async def test_wrong_tokens_past_the_limit_write_nothing(
     assert not [s for s in statements if "auth_failures" in s], statements
     # Once the window has moved past the failures, wrong tokens are counted again.
     later = time.time() + 61
-    monkeypatch.setattr("app.services.ratelimit.time.time", lambda: later)
+    monkeypatch.setattr("app.services.kit.auth_failures.time.time", lambda: later)
     assert_error(await client.get(f"{API}/players/me", headers=wrong), 401, "unauthorized")

@@ -17,7 +17,7 @@ from pydantic import SecretStr
 from app.config import Settings
 from app.main import create_app
 from app.metrics import UNMATCHED, Metrics
-from app.services.work import PLAYER, WorkPool
+from app.services.background.cpu_pool import PLAYER, WorkPool
 from tests.api.conftest import API, NewGame, assert_error, running
 from tests.api.daily_helpers import empty_daily_deals
 from tests.api.helpers import get_with_sqlite_gone, near_won_rank_and_file, put_state

@@ -16,7 +16,7 @@ from sqlalchemy import func, select, update
 from app import seeds
 from app.engine import RECORD_MAX_CHARS, RECORD_MAX_MOVES
 from app.models import Game, utcnow
-from app.services.lane import LONG_LINE
+from app.services.kit.offload import LONG_LINE
 from tests.api.conftest import API, NewGame, NewPlayer, assert_error
 
 SEEDS = Path(__file__).resolve().parents[2] / "seeds"

@@ -24,9 +24,9 @@ from app.config import Settings
 from app.engine import VARIANTS, Move, State, deal, get_variant
 from app.main import create_app
 from app.models import Game, SolvableDeal
-from app.services.daily import candidate
-from app.services.solvable import solvable_candidate
-from app.services.work import AHEAD, DAILY, REFILL, WAITING, WorkPool
+from app.services.background.cpu_pool import AHEAD, DAILY, REFILL, WAITING, WorkPool
+from app.services.background.solvable_pools import solvable_candidate
+from app.services.daily.deals import candidate
 from app.solver.result import SolveResult
 from tests.api.conftest import API, assert_error, empty_tables
 from tests.api.daily_helpers import SECRET, daily_settings, lifespan, today

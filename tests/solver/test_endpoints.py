@@ -12,7 +12,7 @@ import pytest
 from fastapi import FastAPI
 
 from app.services import solver as solver_service
-from app.services import work as work_module
+from app.services.background import cpu_pool as work_module
 from app.solver.result import SolveResult
 from tests.api.conftest import API, assert_error
 

@@ -38,8 +38,7 @@ from app.schemas import (
     UndoResult,
     rfc3339,
 )
-from app.services import ranking, revealed
-from app.services.cursors import PageCursors
+from app.services.daily import ranking, revealed
 from app.services.games import repository
 from app.services.games.cursors import decode_cursor, encode_cursor
 from app.services.games.play import (
@@ -66,8 +65,9 @@ from app.services.games.presenter import (
 )
 from app.services.games.repository import POSITIONS, save
 from app.services.games.writes import write_game
-from app.services.idempotency import Idempotency
-from app.services.lane import LANE, LONG_LINE
+from app.services.kit.idempotency import Idempotency
+from app.services.kit.offload import LANE, LONG_LINE
+from app.services.kit.page_cursors import PageCursors
 
 # GET /games/{id}/moves: moves per page by default and at most (a move with its events
 # is ~250 bytes of JSON; most games fit in one default page, as before pagination).

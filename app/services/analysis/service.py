@@ -30,7 +30,7 @@ learns is kept for every instance. Late positions are small (few cards left to p
 so a game costs little more than its hardest position, the one at the boundary.
 
 One analysis per game, stored (`game_analyses`) and shared by every instance: it is a
-job of the one queue (`services.jobs`, kind `analysis`), queued with its row at
+job of the one queue (`services.background.jobs`, kind `analysis`), queued with its row at
 `ANALYSIS` priority, before every proof; one worker runs it, and one that dies leaves a
 job its lease lets another take again. Secrecy: the verdicts and the line tell of hidden
 cards, so only a game that is over is analysed (won, stuck or resigned), a daily game
@@ -67,13 +67,16 @@ from app.i18n import N_
 from app.models import Game, GameAnalysis, Job, Player, utcnow
 from app.models import Move as MoveRow
 from app.schemas import Analysis, GameState, rfc3339
-from app.services import games, jobs, limits, ranking
+from app.services import games
+from app.services.background import jobs
+from app.services.background.cpu_pool import ANALYSIS, Begun, WorkPool
+from app.services.background.jobs import Queued, Taken
+from app.services.background.knowledge import SolverKnowledge
+from app.services.daily import ranking
 from app.services.games import repository
-from app.services.jobs import Queued, Taken
-from app.services.knowledge import SolverKnowledge
-from app.services.limits import PlayerBounds
+from app.services.kit import account_bounds
+from app.services.kit.account_bounds import PlayerBounds
 from app.services.solver import proven_line
-from app.services.work import ANALYSIS, Begun, WorkPool
 
 log = logging.getLogger("app.analysis")
 
@@ -329,7 +332,7 @@ async def _stored(session: AsyncSession, game_id: str) -> RowMapping | None:
 
 
 class GameAnalyses:
-    """Per app (`app.state.analyses`): asks for analyses (each a job, `services.jobs`,
+    """Per app (`app.state.analyses`): asks for analyses (each a job, `services.background.jobs`,
     kind `analysis`, `<game id>|<line>`, at `ANALYSIS` priority), and runs the jobs this
     process's runner takes (`run_job`)."""
 
@@ -342,7 +345,7 @@ class GameAnalyses:
         queued: Queued | None = None,
     ) -> None:
         self.settings, self.sessionmaker = settings, sessionmaker
-        # The players' bounds on analyses and practice copies (services.limits).
+        # The players' bounds on analyses and practice copies (services.kit.account_bounds).
         self.bounds: PlayerBounds | None = PlayerBounds.of(settings)
         self.work, self.knowledge = work, knowledge
         # Told of each job queued here (this process's runner, when it has one).
@@ -361,16 +364,20 @@ class GameAnalyses:
             subject = _subject(game.id, line)
             if await _new_work(session, game.id, line):
                 # A first look, before the game is marked: a refusal changes nothing.
-                await limits.check_new_analysis(session, player_id, self.bounds, subject=subject)
+                await account_bounds.check_new_analysis(
+                    session, player_id, self.bounds, subject=subject
+                )
         if game.status == "stuck":
             # It still takes an undo: what the analysis tells helps a game in play.
             await games.mark_assisted(session, player, game_id)
         async with unit_of_work(session):
             # The player's requests look one after another (the same analysis asked twice
             # at once: the second finds the first's job).
-            await limits.hold_player(session, player_id)
+            await account_bounds.hold_player(session, player_id)
             if await _new_work(session, game.id, line):
-                await limits.check_new_analysis(session, player_id, self.bounds, subject=subject)
+                await account_bounds.check_new_analysis(
+                    session, player_id, self.bounds, subject=subject
+                )
             now = utcnow()
             fresh = {
                 "line": line,

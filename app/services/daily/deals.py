@@ -6,7 +6,7 @@ Choosing: candidate `attempt` of (variant, date) is HMAC-SHA256(secret,
 face-up cards), the others go to the prover (the solver) in turn until one is
 solved within the budget. The first proof is stored in `daily_deals` and from then
 on read, never recomputed, so a new secret, solver or budget cannot change a
-day's deal. Each deal is a job of the queue (`services.jobs`, kind `daily`,
+day's deal. Each deal is a job of the queue (`services.background.jobs`, kind `daily`,
 `<variant>|<date>|<slot>`): one worker proves it, whoever queued it reads its row (a
 job whose worker died is taken again); and the unique (variant, day, slot) constraint
 would keep the first of two proofs.
@@ -16,7 +16,7 @@ runs the job, so the event loop stays free. `DailyDeals.run_ahead` queues today'
 the next `daily_days_ahead` days' deals at start-up and after each UTC midnight (their
 ratings' deals too, with `daily_ratings_ahead`, once each first deal is known): today's
 first deals at `TODAY` priority, the rest at `AHEAD`, after the work players wait for
-(`services.work`); a deal a player asks for moves up to `DAILY`, its queued proof
+(`services.background.cpu_pool`); a deal a player asks for moves up to `DAILY`, its queued proof
 included. A request for a deal not ready yet queues its job (or raises it to `DAILY`)
 and waits up to `daily_wait_seconds` for its row, holding no database connection
 between looks, then answers 503 `daily_not_ready` with Retry-After. The work a request can start is bounded: dates before `daily_first_date`
@@ -67,15 +67,17 @@ from app.i18n import N_
 from app.models import DailyDeal, Game, Player
 from app.schemas import DailyOut, DailyOwnResult, DailyResultEntry, DailyResults, GameState
 from app.seeds import public_deals
-from app.services import games, jobs, limits
-from app.services.cursors import PageCursors
+from app.services import games
+from app.services.background import jobs
+from app.services.background.cpu_pool import AHEAD, DAILY, TODAY, WorkPool
+from app.services.background.jobs import Queued, Taken
+from app.services.background.proving import Proof, derive_deal
+from app.services.daily.ranking import day_end, deal_published, is_ranked, unranked_reason
 from app.services.games import Answer
-from app.services.jobs import Queued, Taken
-from app.services.limits import PlayerBounds
-from app.services.proving import Proof, derive_deal
-from app.services.ranking import day_end, deal_published, is_ranked, unranked_reason
+from app.services.kit import account_bounds
+from app.services.kit.account_bounds import PlayerBounds
+from app.services.kit.page_cursors import PageCursors
 from app.services.variants import find_variant
-from app.services.work import AHEAD, DAILY, TODAY, WorkPool
 from app.solver.difficulty import LEVELS
 
 log = logging.getLogger("app.daily")
@@ -208,7 +210,7 @@ def not_ready(variant: str, day: date, seconds: int) -> DailyNotReady:
 
 class DailyDeals:
     """Prepares and stores daily deals for one running app: each deal is a job
-    (`services.jobs`, kind `daily`, `<variant>|<date>|<slot>`) that one worker proves."""
+    (`services.background.jobs`, kind `daily`, `<variant>|<date>|<slot>`) that one worker proves."""
 
     def __init__(
         self,
@@ -496,7 +498,7 @@ async def daily_game(
 ) -> tuple[Answer[GameState], bool]:
     """The player's game of the day (of the date's deal of rating `difficulty`; None:
     the first deal) and whether it was created now. A new one counts among the games
-    of the player's `bounds` (services.limits), checked before its deal is prepared and
+    of the player's `bounds` (services.kit.account_bounds), checked before its deal is prepared and
     again as it is inserted."""
     variant, day = playable_day(variant_name, day_text, deals.settings.daily_first_date)
     check_difficulty(deals.settings, difficulty)
@@ -527,7 +529,7 @@ async def _new_daily_game(
     """The player's game of the date's deal `pick`, created (its deal prepared first)."""
     async with unit_of_work(session, write=False):
         # A first look: a player past the bound makes the server prove nothing.
-        await limits.check_new_game(
+        await account_bounds.check_new_game(
             session, player.id, bounds, source="daily", variant=variant, lock=False
         )
     number = await deals.deal_for(session, variant, day, pick.slot)

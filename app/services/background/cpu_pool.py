@@ -66,7 +66,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from app.config import Settings
-from app.services.proving import Proof, prove, prove_args, rate
+from app.services.background.proving import Proof, prove, prove_args, rate
 from app.solver.result import SolveResult
 from app.solver.worker import SearchInProgress, SolverBusy, exit_with_parent, solve_bytes
 
@@ -411,7 +411,7 @@ class WorkPool:
         max_seconds: float | None,
         begun: Begun | None = None,
     ) -> SolveResult:
-        """One position of a finished game's analysis (`services.analysis`): a search in
+        """One position of a finished game's analysis (`services.analysis.service`): a search in
         the background lane, after players' searches and before every proof; `begun` is
         awaited once it runs on a worker (the analysis is then running, no longer
         waiting)."""

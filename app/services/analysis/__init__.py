@@ -1,0 +1,1 @@
+"""The analysis of a finished game: `service` (asked for, queued, stored, answered)."""
