@@ -34,8 +34,8 @@ from app.routers.common import (
     not_modified,
 )
 from app.schemas import DailyOut, DailyResults, Difficulty, GameState
-from app.services.daily import deals as daily
-from app.services.daily.deals import DailyDeals
+from app.services.daily import game, results
+from app.services.daily.deals import DailyDeals, check_difficulty
 from app.services.daily.ranking import day_end
 
 router = APIRouter(prefix="/daily", tags=["daily"])
@@ -125,8 +125,8 @@ async def get_daily(
     difficulty: DifficultyQuery = None,
     if_none_match: Annotated[str | None, Header(alias="If-None-Match")] = None,
 ) -> DailyOut | Response:
-    daily.check_difficulty(settings, difficulty)
-    answer = await daily.daily_info(session, variant, day, settings.daily_first_date, difficulty)
+    check_difficulty(settings, difficulty)
+    answer = await results.daily_info(session, variant, day, settings.daily_first_date, difficulty)
     tag = _daily_etag(answer)
     if _settled(date.fromisoformat(answer.date)) and answer.deal is not None:
         cache = f"public, max-age={SETTLED_MAX_AGE}, immutable"
@@ -170,7 +170,7 @@ async def play_daily(
     bounds: PlayerBoundsDep,
     difficulty: DifficultyQuery = None,
 ) -> GameState:
-    answer, created = await daily.daily_game(
+    answer, created = await game.daily_game(
         session, deals, player, variant, day, difficulty, bounds=bounds
     )
     answer_headers(response, answer)
@@ -201,8 +201,8 @@ async def get_daily_results(
     cursor: PageCursor = None,
     difficulty: DifficultyQuery = None,
 ) -> DailyResults:
-    daily.check_difficulty(settings, difficulty)
-    return await daily.daily_results(
+    check_difficulty(settings, difficulty)
+    return await results.daily_results(
         session,
         player,
         variant,

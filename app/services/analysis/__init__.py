@@ -1,1 +1,2 @@
-"""The analysis of a finished game: `service` (asked for, queued, stored, answered)."""
+"""The analysis of a finished game: `walk` (the verdicts along a line, pure) and
+`service` (asked for, queued, stored, answered, and its practice copies)."""
