@@ -183,10 +183,11 @@ async def create_game(
 async def list_games(
     session: SessionDep,
     player: CurrentPlayer,
+    cursors: PageCursorsDep,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
     cursor: Annotated[str | None, Query(max_length=512)] = None,
 ) -> GamePage:
-    return await games.list_games(session, player, limit=limit, cursor=cursor)
+    return await games.list_games(session, player, limit=limit, cursor=cursor, cursors=cursors)
 
 
 @router.get(

@@ -1,7 +1,7 @@
-"""Cursor pagination on every list that pages: `GET /games` (its own cursor, tested in
-test_games.py), the move log and the daily results. Walked by cursor, a list gives
-every item once, in order; a cursor this API did not give (for this list) is 422
-`invalid_cursor`; the offsets the contract names work as before."""
+"""Cursor pagination on every list that pages: `GET /games` (also in test_games.py), the
+move log and the daily results. Walked by cursor, a list gives every item once, in
+order; a cursor this API did not give (for this list) is 422 `invalid_cursor`; the
+offsets the contract names work as before."""
 
 from __future__ import annotations
 
