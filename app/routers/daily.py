@@ -6,10 +6,11 @@ import hashlib
 from datetime import UTC, date, datetime, timedelta
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Header, Path, Query, Request, Response
+from fastapi import APIRouter, Header, Path, Query, Request, Response
 
 from app.deps import (
     CurrentPlayer,
+    DailyDealsDep,
     OptionalPlayer,
     PageCursorsDep,
     PlayerBoundsDep,
@@ -35,7 +36,7 @@ from app.routers.common import (
 )
 from app.schemas import DailyOut, DailyResults, Difficulty, GameState
 from app.services.daily import game, results
-from app.services.daily.deals import DailyDeals, check_difficulty
+from app.services.daily.deals import check_difficulty
 from app.services.daily.ranking import day_end
 
 router = APIRouter(prefix="/daily", tags=["daily"])
@@ -45,13 +46,6 @@ router = APIRouter(prefix="/daily", tags=["daily"])
 SETTLED_AFTER = timedelta(minutes=1)
 SETTLED_MAX_AGE = 86_400
 
-
-async def get_daily_deals(request: Request) -> DailyDeals:
-    deals: DailyDeals = request.app.state.daily
-    return deals
-
-
-DailyDealsDep = Annotated[DailyDeals, Depends(get_daily_deals)]
 
 VariantPath = Annotated[
     str, Path(description="A variant id or alias.", examples=["rank-and-file"], max_length=64)

@@ -93,12 +93,12 @@ async def test_an_analysis_no_worker_took_is_pending_with_its_place(
         assert (await _analysis(client, second_auth, second))["place"] == 1
 
         # A worker takes the first: still ahead of the second while it runs.
-        async with app.state.db.sessionmaker() as session:
+        async with app.state.services.database.sessionmaker() as session:
             job = await jobs.take(session, OWNER, timedelta(seconds=30), [ANALYSIS])
         assert job is not None and job.subject.startswith(first)
         assert (await _analysis(client, second_auth, second))["place"] == 1
-        await app.state.analyses.run_job(job)
-        async with app.state.db.sessionmaker() as session:
+        await app.state.services.analyses.run_job(job)
+        async with app.state.services.database.sessionmaker() as session:
             await jobs.finish(session, job, OWNER)
         done = await _analysis(client, first_auth, first)
         assert done["state"] == "done" and done["place"] is None
@@ -131,7 +131,7 @@ async def test_an_analysis_taken_waits_pending_until_its_search_runs(
     app = create_app(_settings(database_url, tmp_path, daily_workers=0))
     async with lifespan(app):
         client = client_of(app)
-        pool = app.state.work
+        pool = app.state.services.work
         holder = asyncio.create_task(pool._run(AHEAD, "daily", hold))
         try:
             while pool.snapshot().busy["background"] == 0:
@@ -176,7 +176,7 @@ async def test_an_analysis_whose_job_failed_has_no_place_until_asked_again(
         client = client_of(app)
         auth, game_id = await _resigned_game(client)
         await client.post(f"{API}/games/{game_id}/analysis", headers=auth)
-        async with app.state.db.sessionmaker() as session, session.begin():
+        async with app.state.services.database.sessionmaker() as session, session.begin():
             await session.execute(
                 update(Job).where(Job.kind == "analysis").values(state=jobs.FAILED)
             )
@@ -199,12 +199,12 @@ async def test_an_analysis_taken_again_waits_again_from_the_start(
         client = client_of(app)
         auth, game_id = await _resigned_game(client)
         await client.post(f"{API}/games/{game_id}/analysis", headers=auth)
-        async with app.state.db.sessionmaker() as session, session.begin():
+        async with app.state.services.database.sessionmaker() as session, session.begin():
             await session.execute(
                 update(GameAnalysis).values(state="running", decided=1, positions=99)
             )
         seen: list[Any] = []
-        analyses = app.state.analyses
+        analyses = app.state.services.analyses
         learn = analyses._learn_deal
 
         async def looking(game: Any) -> None:  # after the start, before any search
@@ -212,7 +212,7 @@ async def test_an_analysis_taken_again_waits_again_from_the_start(
             await learn(game)
 
         monkeypatch.setattr(analyses, "_learn_deal", looking)
-        async with app.state.db.sessionmaker() as session:
+        async with app.state.services.database.sessionmaker() as session:
             job = await jobs.take(session, OWNER, timedelta(seconds=30), [ANALYSIS])
         assert job is not None
         await analyses.run_job(job)

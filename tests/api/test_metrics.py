@@ -124,9 +124,9 @@ async def test_metrics_stay_out_of_the_public_api_and_its_document(
 
 async def test_with_a_token_set_metrics_need_it(settings: Settings, app: FastAPI) -> None:
     guarded = create_app(settings.model_copy(update={"metrics_token": SecretStr(TOKEN)}))
-    # Two apps in one process: each has its own registry.
-    assert guarded.state.metrics.registry is not app.state.metrics.registry
     async with running(guarded):
+        # Two apps in one process: each has its own registry.
+        assert guarded.state.services.metrics.registry is not app.state.services.metrics.registry
         transport = httpx.ASGITransport(app=guarded)
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
             for headers in (

@@ -1,7 +1,7 @@
 """One home for the service's CPU work: players' searches (hints, finish) and the
 background proofs of daily and solvable deals.
 
-Built once in the app's lifespan and injected (`app.state.work`), it runs work off the
+Built once in the app's lifespan and injected (`Services.work`, app.services.wiring), it runs work off the
 event loop in three lanes of workers:
 
 - the **player lane**: `solver_workers` processes (or threads, `solver_kind`) at normal

@@ -46,9 +46,8 @@ from typing import Any
 
 from sqlalchemy import case, func, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.config import Settings
 from app.db import unit_of_work
 from app.engine import VARIANTS, EngineError, Move, Rules, State, Variant, deal
 from app.errors import NoSolvableDeals, retry_after
@@ -56,8 +55,9 @@ from app.i18n import N_
 from app.models import Game, SolvableDeal
 from app.seeds import public_deals
 from app.services.background import jobs
-from app.services.background.cpu_pool import AHEAD, REFILL, WAITING, WorkPool
-from app.services.background.jobs import Queued, Taken
+from app.services.background.cpu_pool import AHEAD, REFILL, WAITING
+from app.services.background.deal_prover import DealProver
+from app.services.background.jobs import Taken
 from app.services.background.proving import Proof, derive_deal
 from app.solver.difficulty import LEVELS
 from app.solver.result import wins
@@ -159,24 +159,11 @@ async def claim(
     return None
 
 
-class SolvableDeals:
+class SolvableDeals(DealProver):
     """The pools of proven deals of one running app: each game's pools are a job
     (`services.background.jobs`, kind `solvable`, subject the variant) that one worker fills."""
 
-    def __init__(
-        self,
-        settings: Settings,
-        sessionmaker: async_sessionmaker[AsyncSession],
-        secret: str,
-        prover: WorkPool,
-        queued: Queued | None = None,
-    ) -> None:
-        self.settings = settings
-        self.sessionmaker = sessionmaker
-        self.secret = secret
-        self.prover = prover
-        # Told of each job queued here (this process's runner, when it has one).
-        self.queued: Queued = queued or jobs.unheard
+    def _own_state(self) -> None:
         # Set (and replaced) each time a deal of the variant is stored here: wakes the
         # requests waiting here at once (those on other instances look every
         # `WAIT_POLL_SECONDS`).

@@ -45,7 +45,7 @@ from datetime import UTC, date, datetime, timedelta
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.config import Settings
 from app.db import unit_of_work
@@ -60,8 +60,9 @@ from app.i18n import N_
 from app.models import DailyDeal
 from app.seeds import public_deals
 from app.services.background import jobs
-from app.services.background.cpu_pool import AHEAD, DAILY, TODAY, WorkPool
-from app.services.background.jobs import Queued, Taken
+from app.services.background.cpu_pool import AHEAD, DAILY, TODAY
+from app.services.background.deal_prover import DealProver
+from app.services.background.jobs import Taken
 from app.services.background.proving import Proof, derive_deal
 from app.services.daily.ranking import day_end
 from app.services.variants import find_variant
@@ -195,24 +196,11 @@ def not_ready(variant: str, day: date, seconds: int) -> DailyNotReady:
     )
 
 
-class DailyDeals:
+class DailyDeals(DealProver):
     """Prepares and stores daily deals for one running app: each deal is a job
     (`services.background.jobs`, kind `daily`, `<variant>|<date>|<slot>`) that one worker proves."""
 
-    def __init__(
-        self,
-        settings: Settings,
-        sessionmaker: async_sessionmaker[AsyncSession],
-        secret: str,
-        prover: WorkPool,
-        queued: Queued | None = None,
-    ) -> None:
-        self.settings = settings
-        self.sessionmaker = sessionmaker
-        self.secret = secret
-        self.prover = prover
-        # Told of each job queued here (this process's runner, when it has one).
-        self.queued: Queued = queued or jobs.unheard
+    def _own_state(self) -> None:
         # Past dates' deals requests here wait for, and how many wait for each.
         self._past: dict[tuple[str, date, str], int] = {}
         self._ahead: asyncio.Task[None] | None = None
