@@ -77,10 +77,10 @@ class Settings(BaseSettings):
     # Preparations of past dates' deals in progress at once; a request that would start
     # one more answers 503 daily_not_ready at once (joining one in progress is fine).
     daily_max_pending: int = Field(default=4, ge=0)
-    # The background lane of the one worker pool (services.work): processes for proofs,
+    # The background lane of the one worker pool (services.background.cpu_pool): processes for proofs,
     # daily and solvable deals alike (off the event loop, at low priority); 0: a thread.
     daily_workers: int = Field(default=1, ge=0)
-    # Work the background job queue in this process (services.runner): the daily deals,
+    # Work the background job queue in this process (services.background.job_runner): the daily deals,
     # the solvable pools, the analyses. False: a web instance that only queues jobs and
     # serves players' searches, beside workers (`python -m app.worker`, docs/deploy.md).
     background_work: bool = True
@@ -93,7 +93,7 @@ class Settings(BaseSettings):
     # solve(state, max_positions=, max_seconds=, table_size=).
     daily_prover: str = "app.solver.plan:solve"
     # Solvable games: proven deals ready per variant and rating, kept topped up in the
-    # background with the daily budgets (services.solvable).
+    # background with the daily budgets (services.background.solvable_pools).
     solvable_prepare_ahead: bool = True
     solvable_pool_size: int = Field(default=3, ge=0)
     # How long a request without a difficulty waits, on an empty pool, for a deal
@@ -111,7 +111,7 @@ class Settings(BaseSettings):
     solver_workers: int = Field(default=1, ge=1)
     solver_queue: int = Field(default=2, ge=0)  # requests waiting beyond the busy workers
     solver_kind: Literal["process", "thread"] = "process"
-    # Workers beside those, for hints only (services.work): a hint never waits behind a
+    # Workers beside those, for hints only (services.background.cpu_pool): a hint never waits behind a
     # finish's whole budget; finishes also leave these places of the bound to hints.
     solver_hint_workers: int = Field(default=1, ge=0)
     # A search that answered unknown is remembered (in memory, per process) for this
@@ -135,7 +135,7 @@ class Settings(BaseSettings):
     # a depth-first search's wandering (foundation cards going back and forth), not a
     # finish a player would watch: 409 no_win_found, and hints still follow it.
     finish_max_moves: int = Field(default=10_000, ge=1)
-    # The analysis of a game that is over (services.analysis), in the background lane:
+    # The analysis of a game that is over (services.analysis.service), in the background lane:
     # each position of its line searched at most this much (from the end backwards,
     # what the solver knows first), and at most this many positions for the whole game;
     # a position left undecided is `undecided`.
@@ -150,7 +150,7 @@ class Settings(BaseSettings):
 
     # Long request work (a record's replay, a practice copy, a finish's line) runs in
     # this many worker processes ("thread": threads, for tests), and this many more such
-    # requests wait; one more is 503 server_busy (services.lane).
+    # requests wait; one more is 503 server_busy (services.kit.offload).
     lane_workers: int = Field(default=1, ge=1, le=8)
     lane_queue: int = Field(default=32, ge=0)
     lane_kind: Literal["process", "thread"] = "process"
@@ -192,7 +192,7 @@ class Settings(BaseSettings):
     stream_token_seconds: float = Field(default=600.0, gt=0)
     auth_failures_per_minute: int = Field(default=20, ge=1)  # wrong tokens per client address
 
-    # --- Bounds a free account cannot multiply (services.limits; docs/api.md, "Bounds").
+    # --- Bounds a free account cannot multiply (services.kit.account_bounds; docs/api.md, "Bounds").
     # Each is counted in the database, so every instance of a deployment shares it; past
     # one, the answer is 429 with its code and Retry-After.
     # New players per client address (an IPv6 address by its /64) within an hour: a

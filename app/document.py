@@ -271,7 +271,7 @@ def _takes_token(operation: dict[str, Any]) -> bool:
 def _token_answers(operation: dict[str, Any]) -> None:
     """What any operation that reads a token can answer for a wrong one: 401
     `unauthorized`, and 429 `too_many_auth_failures` (with `Retry-After`) past the
-    address's limit (app.deps, app.services.ratelimit), beside its own 401 and 429
+    address's limit (app.deps, app.services.kit.auth_failures), beside its own 401 and 429
     codes. Before its security is shaped (`_takes_token`)."""
     if not _takes_token(operation):
         return

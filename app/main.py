@@ -6,7 +6,6 @@ import gc
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from datetime import timedelta
 
 from fastapi import Depends, FastAPI
 from fastapi.routing import APIRoute
@@ -15,7 +14,7 @@ from starlette.types import ASGIApp
 
 from app import i18n
 from app.config import Settings, get_settings
-from app.db import Database, masked_url, upgrade_to_head
+from app.db import masked_url
 from app.deps import request_language
 from app.document import install_openapi
 from app.errors import install_error_handlers
@@ -29,20 +28,7 @@ from app.middleware import (
 )
 from app.routers import daily, games, health, metrics, players, solver, stats, streams, variants
 from app.routers.play import mount_play
-from app.services.background import build as build_background
-from app.services.cursors import PageCursors
-from app.services.games.changes import NOTIFIER, LocalNotifier
-from app.services.games.listen import PostgresNotifier, connect_arguments
-from app.services.games.stream import StreamLimits, StreamTokens
-from app.services.games.watch import VersionWatcher
-from app.services.idempotency import AnswerSweeper
-from app.services.knowledge import SolverKnowledge
-from app.services.lane import LANE
-from app.services.limits import PlayerBounds, PlayerCreations, TrustedKeys
-from app.services.players import KnownTokens
-from app.services.ratelimit import FailedAuthLimiter
-from app.services.solver import SolverService
-from app.services.work import WorkPool
+from app.services.wiring import running_services
 
 log = logging.getLogger(__name__)
 
@@ -109,81 +95,25 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # The message catalogues, read once: a broken one stops the start, not a request.
     i18n.load_all()
 
+    # This app's own registry (never the process-wide one): GET /metrics.
+    app_metrics = Metrics()
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         _log_start(settings)
         settings.ensure_data_dir()
-        app.state.secret_key = settings.resolved_secret_key()
-        database = Database(settings.resolved_database_url, settings)
-        if settings.migrate_on_start:
-            await upgrade_to_head(database.engine)
-        # Expired stored answers: deleted once now, then every IDEMPOTENCY_SWEEP_SECONDS.
-        sweeper = AnswerSweeper(
-            database.sessionmaker,
-            timedelta(hours=settings.idempotency_ttl_hours),
-            settings.idempotency_sweep_seconds,
-        )
-        await sweeper.sweep()
-        app.state.idempotency_sweeper = sweeper
-        app.state.db = database
-        # Live streams: told of every committed write of a game through the sessions.
-        # On PostgreSQL, through LISTEN/NOTIFY to every instance. The versions of the
-        # games streamed here are read in one query every `stream_poll_seconds` (other
-        # processes' changes), on PostgreSQL only as a resync, every `stream_resync_seconds`.
-        notifier: LocalNotifier
-        if database.is_sqlite:
-            notifier = LocalNotifier()
-            watch_period = settings.stream_poll_seconds
-        else:
-            notifier = PostgresNotifier(connect_arguments(database.engine))
-            await notifier.start()
-            watch_period = settings.stream_resync_seconds
-        app.state.notifier = notifier
-        app.state.stream_watcher = watcher = VersionWatcher(
-            database.sessionmaker, notifier, watch_period
-        )
-        database.sessionmaker.configure(info={NOTIFIER: notifier})
-        app.state.streams = StreamLimits(
-            settings.stream_max_per_player, settings.stream_max_per_instance
-        )
-        app.state.stream_tokens = StreamTokens(app.state.secret_key, settings.stream_token_seconds)
-        app.state.cursors = PageCursors(app.state.secret_key)
-        # What the solver knows: in the database, shared by every instance.
-        app.state.knowledge = SolverKnowledge(
-            database.sessionmaker,
-            max_positions=settings.solver_knowledge_max_positions,
-            max_lost=settings.solver_knowledge_max_lost,
-        )
-        # One pool for all CPU work: players' hints and finish first, then the background
-        # jobs' units in order of who waits for them (services.work).
-        app.state.work = work = WorkPool(settings, observer=app.state.metrics)
-        # Long request work (a record's replay, thousands of log rows) off the event loop.
-        LANE.configure(settings.lane_workers, settings.lane_queue, settings.lane_kind)
-        app.state.solver = SolverService(work, app.state.knowledge)
-        # The daily deals, solvable pools and analyses: jobs of the one queue, worked here
-        # unless BACKGROUND_WORK is off (then by `python -m app.worker`).
-        background = build_background(
-            settings, database.sessionmaker, app.state.secret_key, work, app.state.knowledge
-        )
-        app.state.daily = background.daily
-        app.state.solvable = background.solvable
-        app.state.analyses = background.analyses
-        await background.start()
-        sweeper.start()
-        if settings.gc_freeze:
-            gc.collect()
-            gc.freeze()
-        try:
-            yield
-        finally:
-            await sweeper.close()
-            await background.close()
-            work.close()
-            LANE.close()
-            await watcher.close()
-            if isinstance(notifier, PostgresNotifier):
-                await notifier.close()
-            await database.dispose()
+        # Every service, built in order and stopped in reverse (app.services.wiring); the
+        # routers get them through the typed dependencies of app.deps.
+        async with running_services(settings, app_metrics) as services:
+            app.state.services = services
+            app_metrics.watch(services)
+            if settings.gc_freeze:
+                gc.collect()
+                gc.freeze()
+            try:
+                yield
+            finally:
+                app_metrics.watch(None)
 
     app = FastAPIOffline(
         title="Solitaire service",
@@ -204,15 +134,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # absolute Location (any host a client sent), and is declared by no operation.
         redirect_slashes=False,
     )
-    app.state.settings = settings
-    app.state.auth_limiter = FailedAuthLimiter(settings.auth_failures_per_minute)
-    app.state.player_creations = PlayerCreations(settings.players_per_address_per_hour)
-    app.state.trusted_keys = TrustedKeys(settings.trusted_client_key_list)
-    app.state.player_bounds = PlayerBounds.of(settings)
-    app.state.known_tokens = KnownTokens()
-    # This app's own registry (never the process-wide one): GET /metrics.
-    app.state.metrics = Metrics()
-    app.state.metrics.watch(app.state)
     install_error_handlers(app)
     app.add_middleware(
         EnvelopeCORSMiddleware,
@@ -242,7 +163,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     # Every request counted and timed, its refusals by the body limit too; inside gzip's,
     # which copies the scope (the route the router puts there is read from it).
-    app.add_middleware(MetricsMiddleware, metrics=app.state.metrics)
+    app.add_middleware(MetricsMiddleware, metrics=app_metrics)
     # Compress answers of GZIP_MINIMUM_BYTES or more for a client that accepts gzip
     # (outside the body limit, so its refusals too; ETags are left as they are).
     app.add_middleware(NegotiatedGZipMiddleware, minimum_size=settings.gzip_minimum_bytes)

@@ -1,6 +1,6 @@
 """The app's Prometheus metrics, served at `GET /metrics` (app.routers.metrics).
 
-Each app has its own `CollectorRegistry` (`app.state.metrics.registry`), never the
+Each app has its own `CollectorRegistry` (`Metrics.registry`), never the
 process-wide default one, so that several apps in one process (the tests) keep apart.
 docs/api.md ("Metrics") lists every metric with its labels.
 
@@ -15,28 +15,31 @@ docs/api.md ("Metrics") lists every metric with its labels.
   pool when scraped.
 - The database's connection pool and the open streams: read when scraped.
 
-Values read at scrape time come from a collector over `app.state` (`Live`), which
-reads nothing that is not there yet (before the lifespan has run, after it has ended).
+Values read at scrape time come from a collector over the app's services (`Live`),
+which reads nothing while they are not running (before the lifespan has run, after it
+has ended).
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi.routing import iter_route_contexts
 from prometheus_client import CollectorRegistry, Counter, Histogram
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 from sqlalchemy.pool import QueuePool
-from starlette.datastructures import State
 from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.services.jobs import KINDS as JOB_KINDS
-from app.services.jobs import QueueSnapshot
-from app.services.work import KINDS, OUTCOMES, PLAYER, PRIORITIES, Snapshot
+from app.services.background.cpu_pool import KINDS, OUTCOMES, PLAYER, PRIORITIES, Snapshot
+from app.services.background.jobs import KINDS as JOB_KINDS
+from app.services.background.jobs import QueueSnapshot
+
+if TYPE_CHECKING:
+    from app.services.wiring import Services
 
 PREFIX = "solitaire"
 # The route label of a request no route matched (404s of any path, redirects).
@@ -58,6 +61,8 @@ class Metrics:
 
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
+        self.live = Live(self)
+        self.registry.register(self.live)
         # The job queue as last read (at each scrape: `GET /metrics` reads it first).
         self.queue: QueueSnapshot | None = None
         labels = ("method", "route", "status")
@@ -103,16 +108,17 @@ class Metrics:
             for outcome in OUTCOMES:
                 self.searches.labels(kind, outcome)
 
-    def watch(self, state: State) -> None:
-        """Read the pool, the database and the streams of `state` when scraped."""
-        self.registry.register(Live(state))
+    def watch(self, services: Services | None) -> None:
+        """Read the pool, the database and the streams of `services` when scraped (None:
+        they are not running)."""
+        self.live.services = services
 
     def request(self, method: str, route: str, status: int, seconds: float) -> None:
         method = method if method in _METHODS else "other"
         self.requests.labels(method, route, str(status)).inc()
         self.request_seconds.labels(method, route, str(status)).observe(seconds)
 
-    # --- WorkObserver (app.services.work)
+    # --- WorkObserver (app.services.background.cpu_pool)
 
     def waited(self, kind: str, seconds: float) -> None:
         self.solver_wait.labels(kind).observe(seconds)
@@ -127,10 +133,11 @@ def _gauge(name: str, documentation: str, value: float) -> GaugeMetricFamily:
 
 
 class Live(Collector):
-    """What is true now, read from `app.state` at each scrape."""
+    """What is true now, read from the running services at each scrape."""
 
-    def __init__(self, state: State) -> None:
-        self.state = state
+    def __init__(self, metrics: Metrics) -> None:
+        self.metrics = metrics
+        self.services: Services | None = None
 
     def collect(self) -> Iterable[Metric]:
         yield from self._solver()
@@ -138,9 +145,9 @@ class Live(Collector):
         yield from self._streams()
 
     def _solver(self) -> Iterator[Metric]:
-        work = getattr(self.state, "work", None)
-        if work is None:
+        if self.services is None:
             return
+        work = self.services.work
         now = work.snapshot()
         waiting = GaugeMetricFamily(
             f"{PREFIX}_solver_queue_depth",
@@ -169,8 +176,7 @@ class Live(Collector):
         yield from self._jobs()
 
     def _jobs(self) -> Iterator[Metric]:
-        metrics = getattr(self.state, "metrics", None)
-        queue = None if metrics is None else metrics.queue
+        queue = self.metrics.queue
         if queue is None:
             return
         labels = ("kind", "priority")
@@ -228,9 +234,9 @@ class Live(Collector):
         yield from (queued, running, oldest)
 
     def _pools(self) -> Iterator[Metric]:
-        solvable = getattr(self.state, "solvable", None)
-        if solvable is None:
+        if self.services is None:
             return
+        solvable = self.services.solvable
         pools = GaugeMetricFamily(
             f"{PREFIX}_solvable_pool_unused",
             "Proven deals ready to deal, by game and rating (unrated: proven for a waiting "
@@ -242,8 +248,7 @@ class Live(Collector):
         yield pools
 
     def _database(self) -> Iterator[Metric]:
-        database = getattr(self.state, "db", None)
-        pool = None if database is None else database.engine.pool
+        pool = None if self.services is None else self.services.database.engine.pool
         # SQLAlchemy's queue pool (PostgreSQL, and a SQLite file); another pool
         # (SQLite in memory) has nothing to count.
         if not isinstance(pool, QueuePool):
@@ -262,9 +267,9 @@ class Live(Collector):
         )
 
     def _streams(self) -> Iterator[Metric]:
-        streams = getattr(self.state, "streams", None)
-        if streams is None:
+        if self.services is None:
             return
+        streams = self.services.streams
         yield _gauge("streams_open", "Live streams of games open now.", streams.open)
         yield _gauge(
             "streams_max", "Live streams this process opens at most.", streams.per_instance

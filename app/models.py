@@ -79,7 +79,7 @@ class Game(Base):
     __table_args__ = (
         Index(None, "player_id", "created_at"),
         # One game per player per daily deal, whatever the concurrency (NULLs never clash):
-        # a date has a deal per `daily_slot` (services.daily).
+        # a date has a deal per `daily_slot` (services.daily.deals).
         UniqueConstraint("player_id", "variant", "daily_date", "daily_slot"),
         Index(None, "variant", "daily_date"),
     )
@@ -114,10 +114,10 @@ class Game(Base):
     lost_at: Mapped[int | None] = mapped_column(Integer)
     # A daily game that can still count in its day's ranking: started while its date was
     # current, no undo, hint or finish, and no move after the ranked window closed
-    # (services.daily). False for every other game.
+    # (services.daily.deals). False for every other game.
     ranked: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     # Which of its date's daily deals a daily game plays: "" the date's first deal, else
-    # the rating of a deal chosen for it (services.daily); "" for every other game.
+    # the rating of a deal chosen for it (services.daily.deals); "" for every other game.
     daily_slot: Mapped[str] = mapped_column(String(8), default="", server_default="")
     # The proven deal's rating (easy, medium, hard, expert), for solvable and daily games
     # whose deal was rated; shown from the start when it was asked for
@@ -131,7 +131,7 @@ class Game(Base):
     # A copy made while its original's deal was secret (a stuck game the server dealt):
     # its deal and record stay secret for good (it shows no more than the original did).
     deal_secret: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
-    # Why a daily game lost its rank, kept when it did (`services.ranking.UNRANKED`:
+    # Why a daily game lost its rank, kept when it did (`services.daily.ranking.UNRANKED`:
     # past_date, assisted, undone, late, resigned, revealed_line, too_fast); null while
     # ranked and for every other game.
     unranked_reason: Mapped[str | None] = mapped_column(String(16))
@@ -160,7 +160,7 @@ class Move(Base):
 
 class IdempotencyKey(Base):
     """The first successful answer to a request sent with an `Idempotency-Key`, bounded
-    by age and number per player (services.idempotency)."""
+    by age and number per player (services.kit.idempotency)."""
 
     __tablename__ = "idempotency_keys"
     __table_args__ = (
@@ -270,7 +270,7 @@ class SolverPosition(Base):
 
 
 class Job(Base):
-    """A piece of background work in the one queue (`services.jobs`), shared by every
+    """A piece of background work in the one queue (`services.background.jobs`), shared by every
     process that works it: `kind` (`daily`, `solvable`, `analysis`) and `subject`
     (`<variant>|<date>|<slot>`, `<variant>`, `<game id>|<line>`) name it, one row each.
     Taken by one worker at a time in `priority` order (lower first), then age; the
@@ -298,7 +298,7 @@ class Job(Base):
 
 class AuthFailure(Base):
     """Wrong tokens per client address and 5-second slot, counted by every instance
-    together (`AUTH_FAILURES_PER_MINUTE`, services.ratelimit)."""
+    together (`AUTH_FAILURES_PER_MINUTE`, services.kit.auth_failures)."""
 
     __tablename__ = "auth_failures"
 
@@ -310,7 +310,7 @@ class AuthFailure(Base):
 class PlayerCreation(Base):
     """Players created per client address (an IPv6 address by its /64) and 5-minute
     slot, counted by every instance together (`PLAYERS_PER_ADDRESS_PER_HOUR`,
-    services.limits)."""
+    services.kit.account_bounds)."""
 
     __tablename__ = "player_creations"
 
@@ -320,7 +320,7 @@ class PlayerCreation(Base):
 
 
 class GameAnalysis(Base):
-    """The analysis of a game that is over (`services.analysis`): one per game, for the
+    """The analysis of a game that is over (`services.analysis.service`): one per game, for the
     line of play it was asked for (`line`: `<move_count>.<version of the last move>`; a
     stuck game played on after an undo is a new line, analysed anew). `plies`: each
     position's verdict (`winnable`, `lost`, `undecided`), ply 0 the deal, once `state` is
@@ -350,10 +350,10 @@ class GameAnalysis(Base):
 
 class RevealedPosition(Base):
     """A position the solver showed a player of a daily deal while its date was current:
-    the layout (`services.ranking.layout_key`: tableau, face-down counts, foundations,
+    the layout (`services.daily.ranking.layout_key`: tableau, face-down counts, foundations,
     reserve) reached by a move a hint named or a finish played. A win of that deal that
     mostly passes through such layouts followed a revealed line and is not ranked
-    (`services.revealed`). Rows of dates that are over are deleted."""
+    (`services.daily.revealed`). Rows of dates that are over are deleted."""
 
     __tablename__ = "revealed_positions"
     __table_args__ = (Index(None, "day"),)

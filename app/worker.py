@@ -1,7 +1,7 @@
 """`python -m app.worker`: the background jobs without HTTP (docs/deploy.md, "Web
 instances and workers").
 
-It works the one job queue (`services.jobs`) on the service's database: proves and
+It works the one job queue (`services.background.jobs`) on the service's database: proves and
 rates the daily deals (and queues today's and the days ahead), fills the solvable pools,
 runs the analyses, in its own pool of low-priority processes (`DAILY_WORKERS`). Web
 instances beside it run with `BACKGROUND_WORK=false`: they queue jobs and serve players'
@@ -21,13 +21,14 @@ import logging
 import logging.config
 import signal
 from collections.abc import Sequence
+from contextlib import AsyncExitStack
 
 from app.config import Settings, get_settings
 from app.db import Database, masked_url, upgrade_to_head
 from app.logs import log_config
-from app.services.background import build
-from app.services.knowledge import SolverKnowledge
-from app.services.work import WorkPool
+from app.services.background.build import build
+from app.services.background.cpu_pool import WorkPool
+from app.services.background.knowledge import SolverKnowledge
 
 log = logging.getLogger("app.worker")
 
@@ -36,19 +37,23 @@ async def run(settings: Settings, stop: asyncio.Event) -> None:
     """Work the queue until `stop` is set."""
     settings = settings.model_copy(update={"background_work": True})
     settings.ensure_data_dir()
-    database = Database(settings.resolved_database_url, settings)
-    if settings.migrate_on_start:
-        await upgrade_to_head(database.engine)
-    knowledge = SolverKnowledge(
-        database.sessionmaker,
-        max_positions=settings.solver_knowledge_max_positions,
-        max_lost=settings.solver_knowledge_max_lost,
-    )
-    work = WorkPool(settings)
-    background = build(
-        settings, database.sessionmaker, settings.resolved_secret_key(), work, knowledge
-    )
-    try:
+    # Stopped in reverse order by construction: the jobs given back, the pool, the database.
+    async with AsyncExitStack() as stack:
+        database = Database(settings.resolved_database_url, settings)
+        stack.push_async_callback(database.dispose)
+        if settings.migrate_on_start:
+            await upgrade_to_head(database.engine)
+        knowledge = SolverKnowledge(
+            database.sessionmaker,
+            max_positions=settings.solver_knowledge_max_positions,
+            max_lost=settings.solver_knowledge_max_lost,
+        )
+        work = WorkPool(settings)
+        stack.callback(work.close)
+        background = build(
+            settings, database.sessionmaker, settings.resolved_secret_key(), work, knowledge
+        )
+        stack.push_async_callback(background.close)
         await background.start()
         log.info(
             "worker: taking jobs from %s (%d background worker%s)",
@@ -58,10 +63,6 @@ async def run(settings: Settings, stop: asyncio.Event) -> None:
         )
         await stop.wait()
         log.info("worker: stopping; running jobs are given back to the queue")
-    finally:
-        await background.close()
-        work.close()
-        await database.dispose()
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -116,7 +116,7 @@ async def main(args: argparse.Namespace) -> None:
         app = create_app(settings)
         async with LifespanManager(app, shutdown_timeout=120):
             searches: list[int] = []
-            work = app.state.work
+            work = app.state.services.work
             analyse_one = work.analyse
 
             async def counted(*a: Any, **k: Any) -> SolveResult:

@@ -1,4 +1,4 @@
-"""The bounds on free accounts (services.limits) against the shapes of abuse they are
+"""The bounds on free accounts (services.kit.account_bounds) against the shapes of abuse they are
 for, and what they cost an honest request.
 
 Starts the app in process (ASGI, one client address) on a throw-away SQLite file, or
@@ -12,7 +12,7 @@ and no background work, then:
    many were queued (the bound is `ANALYSES_PER_PLAYER`);
 4. the cost: the median and p90 of `--deals` `POST /games` (deal by number) one after
    another, by fresh players within the bound, with the bounds checked and with them
-   off (`app.state.player_bounds = None`), alternating in rounds of 10.
+   off (`app.state.services.player_bounds = None`), alternating in rounds of 10.
 
     PYTHONPATH=. .venv/bin/python bench/bounds.py [--burst 200] [--analyses 40] [--deals 300]
         [--database-url postgresql+asyncpg://...]
@@ -34,7 +34,7 @@ from asgi_lifespan import LifespanManager
 from app.config import Settings
 from app.db import is_sqlite
 from app.main import create_app
-from app.services.limits import PlayerCreations
+from app.services.kit.account_bounds import PlayerCreations
 from tests.api.conftest import empty_tables
 
 API = "/api/v1"
@@ -74,7 +74,9 @@ async def run(args: argparse.Namespace, data: Path) -> None:
             print(f"1. players from one address: {codes(answers)}")
             await empty_tables(url)
             # This instance remembers the address it refused: forgotten with the counts.
-            app.state.player_creations = PlayerCreations(settings.players_per_address_per_hour)
+            app.state.services.player_creations = PlayerCreations(
+                settings.players_per_address_per_hour
+            )
 
             token = (await register(client)).json()["token"]
             auth = {"Authorization": f"Bearer {token}"}
@@ -110,12 +112,12 @@ async def run(args: argparse.Namespace, data: Path) -> None:
             print(f"3. {args.analyses} analyses asked at once by one player: {codes(asked)}")
             await empty_tables(url)
 
-            bounds = app.state.player_bounds
+            bounds = app.state.services.player_bounds
             timings: dict[str, list[float]] = {"checked": [], "off": []}
             rounds = max(1, args.deals // 20)
             for _ in range(rounds):
                 for label in ("checked", "off"):
-                    app.state.player_bounds = bounds if label == "checked" else None
+                    app.state.services.player_bounds = bounds if label == "checked" else None
                     token = (await register(client)).json()["token"]
                     auth = {"Authorization": f"Bearer {token}"}
                     for n in range(10):
@@ -128,7 +130,7 @@ async def run(args: argparse.Namespace, data: Path) -> None:
                         timings[label].append(time.perf_counter() - started)
                         assert answer.status_code == 201, answer.text
                 await empty_tables(url)  # every player within the address's bound
-            app.state.player_bounds = bounds
+            app.state.services.player_bounds = bounds
             for label, values in timings.items():
                 values.sort()
                 p90 = values[int(0.9 * (len(values) - 1))]

@@ -52,8 +52,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from app.config import Settings  # noqa: E402
 from app.engine import VARIANTS, deal  # noqa: E402
 from app.seeds import load  # noqa: E402
-from app.services.daily import candidate  # noqa: E402
-from app.services.proving import Proof, prove, prove_args  # noqa: E402
+from app.services.background.proving import Proof, prove, prove_args  # noqa: E402
+from app.services.daily.deals import candidate  # noqa: E402
 from app.solver.difficulty import LEVELS, level, measure, simulate, thresholds  # noqa: E402
 from app.solver.policy import human_move, random_move  # noqa: E402
 

@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 from app.engine import Move, State, deal, get_variant  # noqa: E402
 from app.seeds import read_line  # noqa: E402
-from app.services.ranking import layout_key, revealed_share  # noqa: E402
+from app.services.daily.ranking import layout_key, revealed_share  # noqa: E402
 from app.solver.plan import solve, suggest  # noqa: E402
 
 STEADY = ("draw", "redeal")

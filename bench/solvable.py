@@ -39,7 +39,7 @@ API = "/api/v1"
 async def unused_per_variant(app: FastAPI) -> dict[str, int]:
     unused = func.sum(case((SolvableDeal.dealt_at.is_(None), 1), else_=0))
     query = select(SolvableDeal.variant, unused).group_by(SolvableDeal.variant)
-    async with app.state.db.sessionmaker() as session:
+    async with app.state.services.database.sessionmaker() as session:
         return {v: int(n) for v, n in (await session.execute(query)).all()}
 
 

@@ -46,9 +46,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app.config import Settings  # noqa: E402
 from app.engine import VARIANTS, State, deal, get_variant  # noqa: E402
-from app.services.daily import candidate  # noqa: E402
-from app.services.proving import prove  # noqa: E402
-from app.services.work import WorkPool  # noqa: E402
+from app.services.background.cpu_pool import WorkPool  # noqa: E402
+from app.services.background.proving import prove  # noqa: E402
+from app.services.daily.deals import candidate  # noqa: E402
 from app.solver import arrangements  # noqa: E402
 from app.solver import core as native_core  # noqa: E402
 from app.solver.plan import solve, suggest  # noqa: E402

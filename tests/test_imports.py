@@ -49,3 +49,8 @@ def test_the_solver_and_the_engine_import_nothing_above_them(layer: str) -> None
 def test_the_seeds_module_imports_only_the_engine_of_the_app() -> None:
     names = {name for name in imported(APP / "seeds.py") if name.startswith("app")}
     assert names and all(name.startswith("app.engine") for name in names)
+
+
+def test_the_services_never_import_fastapi_nor_starlette() -> None:
+    """Services take what they need (settings, pools, sessions), never the web app."""
+    assert offending(sorted((APP / "services").rglob("*.py")), ("fastapi", "starlette")) == []

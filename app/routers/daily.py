@@ -6,10 +6,11 @@ import hashlib
 from datetime import UTC, date, datetime, timedelta
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Header, Path, Query, Request, Response
+from fastapi import APIRouter, Header, Path, Query, Request, Response
 
 from app.deps import (
     CurrentPlayer,
+    DailyDealsDep,
     OptionalPlayer,
     PageCursorsDep,
     PlayerBoundsDep,
@@ -34,9 +35,9 @@ from app.routers.common import (
     not_modified,
 )
 from app.schemas import DailyOut, DailyResults, Difficulty, GameState
-from app.services import daily
-from app.services.daily import DailyDeals
-from app.services.ranking import day_end
+from app.services.daily import game, results
+from app.services.daily.deals import check_difficulty
+from app.services.daily.ranking import day_end
 
 router = APIRouter(prefix="/daily", tags=["daily"])
 
@@ -45,13 +46,6 @@ router = APIRouter(prefix="/daily", tags=["daily"])
 SETTLED_AFTER = timedelta(minutes=1)
 SETTLED_MAX_AGE = 86_400
 
-
-async def get_daily_deals(request: Request) -> DailyDeals:
-    deals: DailyDeals = request.app.state.daily
-    return deals
-
-
-DailyDealsDep = Annotated[DailyDeals, Depends(get_daily_deals)]
 
 VariantPath = Annotated[
     str, Path(description="A variant id or alias.", examples=["rank-and-file"], max_length=64)
@@ -125,8 +119,8 @@ async def get_daily(
     difficulty: DifficultyQuery = None,
     if_none_match: Annotated[str | None, Header(alias="If-None-Match")] = None,
 ) -> DailyOut | Response:
-    daily.check_difficulty(settings, difficulty)
-    answer = await daily.daily_info(session, variant, day, settings.daily_first_date, difficulty)
+    check_difficulty(settings, difficulty)
+    answer = await results.daily_info(session, variant, day, settings.daily_first_date, difficulty)
     tag = _daily_etag(answer)
     if _settled(date.fromisoformat(answer.date)) and answer.deal is not None:
         cache = f"public, max-age={SETTLED_MAX_AGE}, immutable"
@@ -170,7 +164,7 @@ async def play_daily(
     bounds: PlayerBoundsDep,
     difficulty: DifficultyQuery = None,
 ) -> GameState:
-    answer, created = await daily.daily_game(
+    answer, created = await game.daily_game(
         session, deals, player, variant, day, difficulty, bounds=bounds
     )
     answer_headers(response, answer)
@@ -201,8 +195,8 @@ async def get_daily_results(
     cursor: PageCursor = None,
     difficulty: DifficultyQuery = None,
 ) -> DailyResults:
-    daily.check_difficulty(settings, difficulty)
-    return await daily.daily_results(
+    check_difficulty(settings, difficulty)
+    return await results.daily_results(
         session,
         player,
         variant,

@@ -5,10 +5,18 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Depends, Header, Query, Request, Response
+from fastapi import APIRouter, Body, Header, Query, Request, Response
 
 from app.config import Settings
-from app.deps import CurrentPlayer, NoNullBody, PageCursorsDep, PlayerBoundsDep, SessionDep
+from app.deps import (
+    CurrentPlayer,
+    NoNullBody,
+    PageCursorsDep,
+    PlayerBoundsDep,
+    SessionDep,
+    SettingsDep,
+    SolvableDealsDep,
+)
 from app.engine import DRAW_MOVE, REDEAL_MOVE, EngineError, Move, Pile
 from app.errors import (
     AutoPlayOff,
@@ -63,21 +71,13 @@ from app.schemas import (
 )
 from app.services import games
 from app.services.games import Click, Command
-from app.services.idempotency import Idempotency, fingerprint
-from app.services.solvable import SolvableDeals
+from app.services.kit.idempotency import Idempotency, fingerprint
 
 router = APIRouter(prefix="/games", tags=["games"])
 
 # The move log's `offset` fits the seq column (a 32-bit integer on PostgreSQL).
 MAX_OFFSET = 2**31 - 1
 
-
-async def get_solvable_deals(request: Request) -> SolvableDeals:
-    deals: SolvableDeals = request.app.state.solvable
-    return deals
-
-
-SolvableDealsDep = Annotated[SolvableDeals, Depends(get_solvable_deals)]
 
 IdempotencyKeyHeader = Annotated[
     str | None,
@@ -100,10 +100,11 @@ _MOVE_ERRORS = (
 )
 
 
-def _idempotency(request: Request, key: str | None, payload: Any) -> Idempotency | None:
+def _idempotency(
+    request: Request, settings: Settings, key: str | None, payload: Any
+) -> Idempotency | None:
     if not key:
         return None
-    settings: Settings = request.app.state.settings
     return Idempotency(
         key,
         fingerprint(request.method, request.url.path, payload),
@@ -183,10 +184,11 @@ async def create_game(
 async def list_games(
     session: SessionDep,
     player: CurrentPlayer,
+    cursors: PageCursorsDep,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
     cursor: Annotated[str | None, Query(max_length=512)] = None,
 ) -> GamePage:
-    return await games.list_games(session, player, limit=limit, cursor=cursor)
+    return await games.list_games(session, player, limit=limit, cursor=cursor, cursors=cursors)
 
 
 @router.get(
@@ -242,6 +244,7 @@ async def update_game(
 )
 async def make_move(
     request: Request,
+    settings: SettingsDep,
     response: Response,
     game_id: str,
     body: Annotated[MoveRequest, Body(openapi_examples=MOVE_REQUEST_EXAMPLES)],
@@ -256,7 +259,7 @@ async def make_move(
         command(body),
         expected_version=body.expected_version,
         # The body's dump only for a key's fingerprint.
-        idempotency=_idempotency(request, idempotency_key, body.model_dump(by_alias=True))
+        idempotency=_idempotency(request, settings, idempotency_key, body.model_dump(by_alias=True))
         if idempotency_key
         else None,
     )
@@ -290,6 +293,7 @@ async def make_move(
 )
 async def undo_move(
     request: Request,
+    settings: SettingsDep,
     response: Response,
     game_id: str,
     session: SessionDep,
@@ -303,7 +307,9 @@ async def undo_move(
         player,
         game_id,
         expected_version=expected,
-        idempotency=_idempotency(request, idempotency_key, {"expected_version": expected}),
+        idempotency=_idempotency(
+            request, settings, idempotency_key, {"expected_version": expected}
+        ),
     )
     answer_headers(response, answer)
     return answer.body
@@ -324,6 +330,7 @@ async def undo_move(
 )
 async def resign_game(
     request: Request,
+    settings: SettingsDep,
     response: Response,
     game_id: str,
     session: SessionDep,
@@ -337,7 +344,9 @@ async def resign_game(
         player,
         game_id,
         expected_version=expected,
-        idempotency=_idempotency(request, idempotency_key, {"expected_version": expected}),
+        idempotency=_idempotency(
+            request, settings, idempotency_key, {"expected_version": expected}
+        ),
     )
     answer_headers(response, answer)
     return answer.body

@@ -14,11 +14,10 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from sqlalchemy.exc import SQLAlchemyError
 
 from app.config import Settings
-from app.deps import SessionDep, get_app_settings
+from app.deps import MetricsDep, SessionDep, get_app_settings
 from app.errors import Unauthorized
 from app.i18n import N_
-from app.metrics import Metrics
-from app.services import jobs
+from app.services.background import jobs
 
 router = APIRouter(tags=["metrics"])
 
@@ -41,8 +40,7 @@ async def metrics_access(
 @router.get(
     "/metrics", name="metrics", include_in_schema=False, dependencies=[Depends(metrics_access)]
 )
-async def get_metrics(request: Request, session: SessionDep) -> Response:
-    metrics: Metrics = request.app.state.metrics
+async def get_metrics(session: SessionDep, metrics: MetricsDep) -> Response:
     # The job queue is in the database, shared by every instance: read as scraped (with
     # the database away, its series are left out and the rest is still answered).
     try:

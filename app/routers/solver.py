@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Body, Request, Response
 
-from app.deps import CurrentPlayer, NoNullBody, SessionDep
+from app.deps import AnalysesDep, CurrentPlayer, NoNullBody, SessionDep, SolverDep
 from app.errors import (
     AnalysisNotDone,
     AnalysisNotFound,
@@ -27,8 +27,6 @@ from app.errors import (
 from app.routers.common import ETAG, answer_headers, errors
 from app.schemas import Analysis, FinishResult, GameState, Hint, PracticeRequest
 from app.services import games
-from app.services import solver as solver_service
-from app.services.analysis import GameAnalyses
 
 router = APIRouter(prefix="/games", tags=["solver"])
 
@@ -51,9 +49,13 @@ router = APIRouter(prefix="/games", tags=["solver"])
     summary="The next move of a winning line from the current position",
 )
 async def hint(
-    request: Request, response: Response, game_id: str, session: SessionDep, player: CurrentPlayer
+    response: Response,
+    game_id: str,
+    session: SessionDep,
+    player: CurrentPlayer,
+    solver: SolverDep,
 ) -> Hint:
-    answer = await solver_service.hint(request.app, session, player, game_id)
+    answer = await solver.hint(session, player, game_id)
     response.headers["ETag"] = games.etag(game_id, answer.version)
     return answer
 
@@ -78,16 +80,15 @@ async def hint(
     summary="Play a winning line to the end (409 no_win_found when none is found)",
 )
 async def finish(
-    request: Request, response: Response, game_id: str, session: SessionDep, player: CurrentPlayer
+    response: Response,
+    game_id: str,
+    session: SessionDep,
+    player: CurrentPlayer,
+    solver: SolverDep,
 ) -> FinishResult:
-    answer = await solver_service.finish(request.app, session, player, game_id)
+    answer = await solver.finish(session, player, game_id)
     response.headers["ETag"] = games.etag(answer.game_id, answer.version)
     return answer.body
-
-
-def _analyses(request: Request) -> GameAnalyses:
-    analyses: GameAnalyses = request.app.state.analyses
-    return analyses
 
 
 _ANALYSIS_HEADERS = {
@@ -112,9 +113,14 @@ _ANALYSIS_HEADERS = {
     summary="Analyse a game that is over (in the background): a verdict per position",
 )
 async def analyse_game(
-    request: Request, response: Response, game_id: str, session: SessionDep, player: CurrentPlayer
+    request: Request,
+    response: Response,
+    game_id: str,
+    session: SessionDep,
+    player: CurrentPlayer,
+    analyses: AnalysesDep,
 ) -> Analysis:
-    analysis = await _analyses(request).request(session, player, game_id)
+    analysis = await analyses.request(session, player, game_id)
     response.headers["Location"] = str(request.url_for("get_game_analysis", game_id=game_id).path)
     if analysis.state == "done":
         response.status_code = 200
@@ -129,9 +135,9 @@ async def analyse_game(
     summary="A game's analysis: its progress, and when done a verdict per position",
 )
 async def get_game_analysis(
-    request: Request, game_id: str, session: SessionDep, player: CurrentPlayer
+    game_id: str, session: SessionDep, player: CurrentPlayer, analyses: AnalysesDep
 ) -> Analysis:
-    return await _analyses(request).get(session, player, game_id)
+    return await analyses.get(session, player, game_id)
 
 
 @router.post(
@@ -168,12 +174,11 @@ async def practise_game(
     game_id: str,
     session: SessionDep,
     player: CurrentPlayer,
+    analyses: AnalysesDep,
     body: Annotated[PracticeRequest | None, Body()] = None,
 ) -> GameState:
     settings = body.settings.model_dump() if body and body.settings else None
-    answer = await _analyses(request).practice(
-        session, player, game_id, body.ply if body else None, settings
-    )
+    answer = await analyses.practice(session, player, game_id, body.ply if body else None, settings)
     answer_headers(response, answer)
     response.headers["Location"] = str(request.url_for("get_game", game_id=answer.game_id).path)
     return answer.body

@@ -18,14 +18,13 @@ from sse_starlette.sse import SendTimeoutError
 from starlette.background import BackgroundTask
 from starlette.types import Receive, Scope, Send
 
-from app.config import Settings
-from app.deps import CurrentPlayer, OptionalPlayer, SessionDep, client_address
+from app.deps import CurrentPlayer, OptionalPlayer, ServicesDep, SessionDep, client_address
 from app.errors import ApiError, GameNotFound, StreamsFull, TooManyStreams, Unauthorized
 from app.middleware import abort_connection
 from app.routers.common import errors
 from app.schemas import StreamChange, StreamToken
 from app.services.games import stream as streams
-from app.services.ratelimit import FailedAuthLimiter
+from app.services.wiring import Services
 
 router = APIRouter(prefix="/games", tags=["games"])
 log = logging.getLogger("app.streams")
@@ -134,7 +133,12 @@ def _last_event_id(value: str | None) -> int | None:
 
 
 async def _stream_caller(
-    request: Request, session: SessionDep, player: OptionalPlayer, token: str | None, game_id: str
+    request: Request,
+    services: Services,
+    session: SessionDep,
+    player: OptionalPlayer,
+    token: str | None,
+    game_id: str,
 ) -> streams.StreamCaller:
     """The caller: by bearer token, else by a stream token of this game (a wrong one is
     counted against the address as a wrong bearer token is)."""
@@ -142,12 +146,10 @@ async def _stream_caller(
         return streams.StreamCaller(player.id)
     if not token:
         raise Unauthorized()
-    tokens: streams.StreamTokens = request.app.state.stream_tokens
     try:
-        return tokens.player_for(token, game_id)
+        return services.stream_tokens.player_for(token, game_id)
     except ApiError:
-        limiter: FailedAuthLimiter = request.app.state.auth_limiter
-        await limiter.failed(session, client_address(request))  # 429 past the limit
+        await services.auth_limiter.failed(session, client_address(request))  # 429 past the limit
         raise
 
 
@@ -205,6 +207,7 @@ async def _next_event(events: AsyncGenerator[streams.StreamEvent, None]) -> stre
 async def game_events(
     request: Request,
     game_id: str,
+    services: ServicesDep,
     session: SessionDep,
     player: OptionalPlayer,
     token: Annotated[
@@ -224,13 +227,13 @@ async def game_events(
         ),
     ] = None,
 ) -> Any:
-    caller = await _stream_caller(request, session, player, token, game_id)
-    settings: Settings = request.app.state.settings
+    caller = await _stream_caller(request, services, session, player, token, game_id)
+    settings = services.settings
     stream = await streams.open_stream(
-        request.app.state.db.sessionmaker,
-        request.app.state.notifier,
-        request.app.state.stream_watcher,
-        request.app.state.streams,
+        services.database.sessionmaker,
+        services.notifier,
+        services.stream_watcher,
+        services.streams,
         player_id=caller.player_id,
         game_id=game_id,
         last_event_id=_last_event_id(last_event_id) if last_event_id is not None else since,
@@ -259,11 +262,13 @@ async def game_events(
     summary="A short-lived token that opens this game's stream (for EventSource)",
 )
 async def create_stream_token(
-    request: Request, game_id: str, session: SessionDep, player: CurrentPlayer
+    request: Request,
+    game_id: str,
+    services: ServicesDep,
+    session: SessionDep,
+    player: CurrentPlayer,
 ) -> StreamToken:
-    issued = await streams.issue_stream_token(
-        session, request.app.state.stream_tokens, player.id, game_id
-    )
+    issued = await streams.issue_stream_token(session, services.stream_tokens, player.id, game_id)
     path = request.url_for("game_events", game_id=game_id).path
     return StreamToken(
         token=issued.token, expires_at=issued.expires_at, url=f"{path}?token={issued.token}"

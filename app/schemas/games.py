@@ -1,9 +1,9 @@
-"""A game as the API answers it: its state, the events of a move, the move log, a
-hint."""
+"""A game as the API answers it: its state, the answers of a move, an undo and a finish,
+the list of games, the move log, its record, its live stream."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -15,12 +15,15 @@ from pydantic import (
 from typing_extensions import TypeAliasType
 
 from app.schemas.common import Difficulty, ShownDeal, Timestamp, _WithDeal
-from app.schemas.requests import DrawAction, MoveAction, RedealAction
+from app.schemas.events import (
+    GameEvent,
+    LegalMove,
+    LoggedEvent,
+    PlayEvent,
+    UndoAnswerEvent,
+)
 
 # --- games: answers -------------------------------------------------------------
-
-
-LegalMove = Annotated[MoveAction | DrawAction | RedealAction, Field(discriminator="action")]
 
 
 Suit = TypeAliasType("Suit", Literal["S", "H", "D", "C"])
@@ -99,7 +102,7 @@ class GameSettingsOut(BaseModel):
 GameStatus = TypeAliasType("GameStatus", Literal["playing", "won", "stuck", "resigned"])
 GameSource = TypeAliasType("GameSource", Literal["deal", "random", "solvable", "daily", "practice"])
 
-# --- why a daily game is not ranked (services.ranking.UNRANKED) ---
+# --- why a daily game is not ranked (services.daily.ranking.UNRANKED) ---
 UnrankedReason = TypeAliasType(
     "UnrankedReason",
     Literal[
@@ -175,85 +178,6 @@ class GameState(_WithDeal):
     updated_at: Timestamp
 
 
-class _CardsMoved(BaseModel):
-    model_config = ConfigDict(populate_by_name=True)
-
-    from_: str = Field(alias="from", description="The pile the cards left.", examples=["tableau-2"])
-    to: str = Field(description="The pile they went to.", examples=["tableau-5"])
-    cards: list[str] | None = Field(
-        description="The cards that moved, bottom first, as they lie on `to` (a draw: the "
-        "cards turned up, in the order they land on the waste). Null when they end face "
-        "down: a redeal's, an undone draw's.",
-        examples=[["7D", "6S"]],
-    )
-    count: int = Field(ge=1, description="How many cards moved.", examples=[2])
-
-
-class MoveEvent(_CardsMoved):
-    """The player's move and the cards it moved (draw: stock to waste; redeal: waste to
-    stock, `cards` null)."""
-
-    type: Literal["move"]
-    move: LegalMove
-
-
-class TurnUpEvent(BaseModel):
-    """The card at `index` of `pile` turned face up."""
-
-    type: Literal["turn_up"]
-    pile: str = Field(examples=["tableau-2"])
-    index: int = Field(ge=0, description="From the bottom of the pile, 0-based.")
-    card: str = Field(examples=["7D"])
-
-
-class ReserveFillEvent(BaseModel):
-    """The top reserve card went to the empty `pile` (Rainbow, Canfield)."""
-
-    model_config = ConfigDict(populate_by_name=True)
-
-    type: Literal["reserve_fill"]
-    pile: str = Field(examples=["tableau-1"])
-    index: int = Field(ge=0, description="Where the card lies in `pile` (0: the pile was empty).")
-    card: str = Field(examples=["5H"])
-    from_: Literal["reserve"] = Field(alias="from")
-
-
-class AutoFinishEvent(_CardsMoved):
-    """A move the server played itself (auto-finish), with its card."""
-
-    type: Literal["auto_finish"]
-    move: LegalMove
-
-
-PlayEvent = Annotated[
-    MoveEvent | TurnUpEvent | ReserveFillEvent | AutoFinishEvent, Field(discriminator="type")
-]
-
-
-class UndoEvent(BaseModel):
-    """The move taken back (the first event of undo's answer)."""
-
-    type: Literal["undo"]
-    move: LegalMove
-
-
-class TurnDownEvent(BaseModel):
-    """The card at `index` of `pile` turned face down again. It is never named."""
-
-    type: Literal["turn_down"]
-    pile: str = Field(examples=["tableau-2"])
-    index: int = Field(ge=0, description="From the bottom of the pile, 0-based.")
-
-
-class MoveBackEvent(_CardsMoved):
-    """Cards going back where they came from (`from`: where they lay, `to`: where they
-    return); `cards` null when they return face down (an undone draw)."""
-
-    type: Literal["move_back"]
-
-
-UndoAnswerEvent = Annotated[UndoEvent | TurnDownEvent | MoveBackEvent, Field(discriminator="type")]
-
 _EVENT_EXAMPLE: list[dict[str, Any]] = [
     {
         "type": "move",
@@ -328,52 +252,6 @@ class GamePage(BaseModel):
     next_cursor: str | None = Field(description="Pass as `cursor` for the next page; null: end.")
 
 
-class _LoggedCardsMoved(BaseModel):
-    """As `_CardsMoved`, every field optional: moves logged before events named their cards
-    have none of them (and a draw's `cards` are null in the log)."""
-
-    model_config = ConfigDict(populate_by_name=True)
-
-    from_: str | None = Field(default=None, alias="from")
-    to: str | None = None
-    cards: list[str] | None = None
-    count: int | None = Field(default=None, ge=1)
-
-
-class LoggedMoveEvent(_LoggedCardsMoved):
-    type: Literal["move"]
-    move: LegalMove
-
-
-class LoggedAutoFinishEvent(_LoggedCardsMoved):
-    type: Literal["auto_finish"]
-    move: LegalMove
-
-
-class LoggedTurnUpEvent(BaseModel):
-    type: Literal["turn_up"]
-    pile: str
-    card: str
-    index: int | None = Field(default=None, ge=0)
-
-
-class LoggedReserveFillEvent(BaseModel):
-    model_config = ConfigDict(populate_by_name=True)
-
-    type: Literal["reserve_fill"]
-    pile: str
-    card: str
-    index: int | None = Field(default=None, ge=0)
-    from_: Literal["reserve"] | None = Field(default=None, alias="from")
-
-
-# The move log's events: the answered events as logged (see MoveLogEntry.events).
-LoggedEvent = Annotated[
-    LoggedMoveEvent | LoggedTurnUpEvent | LoggedReserveFillEvent | LoggedAutoFinishEvent,
-    Field(discriminator="type"),
-]
-
-
 class MoveLogEntry(BaseModel):
     seq: int = Field(description="1-based position in the line of play.")
     version: int = Field(description="The game's version after this move.")
@@ -419,27 +297,6 @@ class GameRecord(BaseModel):
     )
 
 
-class Hint(BaseModel):
-    move: LegalMove | None = Field(
-        description="The next move of a winning line; with none found, a heuristic "
-        "suggestion or null (no move, or the position is proven lost).",
-        examples=[{"action": "move", "from": "tableau-2", "to": "foundation-0", "count": 1}],
-    )
-    result: Literal["solved", "unsolvable", "unknown"] = Field(
-        description="solved: the move leads to a win; unsolvable: proven lost; unknown: "
-        "no win found within the hint's budget."
-    )
-    positions: int = Field(description="Positions searched (0: the line was already known).")
-    elapsed_ms: int
-    version: int = Field(
-        description="The game's version this hint is for, after the hint marked the game "
-        "assisted (as the `ETag` says): send it as `expected_version` with the hinted move. "
-        "If the game changed during the search, it is the version searched, and that move "
-        "gets 409 version_conflict: ask again."
-    )
-    assisted: bool = Field(description="The game is assisted now (see the state's `assisted`).")
-
-
 class Health(BaseModel):
     status: Literal["ok", "degraded"]
     database: Literal["ok", "unreachable", "busy"] = Field(
@@ -466,22 +323,6 @@ class StreamToken(BaseModel):
 
 # --- the live stream's payloads (GET /games/{game_id}/events, docs/api.md) ---------
 
-# Any event a change's answer carries (a move's, an undo's, a finish's), as the stream
-# sends the events of the changes since the client's last event one after another.
-GameEvent = TypeAliasType(
-    "GameEvent",
-    Annotated[
-        MoveEvent
-        | TurnUpEvent
-        | ReserveFillEvent
-        | AutoFinishEvent
-        | UndoEvent
-        | TurnDownEvent
-        | MoveBackEvent,
-        Field(discriminator="type"),
-    ],
-)
-
 
 class StreamChange(BaseModel):
     """The data of the live stream's `event: change` (JSON): the game's new version, the
@@ -495,64 +336,3 @@ class StreamChange(BaseModel):
         "can be told (the state is always right)."
     )
     state: GameState
-
-
-AnalysisState = TypeAliasType("AnalysisState", Literal["pending", "running", "done"])
-Verdict = TypeAliasType("Verdict", Literal["winnable", "lost", "undecided"])
-
-
-class PlyVerdict(BaseModel):
-    ply: int = Field(description="Moves played from the deal (0: the deal itself).")
-    verdict: Verdict = Field(
-        description="winnable: a winning line exists from this position; lost: proven that "
-        "none does; undecided: neither within the analysis' budget."
-    )
-
-
-class Analysis(BaseModel):
-    """The analysis of a game that is over: a verdict per position of its line of play."""
-
-    game_id: str
-    state: AnalysisState = Field(
-        description="pending: queued, waiting for a worker (see `place`), nothing searched "
-        "yet; running: a worker decides its positions (`decided`, `positions`); done."
-    )
-    move_count: int = Field(
-        description="The moves of the line analysed: its positions are plies 0 to move_count."
-    )
-    plies: list[PlyVerdict] = Field(
-        description="One verdict per position, ply 0 (the deal) first, once `state` is "
-        "`done`; empty before."
-    )
-    losing_ply: int | None = Field(
-        description="The number of moves after which the position is lost (the losing move "
-        "is move `losing_ply` of the log; 0: the deal itself is lost). Null when the game was "
-        "never lost (won, or winnable to its end) or the boundary is undecided."
-    )
-    losing_move: LegalMove | None = Field(
-        description="The losing move (move `losing_ply` of the log), as played; null with "
-        "`losing_ply` null or 0."
-    )
-    winning_line: list[LegalMove] | None = Field(
-        description="A winning line from the position after `winning_line_ply` moves, as "
-        "`legal_moves` gives moves: the position before the losing move; where no losing "
-        "move was found (resigned while winnable, the boundary undecided), the last "
-        "position proven winnable. Null where there is none (a won game, a lost deal, "
-        "nothing proven winnable)."
-    )
-    winning_line_ply: int | None = Field(
-        description="The position `winning_line` starts from (moves of the game's line): "
-        "`losing_ply - 1`, else the last ply whose verdict is `winnable`; null with "
-        "`winning_line` null. A practice copy without `ply` starts there.",
-    )
-    decided: int = Field(description="Positions decided so far (progress; from the end back).")
-    positions: int = Field(description="Positions the solver searched for this analysis so far.")
-    place: int | None = Field(
-        description="While `pending`: the background jobs ahead of it (other analyses asked "
-        "before it, and any more urgent work), each of which its first search waits behind "
-        "(0: it is next, a worker being free). Null once it runs, or when it is done; "
-        "null while pending: its job failed (asking again queues it afresh).",
-        examples=[0],
-    )
-    created_at: Timestamp
-    updated_at: Timestamp

@@ -14,8 +14,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.db import unit_of_work
 from app.models import Player
 from app.schemas import PlayerCreated, PlayerOut
-from app.services.bounded import BoundedMap
-from app.services.limits import PlayerCreations
+from app.services.kit.account_bounds import PlayerCreations
+from app.services.kit.bounded_map import BoundedMap
 
 
 def hash_token(token: str) -> str:

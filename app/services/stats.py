@@ -15,7 +15,8 @@ from app.db import unit_of_work
 from app.engine import VARIANTS
 from app.models import Game, Player
 from app.schemas import PlayerStats, VariantStats
-from app.services.daily import ranked_win, utc_today
+from app.services.daily.deals import utc_today
+from app.services.daily.ranking import ranked_win
 
 
 def streaks(days: set[date], today: date) -> tuple[int, int]:

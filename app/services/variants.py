@@ -21,7 +21,7 @@ from app.i18n import N_, gettext, translate
 from app.models import SolvableDeal
 from app.schemas import VariantOut
 from app.seeds import public_deals
-from app.services.solvable import SolvableDeals
+from app.services.background.solvable_pools import SolvableDeals
 from app.solver.difficulty import LEVELS
 
 log = logging.getLogger(__name__)

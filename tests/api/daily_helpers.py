@@ -20,7 +20,7 @@ from app.engine import Move, State, deal, get_variant
 from app.engine.moves import MOVE, TABLEAU
 from app.models import DailyDeal, Player
 from app.services import games
-from app.services.daily import utc_today
+from app.services.daily.deals import utc_today
 from tests.api.conftest import API, STARTUP_SECONDS
 
 SECRET = "daily-test-secret"
@@ -105,7 +105,7 @@ async def start_daily(
 
 async def stored_daily(app: FastAPI, variant: str, when: str, slot: str = "") -> DailyDeal:
     """The stored daily deal of a date (`slot`: "" its first deal, else a rating's)."""
-    async with app.state.db.sessionmaker() as session:
+    async with app.state.services.database.sessionmaker() as session:
         row: DailyDeal = (
             await session.execute(
                 select(DailyDeal).where(
@@ -131,7 +131,7 @@ async def player_of(app: FastAPI, headers: dict[str, str]) -> Player:
     from app.services.players import hash_token, player_for_hash
 
     token = headers["Authorization"].removeprefix("Bearer ")
-    async with app.state.db.sessionmaker() as session:
+    async with app.state.services.database.sessionmaker() as session:
         player = await player_for_hash(session, hash_token(token))
     assert player is not None
     return player
@@ -189,13 +189,13 @@ async def play_paced(
     clock travels there for the move; `pace` None: all the moves at once). Once the game
     is won (auto-finish), the rest are left out. The last answer."""
     if pace is None:
-        async with app.state.db.sessionmaker() as session:
+        async with app.state.services.database.sessionmaker() as session:
             return await games.apply_moves(session, player, game_id, line)
     start = datetime.now(UTC)
     answer = None
     for i, move in enumerate(line, start=1):
         with time_machine.travel(start + i * pace, tick=False):
-            async with app.state.db.sessionmaker() as session:
+            async with app.state.services.database.sessionmaker() as session:
                 answer = await games.apply_moves(session, player, game_id, [move])
         if answer.body.status == "won":
             break

@@ -57,7 +57,7 @@ async def put_state(app: FastAPI, game_id: str, state: State) -> None:
     """Replace a game's position in place (a test-only shortcut to a chosen position).
     The version goes up, as with every write of a game: the service counts on it (a
     process's copy of a game is only used where the version is unchanged)."""
-    async with app.state.db.sessionmaker() as session:
+    async with app.state.services.database.sessionmaker() as session:
         await session.execute(
             update(Game)
             .where(Game.id == game_id)
@@ -67,13 +67,13 @@ async def put_state(app: FastAPI, game_id: str, state: State) -> None:
 
 
 async def stored_state(app: FastAPI, game_id: str) -> State:
-    async with app.state.db.sessionmaker() as session:
+    async with app.state.services.database.sessionmaker() as session:
         game = (await session.execute(select(Game).where(Game.id == game_id))).scalar_one()
     return State.from_bytes(game.state)
 
 
 async def stored_game(app: FastAPI, game_id: str) -> Any:
-    async with app.state.db.sessionmaker() as session:
+    async with app.state.services.database.sessionmaker() as session:
         return (await session.execute(select(Game).where(Game.id == game_id))).scalar_one()
 
 
@@ -81,7 +81,7 @@ async def get_with_sqlite_gone(app: FastAPI, path: Path, url: str) -> httpx.Resp
     """GET `url` from a running `app` whose SQLite file at `path` can no longer be opened
     (a directory stands where it was)."""
     threads_before = set(threading.enumerate())
-    await app.state.db.engine.dispose()
+    await app.state.services.database.engine.dispose()
     path.unlink()
     path.mkdir()
     transport = httpx.ASGITransport(app=app)

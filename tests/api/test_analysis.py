@@ -25,7 +25,7 @@ from app.config import Settings
 from app.engine import VARIANTS, Move, deal, get_variant
 from app.models import Job
 from app.seeds import seed_line
-from app.services.analysis import LOST, UNDECIDED, WINNABLE, Decided, walk
+from app.services.analysis.walk import LOST, UNDECIDED, WINNABLE, Decided, walk
 from app.solver.result import replay
 from tests.api.conftest import API, NewGame, NewPlayer, assert_error
 from tests.api.daily_helpers import daily_settings, empty_daily_deals, start_daily, today
@@ -182,7 +182,7 @@ async def test_two_requests_make_one_analysis(
     body = await _done(client, auth, game["id"])
     assert [p["verdict"] for p in body["plies"]] == [WINNABLE]
     assert body["positions"] == 0  # the deal's proven line is known
-    async with app.state.db.sessionmaker() as session:
+    async with app.state.services.database.sessionmaker() as session:
         queued = await session.execute(
             select(Job.state, Job.attempts).where(Job.kind == "analysis")
         )

@@ -21,8 +21,8 @@ from sqlalchemy import update
 from app.config import Settings
 from app.main import create_app
 from app.models import GameAnalysis, Job
-from app.services import jobs, work
-from app.services.work import AHEAD, ANALYSIS
+from app.services.background import cpu_pool, jobs
+from app.services.background.cpu_pool import AHEAD, ANALYSIS
 from tests.api.conftest import API, empty_tables
 from tests.api.daily_helpers import daily_settings, empty_daily_deals, lifespan
 
@@ -93,12 +93,12 @@ async def test_an_analysis_no_worker_took_is_pending_with_its_place(
         assert (await _analysis(client, second_auth, second))["place"] == 1
 
         # A worker takes the first: still ahead of the second while it runs.
-        async with app.state.db.sessionmaker() as session:
+        async with app.state.services.database.sessionmaker() as session:
             job = await jobs.take(session, OWNER, timedelta(seconds=30), [ANALYSIS])
         assert job is not None and job.subject.startswith(first)
         assert (await _analysis(client, second_auth, second))["place"] == 1
-        await app.state.analyses.run_job(job)
-        async with app.state.db.sessionmaker() as session:
+        await app.state.services.analyses.run_job(job)
+        async with app.state.services.database.sessionmaker() as session:
             await jobs.finish(session, job, OWNER)
         done = await _analysis(client, first_auth, first)
         assert done["state"] == "done" and done["place"] is None
@@ -115,7 +115,7 @@ async def test_an_analysis_taken_waits_pending_until_its_search_runs(
     runs, `running`; then `done`."""
     lane_free, search_free = threading.Event(), threading.Event()
     searching = threading.Event()
-    solve = work.solve_bytes
+    solve = cpu_pool.solve_bytes
 
     def hold() -> None:  # a unit of background work that proves nothing
         lane_free.wait(60)
@@ -125,13 +125,13 @@ async def test_an_analysis_taken_waits_pending_until_its_search_runs(
         search_free.wait(60)
         return solve(*args)
 
-    monkeypatch.setattr(work, "solve_bytes", gated_solve)
+    monkeypatch.setattr(cpu_pool, "solve_bytes", gated_solve)
     await empty_daily_deals(database_url)
     await empty_tables(database_url)
     app = create_app(_settings(database_url, tmp_path, daily_workers=0))
     async with lifespan(app):
         client = client_of(app)
-        pool = app.state.work
+        pool = app.state.services.work
         holder = asyncio.create_task(pool._run(AHEAD, "daily", hold))
         try:
             while pool.snapshot().busy["background"] == 0:
@@ -176,7 +176,7 @@ async def test_an_analysis_whose_job_failed_has_no_place_until_asked_again(
         client = client_of(app)
         auth, game_id = await _resigned_game(client)
         await client.post(f"{API}/games/{game_id}/analysis", headers=auth)
-        async with app.state.db.sessionmaker() as session, session.begin():
+        async with app.state.services.database.sessionmaker() as session, session.begin():
             await session.execute(
                 update(Job).where(Job.kind == "analysis").values(state=jobs.FAILED)
             )
@@ -199,12 +199,12 @@ async def test_an_analysis_taken_again_waits_again_from_the_start(
         client = client_of(app)
         auth, game_id = await _resigned_game(client)
         await client.post(f"{API}/games/{game_id}/analysis", headers=auth)
-        async with app.state.db.sessionmaker() as session, session.begin():
+        async with app.state.services.database.sessionmaker() as session, session.begin():
             await session.execute(
                 update(GameAnalysis).values(state="running", decided=1, positions=99)
             )
         seen: list[Any] = []
-        analyses = app.state.analyses
+        analyses = app.state.services.analyses
         learn = analyses._learn_deal
 
         async def looking(game: Any) -> None:  # after the start, before any search
@@ -212,7 +212,7 @@ async def test_an_analysis_taken_again_waits_again_from_the_start(
             await learn(game)
 
         monkeypatch.setattr(analyses, "_learn_deal", looking)
-        async with app.state.db.sessionmaker() as session:
+        async with app.state.services.database.sessionmaker() as session:
             job = await jobs.take(session, OWNER, timedelta(seconds=30), [ANALYSIS])
         assert job is not None
         await analyses.run_job(job)

@@ -181,7 +181,7 @@ async def test_the_move_log_types_its_events_old_entries_included(
         {"type": "move", "move": {"action": "draw"}},
         {"type": "turn_up", "pile": "tableau-0", "card": "7D"},
     ]
-    async with app.state.db.sessionmaker() as session:
+    async with app.state.services.database.sessionmaker() as session:
         await session.execute(
             update(MoveRow).where(MoveRow.game_id == game["id"]).values(events=old)
         )

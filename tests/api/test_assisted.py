@@ -8,7 +8,6 @@ import pytest
 from fastapi import FastAPI
 
 from app.engine import deal, get_variant
-from app.services import solver as solver_service
 from tests.api.conftest import API, NewGame, NewPlayer
 from tests.api.daily_helpers import (  # noqa: F401 (settings, small_solver: fixtures)
     VARIANT,
@@ -33,7 +32,7 @@ async def _know_the_daily_line(app: FastAPI, when: str) -> None:
     """Give the solver the stored proof of the day's deal, so finish needs no search."""
     number = await stored_deal_number(app, VARIANT, when)
     start = deal(get_variant(VARIANT), number)
-    await solver_service.solver_service(app).remember(start, await stored_line(app, VARIANT, when))
+    await app.state.services.solver.remember(start, await stored_line(app, VARIANT, when))
 
 
 async def test_a_hint_marks_the_game_assisted_and_a_move_does_not(

@@ -1,4 +1,4 @@
-"""The bounded map behind this process's small memories (`services.bounded.BoundedMap`):
+"""The bounded map behind this process's small memories (`services.kit.bounded_map.BoundedMap`):
 never more than its size, the oldest put goes first, and a key held already is
 replaced without another entry going."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.services.bounded import BoundedMap
+from app.services.kit.bounded_map import BoundedMap
 
 
 def test_it_holds_at_most_its_size() -> None:

@@ -466,7 +466,7 @@ async def test_a_failed_write_keeps_nothing_and_ends_its_transaction(app: FastAP
     from app.errors import VersionConflict
     from app.models import Player
 
-    async with app.state.db.sessionmaker() as session:
+    async with app.state.services.database.sessionmaker() as session:
         with pytest.raises(VersionConflict):
             async with unit_of_work(session):
                 session.add(Player(name="ghost", token_hash="0" * 64))

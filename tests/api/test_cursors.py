@@ -1,7 +1,7 @@
-"""Cursor pagination on every list that pages: `GET /games` (its own cursor, tested in
-test_games.py), the move log and the daily results. Walked by cursor, a list gives
-every item once, in order; a cursor this API did not give (for this list) is 422
-`invalid_cursor`; the offsets the contract names work as before."""
+"""Cursor pagination on every list that pages: `GET /games` (also in test_games.py), the
+move log and the daily results. Walked by cursor, a list gives every item once, in
+order; a cursor this API did not give (for this list) is 422 `invalid_cursor`; the
+offsets the contract names work as before."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 from fastapi import FastAPI
 
 from app.errors import InvalidCursor
-from app.services.cursors import PageCursors
+from app.services.kit.page_cursors import PageCursors
 from tests.api.conftest import API, NewGame, NewPlayer, assert_error
 from tests.api.daily_helpers import (  # noqa: F401 (settings: the daily tests' fixture)
     VARIANT,

@@ -19,9 +19,9 @@ from app.config import Settings
 from app.engine import VARIANTS, State, deal, get_variant
 from app.main import create_app
 from app.models import DailyDeal, Game
-from app.services import daily as daily_service
-from app.services.daily import candidate, day_end
-from app.services.proving import prove
+from app.services.background.proving import prove
+from app.services.daily import deals as daily_service
+from app.services.daily.deals import candidate, day_end
 from app.solver.result import SolveResult
 from tests.api.conftest import API, NewPlayer, assert_error
 from tests.api.daily_helpers import (
@@ -105,7 +105,7 @@ async def test_future_dates_are_refused(
     ):
         response = await client.request(method, path, headers=auth)
         assert_error(response, 404, "daily_not_available")
-    async with app.state.db.sessionmaker() as session:
+    async with app.state.services.database.sessionmaker() as session:
         assert (await session.execute(select(func.count(DailyDeal.id)))).scalar_one() == 0
 
 
@@ -179,7 +179,7 @@ async def test_the_deal_is_the_first_proven_candidate_outside_the_public_list(
     )
     response = await start_daily(client, auth, when)
     assert response.status_code == 201, response.text
-    async with app.state.db.sessionmaker() as session:
+    async with app.state.services.database.sessionmaker() as session:
         row = (await session.execute(select(DailyDeal))).scalar_one()
     assert row.attempt >= 2 and int(row.deal) not in public
     assert int(row.deal) == candidate(SECRET, VARIANT, row.day, row.attempt)
@@ -221,7 +221,7 @@ async def test_concurrent_first_calls_create_one_game(
         responses = await asyncio.gather(*(start_daily(client, auth, when) for _ in range(6)))
         assert sorted(r.status_code for r in responses) == [200] * 5 + [201]
         assert len({r.json()["id"] for r in responses}) == 1
-    async with app.state.db.sessionmaker() as session:
+    async with app.state.services.database.sessionmaker() as session:
         count = (await session.execute(select(func.count(DailyDeal.id)))).scalar_one()
         games = (
             await session.execute(select(func.count(Game.id)).where(Game.daily_date.is_not(None)))
@@ -252,7 +252,7 @@ async def test_the_choice_survives_a_restart_with_another_secret(
     assert info["deal"] == number
     assert second.status_code == 201 and layout(second.json()) == layout(first.json())
     # A date nobody chose yet does follow the new secret.
-    async with restarted.state.db.sessionmaker() as session:
+    async with restarted.state.services.database.sessionmaker() as session:
         row = (
             await session.execute(select(DailyDeal).where(DailyDeal.day == today() - timedelta(3)))
         ).scalar_one()
@@ -361,7 +361,7 @@ async def test_a_claimed_proof_is_replayed_before_it_counts(settings: Settings) 
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
             token = (await client.post(f"{API}/players", json={})).json()["token"]
             response = await start_daily(client, {"Authorization": f"Bearer {token}"}, day(6))
-        async with app.state.db.sessionmaker() as session:
+        async with app.state.services.database.sessionmaker() as session:
             stored = (await session.execute(select(func.count(DailyDeal.id)))).scalar_one()
     assert_error(response, 503, "daily_not_ready")
     assert stored == 0
@@ -375,7 +375,7 @@ async def test_today_and_tomorrow_are_prepared_in_the_background(
     app = create_app(settings.model_copy(update={"daily_prepare_ahead": True}))
     async with lifespan(app):
         for _ in range(600):
-            async with app.state.db.sessionmaker() as session:
+            async with app.state.services.database.sessionmaker() as session:
                 days = set((await session.execute(select(DailyDeal.day))).scalars())
             if len(days) == 2:
                 break
@@ -417,7 +417,7 @@ async def test_dates_before_the_first_daily_deal_are_refused(settings: Settings)
                     response = await client.request(method, path, headers=headers)
                     assert_error(response, 404, "daily_not_available")
             assert (await client.get(f"{API}/daily/{VARIANT}/{day(10)}")).status_code == 200
-        async with app.state.db.sessionmaker() as session:
+        async with app.state.services.database.sessionmaker() as session:
             assert (await session.execute(select(func.count(DailyDeal.id)))).scalar_one() == 0
 
 
@@ -479,7 +479,7 @@ async def test_many_past_dates_at_once_are_bounded_and_hold_no_connection(
             waiting = sum(not t.done() for t in storm)
             checked_out = []
             for _ in range(10):
-                checked_out.append(app.state.db.engine.pool.checkedout())
+                checked_out.append(app.state.services.database.engine.pool.checkedout())
                 await asyncio.sleep(0.02)
             meanwhile = await plain()
             answers = await asyncio.gather(*storm)

@@ -1,6 +1,6 @@
 """The daily ranking cannot be won without playing: a ranked game is started while its
 date is current, never undone, hinted or finished, and won before the date ends, when
-the deal's number is published. Past dates are practice. (app.services.ranking)"""
+the deal's number is published. Past dates are practice. (app.services.daily.ranking)"""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 import time_machine
 from fastapi import FastAPI
 
-from app.services.ranking import day_end
+from app.services.daily.ranking import day_end
 from tests.api.conftest import API, NewPlayer
 from tests.api.daily_helpers import (  # noqa: F401 (settings, small_solver: fixtures)
     VARIANT,

@@ -25,9 +25,9 @@ from app.config import Settings
 from app.engine import State
 from app.main import create_app
 from app.models import SolvableDeal
-from app.services import jobs, solvable
-from app.services.solvable import RATING_CAP
-from app.services.work import REFILL
+from app.services.background import jobs, solvable_pools
+from app.services.background.cpu_pool import REFILL
+from app.services.background.solvable_pools import RATING_CAP
 from app.solver.difficulty import LEVELS, Difficulty
 from tests.api.conftest import API, NewPlayer, assert_error, empty_tables, running
 from tests.api.daily_helpers import (  # noqa: F401 (small_solver: a fixture)
@@ -81,7 +81,7 @@ async def _solvable(client: httpx.AsyncClient, auth: dict[str, str], **body: Any
 
 
 async def _pool(app: FastAPI) -> list[SolvableDeal]:
-    async with app.state.db.sessionmaker() as session:
+    async with app.state.services.database.sessionmaker() as session:
         query = select(SolvableDeal).where(SolvableDeal.variant == VARIANT)
         return list((await session.execute(query.order_by(SolvableDeal.seq))).scalars())
 
@@ -92,7 +92,7 @@ async def _win(app: FastAPI, auth: dict[str, str], game_id: str, line: list[Any]
     from tests.api.daily_helpers import player_of
 
     player = await player_of(app, auth)
-    async with app.state.db.sessionmaker() as session:
+    async with app.state.services.database.sessionmaker() as session:
         return await games.apply_moves(session, player, game_id, [Move.from_json(m) for m in line])
 
 
@@ -119,7 +119,7 @@ async def test_an_empty_pool_of_a_rating_answers_503(
 async def test_each_rating_is_dealt_as_asked_and_shown_from_the_start(
     app: FastAPI, client: httpx.AsyncClient, auth: dict[str, str]
 ) -> None:
-    await app.state.solvable.fill(VARIANT, 1)
+    await app.state.services.solvable.fill(VARIANT, 1)
     pool = await _pool(app)
     # Proven, then rated, then put in the pool of their rating: one of each at least.
     assert {row.difficulty for row in pool if row.dealt_at is None} == set(LEVELS)
@@ -148,7 +148,7 @@ async def _filled_with(database_url: str, tmp_path: Path, rater: str) -> list[So
     await empty_tables(database_url)
     app = create_app(settings)
     async with running(app):
-        await asyncio.wait_for(app.state.solvable.fill(VARIANT, 1), 120)
+        await asyncio.wait_for(app.state.services.solvable.fill(VARIANT, 1), 120)
         return await _pool(app)
 
 
@@ -172,7 +172,7 @@ def never_expert(state: State, number: int, positions: int, games: int) -> Diffi
 async def test_a_rating_no_candidate_gets_stops_the_fill_after_a_bounded_run(
     database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(solvable, "MAX_UNKEPT", 6)
+    monkeypatch.setattr(solvable_pools, "MAX_UNKEPT", 6)
     rows = await _filled_with(database_url, tmp_path, "never_expert")
     unused = [row.difficulty for row in rows if row.dealt_at is None]
     assert "expert" not in unused
@@ -183,7 +183,7 @@ async def test_a_rating_no_candidate_gets_stops_the_fill_after_a_bounded_run(
 async def test_a_solvable_game_shows_its_rating_once_won(
     app: FastAPI, client: httpx.AsyncClient, auth: dict[str, str]
 ) -> None:
-    await app.state.solvable.fill(VARIANT, 1)
+    await app.state.services.solvable.fill(VARIANT, 1)
     response = await _solvable(client, auth)
     assert response.status_code == 201 and response.json()["difficulty"] is None
     game_id = response.json()["id"]
@@ -199,7 +199,7 @@ async def test_a_solvable_game_shows_its_rating_once_resigned_or_stuck(
     app: FastAPI, client: httpx.AsyncClient, auth: dict[str, str]
 ) -> None:
     """Over, whether won, resigned or stuck: the rating is told then, not before."""
-    await app.state.solvable.fill(VARIANT, 2)
+    await app.state.services.solvable.fill(VARIANT, 2)
     resigned = (await _solvable(client, auth)).json()
     stuck = (await _solvable(client, auth)).json()
     assert resigned["difficulty"] is None and stuck["difficulty"] is None
@@ -279,7 +279,7 @@ async def test_real_ratings_are_stored_with_the_proof_and_the_game(
     """The real rater, with two simulated games a deal: ratings are levels, stored with
     the proven deal and on the game dealt from it. (The small budget proves mostly deals
     the player wins: the fill stops after a few proofs of full ratings.)"""
-    monkeypatch.setattr(solvable, "MAX_UNKEPT", 4)
+    monkeypatch.setattr(solvable_pools, "MAX_UNKEPT", 4)
     from asgi_lifespan import LifespanManager
 
     from app.main import create_app
@@ -289,7 +289,7 @@ async def test_real_ratings_are_stored_with_the_proof_and_the_game(
     settings = daily_settings(database_url, tmp_path, difficulty_games=2)
     app = create_app(settings)
     async with LifespanManager(app, shutdown_timeout=60):
-        await app.state.solvable.fill(VARIANT, 1)
+        await app.state.services.solvable.fill(VARIANT, 1)
         rows = await _pool(app)
         assert rows and all(row.difficulty in LEVELS for row in rows)
         transport = httpx.ASGITransport(app=app)
@@ -375,9 +375,9 @@ async def test_a_ratings_retry_after_counts_the_pools_filling_at_once(
     await empty_tables(settings.database_url)
     app = create_app(settings)
     async with lifespan(app):
-        pools = app.state.solvable
+        pools = app.state.services.solvable
         alone = await pools.retry_after(VARIANT, "expert")
-        async with app.state.db.sessionmaker() as session:
+        async with app.state.services.database.sessionmaker() as session:
             for variant in ("rainbow", "emperor", "canfield"):
                 await jobs.enqueue(session, "solvable", variant, REFILL)
         crowded = await pools.retry_after("deauville", "expert")
@@ -392,7 +392,7 @@ async def test_a_ratings_retry_after_counts_the_pools_filling_at_once(
 async def _store_deals(app: FastAPI, difficulty: str | None, count: int) -> None:
     """`count` unused proven deals of `difficulty` in the pool (deal numbers 1, 2, ...:
     dealt under the variant's own rules, no line is replayed)."""
-    async with app.state.db.sessionmaker() as session, session.begin():
+    async with app.state.services.database.sessionmaker() as session, session.begin():
         for seq in range(count):
             session.add(
                 SolvableDeal(

@@ -1,7 +1,7 @@
 """docs/api.md and the server agree on every status.
 
 1. The error table (`| status | code | when |` rows, the daily deals' too) is the
-   catalogue of `app/errors.py`: every row names an `ApiError` type with that code and
+   catalogue of `app/errors/catalogue.py`: every row names an `ApiError` type with that code and
    status, and every type has its row. Every other "<status> `<code>`" the docs write
    (prose, the metrics table; README.md too) says the catalogue's status, but in the table
    of answers earlier versions gave. The document's error answers list codes of their own

@@ -298,7 +298,7 @@ async def test_a_change_by_another_process_is_found_by_the_poll_and_a_win_ends_t
         assert final is not None and final.data["state"]["status"] == "won"
         assert final.data["events"] == won.json()["events"]
         assert await reader.next() is None  # the stream ended after the final event
-    assert app.state.streams.open == 0
+    assert app.state.services.streams.open == 0
 
 
 async def test_a_resign_ends_the_stream(
@@ -317,7 +317,7 @@ async def test_a_resign_ends_the_stream(
         assert final is not None and final.id == str(resigned.json()["version"])
         assert final.data["state"]["status"] == "resigned" and final.data["events"] == []
         assert await reader.next() is None  # the stream ended after the final event
-    assert app.state.streams.open == 0
+    assert app.state.services.streams.open == 0
 
 
 async def test_a_move_through_another_instance_on_the_same_database_reaches_the_stream(
@@ -378,7 +378,7 @@ async def test_on_postgresql_a_change_reaches_another_instance_by_notify_not_the
             assert change is not None and change.id == str(moved["version"])
             assert change.data["events"] == moved["events"]  # carried in the notification
             assert change.data["state"] == await _get(client, auth, game["id"])
-        assert slow.state.notifier.received >= 3
+        assert slow.state.services.notifier.received >= 3
 
 
 async def test_on_postgresql_a_lost_listening_connection_is_opened_again(
@@ -393,10 +393,10 @@ async def test_on_postgresql_a_lost_listening_connection_is_opened_again(
         pytest.skip("LISTEN/NOTIFY: PostgreSQL only (TEST_DATABASE_URL)")
     game = await new_game()
     async with _streamed_elsewhere(settings, game["id"], auth) as (slow, reader):
-        notifier = slow.state.notifier
+        notifier = slow.state.services.notifier
         listening = notifier._connection
         assert listening is not None
-        async with app.state.db.engine.connect() as connection:
+        async with app.state.services.database.engine.connect() as connection:
             await connection.exec_driver_sql(
                 f"SELECT pg_terminate_backend({listening.get_server_pid()})"
             )
@@ -466,7 +466,7 @@ async def test_streams_per_player_and_per_instance_are_bounded(
         # Another player's stream is not counted against this one's.
         other = await new_player("bob")
         theirs = await new_game(headers=other)
-        app.state.streams.per_instance = 3
+        app.state.services.streams.per_instance = 3
         async with streamer.stream("GET", _events(theirs["id"]), headers=other) as own:
             assert own.status_code == 200
             full = await streamer.get(_events(theirs["id"]), headers=other)
@@ -475,7 +475,7 @@ async def test_streams_per_player_and_per_instance_are_bounded(
     # Closed streams give their places back.
     async with streamer.stream("GET", _events(game["id"]), headers=auth) as again:
         assert again.status_code == 200
-    assert app.state.streams.open == 0
+    assert app.state.services.streams.open == 0
 
 
 async def test_a_stream_token_opens_the_stream_without_a_header(
@@ -511,7 +511,7 @@ async def test_a_stream_token_opens_the_stream_without_a_header(
 
 async def test_an_expired_stream_token_is_refused(app: FastAPI, new_game: NewGame) -> None:
     game = await new_game()
-    tokens = app.state.stream_tokens
+    tokens = app.state.services.stream_tokens
     issued = tokens.issue("someone", game["id"], now=0.0)
     with pytest.raises(Exception) as refused:
         tokens.player_for(issued.token, game["id"])
@@ -523,7 +523,7 @@ async def test_a_stream_token_lives_at_least_its_stated_lifetime(
     app: FastAPI, new_game: NewGame, given_at: float
 ) -> None:
     game = await new_game()
-    tokens = app.state.stream_tokens
+    tokens = app.state.services.stream_tokens
     issued = tokens.issue("someone", game["id"], now=given_at)
     last_valid = given_at + tokens.ttl_seconds
     assert issued.expires_at.timestamp() >= last_valid
@@ -554,7 +554,7 @@ async def test_a_stream_opened_by_a_token_ends_when_the_token_expires(
         # Token expiries are whole seconds, rounded up: it ends within four seconds of the
         # token (a loaded machine's slack beside), long before the stream's own lifetime.
         assert time.monotonic() - started < 7.0
-        assert short.state.streams.open == 0
+        assert short.state.services.streams.open == 0
         again = await s.get(_events(game["id"]), params={"token": issued["token"]})
         assert_error(again, 401, "unauthorized")
 
@@ -616,10 +616,10 @@ async def test_a_reader_that_takes_nothing_is_dropped(
         transport.stalled.set()  # its socket is full from now on
         await _draw(client, auth, game["id"])
         for _ in range(50):  # dropped after the send timeout (0.3 s), its place given back
-            if app.state.streams.open == 0:
+            if app.state.services.streams.open == 0:
                 break
             await asyncio.sleep(0.05)
-        assert app.state.streams.open == 0
+        assert app.state.services.streams.open == 0
         transport.stalled.clear()
     assert [r for r in caplog.records if r.levelname == "ERROR"] == []  # an end, not an error
 
@@ -633,7 +633,7 @@ async def _reads_of_versions(app: FastAPI) -> AsyncIterator[list[str]]:
         if "FROM games" in statement and "games.version" in statement:
             statements.append(statement)
 
-    engine = app.state.db.engine.sync_engine
+    engine = app.state.services.database.engine.sync_engine
     event.listen(engine, "before_cursor_execute", seen)
     try:
         yield statements
@@ -650,7 +650,7 @@ async def test_idle_streams_share_one_read_of_their_games_versions_a_period(
 ) -> None:
     # Eight streams of two games: each period one read of both games' versions, not
     # one a stream (on PostgreSQL the period is the resync's).
-    app.state.streams.per_player = 8
+    app.state.services.streams.per_player = 8
     games = [await new_game(), await new_game()]
     async with AsyncExitStack() as stack:
         readers = []
@@ -666,7 +666,7 @@ async def test_idle_streams_share_one_read_of_their_games_versions_a_period(
             periods = (time.monotonic() - started) / settings.stream_poll_seconds
         assert 1 <= len(reads) <= periods + 1, (len(reads), periods)
         # A change by another process still reaches every stream of its game, in time.
-        async with app.state.db.sessionmaker() as session:
+        async with app.state.services.database.sessionmaker() as session:
             await session.execute(
                 update(Game).where(Game.id == games[0]["id"]).values(version=Game.version + 1)
             )
@@ -677,9 +677,9 @@ async def test_idle_streams_share_one_read_of_their_games_versions_a_period(
         for reader in readers[1::2]:
             with pytest.raises(TimeoutError):
                 await reader.next(timeout=0.3)
-    assert app.state.streams.open == 0
+    assert app.state.services.streams.open == 0
     # With no stream left, the reading stops (a new stream starts it again).
-    watcher = app.state.stream_watcher
+    watcher = app.state.services.stream_watcher
     assert watcher.watched == 0
     await asyncio.sleep(2.5 * settings.stream_poll_seconds)
     assert not watcher.running
@@ -694,7 +694,7 @@ async def test_a_failed_read_of_the_versions_is_logged_and_the_streams_wait_for_
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     game = await new_game()
-    watcher = app.state.stream_watcher
+    watcher = app.state.services.stream_watcher
 
     def away() -> Any:
         raise OperationalError("SELECT", {}, ConnectionRefusedError("the database is away"))
@@ -704,7 +704,7 @@ async def test_a_failed_read_of_the_versions_is_logged_and_the_streams_wait_for_
         assert (await reader.next()) is not None
         with monkeypatch.context() as patched, caplog.at_level(logging.WARNING, "app.streams"):
             patched.setattr(watcher, "_sessions", away)
-            async with app.state.db.sessionmaker() as session:
+            async with app.state.services.database.sessionmaker() as session:
                 await session.execute(
                     update(Game).where(Game.id == game["id"]).values(version=Game.version + 1)
                 )
@@ -717,4 +717,4 @@ async def test_a_failed_read_of_the_versions_is_logged_and_the_streams_wait_for_
         # The database back: the next read finds the change, and the stream sends it.
         change = await reader.next(timeout=2.0)
         assert change is not None and change.id == str(game["version"] + 1)
-    assert app.state.streams.open == 0
+    assert app.state.services.streams.open == 0

@@ -1,4 +1,4 @@
-"""Bounds a free account cannot multiply (services.limits): players created per client
+"""Bounds a free account cannot multiply (services.kit.account_bounds): players created per client
 address, and per player the games dealt, the solvable deals and practice copies taken
 within an hour and the analyses pending or running at once. Each refusal is 429 with its
 code and a Retry-After from when its window frees, as the API document declares it, and
@@ -24,7 +24,7 @@ from sqlalchemy import func, select, update
 from app.config import Settings
 from app.main import create_app
 from app.models import Game, GameAnalysis, Job, Player, utcnow
-from app.services.limits import address_group
+from app.services.kit.account_bounds import address_group
 from tests.api.conftest import API, assert_error, empty_tables
 from tests.api.daily_helpers import daily_settings, lifespan
 
@@ -75,7 +75,7 @@ def assert_documented(app: FastAPI, method: str, path: str, answer: httpx.Respon
 
 
 async def count(app: FastAPI, model: Any, *where: Any) -> int:
-    async with app.state.db.sessionmaker() as session:
+    async with app.state.services.database.sessionmaker() as session:
         query = select(func.count()).select_from(model).where(*where)
         return int((await session.execute(query)).scalar_one())
 
@@ -211,7 +211,7 @@ async def test_games_per_hour_are_bounded_and_free_an_hour_after_the_oldest(
         )
         assert (await new_game(client, bob)).status_code == 201
         # The oldest dealt 50 minutes ago: free again in 10 minutes.
-        async with app.state.db.sessionmaker() as session:
+        async with app.state.services.database.sessionmaker() as session:
             await session.execute(
                 update(Game)
                 .where(Game.id == made[0])
@@ -220,7 +220,7 @@ async def test_games_per_hour_are_bounded_and_free_an_hour_after_the_oldest(
             await session.commit()
         later = await new_game(client, ada)
         assert 595 <= int(later.headers["Retry-After"]) <= 600
-        async with app.state.db.sessionmaker() as session:
+        async with app.state.services.database.sessionmaker() as session:
             await session.execute(
                 update(Game)
                 .where(Game.id == made[0])
@@ -270,7 +270,7 @@ async def test_a_daily_game_asked_twice_at_once_at_the_bound_is_answered_twice(
 
 async def test_solvable_deals_per_variant_are_bounded(settings: Settings) -> None:
     async with serving(settings, solvable_per_player_per_hour=2) as app:
-        await app.state.solvable.fill(VARIANT, 3)
+        await app.state.services.solvable.fill(VARIANT, 3)
         async with client_of(app) as client:
             ada = await player(client)
             answers = await asyncio.gather(
@@ -321,7 +321,7 @@ async def test_one_analysis_at_a_time_per_player(settings: Settings) -> None:
         assert (await analyse(client, ada, first)).status_code == 202
         assert (await analyse(client, bob, await resigned_game(client, bob))).status_code == 202
         # Once the first is done (or given up), the next is taken.
-        async with app.state.db.sessionmaker() as session:
+        async with app.state.services.database.sessionmaker() as session:
             await session.execute(
                 update(Job).where(Job.subject.startswith(first)).values(state="failed")
             )
@@ -334,7 +334,7 @@ async def test_a_refused_analysis_leaves_a_stuck_game_unmarked(settings: Setting
         ada = await player(client)
         assert (await analyse(client, ada, await resigned_game(client, ada))).status_code == 202
         game = (await new_game(client, ada, deal=5)).json()
-        async with app.state.db.sessionmaker() as session:
+        async with app.state.services.database.sessionmaker() as session:
             await session.execute(update(Game).where(Game.id == game["id"]).values(status="stuck"))
             await session.commit()
         assert_error(await analyse(client, ada, game["id"]), 429, "too_many_analyses")
@@ -350,7 +350,7 @@ async def test_practice_copies_per_hour_are_bounded(settings: Settings) -> None:
         ada = await player(client)
         gid = await resigned_game(client, ada)
         assert (await analyse(client, ada, gid)).status_code == 202
-        async with app.state.db.sessionmaker() as session:  # as the analysis ends
+        async with app.state.services.database.sessionmaker() as session:  # as the analysis ends
             await session.execute(
                 update(GameAnalysis)
                 .where(GameAnalysis.game_id == gid)

@@ -88,7 +88,7 @@ async def test_variants_say_what_is_ready_to_deal(
             }
         )
     )
-    async with app.state.db.sessionmaker() as session:
+    async with app.state.services.database.sessionmaker() as session:
         for seq, dealt in ((0, datetime.now(UTC)), (1, None)):
             session.add(
                 SolvableDeal(
@@ -115,7 +115,7 @@ async def test_variants_say_what_is_ready_to_deal(
 async def test_variants_count_the_committed_seeds(
     app: FastAPI, client: httpx.AsyncClient, settings: Settings
 ) -> None:
-    app.state.settings = settings.model_copy(update={"seeds_dir": ROOT / "seeds"})
+    app.state.services.settings = settings.model_copy(update={"seeds_dir": ROOT / "seeds"})
     listed = (await client.get(f"{API}/variants")).json()
     assert all(v["seeded_deals"] >= 100 for v in listed), [
         (v["id"], v["seeded_deals"]) for v in listed

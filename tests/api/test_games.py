@@ -209,7 +209,8 @@ async def test_list_games_paginates_newest_first(
     client: httpx.AsyncClient, auth: dict[str, str], new_game: NewGame, new_player: NewPlayer
 ) -> None:
     created = [(await new_game(deal=n))["id"] for n in range(1, 8)]
-    await new_game(headers=await new_player("eve"), deal=1)
+    eve = await new_player("eve")
+    await new_game(headers=eve, deal=1)
     seen: list[str] = []
     cursor = None
     pages = 0
@@ -227,6 +228,13 @@ async def test_list_games_paginates_newest_first(
             break
     assert pages == 3
     assert seen == list(reversed(created))
+    # A cursor is sealed for its player's list: another player's is refused.
+    first = (await client.get(f"{API}/games", params={"limit": 3}, headers=auth)).json()
+    assert_error(
+        await client.get(f"{API}/games", params={"cursor": first["next_cursor"]}, headers=eve),
+        422,
+        "invalid_cursor",
+    )
     assert_error(
         await client.get(f"{API}/games", params={"cursor": "@@@"}, headers=auth),
         422,

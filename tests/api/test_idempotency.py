@@ -13,7 +13,7 @@ from sqlalchemy import func, select, update
 from app.config import Settings
 from app.main import create_app
 from app.models import IdempotencyKey, utcnow
-from app.services.idempotency import prune_idempotency_keys
+from app.services.kit.idempotency import prune_idempotency_keys
 from tests.api.conftest import API, NewGame, NewPlayer, assert_error, running
 
 
@@ -134,7 +134,7 @@ async def test_old_keys_are_pruned(
             url, json={"action": "draw"}, headers={**auth, "Idempotency-Key": key}
         )
         assert response.status_code == 200
-    async with app.state.db.sessionmaker() as session:
+    async with app.state.services.database.sessionmaker() as session:
         await session.execute(
             update(IdempotencyKey)
             .where(IdempotencyKey.key == "old")
@@ -151,7 +151,7 @@ async def test_old_keys_are_pruned(
 
 async def _age(app: FastAPI, key: str, ago: timedelta) -> None:
     """Date the stored answer of `key` back to `ago` before now."""
-    async with app.state.db.sessionmaker() as session:
+    async with app.state.services.database.sessionmaker() as session:
         await session.execute(
             update(IdempotencyKey)
             .where(IdempotencyKey.key == key)
@@ -161,7 +161,7 @@ async def _age(app: FastAPI, key: str, ago: timedelta) -> None:
 
 
 async def _stored_keys(app: FastAPI) -> list[str]:
-    async with app.state.db.sessionmaker() as session:
+    async with app.state.services.database.sessionmaker() as session:
         query = select(IdempotencyKey.key).order_by(IdempotencyKey.id)
         return list((await session.execute(query)).scalars())
 
@@ -254,5 +254,5 @@ async def test_expired_answers_are_swept_while_running(
                 break
             await asyncio.sleep(0.05)
         assert await _stored_keys(app) == ["new"]
-        sweeper: asyncio.Task[None] = app.state.idempotency_sweeper.task
+        sweeper: asyncio.Task[None] = app.state.services.idempotency_sweeper.task
     assert sweeper.done()

@@ -1,4 +1,4 @@
-"""The one job queue (`services.jobs`) and its workers (`services.runner`), on the test
+"""The one job queue (`services.background.jobs`) and its workers (`services.background.job_runner`), on the test
 database (SQLite, or PostgreSQL with TEST_DATABASE_URL): one row per piece of work,
 taken by one worker at a time in order of priority, then age; a job whose worker died
 is taken again, then failed; two workers on one database do each piece once."""
@@ -21,13 +21,21 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from app.config import Settings
 from app.db import Database, unit_of_work
 from app.models import Job
-from app.services import jobs
-from app.services.background import build
-from app.services.daily import stored_deal, subject_of, utc_today
-from app.services.jobs import Taken
-from app.services.knowledge import SolverKnowledge
-from app.services.runner import JobRunner
-from app.services.work import AHEAD, ANALYSIS, DAILY, REFILL, TODAY, WAITING, WorkPool
+from app.services.background import jobs
+from app.services.background.build import build
+from app.services.background.cpu_pool import (
+    AHEAD,
+    ANALYSIS,
+    DAILY,
+    REFILL,
+    TODAY,
+    WAITING,
+    WorkPool,
+)
+from app.services.background.job_runner import JobRunner
+from app.services.background.jobs import Taken
+from app.services.background.knowledge import SolverKnowledge
+from app.services.daily.deals import stored_deal, subject_of, utc_today
 from app.solver.plan import solve
 from tests.api.conftest import empty_tables
 from tests.api.daily_helpers import daily_settings, empty_daily_deals

@@ -23,7 +23,7 @@ from app.engine import deal, get_variant
 from app.main import create_app
 from app.models import SolverLine, SolverPosition
 from app.seeds import read_line
-from app.services.knowledge import SolverKnowledge, position_key
+from app.services.background.knowledge import SolverKnowledge, position_key
 from tests.api.conftest import API, empty_tables, running
 from tests.api.daily_helpers import (  # noqa: F401  (the daily fixtures)
     daily_settings,
@@ -47,7 +47,7 @@ async def other(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:  # noqa
 
 
 async def count(app: FastAPI, *where: Any) -> int:
-    async with app.state.db.sessionmaker() as session:
+    async with app.state.services.database.sessionmaker() as session:
         query = select(func.count()).select_from(SolverPosition).where(*where)
         return int((await session.execute(query)).scalar_one())
 
@@ -116,7 +116,7 @@ async def test_a_deal_of_seeds_is_known_from_the_first_hint(
             hint = (await c.post(f"{API}/games/{game['id']}/hint", headers=auth)).json()
             assert hint["result"] == "solved" and hint["positions"] == 0
             assert hint["move"] == read_line(entry["line"])[0].to_json()
-            async with application.state.db.sessionmaker() as session:
+            async with application.state.services.database.sessionmaker() as session:
                 sources = (await session.execute(select(SolverLine.source))).scalars().all()
             assert sources == ["seed"]
 
@@ -129,19 +129,19 @@ async def test_daily_and_solvable_games_know_their_proof_from_the_first_hint(
     hint = (await client.post(f"{API}/games/{daily.json()['id']}/hint", headers=auth)).json()
     assert hint["result"] == "solved" and hint["positions"] == 0
 
-    await app.state.solvable.fill("rank-and-file", 1)
+    await app.state.services.solvable.fill("rank-and-file", 1)
     body = {"variant": "rank-and-file", "solvable": True}
     solvable = await client.post(f"{API}/games", json=body, headers=auth)
     assert solvable.status_code == 201, solvable.text
     hint = (await client.post(f"{API}/games/{solvable.json()['id']}/hint", headers=auth)).json()
     assert hint["result"] == "solved" and hint["positions"] == 0
-    async with app.state.db.sessionmaker() as session:
+    async with app.state.services.database.sessionmaker() as session:
         sources = (await session.execute(select(SolverLine.source))).scalars().all()
     assert sorted(sources) == ["daily", "solvable"]
 
 
 async def test_a_line_that_does_not_win_from_the_deal_is_not_learned(app: FastAPI) -> None:
-    knowledge: SolverKnowledge = app.state.knowledge
+    knowledge: SolverKnowledge = app.state.services.knowledge
     start = deal(get_variant("rank-and-file"), 1)
     # A line of another deal: its moves are refused here, or do not win.
     wrong = read_line(
@@ -155,7 +155,7 @@ async def test_a_line_that_does_not_win_from_the_deal_is_not_learned(app: FastAP
 async def test_the_table_keeps_the_newest_lines_and_lost_positions_within_its_bounds(
     app: FastAPI,
 ) -> None:
-    bounded = SolverKnowledge(app.state.db.sessionmaker, max_positions=1, max_lost=1)
+    bounded = SolverKnowledge(app.state.services.database.sessionmaker, max_positions=1, max_lost=1)
     seeds = json.loads((ROOT / "seeds" / "rank-and-file.json").read_text())["deals"][:4]
     starts = []
     for entry in seeds:
@@ -165,7 +165,7 @@ async def test_the_table_keeps_the_newest_lines_and_lost_positions_within_its_bo
     lost = [deal(get_variant("canfield"), n) for n in (3, 5, 8)]
     for state in lost:
         await bounded.remember_lost(state)
-    async with app.state.db.sessionmaker() as session:
+    async with app.state.services.database.sessionmaker() as session:
         lengths = (
             (await session.execute(select(SolverLine.length).order_by(SolverLine.id)))
             .scalars()
@@ -173,7 +173,9 @@ async def test_the_table_keeps_the_newest_lines_and_lost_positions_within_its_bo
         )
         bounded.max_positions = lengths[2] + lengths[3]  # room for the newest two lines
         await bounded.trim(session)
-    fresh = SolverKnowledge(app.state.db.sessionmaker, max_positions=1, max_lost=1)  # no cache
+    fresh = SolverKnowledge(
+        app.state.services.database.sessionmaker, max_positions=1, max_lost=1
+    )  # no cache
     assert [await fresh.lookup(s) is not None for s in starts] == [False, False, True, True]
     assert [await fresh.lookup(s) is not None for s in lost] == [False, False, True]
     kept = sum(len(read_line(e["line"])) for e in seeds[2:])

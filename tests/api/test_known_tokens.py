@@ -19,14 +19,14 @@ async def test_a_remembered_token_answers_as_the_lookup(
 ) -> None:
     auth = await new_player("ada")
     first = await client.get(f"{API}/players/me", headers=auth)
-    known: KnownTokens = app.state.known_tokens
+    known: KnownTokens = app.state.services.known_tokens
     token_hash = hash_token(auth["Authorization"].removeprefix("Bearer "))
     assert known.get(token_hash) is not None
     again = await client.get(f"{API}/players/me", headers=auth)
     assert again.status_code == first.status_code == 200
     assert again.content == first.content
     # The slow path (nothing remembered) answers the same bytes.
-    app.state.known_tokens = KnownTokens()
+    app.state.services.known_tokens = KnownTokens()
     fresh = await client.get(f"{API}/players/me", headers=auth)
     assert fresh.content == first.content
 
@@ -34,7 +34,7 @@ async def test_a_remembered_token_answers_as_the_lookup(
 async def test_a_wrong_token_is_not_remembered(app: FastAPI, client: httpx.AsyncClient) -> None:
     wrong = {"Authorization": "Bearer not-a-token"}
     assert_error(await client.get(f"{API}/players/me", headers=wrong), 401, "unauthorized")
-    known: KnownTokens = app.state.known_tokens
+    known: KnownTokens = app.state.services.known_tokens
     assert known.get(hash_token("not-a-token")) is None
     assert_error(await client.get(f"{API}/players/me", headers=wrong), 401, "unauthorized")
 

@@ -1,4 +1,4 @@
-"""The lane of long request work (app.services.lane): bounded (one more than it holds is
+"""The lane of long request work (app.services.kit.offload): bounded (one more than it holds is
 503 `server_busy`, as the document declares it, with nothing changed), and what a job
 raises in the lane is answered as raised (from a worker process too)."""
 
@@ -15,7 +15,7 @@ from fastapi import FastAPI
 from app.config import Settings
 from app.engine import Record
 from app.errors import ApiError, ServerBusy, from_engine
-from app.services.lane import LANE, Lane
+from app.services.kit.offload import LANE, Lane
 from tests.api.conftest import API, assert_error, settings_for
 from tests.probes.records import drawing_record
 

@@ -179,7 +179,7 @@ def recorded_statements(app: FastAPI) -> Iterator[list[str]]:
     def record(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
         statements.append(statement)
 
-    engine = app.state.db.engine.sync_engine
+    engine = app.state.services.database.engine.sync_engine
     event.listen(engine, "before_cursor_execute", record)
     try:
         yield statements
@@ -200,7 +200,7 @@ async def test_right_tokens_cost_no_statement_on_the_failure_count(
     assert not [s for s in statements if "auth_failures" in s], statements
     wrong = {"Authorization": "Bearer not-a-token"}
     assert_error(await client.get(f"{API}/players/me", headers=wrong), 401, "unauthorized")
-    app.state.known_tokens = KnownTokens()
+    app.state.services.known_tokens = KnownTokens()
     with recorded_statements(app) as statements:
         for _ in range(2):
             assert (await client.get(f"{API}/players/me", headers=headers)).status_code == 200
@@ -243,7 +243,7 @@ async def test_wrong_tokens_from_an_address_never_refuse_a_right_token(
     # A token used before (remembered by this instance), one looked up afresh, and one
     # registered after the guesses: all answered.
     assert (await client.get(f"{API}/players/me", headers=used)).status_code == 200
-    app.state.known_tokens = KnownTokens()
+    app.state.services.known_tokens = KnownTokens()
     assert (await client.get(f"{API}/players/me", headers=used)).status_code == 200
     fresh = await new_player("bob")
     me = await client.get(f"{API}/players/me", headers=fresh)
@@ -274,5 +274,5 @@ async def test_wrong_tokens_past_the_limit_write_nothing(
     assert not [s for s in statements if "auth_failures" in s], statements
     # Once the window has moved past the failures, wrong tokens are counted again.
     later = time.time() + 61
-    monkeypatch.setattr("app.services.ratelimit.time.time", lambda: later)
+    monkeypatch.setattr("app.services.kit.auth_failures.time.time", lambda: later)
     assert_error(await client.get(f"{API}/players/me", headers=wrong), 401, "unauthorized")

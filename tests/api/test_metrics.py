@@ -17,7 +17,7 @@ from pydantic import SecretStr
 from app.config import Settings
 from app.main import create_app
 from app.metrics import UNMATCHED, Metrics
-from app.services.work import PLAYER, WorkPool
+from app.services.background.cpu_pool import PLAYER, WorkPool
 from tests.api.conftest import API, NewGame, assert_error, running
 from tests.api.daily_helpers import empty_daily_deals
 from tests.api.helpers import get_with_sqlite_gone, near_won_rank_and_file, put_state
@@ -124,9 +124,9 @@ async def test_metrics_stay_out_of_the_public_api_and_its_document(
 
 async def test_with_a_token_set_metrics_need_it(settings: Settings, app: FastAPI) -> None:
     guarded = create_app(settings.model_copy(update={"metrics_token": SecretStr(TOKEN)}))
-    # Two apps in one process: each has its own registry.
-    assert guarded.state.metrics.registry is not app.state.metrics.registry
     async with running(guarded):
+        # Two apps in one process: each has its own registry.
+        assert guarded.state.services.metrics.registry is not app.state.services.metrics.registry
         transport = httpx.ASGITransport(app=guarded)
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
             for headers in (

@@ -325,7 +325,7 @@ async def test_apply_moves_is_all_or_nothing(
     from app.services.games import Click, apply_moves
 
     game = await new_game(deal=5)
-    async with app.state.db.sessionmaker() as session:
+    async with app.state.services.database.sessionmaker() as session:
         player = (await session.execute(select(Player))).scalar_one()
         session.expunge(player)  # as the CurrentPlayer dependency hands it over
         try:

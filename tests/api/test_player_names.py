@@ -18,7 +18,7 @@ from tests.api.conftest import API, assert_error
 
 
 async def player_count(app: FastAPI) -> int:
-    async with app.state.db.sessionmaker() as session:
+    async with app.state.services.database.sessionmaker() as session:
         return int(await session.scalar(select(func.count()).select_from(Player)) or 0)
 
 

@@ -69,7 +69,7 @@ async def test_token_is_stored_only_as_hash(client: httpx.AsyncClient, app: obje
 
     response = await client.post(f"{API}/players", json={"name": "bob"})
     token = response.json()["token"]
-    async with app.state.db.sessionmaker() as session:  # type: ignore[attr-defined]
+    async with app.state.services.database.sessionmaker() as session:  # type: ignore[attr-defined]
         player = (await session.execute(select(Player))).scalar_one()
     assert token not in player.token_hash and len(player.token_hash) == 64
 

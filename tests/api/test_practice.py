@@ -65,13 +65,13 @@ async def test_a_copy_before_the_losing_move_is_practice_and_wins_by_the_line(
     assert analysis["losing_ply"] == GOOD_MOVES + 1
 
     # Not done yet (as it is while it runs): refused.
-    async with app.state.db.sessionmaker() as session:
+    async with app.state.services.database.sessionmaker() as session:
         await session.execute(
             update(GameAnalysis).where(GameAnalysis.game_id == gid).values(state="running")
         )
         await session.commit()
     assert_error(await client.post(_practice(gid), headers=auth), 409, "analysis_not_done")
-    async with app.state.db.sessionmaker() as session:
+    async with app.state.services.database.sessionmaker() as session:
         await session.execute(
             update(GameAnalysis).where(GameAnalysis.game_id == gid).values(state="done")
         )

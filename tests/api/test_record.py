@@ -16,7 +16,7 @@ from sqlalchemy import func, select, update
 from app import seeds
 from app.engine import RECORD_MAX_CHARS, RECORD_MAX_MOVES
 from app.models import Game, utcnow
-from app.services.lane import LONG_LINE
+from app.services.kit.offload import LONG_LINE
 from tests.api.conftest import API, NewGame, NewPlayer, assert_error
 
 SEEDS = Path(__file__).resolve().parents[2] / "seeds"
@@ -41,7 +41,7 @@ def _shortest(variant: str) -> dict[str, Any]:
 
 async def _set(app: FastAPI, game_id: str, **values: Any) -> None:
     """Change a game's row (a test-only shortcut: its source, status or daily date)."""
-    async with app.state.db.sessionmaker() as session:
+    async with app.state.services.database.sessionmaker() as session:
         await session.execute(
             update(Game).where(Game.id == game_id).values(version=Game.version + 1, **values)
         )
@@ -80,7 +80,7 @@ async def _import(
 
 
 async def _games(app: FastAPI) -> int:
-    async with app.state.db.sessionmaker() as session:
+    async with app.state.services.database.sessionmaker() as session:
         return int((await session.execute(select(func.count()).select_from(Game))).scalar_one())
 
 

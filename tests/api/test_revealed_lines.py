@@ -1,7 +1,7 @@
 """A second account cannot take the daily ranking with the solver's help: a win along a
 line the solver revealed for the deal that day (a finish's steps, hinted moves) is not
 ranked, nor a win played faster than a person plays; a person's honest win, with clicks
-and the auto-finish, still ranks. (app.services.ranking, app.services.revealed)"""
+and the auto-finish, still ranks. (app.services.daily.ranking, app.services.daily.revealed)"""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from fastapi import FastAPI
 
 from app.engine import DRAW_MOVE, Move, State, deal, get_variant, resolve_click
 from app.schemas import UnrankedReason
-from app.services import ranking
+from app.services.daily import ranking
 from tests.api.conftest import API, NewPlayer
 from tests.api.daily_helpers import (  # noqa: F401 (settings, small_solver: fixtures)
     VARIANT,

@@ -24,9 +24,9 @@ from app.config import Settings
 from app.engine import VARIANTS, Move, State, deal, get_variant
 from app.main import create_app
 from app.models import Game, SolvableDeal
-from app.services.daily import candidate
-from app.services.solvable import solvable_candidate
-from app.services.work import AHEAD, DAILY, REFILL, WAITING, WorkPool
+from app.services.background.cpu_pool import AHEAD, DAILY, REFILL, WAITING, WorkPool
+from app.services.background.solvable_pools import solvable_candidate
+from app.services.daily.deals import candidate
 from app.solver.result import SolveResult
 from tests.api.conftest import API, assert_error, empty_tables
 from tests.api.daily_helpers import SECRET, daily_settings, lifespan, today
@@ -61,12 +61,12 @@ async def rows(app: FastAPI, variant: str | None = None) -> list[SolvableDeal]:
     query = select(SolvableDeal).order_by(SolvableDeal.variant, SolvableDeal.seq)
     if variant is not None:
         query = query.where(SolvableDeal.variant == variant)
-    async with app.state.db.sessionmaker() as session:
+    async with app.state.services.database.sessionmaker() as session:
         return list((await session.execute(query)).scalars())
 
 
 async def stored_game(app: FastAPI, game_id: str) -> Game:
-    async with app.state.db.sessionmaker() as session:
+    async with app.state.services.database.sessionmaker() as session:
         return (await session.execute(select(Game).where(Game.id == game_id))).scalar_one()
 
 
@@ -97,7 +97,7 @@ async def test_the_opening_matches_no_entry_of_seeds(settings: Settings, variant
     seeds = ROOT / "seeds" / f"{variant}.json"
     listed = [int(e["deal"]) for e in json.loads(seeds.read_text())["deals"]]
     async with running(settings.model_copy(update={"seeds_dir": ROOT / "seeds"})) as (app, client):
-        await app.state.solvable.fill(variant, 1)
+        await app.state.services.solvable.fill(variant, 1)
         response = await new_solvable(client, variant)
         assert response.status_code == 201, response.text
         number = int((await stored_game(app, response.json()["id"])).deal)
@@ -111,7 +111,7 @@ async def test_the_opening_matches_no_entry_of_seeds(settings: Settings, variant
 async def test_two_solvable_games_in_a_row_are_different_proven_deals(settings: Settings) -> None:
     variant = "rank-and-file"
     async with running(settings) as (app, client):
-        await app.state.solvable.fill(variant, 2)
+        await app.state.services.solvable.fill(variant, 2)
         first, second = [await new_solvable(client, variant) for _ in range(2)]
         assert first.status_code == second.status_code == 201, (first.text, second.text)
         games = [await stored_game(app, r.json()["id"]) for r in (first, second)]
@@ -139,13 +139,13 @@ async def test_candidates_skip_public_lists_and_resume_after_a_restart(
         json.dumps({"variant": variant, "deals": [{"deal": n, "line": []} for n in public]})
     )
     async with running(settings) as (app, _):
-        await app.state.solvable.fill(variant, 1)
+        await app.state.services.solvable.fill(variant, 1)
         before = await rows(app, variant)
     assert len(before) == 1 and before[0].seq >= 2 and int(before[0].deal) not in public
     # Another instance on the same database goes on from the stored candidates.
     restarted = create_app(settings)
     async with lifespan(restarted):
-        await restarted.state.solvable.fill(variant, 2)
+        await restarted.state.services.solvable.fill(variant, 2)
         after = await rows(restarted, variant)
     assert after[0].seq == before[0].seq and len(after) == 2
     assert after[1].seq > after[0].seq and after[1].deal != after[0].deal
@@ -154,12 +154,12 @@ async def test_candidates_skip_public_lists_and_resume_after_a_restart(
 async def test_claims_are_atomic_under_concurrency(settings: Settings) -> None:
     variant, ready, asked = "rank-and-file", 3, 8
     async with running(settings) as (app, client):
-        await app.state.solvable.fill(variant, ready)
+        await app.state.services.solvable.fill(variant, ready)
         responses = await asyncio.gather(*(new_solvable(client, variant) for _ in range(asked)))
         created = [r for r in responses if r.status_code == 201]
         games = [await stored_game(app, r.json()["id"]) for r in created]
         claimed = await rows(app, variant)
-        async with app.state.db.sessionmaker() as session:
+        async with app.state.services.database.sessionmaker() as session:
             total = (await session.execute(select(func.count(Game.id)))).scalar_one()
     assert len(created) == ready and total == ready
     for refused in (r for r in responses if r.status_code != 201):
@@ -266,7 +266,7 @@ async def test_a_house_rule_that_removes_moves_gets_a_deal_still_winnable(
     needs_returns = next(e for e in listed if returns(e))
     plain = next(e for e in listed if not returns(e))
     async with running(settings) as (app, client):
-        async with app.state.db.sessionmaker() as session:
+        async with app.state.services.database.sessionmaker() as session:
             for seq, entry in enumerate((needs_returns, plain)):
                 session.add(
                     SolvableDeal(

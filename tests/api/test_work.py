@@ -1,4 +1,4 @@
-"""One pool for all CPU work (`services.work.WorkPool`): players' searches before
+"""One pool for all CPU work (`services.background.cpu_pool.WorkPool`): players' searches before
 background proofs, proofs never on the players' lane, and searches beyond the workers
 and the queue refused at once (429)."""
 
@@ -11,8 +11,8 @@ import pytest
 
 from app.config import Settings
 from app.engine import deal, get_variant
-from app.services.undecided import Undecided, key
-from app.services.work import DAILY, PLAYER, REFILL, WorkPool
+from app.services.background.cpu_pool import DAILY, PLAYER, REFILL, WorkPool
+from app.services.background.undecided_memory import Undecided, key
 from app.solver import replay
 from app.solver.worker import SearchInProgress, SolverBusy
 

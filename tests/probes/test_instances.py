@@ -45,7 +45,7 @@ pytestmark = pytest.mark.skipif(
 )
 
 VARIANTS = 9  # every variant has a daily deal
-# What an instance logs of each proof of a daily deal (app.services.daily): the subject
+# What an instance logs of each proof of a daily deal (app.services.daily.deals): the subject
 # is the variant, the date and, for a deal of a rating of its own, the rating.
 PROOF_LINE = re.compile(
     r"daily (\S+ \d{4}-\d{2}-\d{2}(?: [a-z]+)?): (deal chosen|candidate \d+ not taken)"
@@ -329,7 +329,7 @@ async def test_an_analysis_is_made_once_and_taken_over_when_its_instance_dies(
 # --- ratings: the solvable pools and the daily deals per rating ---------------------
 
 RATED_VARIANT = "rank-and-file"
-# A solvable pool's proof, as an instance logs it (app.services.solvable).
+# A solvable pool's proof, as an instance logs it (app.services.background.solvable_pools).
 SOLVABLE_LINE = re.compile(r"solvable (\S+): candidate (\d+) proven")
 
 

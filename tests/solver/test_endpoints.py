@@ -12,7 +12,7 @@ import pytest
 from fastapi import FastAPI
 
 from app.services import solver as solver_service
-from app.services import work as work_module
+from app.services.background import cpu_pool as work_module
 from app.solver.result import SolveResult
 from tests.api.conftest import API, assert_error
 
@@ -66,7 +66,7 @@ async def test_a_line_longer_than_a_finish_plays_is_409_and_changes_no_move(
     monkeypatch: pytest.MonkeyPatch,
     app: FastAPI,
 ) -> None:
-    monkeypatch.setattr(app.state.settings, "finish_max_moves", 3)
+    monkeypatch.setattr(app.state.services.settings, "finish_max_moves", 3)
     game = await new_game(deal=2)  # won by a line of more than three moves
     url = f"{API}/games/{game['id']}"
     answer = await client.post(f"{url}/finish", headers=auth)
@@ -77,7 +77,7 @@ async def test_a_line_longer_than_a_finish_plays_is_409_and_changes_no_move(
     assert state["assisted"] is True  # the player learnt that a win exists
     hint = (await client.post(f"{url}/hint", headers=auth)).json()
     assert hint["result"] == "solved" and hint["move"] is not None  # hints follow the line
-    monkeypatch.setattr(app.state.settings, "finish_max_moves", 10_000)
+    monkeypatch.setattr(app.state.services.settings, "finish_max_moves", 10_000)
     finished = await client.post(f"{url}/finish", headers=auth)
     assert finished.status_code == 200 and finished.json()["status"] == "won"
 
@@ -89,7 +89,7 @@ async def test_finish_without_a_win_is_409(
     monkeypatch: pytest.MonkeyPatch,
     app: FastAPI,
 ) -> None:
-    monkeypatch.setattr(app.state.settings, "finish_max_positions", 20)
+    monkeypatch.setattr(app.state.services.settings, "finish_max_positions", 20)
     game = await new_game(deal=9)
     answer = await client.post(f"{API}/games/{game['id']}/finish", headers=auth)
     assert_error(answer, 409, "no_win_found")
@@ -103,13 +103,13 @@ async def test_saturated_pool_answers_429(
     monkeypatch: pytest.MonkeyPatch,
     app: FastAPI,
 ) -> None:
-    monkeypatch.setattr(app.state.settings, "solver_queue", 0)
+    monkeypatch.setattr(app.state.services.settings, "solver_queue", 0)
     # Deal 129 is won only after 8,487,405 positions (at a budget of 10,000,000): the
     # search runs until its deadline, whatever the core's speed (25,000 positions took
     # 52 ms, over before the second request came). Deal 9 served here until the beam won
     # it in time.
-    monkeypatch.setattr(app.state.settings, "hint_max_positions", 5_000_000)
-    monkeypatch.setattr(app.state.settings, "hint_max_seconds", 0.5)
+    monkeypatch.setattr(app.state.services.settings, "hint_max_positions", 5_000_000)
+    monkeypatch.setattr(app.state.services.settings, "hint_max_seconds", 0.5)
     game = await new_game(deal=129)
     bob = await new_player("bob")  # two players: one search each is the other bound
     theirs = await new_game(headers=bob, deal=129)
@@ -346,8 +346,8 @@ class FakeSearches:
 def fake_searches(monkeypatch: pytest.MonkeyPatch, app: FastAPI) -> Iterator[FakeSearches]:
     # Finish's budget is the one held open; a hint's answers at once. No background
     # process to borrow: every search runs in the players' lane, threads here.
-    monkeypatch.setattr(app.state.settings, "finish_max_seconds", 7.0)
-    monkeypatch.setattr(app.state.settings, "daily_workers", 0)
+    monkeypatch.setattr(app.state.services.settings, "finish_max_seconds", 7.0)
+    monkeypatch.setattr(app.state.services.settings, "daily_workers", 0)
     fake = FakeSearches(blocked_seconds=7.0)
     monkeypatch.setattr(work_module, "solve_bytes", fake)
     yield fake
@@ -410,7 +410,7 @@ async def test_a_remembered_unknown_answers_without_a_new_search(
     assert [h["result"] for h in hints] == ["unknown", "unknown"]
     assert hints[0]["positions"] > 0 and hints[1]["positions"] == 0
     assert hints[1]["move"] == hints[0]["move"]  # the usual heuristic suggestion
-    monkeypatch.setattr(app.state.settings, "finish_max_positions", 999)
+    monkeypatch.setattr(app.state.services.settings, "finish_max_positions", 999)
     assert_error(await client.post(f"{url}/finish", headers=auth), 409, "no_win_found")
     assert fake_searches.count == 3  # another budget: searched anew
     await client.post(f"{url}/moves", json={"action": "draw"}, headers=auth)

@@ -1,28 +1,31 @@
 """Games: load, apply through the engine, save, in one transaction.
 
-By job: `create` (a new game), `service` (the other use cases), `play` (a line of moves played in memory),
-`repository` (load and lock, versioned save, the move log, the process's row and
-position caches), `writes` (the one wrapper of every answered write: lock, stored
-answer, `expected_version`, `Idempotency-Key`), `presenter` (the one serializer, and the
-moves endpoint's bytes), `cursors` (the game list's page cursor). What the rest of the
-app uses is named here.
+By job: `create` (a new game), `reads` (its state, the list of games, the move log, the
+record), `service` (the writes: moves, undo, resign, settings, the solver's marks),
+`play` (a line of moves played in memory), `repository` (load and lock, versioned save,
+the move log, the process's row and position caches), `writes` (the one wrapper of every
+answered write: lock, stored answer, `expected_version`, `Idempotency-Key`),
+`presenter` (the one serializer, and the moves endpoint's bytes); the live streams:
+`changes`, `listen`, `watch`, `stream`. What the rest of the app uses is named here.
 """
 
 from app.services.games.create import DailyPick, create_copy, create_game
 from app.services.games.play import FINISHED, OVER, Click, Command, PositionChanged
 from app.services.games.presenter import Answer, etag
-from app.services.games.service import (
+from app.services.games.reads import (
     MOVES_PAGE_DEFAULT,
     MOVES_PAGE_MAX,
-    apply_move,
-    apply_moves,
     game_version,
     get_game,
     get_record,
-    known_lost,
     list_games,
     list_moves,
     load_position,
+)
+from app.services.games.service import (
+    apply_move,
+    apply_moves,
+    known_lost,
     mark_assisted,
     mark_lost,
     resign,

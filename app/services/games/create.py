@@ -23,7 +23,11 @@ from app.errors import InternalError, InvalidRules, ValidationFailed, from_engin
 from app.i18n import N_
 from app.models import Game, Player, new_id, utcnow
 from app.schemas import GameState
-from app.services import limits, ranking, solvable
+from app.services.background import solvable_pools
+from app.services.background.cpu_pool import REFILL
+from app.services.background.proving import SERVER_DEAL_MAX
+from app.services.background.solvable_pools import SolvableDeals
+from app.services.daily import ranking
 from app.services.games.play import (
     DEFAULT_SETTINGS,
     Line,
@@ -40,12 +44,10 @@ from app.services.games.presenter import (
 )
 from app.services.games.repository import POSITIONS
 from app.services.games.service import played_line, save_line
-from app.services.lane import LANE, LONG_LINE
-from app.services.limits import PlayerBounds
-from app.services.proving import SERVER_DEAL_MAX
-from app.services.solvable import SolvableDeals
+from app.services.kit import account_bounds
+from app.services.kit.account_bounds import PlayerBounds
+from app.services.kit.offload import LANE, LONG_LINE
 from app.services.variants import find_variant
-from app.services.work import REFILL
 
 log = logging.getLogger("app.games")
 
@@ -83,7 +85,7 @@ async def create_game(
     that inserts the game (of rating `difficulty`, when given: then the game shows it from
     the start); none ready is waited for or refused (`_create_solvable`). `record`: the
     deal a game record names, its moves played again (`settings` only beside it).
-    `bounds`: the player's (services.limits), checked in the unit of work that inserts the
+    `bounds`: the player's (services.kit.account_bounds), checked in the unit of work that inserts the
     game (429 past one, and nothing is written)."""
     if record is not None:
         given = (variant_name, deal_number, difficulty)
@@ -129,7 +131,9 @@ async def create_game(
         game.daily_slot, game.difficulty = daily.slot, daily.difficulty
         game.difficulty_asked = daily.asked
     async with unit_of_work(session):
-        await limits.check_new_game(session, player.id, bounds, source=source, variant=variant.name)
+        await account_bounds.check_new_game(
+            session, player.id, bounds, source=source, variant=variant.name
+        )
         session.add(game)
         await session.flush()
     return answer(game_state(game, state), game)
@@ -150,7 +154,7 @@ async def _create_from_record(
     and makes no game. Read and played in the lane (10,000 moves: a second of work)."""
     async with unit_of_work(session, write=False):
         # A first look: a player past the bound costs no replay.
-        await limits.check_new_game(
+        await account_bounds.check_new_game(
             session, player.id, bounds, source="deal", variant="", lock=False
         )
     game_id = new_id()
@@ -227,7 +231,7 @@ async def create_copy(
     if len(moves) >= LONG_LINE:
         async with unit_of_work(session, write=False):
             # A first look: a player past the bound costs no replay.
-            await limits.check_new_game(
+            await account_bounds.check_new_game(
                 session, player.id, bounds, source="practice", variant=variant.name, lock=False
             )
     line = await played_line(game, start, moves, auto_finish_index=last)
@@ -247,7 +251,7 @@ async def _insert_played(
         if line.serialised:  # a long line: one such write at a time
             await stack.enter_async_context(LANE.bulk_write())
         async with unit_of_work(session):
-            await limits.check_new_game(
+            await account_bounds.check_new_game(
                 session, game.player_id, bounds, source=game.source, variant=game.variant
             )
             session.add(game)
@@ -287,10 +291,10 @@ async def _create_solvable(
     deadline = loop.time() + wait
     while True:
         async with unit_of_work(session):
-            await limits.check_new_game(
+            await account_bounds.check_new_game(
                 session, player.id, bounds, source="solvable", variant=variant.name
             )
-            claimed = await solvable.claim(session, variant, rules, difficulty)
+            claimed = await solvable_pools.claim(session, variant, rules, difficulty)
             if claimed is not None:
                 row, state = claimed
                 number = int(row.deal)
@@ -310,7 +314,7 @@ async def _create_solvable(
             retry = (
                 await solvable_deals.retry_after(variant.name, difficulty) if solvable_deals else 60
             )
-            raise solvable.no_solvable_deals(variant.name, retry, difficulty)
+            raise solvable_pools.no_solvable_deals(variant.name, retry, difficulty)
         await solvable_deals.wait_for_deal(variant.name, remaining)
     if solvable_deals is not None:
         await solvable_deals.claimed(variant.name)

@@ -26,7 +26,7 @@ from app.schemas import (
     rfc3339,
 )
 from app.schemas.common import SAFE_INTEGER_MAX
-from app.services import ranking
+from app.services.daily import ranking
 from app.services.games.play import DEFAULT_SETTINGS, FINISHED, OVER
 
 # Sources whose deal number the server chose: hidden until the game is won.

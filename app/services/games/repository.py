@@ -42,8 +42,8 @@ from app.errors import GameNotFound, VersionConflict
 from app.i18n import N_
 from app.models import Game, utcnow
 from app.models import Move as MoveRow
-from app.services.bounded import BoundedMap
 from app.services.games import changes
+from app.services.kit.bounded_map import BoundedMap
 
 
 def checked_id(game_id: str) -> str:

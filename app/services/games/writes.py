@@ -3,7 +3,7 @@ settings): `write_game` opens the unit of work with the game locked, replays a r
 request's stored answer, checks `expected_version` (409 `version_conflict`) and, where
 asked, refuses a game that is over for good, won or resigned (409 `game_over`), runs the change, and stores its answer
 under the request's `Idempotency-Key`. The answers are kept and bounded by
-`app.services.idempotency`.
+`app.services.kit.idempotency`.
 
 With `copy`, the game is this process's copy of its row (`locked_game(copy=True)`),
 which may be stale: a write that fails on it, in its checks or in its change, is run
@@ -29,7 +29,7 @@ from app.services.games import changes
 from app.services.games.play import FINISHED, PositionChanged
 from app.services.games.presenter import Answer, Body
 from app.services.games.repository import locked_game
-from app.services.idempotency import Idempotency, expired, forget, keep_newest
+from app.services.kit.idempotency import Idempotency, expired, forget, keep_newest
 
 # The model a stored answer is read back as (as it was sent).
 StoredModel = type[GameMoveResult] | type[UndoResult] | type[GameState]

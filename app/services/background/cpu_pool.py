@@ -1,7 +1,7 @@
 """One home for the service's CPU work: players' searches (hints, finish) and the
 background proofs of daily and solvable deals.
 
-Built once in the app's lifespan and injected (`app.state.work`), it runs work off the
+Built once in the app's lifespan and injected (`Services.work`, app.services.wiring), it runs work off the
 event loop in three lanes of workers:
 
 - the **player lane**: `solver_workers` processes (or threads, `solver_kind`) at normal
@@ -66,7 +66,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from app.config import Settings
-from app.services.proving import Proof, prove, prove_args, rate
+from app.services.background.proving import Proof, prove, prove_args, rate
 from app.solver.result import SolveResult
 from app.solver.worker import SearchInProgress, SolverBusy, exit_with_parent, solve_bytes
 
@@ -411,7 +411,7 @@ class WorkPool:
         max_seconds: float | None,
         begun: Begun | None = None,
     ) -> SolveResult:
-        """One position of a finished game's analysis (`services.analysis`): a search in
+        """One position of a finished game's analysis (`services.analysis.service`): a search in
         the background lane, after players' searches and before every proof; `begun` is
         awaited once it runs on a worker (the analysis is then running, no longer
         waiting)."""

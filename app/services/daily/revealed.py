@@ -19,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.db import dialect_insert, unit_of_work
 from app.engine import State
 from app.models import Game, RevealedPosition, utcnow
-from app.services import ranking
+from app.services.daily import ranking
 
 # Rows per INSERT statement (well under SQLite's bound on parameters).
 _CHUNK = 500

@@ -1,7 +1,7 @@
 """The background work of one process, built alike by the web app's lifespan
 (`app.main`) and by the worker tier (`app.worker`): the daily deals, the solvable
 pools and the analyses, and, where the process works the queue (`BACKGROUND_WORK`), the
-runner that takes their jobs (`services.runner`) and the preparations ahead of time.
+runner that takes their jobs (`services.background.job_runner`) and the preparations ahead of time.
 
 A process without a runner (a web instance beside workers) still queues jobs (a
 request for a deal not ready, an analysis asked for) and waits for their results in the
@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.config import Settings
-from app.services.analysis import GameAnalyses
-from app.services.daily import DailyDeals
-from app.services.jobs import new_owner
-from app.services.knowledge import SolverKnowledge
-from app.services.runner import JobRunner
-from app.services.solvable import SolvableDeals
-from app.services.work import WorkPool
+from app.services.analysis.service import GameAnalyses
+from app.services.background.cpu_pool import WorkPool
+from app.services.background.job_runner import JobRunner
+from app.services.background.jobs import new_owner
+from app.services.background.knowledge import SolverKnowledge
+from app.services.background.solvable_pools import SolvableDeals
+from app.services.daily.deals import DailyDeals
 
 
 @dataclass

@@ -3,7 +3,7 @@
 Candidate `seq` of a variant is HMAC-SHA256(secret, "solvable|<variant>|<seq>") read
 as a deal number (the daily deals' messages begin with the variant, so the two
 streams never share a message); numbers of the public `seeds/` lists are skipped.
-A game's pools are one job of the queue (`services.jobs`, kind `solvable`, subject the
+A game's pools are one job of the queue (`services.background.jobs`, kind `solvable`, subject the
 variant), so one worker at a time fills them: each candidate goes to its `WorkPool` at
 the job's priority, and a proof is stored in `solvable_deals` with its winning line.
 The next candidate to try is one past the variant's highest stored `seq`, so a job
@@ -24,7 +24,7 @@ unrated. `claim` takes one unused row in
 the transaction that inserts the game (FOR UPDATE SKIP LOCKED on PostgreSQL, the write
 lock of BEGIN IMMEDIATE on SQLite), so each deal goes to one game only.
 
-Who waits comes first (`services.work`). A request without a difficulty that finds the
+Who waits comes first (`services.background.cpu_pool`). A request without a difficulty that finds the
 pool empty waits (`wait_for_deal`, at most `solvable_wait_seconds`, holding no database
 connection) while its variant's filler proves candidates for it at `WAITING` priority,
 unrated (a proof takes milliseconds, a rating seconds): each proof is stored at once
@@ -46,19 +46,19 @@ from typing import Any
 
 from sqlalchemy import case, func, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.config import Settings
 from app.db import unit_of_work
 from app.engine import VARIANTS, EngineError, Move, Rules, State, Variant, deal
 from app.errors import NoSolvableDeals, retry_after
 from app.i18n import N_
 from app.models import Game, SolvableDeal
 from app.seeds import public_deals
-from app.services import jobs
-from app.services.jobs import Queued, Taken
-from app.services.proving import Proof, derive_deal
-from app.services.work import AHEAD, REFILL, WAITING, WorkPool
+from app.services.background import jobs
+from app.services.background.cpu_pool import AHEAD, REFILL, WAITING
+from app.services.background.deal_prover import DealProver
+from app.services.background.jobs import Taken
+from app.services.background.proving import Proof, derive_deal
 from app.solver.difficulty import LEVELS
 from app.solver.result import wins
 
@@ -159,24 +159,11 @@ async def claim(
     return None
 
 
-class SolvableDeals:
+class SolvableDeals(DealProver):
     """The pools of proven deals of one running app: each game's pools are a job
-    (`services.jobs`, kind `solvable`, subject the variant) that one worker fills."""
+    (`services.background.jobs`, kind `solvable`, subject the variant) that one worker fills."""
 
-    def __init__(
-        self,
-        settings: Settings,
-        sessionmaker: async_sessionmaker[AsyncSession],
-        secret: str,
-        prover: WorkPool,
-        queued: Queued | None = None,
-    ) -> None:
-        self.settings = settings
-        self.sessionmaker = sessionmaker
-        self.secret = secret
-        self.prover = prover
-        # Told of each job queued here (this process's runner, when it has one).
-        self.queued: Queued = queued or jobs.unheard
+    def _own_state(self) -> None:
         # Set (and replaced) each time a deal of the variant is stored here: wakes the
         # requests waiting here at once (those on other instances look every
         # `WAIT_POLL_SECONDS`).

@@ -1,4 +1,4 @@
-"""The worker side of the job queue (`services.jobs`): takes jobs and runs them, in any
+"""The worker side of the job queue (`services.background.jobs`): takes jobs and runs them, in any
 process whose background lane is on (`BACKGROUND_WORK`, the default) and in
 `python -m app.worker`.
 
@@ -29,9 +29,9 @@ from datetime import timedelta
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.services import jobs
-from app.services.jobs import Taken
-from app.services.work import AHEAD, ANALYSIS, DAILY, REFILL, TODAY, WAITING
+from app.services.background import jobs
+from app.services.background.cpu_pool import AHEAD, ANALYSIS, DAILY, REFILL, TODAY, WAITING
+from app.services.background.jobs import Taken
 
 # Its lines name a job by its subject: a variant and a date, or a game id and a line;
 # never a deal number.

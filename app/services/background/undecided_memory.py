@@ -16,7 +16,7 @@ import hashlib
 import time
 from collections.abc import Callable
 
-from app.services.bounded import BoundedMap
+from app.services.kit.bounded_map import BoundedMap
 
 Key = tuple[bytes, str, int, float]
 

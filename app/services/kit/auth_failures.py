@@ -36,7 +36,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.db import dialect_insert, unit_of_work
 from app.errors import ApiError, TooManyAuthFailures, retry_after
 from app.models import AuthFailure
-from app.services.bounded import BoundedMap
+from app.services.kit.bounded_map import BoundedMap
 
 SLOT_SECONDS = 5
 SLOTS = 12  # a minute

@@ -2,7 +2,7 @@
 
 A proof is a call of the prover (the solver, `daily_prover`) on one deal number; its
 winning line is replayed by the engine before it counts. Proofs are CPU work: they run
-in the background lane of the app's one pool of workers (`services.work.WorkPool`), at
+in the background lane of the app's one pool of workers (`services.background.cpu_pool.WorkPool`), at
 low priority, after players' searches and in order of priority (a daily deal before a
 solvable pool's next deal).
 

@@ -1,18 +1,15 @@
-"""Page cursors of the lists that page by key (`GET /games/{id}/moves`, the daily
-results): where a page ended, as an opaque URL-safe string only this server's secret
+"""Page cursors of every list that pages by key (`GET /games`, `GET /games/{id}/moves`,
+the daily results): where a page ended, as an opaque URL-safe string only this server's secret
 makes and reads.
 
 A cursor is sealed, not only encoded: its values (a move's seq, the last listed game of
-a ranking, which is another player's game id) are encrypted and authenticated with
+a ranking, which is another player's game id, a game's creation time and id) are encrypted and authenticated with
 AES-SIV (RFC 5297, `cryptography`) under a key derived from `SECRET_KEY`, so a client
 can neither read nor forge one, and every instance with the same secret reads the
 cursors of the others. AES-SIV is deterministic (the same page end gives the same
 cursor) and authenticates the list and its context as associated data (a cursor of one
 game's moves is refused for another game's, or for the results). Anything else is 422
 `invalid_cursor`.
-
-(`GET /games` keeps its own cursor, `app.services.games.cursors`: the caller's own
-games' (created_at, id), validated rather than sealed.)
 """
 
 from __future__ import annotations

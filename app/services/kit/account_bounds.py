@@ -49,9 +49,9 @@ from app.errors import (
     retry_after,
 )
 from app.models import Game, GameAnalysis, Job, Player, PlayerCreation, utcnow
-from app.services import jobs
-from app.services.bounded import BoundedMap
-from app.services.ratelimit import SlotCounts, refused_until
+from app.services.background import jobs
+from app.services.kit.auth_failures import SlotCounts, refused_until
+from app.services.kit.bounded_map import BoundedMap
 
 HOUR = timedelta(hours=1)
 # Players per address: slots of 5 minutes, 12 make the hour.

@@ -24,6 +24,9 @@ from collections.abc import Collection, Iterable, Sequence
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, Final
 
+from sqlalchemy import and_
+from sqlalchemy.sql.elements import ColumnElement
+
 from app.engine import State
 from app.models import Game
 
@@ -145,3 +148,9 @@ def judge_win(share: float, pace: float | None) -> str | None:
     if pace is not None and pace < MIN_MOVE_MS:
         return TOO_FAST
     return None
+
+
+def ranked_win() -> ColumnElement[bool]:
+    """A win that counts in the daily results, daily wins and streaks: a ranked game
+    (`ranking`: started on its date, no undo, hint or finish, won before the date ended)."""
+    return and_(Game.status == "won", Game.ranked.is_(True), Game.assisted.is_(False))
