@@ -87,7 +87,7 @@ def _outermost(app: FastAPI) -> None:
 
 
 # The version of the API contract (`info.version`), not of the package.
-API_VERSION = "3.0.0"
+API_VERSION = "3.1.0"
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
