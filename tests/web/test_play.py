@@ -52,13 +52,20 @@ T = TypeVar("T")
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     data = tmp_path_factory.mktemp("play")
+    yield from serving(data, "play")
+
+
+def serving(data: Path, name: str, **env: str) -> Iterator[Server]:
+    """A server on a database of its own under `data`, proving a solvable deal of each game
+    ahead and waiting up to a minute for a daily deal; killed at the end."""
     server = Server(
-        f"sqlite+aiosqlite:///{data / 'play.sqlite3'}",
+        f"sqlite+aiosqlite:///{data / f'{name}.sqlite3'}",
         data,
         SOLVABLE_PREPARE_AHEAD="true",
         SOLVABLE_POOL_SIZE="1",
         DAILY_WAIT_SECONDS="60",
         LOG_FORMAT="text",
+        **env,
     )
     server.start()
     try:
@@ -1012,22 +1019,12 @@ def rated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """A server whose deals are rated by a stand-in rater (every rating a quarter of the
     deals, by number), so that the pools and the daily deals of all four ratings are
     proven at once."""
-    data = tmp_path_factory.mktemp("rated")
-    server = Server(
-        f"sqlite+aiosqlite:///{data / 'rated.sqlite3'}",
-        data,
-        SOLVABLE_PREPARE_AHEAD="true",
-        SOLVABLE_POOL_SIZE="1",
+    yield from serving(
+        tmp_path_factory.mktemp("rated"),
+        "rated",
         DIFFICULTY_GAMES="1",
         DIFFICULTY_RATER="tests.api.test_difficulty:by_number",
-        DAILY_WAIT_SECONDS="60",
-        LOG_FORMAT="text",
     )
-    server.start()
-    try:
-        yield server
-    finally:
-        server.kill()
 
 
 # ---- what a player sees: sizes, contrast, layout shift, on phones and a desktop
