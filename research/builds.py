@@ -2,15 +2,14 @@
 
 Each ``--build LABEL=PATH`` is a compiled ``app.solver._core`` (the ``.so`` file; build
 one from another commit with ``git worktree add`` and ``setup.py build_ext --inplace``
-there). Every build is loaded under this checkout's ``app.solver.core``, so it must offer
-what those bindings read (``FULL_REDUCTIONS`` since the reductions can be left out by
-name): to compare with an older build, run the script from a worktree of a commit whose
-bindings load both. The builds take turns, each round running every build once in a subprocess of
+there). A build built in place in a tree of its own (``PATH`` is
+``<tree>/app/solver/_core*.so``) is loaded under that tree's ``app`` package, its own
+bindings; any other under this checkout's. The builds take turns, each round running every build once in a subprocess of
 its own (one extension module per process), so the machine's load falls on all of them
 alike; the searches are ``core.search_full`` from deals 1 to ``--deals`` of each game at
 ``--positions`` each, as ``bench/core.py --search`` runs them. Every build must give the
-same verdict, positions count and line length on every deal (the core's changes are
-meant to change speed, never the search), else the run fails.
+same verdict, positions count and line on every deal (the core's changes are meant to
+change speed, never the search), else the run fails.
 
 ``--arranged`` runs the search up to run arrangement instead (``core.search(...,
 arranged=True)``, the full search ``solve()`` ends with in Rank and File and Number Ten;
@@ -74,6 +73,13 @@ _CHILD = (
     _LOAD
     + """from app.engine import VARIANTS, State, deal
 from app.solver import core
+try:
+    from app.solver.core import SearchLimits
+    def run(state):
+        return core.search(state, SearchLimits({positions}, arranged={arranged}))
+except ImportError:  # a tree from before SearchLimits: the options as keywords
+    def run(state):
+        return core.search(state, {positions}, arranged={arranged})
 starts = json.load(open({starts!r})) if {starts!r} else {{}}
 rows = {{}}
 for name in {games!r}:
@@ -84,8 +90,8 @@ for name in {games!r}:
     answers, positions = [], 0
     started = time.perf_counter()
     for state in states:
-        found = core.search(state, {positions}, arranged={arranged})
-        answers.append([found.result, found.positions, len(found.moves)])
+        found = run(state)
+        answers.append([found.result, found.positions, [str(m) for m in found.moves]])
         positions += found.positions
     rows[name] = {{"seconds": time.perf_counter() - started, "positions": positions,
                    "answers": answers}}
@@ -150,6 +156,13 @@ def greedy_starts(games: tuple[str, ...], deals: int, moves: int) -> dict[str, l
     }
 
 
+def tree_of(path: Path) -> Path:
+    """The tree whose ``app`` package loads the build at ``path``: its own where it was
+    built in place there, else this checkout."""
+    tree = path.parents[2] if len(path.parents) > 2 else ROOT
+    return tree if (tree / "app" / "solver" / "core.py").exists() else ROOT
+
+
 def run_build(
     path: Path,
     games: tuple[str, ...],
@@ -161,13 +174,15 @@ def run_build(
     hints: bool = False,
 ) -> dict[str, dict]:
     if hints:
-        code = _HINTS_CHILD.format(root=str(ROOT), path=str(path), games=games, starts=starts)
+        code = _HINTS_CHILD.format(
+            root=str(tree_of(path)), path=str(path), games=games, starts=starts
+        )
         done = subprocess.run(
             [sys.executable, "-c", code], check=True, capture_output=True, text=True
         )
         return json.loads(done.stdout)
     code = _CHILD.format(
-        root=str(ROOT),
+        root=str(tree_of(path)),
         path=str(path),
         games=games,
         deals=deals,
@@ -185,7 +200,7 @@ def run_build(
         with tempfile.TemporaryDirectory() as work:
             out = Path(work) / "callgrind.out"
             code_one = _CHILD.format(
-                root=str(ROOT),
+                root=str(tree_of(path)),
                 path=str(path),
                 games=(game,),
                 deals=deals,
@@ -269,11 +284,15 @@ def main(argv: list[str] | None = None) -> int:
     for label, runs in results.items():
         for run in runs:
             for game in games:
-                if run[game]["answers"] != reference[game]["answers"]:
-                    sys.exit(
-                        f"{label} searched {game} otherwise: {run[game]['answers']} "
-                        f"against {reference[game]['answers']}"
-                    )
+                for at, (got, want) in enumerate(
+                    zip(run[game]["answers"], reference[game]["answers"], strict=True)
+                ):
+                    if got != want:
+                        sys.exit(
+                            f"{label} searched {game}'s search {at + 1} otherwise: "
+                            f"{got[:2]} and a line of {len(got[2])} against {want[:2]} "
+                            f"and {len(want[2])}"
+                        )
     kind = "search up to run arrangement" if args.arranged else "full search"
     where = (
         f"positions along greedy play of deals 1001-{1000 + args.deals} (every 8th of "

@@ -632,7 +632,9 @@ def test_agrees_with_the_plain_search(name: str) -> None:
         plain = core.exhaustive(state, PLAIN).result
         for relaxed in (False, True):
             for budget in (200, 20_000):
-                arranged = core.search(state, budget, arranged=True, relaxed=relaxed)
+                arranged = core.search(
+                    state, core.SearchLimits(budget, arranged=True, relaxed=relaxed)
+                )
                 if arranged.result == "solved":
                     assert wins(state, arranged.moves)
                 elif arranged.result == "unknown":
@@ -674,7 +676,7 @@ t9: 8H 7S 6H 5C 4H 3C
 def test_a_position_on_a_winning_line_is_not_proven_lost() -> None:
     state = State.from_text(ON_A_WINNING_LINE)
     for relaxed in (False, True):
-        found = core.search(state, 20_000, arranged=True, relaxed=relaxed)
+        found = core.search(state, core.SearchLimits(20_000, arranged=True, relaxed=relaxed))
         assert found.result == "solved"
         assert wins(state, found.moves)
     # The argument holds here, and on another arrangement.
@@ -687,13 +689,13 @@ def test_a_position_on_a_winning_line_is_not_proven_lost() -> None:
 # show it within 20,000 positions.
 def test_proves_a_loss_the_plain_search_cannot() -> None:
     state = _random_play("rank-and-file", 8, steps=LATE_STEPS)[-1]
-    plain = core.search(state, 20_000, relaxed=False)
-    arranged = core.search(state, 20_000, arranged=True, relaxed=False)
+    plain = core.search(state, core.SearchLimits(20_000, relaxed=False))
+    arranged = core.search(state, core.SearchLimits(20_000, arranged=True, relaxed=False))
     assert plain.result == "unknown"
     assert arranged.result == "unsolvable"
     assert arranged.positions < 1_000
     # Lost indeed: the plain full search shows it with more positions.
-    assert core.search(state, 200_000, relaxed=False).result == "unsolvable"
+    assert core.search(state, core.SearchLimits(200_000, relaxed=False)).result == "unsolvable"
 
 
 # ------------------------------------------------------------- hypothesis playouts
@@ -729,7 +731,7 @@ def test_unsupported_games_raise(name: str) -> None:
         with pytest.raises(ValueError, match="not supported|support run arrangement"):
             call()
     with pytest.raises(ValueError, match="support run arrangement"):
-        core.search(state, 1_000, arranged=True)
+        core.search(state, core.SearchLimits(1_000, arranged=True))
 
 
 def test_bad_draw_scores_raise() -> None:

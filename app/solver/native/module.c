@@ -595,25 +595,83 @@ static PyObject *reduction_names(void)
     return tuple;
 }
 
-/* search's limits in range (the raw max_depth, seed and table_size, before the casts);
- * false with the error set. */
-static bool check_limits(const Limits *limits, Py_ssize_t max_depth, unsigned long long seed,
-                         Py_ssize_t table_size, const Tables *tables)
+/* limits.<name>, an int, into `out`; false with the error set. */
+static bool limit_int(PyObject *limits, const char *name, long long *out)
+{
+    PyObject *value = PyObject_GetAttrString(limits, name);
+    if (!value)
+        return false;
+    *out = PyLong_AsLongLong(value);
+    Py_DECREF(value);
+    return !(*out == -1 && PyErr_Occurred());
+}
+
+/* limits.<name>, taken as true or false, into `out`; false with the error set. */
+static bool limit_flag(PyObject *limits, const char *name, bool *out)
+{
+    PyObject *value = PyObject_GetAttrString(limits, name);
+    int truth = value ? PyObject_IsTrue(value) : -1;
+    Py_XDECREF(value);
+    *out = truth == 1;
+    return truth >= 0;
+}
+
+/* limits.<name>, None or any object, through `read`; false with the error set. */
+static bool limit_object(PyObject *limits, const char *name, bool (*read)(PyObject *, void *),
+                         void *out)
+{
+    PyObject *value = PyObject_GetAttrString(limits, name);
+    bool ok = value && read(value, out);
+    Py_XDECREF(value);
+    return ok;
+}
+
+static bool read_seconds_into(PyObject *value, void *out) { return read_seconds(value, out); }
+
+static bool read_without_into(PyObject *value, void *out) { return read_without(value, out); }
+
+/* The integer limits as the SearchLimits holds them, before their ranges are checked. */
+typedef struct {
+    long long max_positions, table_size, draw_score, seed, max_depth, relaxed_stock,
+        relaxed_states;
+} RawLimits;
+
+static bool read_raw(PyObject *from, RawLimits *raw)
+{
+    return limit_int(from, "max_positions", &raw->max_positions)
+        && limit_int(from, "table_size", &raw->table_size)
+        && limit_int(from, "draw_score", &raw->draw_score)
+        && limit_int(from, "seed", &raw->seed) && limit_int(from, "max_depth", &raw->max_depth)
+        && limit_int(from, "relaxed_stock", &raw->relaxed_stock)
+        && limit_int(from, "relaxed_states", &raw->relaxed_states);
+}
+
+/* The integer limits in range; false with the error set. */
+static bool check_raw(const RawLimits *raw)
 {
     const char *wrong = NULL;
-    if (max_depth < 1)
+    if (raw->max_depth < 1)
         wrong = "max_depth must be at least 1";
-    else if (seed > UINT32_MAX)
-        wrong = "seed must be below 2**32";
-    else if (limits->relaxed_stock < 0)
+    else if (raw->seed < 0 || raw->seed > UINT32_MAX)
+        wrong = "seed must be 0 to 2**32 - 1";
+    else if (raw->relaxed_stock < 0 || raw->relaxed_stock > INT_MAX)
         wrong = "relaxed_stock must be at least 0";
-    else if (limits->relaxed_states < 1 || limits->relaxed_states > RELAXED_MOST_STATES) {
+    else if (raw->relaxed_states < 1 || raw->relaxed_states > RELAXED_MOST_STATES) {
         PyErr_Format(PyExc_ValueError, "relaxed_states must be 1 to %d", RELAXED_MOST_STATES);
         return false;
-    } else if (limits->max_positions < 1 || table_size < 1 || limits->draw_score < 0
-             || limits->draw_score > 127)
+    } else if (raw->max_positions < 1 || raw->max_positions > LONG_MAX || raw->table_size < 1
+               || raw->draw_score < 0 || raw->draw_score > 127)
         wrong = "max_positions and table_size must be at least 1, draw_score 0-127";
-    else if (limits->arranged && !tables->arranged)
+    if (wrong)
+        PyErr_SetString(PyExc_ValueError, wrong);
+    return !wrong;
+}
+
+/* The choices that go together; false with the error set. */
+static bool check_choices(const Limits *limits, const Tables *tables)
+{
+    const char *wrong = NULL;
+    if (limits->arranged && !tables->arranged)
         wrong = "these tables do not support run arrangement";
     else if (limits->arranged && limits->narrow)
         wrong = "a narrow search is never arranged";
@@ -622,45 +680,61 @@ static bool check_limits(const Limits *limits, Py_ssize_t max_depth, unsigned lo
     else if (limits->eager && !limits->narrow)
         wrong = "eager goes with narrow: the full search plays only safe foundation moves "
                 "at once";
+    else if (limits->without && limits->narrow)
+        wrong = "without names the full search's reductions";
     if (wrong)
         PyErr_SetString(PyExc_ValueError, wrong);
     return !wrong;
 }
 
-static PyObject *core_search(PyObject *module, PyObject *args, PyObject *kwargs)
+/* A SearchLimits (app/solver/core.py) into `out`, each field by its name; false with the
+ * error set (a field out of range is a ValueError). */
+static bool read_limits(PyObject *from, const Tables *tables, Limits *out)
+{
+    RawLimits raw;
+    bool narrow, eager, arranged, defer_draws, relaxed;
+    if (!read_raw(from, &raw) || !check_raw(&raw))
+        return false;
+    if (!limit_flag(from, "narrow", &narrow) || !limit_flag(from, "eager", &eager)
+        || !limit_flag(from, "arranged", &arranged)
+        || !limit_flag(from, "defer_draws", &defer_draws)
+        || !limit_flag(from, "relaxed", &relaxed))
+        return false;
+    *out = (Limits){
+        .max_positions = (long)raw.max_positions,
+        .max_seconds = -1.0,
+        .table_size = (size_t)raw.table_size,
+        .draw_score = (int)raw.draw_score,
+        .narrow = narrow,
+        .eager = eager,
+        .seed = (uint32_t)raw.seed,
+        .max_depth = (size_t)raw.max_depth,
+        .arranged = arranged,
+        .defer_draws = defer_draws,
+        .relaxed = relaxed,
+        .relaxed_stock = (int)raw.relaxed_stock,
+        .relaxed_states = (int)raw.relaxed_states,
+        .without = 0,
+    };
+    return limit_object(from, "max_seconds", read_seconds_into, &out->max_seconds)
+        && limit_object(from, "without", read_without_into, &out->without)
+        && check_choices(out, tables);
+}
+
+static PyObject *core_search(PyObject *module, PyObject *args)
 {
     (void)module;
-    static char *names[] = {"position", "max_positions", "max_seconds", "table_size",
-                            "draw_score", "narrow", "eager", "seed", "max_depth", "arranged",
-                            "defer_draws", "relaxed", "relaxed_stock", "relaxed_states",
-                            "without", NULL};
-    PyObject *start, *seconds, *without = NULL;
-    long max_positions;
-    Py_ssize_t table_size;
-    int draw_score, narrow = 0, eager = 0, arranged = 0, defer_draws = 1, relaxed = 1;
-    int relaxed_stock = RELAXED_STOCK_LIMIT, relaxed_states = RELAXED_STATE_LIMIT;
-    unsigned long long seed = 0;
-    Py_ssize_t max_depth = DEFAULT_MAX_DEPTH;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!lOni|$ppKnpppiiO", names, &PositionType,
-                                     &start, &max_positions, &seconds, &table_size,
-                                     &draw_score, &narrow, &eager, &seed, &max_depth,
-                                     &arranged, &defer_draws, &relaxed, &relaxed_stock,
-                                     &relaxed_states, &without))
+    PyObject *start, *from;
+    if (!PyArg_ParseTuple(args, "O!O", &PositionType, &start, &from))
         return NULL;
-    Limits limits = {max_positions, -1.0, (size_t)table_size, draw_score,
-                     narrow != 0,   eager != 0, (uint32_t)seed, (size_t)max_depth,
-                     arranged != 0, defer_draws != 0, relaxed != 0, relaxed_stock,
-                     relaxed_states, 0};
-    PositionObject *from = (PositionObject *)start;
-    if (!check_limits(&limits, max_depth, seed, table_size, &from->owner->tables)
-        || !read_seconds(seconds, &limits.max_seconds) || !read_without(without, &limits.without))
+    PositionObject *position = (PositionObject *)start;
+    Limits limits;
+    if (!read_limits(from, &position->owner->tables, &limits))
         return NULL;
-    if (limits.without && narrow)
-        return PyErr_Format(PyExc_ValueError, "without names the full search's reductions");
-    Position pos = from->pos;  /* the search reads its own copy, without the GIL */
+    Position pos = position->pos;  /* the search reads its own copy, without the GIL */
     Outcome out;
     Py_BEGIN_ALLOW_THREADS
-    search_run(&from->owner->tables, &pos, &limits, &out);
+    search_run(&position->owner->tables, &pos, &limits, &out);
     Py_END_ALLOW_THREADS
     if (out.verdict == NO_MEMORY) {
         free(out.line);
@@ -828,20 +902,14 @@ static PyObject *core_exhaustive(PyObject *module, PyObject *args)
 }
 
 static PyMethodDef core_methods[] = {
-    {"search", (PyCFunction)(void (*)(void))core_search, METH_VARARGS | METH_KEYWORDS,
-     "search(position, max_positions, max_seconds, table_size, draw_score, *, narrow=False, "
-     "eager=False, seed=0, max_depth=2**20, arranged=False, defer_draws=True, relaxed=True, "
-     "relaxed_stock=RELAXED_STOCK_LIMIT, relaxed_states=RELAXED_STATE_LIMIT, without=None) "
-     "-> (result, "
-     "move texts, "
-     "positions, stop, (children, expansions, skipped)): "
-     "one depth-first search (seed: the restart's jitter, random.Random(seed); 0 none; "
-     "max_depth: the most frames; without: names of the full list's reductions to leave "
-     "out, of FULL_REDUCTIONS); stop says "
-     "why an unknown stopped ('positions', 'deadline', 'table', 'depth'; '' otherwise); "
-     "children: the children played and keyed, expansions: the obligated moves expanded, "
-     "skipped: the children after a bare draw skipped without playing them "
-     "(the work behind the positions, for the benchmarks)."},
+    {"search", core_search, METH_VARARGS,
+     "search(position, limits) -> (result, move texts, positions, stop, (children, "
+     "expansions, skipped)): one depth-first search within limits, a "
+     "app.solver.core.SearchLimits read by field name; stop says why an unknown stopped "
+     "('positions', 'deadline', 'table', 'depth'; '' otherwise); children: the children "
+     "played and keyed, expansions: the obligated moves expanded, skipped: the children "
+     "after a bare draw skipped without playing them (the work behind the positions, for "
+     "the benchmarks)."},
     {"beam", (PyCFunction)(void (*)(void))core_beam, METH_VARARGS | METH_KEYWORDS,
      "beam(position, width, max_positions, max_seconds, closure, endgame, weights, *, "
      "best=False, single=False, relaxed=True) -> (move texts or None, positions, stop): "
