@@ -11,6 +11,9 @@ alike; the searches are ``core.search_full`` from deals 1 to ``--deals`` of each
 same verdict, positions count and line on every deal (the core's changes are meant to
 change speed, never the search), else the run fails.
 
+``--narrow SEED`` runs narrow restart ``SEED`` instead (its jitter, its draw score and
+the eager rule, as ``plan.solve`` runs it).
+
 ``--arranged`` runs the search up to run arrangement instead (``core.search(...,
 arranged=True)``, the full search ``solve()`` ends with in Rank and File and Number Ten;
 default games those two).
@@ -73,13 +76,20 @@ _CHILD = (
     _LOAD
     + """from app.engine import VARIANTS, State, deal
 from app.solver import core
+from app.solver.tables import SearchTables
+def options(state):
+    if {narrow} is None:
+        return {{"arranged": {arranged}}}
+    rules = SearchTables.of(state.variant)
+    return {{"narrow": True, "seed": {narrow}, "eager": rules.eager_foundations,
+             "draw_score": rules.restart({narrow}).draw_score}}
 try:
     from app.solver.core import SearchLimits
     def run(state):
-        return core.search(state, SearchLimits({positions}, arranged={arranged}))
+        return core.search(state, SearchLimits({positions}, **options(state)))
 except ImportError:  # a tree from before SearchLimits: the options as keywords
     def run(state):
-        return core.search(state, {positions}, arranged={arranged})
+        return core.search(state, {positions}, **options(state))
 starts = json.load(open({starts!r})) if {starts!r} else {{}}
 rows = {{}}
 for name in {games!r}:
@@ -172,6 +182,7 @@ def run_build(
     arranged: bool,
     starts: str = "",
     hints: bool = False,
+    narrow: int | None = None,
 ) -> dict[str, dict]:
     if hints:
         code = _HINTS_CHILD.format(
@@ -189,6 +200,7 @@ def run_build(
         positions=positions,
         arranged=arranged,
         starts=starts,
+        narrow=narrow,
     )
     if not callgrind:
         done = subprocess.run(
@@ -207,6 +219,7 @@ def run_build(
                 positions=positions,
                 arranged=arranged,
                 starts=starts,
+                narrow=narrow,
             )
             done = subprocess.run(
                 [
@@ -236,6 +249,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--build", action="append", required=True, metavar="LABEL=PATH")
     parser.add_argument("--variants", nargs="*")
     parser.add_argument("--arranged", action="store_true", help="the search up to run arrangement")
+    parser.add_argument("--narrow", type=int, metavar="SEED", help="narrow restart SEED")
     parser.add_argument("--deals", type=int, default=5)
     parser.add_argument("--positions", type=int, default=200_000)
     parser.add_argument("--rounds", type=int, default=4)
@@ -271,6 +285,7 @@ def main(argv: list[str] | None = None) -> int:
                         args.arranged,
                         str(starts),
                         args.hints,
+                        args.narrow,
                     )
                 )
     if args.hints:
@@ -294,6 +309,8 @@ def main(argv: list[str] | None = None) -> int:
                             f"and {len(want[2])}"
                         )
     kind = "search up to run arrangement" if args.arranged else "full search"
+    if args.narrow is not None:
+        kind = f"narrow restart {args.narrow}"
     where = (
         f"positions along greedy play of deals 1001-{1000 + args.deals} (every 8th of "
         f"{args.greedy} moves)"

@@ -117,7 +117,7 @@ _RESULTS: dict[str, Result] = {
 @dataclass(frozen=True)
 class SearchLimits:
     """What one depth-first search of the core (:func:`search`) may do: its budgets and
-    which search it is. The core reads these fields by name (``module.c``, ``Limits``).
+    which search it is. The core reads these fields by name (``module_search.c``, ``Limits``).
 
     ``narrow`` is the restarts' search (no chains of run splits, nothing back down;
     proves nothing), else the full one (its exhaustion is a proof); ``seed`` jitters the
@@ -159,6 +159,15 @@ def search(state: State, limits: SearchLimits) -> SolveResult:
     moves = [Move.parse(text) for text in texts]
     elapsed = int((time.perf_counter() - started) * 1000)
     return SolveResult(_RESULTS[result], moves, positions, elapsed, stop)
+
+
+def scored_children(state: State, last: Move | None = None) -> list[tuple[int, Move, int]]:
+    """The full search's children at ``state`` reached by ``last``, in the order the core
+    makes them: (score, move, the tableau pile the next move must use or -1). The search
+    tries them lowest score first, equal scores in this order (``scores.h``)."""
+    draw_score = SearchTables.of(state.variant).draw_score
+    found = position(state).scored_children(draw_score, None if last is None else str(last))
+    return [(score, Move.parse(text), must_use) for score, text, must_use in found]
 
 
 def search_full(

@@ -30,7 +30,6 @@ from app.engine import Move, State
 from app.engine import Rules as HouseRules
 from app.solver import arrangements, relaxation
 from app.solver import core as native_core
-from app.solver.moves import safe_move, scored_moves
 from app.solver.result import Result, SolveResult, wins
 from app.solver.tables import FIRST_TRY, SearchTables
 
@@ -147,13 +146,13 @@ def _shortened(state: State, moves: list[Move]) -> list[Move]:
 
 def suggest(state: State) -> Move | None:
     """A heuristic move when no winning line is known: a safe foundation move, else the
-    move the search would try first (None when there is no move at all)."""
-    rules = SearchTables.of(state.variant)
-    safe = safe_move(state, rules, False)
+    child the full search would try first (the core's scores; None when there is no move
+    at all)."""
+    safe = native_core.position(state).safe_move()
     if safe is not None:
-        return safe
-    scored = sorted(scored_moves(state, rules, None, False), key=lambda entry: entry[0])
-    return scored[0][1] if scored else None
+        return Move.parse(safe)
+    scored = native_core.scored_children(state)
+    return min(scored, key=lambda entry: entry[0])[1] if scored else None
 
 
 def _limits(

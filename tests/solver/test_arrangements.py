@@ -33,13 +33,13 @@ from hypothesis import strategies as st
 
 from app.engine import VARIANTS, Move, Rules, State, Variant, deal, get_variant, run_start
 from app.engine.cards import CODE
-from app.solver import arrangements, core, moves, tables
+from app.solver import arrangements, core, tables
 from app.solver.result import replay, wins
 from tests.solver.oracle import PLAIN, piles_reordered, seed_line, start, walk
 
 # Shared by the hand-built positions: everything but a few cards is up or in the stock.
 HEAD = "rank-and-file redeals=0\nstock: KD KD\n"
-DRAW_SCORES = (moves.DRAW_EARLY, moves.DRAW_LAST)  # SearchTables.draw_score: before, after
+DRAW_SCORES = (tables.DRAW_EARLY, tables.DRAW_LAST)  # SearchTables.draw_score: before, after
 LATE_STEPS = 400
 
 
@@ -125,7 +125,7 @@ def test_key_ignores_which_equal_parent_holds_a_run() -> None:
     # The plain key tells them apart: this is the reduction.
     assert spade.key() != club.key()
     # And the move between them is one the children leave out (it keeps the key).
-    texts = [[*prefix, move] for _s, prefix, move in spade.arranged_children(moves.DRAW_LAST)]
+    texts = [[*prefix, move] for _s, prefix, move in spade.arranged_children(tables.DRAW_LAST)]
     assert ["t0>t1x2"] not in texts
     assert _after(on_spade, ["t0>t1x2"]) == on_club
 
@@ -567,7 +567,7 @@ def test_every_arrangement_offers_every_successor(name: str) -> None:
         other = _other_arrangement(state, rng)
         swapped += other.tableau != state.tableau
         for first, second in ((state, other), (other, state)):
-            count, seen = _covers(first, second, moves.DRAW_LAST)
+            count, seen = _covers(first, second, tables.DRAW_LAST)
             checked += count
             kinds |= seen
     assert swapped > len(positions) // 4
@@ -578,7 +578,7 @@ def test_every_arrangement_offers_every_successor(name: str) -> None:
 def test_the_rejoin_takes_the_run_apart_and_puts_it_back() -> None:
     """ONE_PILE: 4C goes up only by the rejoin, whose clearing the engine plays."""
     state = State.from_text(ONE_PILE)
-    children = core.position(state).arranged_children(moves.DRAW_LAST)
+    children = core.position(state).arranged_children(tables.DRAW_LAST)
     rejoins = [(prefix, move) for _score, prefix, move in children if len(prefix) == 3]
     assert rejoins
     for prefix, move in rejoins:
@@ -681,8 +681,8 @@ def test_a_position_on_a_winning_line_is_not_proven_lost() -> None:
         assert wins(state, found.moves)
     # The argument holds here, and on another arrangement.
     other = _other_arrangement(state, random.Random(3))
-    _covers(state, other, moves.DRAW_LAST)
-    _covers(other, state, moves.DRAW_LAST)
+    _covers(state, other, tables.DRAW_LAST)
+    _covers(other, state, tables.DRAW_LAST)
 
 
 # A late Rank and File position from random play: lost, and the plain full search cannot
@@ -714,8 +714,8 @@ def test_generated_playouts_keep_to_the_argument(
     for position in list(walk(start(*config, number), rng, steps, greedy))[::7]:
         other = _other_arrangement(position, rng)
         assert _key(other) == _key(position)
-        _covers(position, other, moves.DRAW_LAST)
-        _covers(other, position, moves.DRAW_EARLY)
+        _covers(position, other, tables.DRAW_LAST)
+        _covers(other, position, tables.DRAW_EARLY)
 
 
 # ------------------------------------------------------------------ refusals

@@ -433,12 +433,7 @@ def test_the_arranged_search_is_refused_where_it_does_not_hold() -> None:
         with pytest.raises(ValueError):
             native.search(
                 core.position(deal(VARIANTS[name], 1)),
-                10,
-                None,
-                10,
-                90,
-                narrow=narrow,
-                arranged=True,
+                core.SearchLimits(10, draw_score=90, narrow=narrow, arranged=True),
             )
 
 
@@ -493,12 +488,12 @@ def test_a_narrow_unsolvable_is_never_the_answer_of_solve(monkeypatch: pytest.Mo
     searched = core.search
     narrow_calls = 0
 
-    def narrow_fails(state: State, *args: object, **kwargs: object) -> SolveResult:
+    def narrow_fails(state: State, limits: core.SearchLimits) -> SolveResult:
         nonlocal narrow_calls
-        if kwargs.get("narrow"):
+        if limits.narrow:
             narrow_calls += 1
             return SolveResult("unsolvable", [], 1, 0)
-        return searched(state, *args, **kwargs)  # type: ignore[arg-type]
+        return searched(state, limits)
 
     monkeypatch.setattr(plan.native_core, "search", narrow_fails)
     won = [state for state in late_positions() if core.exhaustive(state, 20_000)[0] == "solved"]
@@ -515,19 +510,18 @@ def test_the_depth_bound_answers_unknown_never_a_verdict() -> None:
     state = deal(VARIANTS["rank-and-file"], 1)
     native, position = core.native(), core.position(state)
     assert native.DEFAULT_MAX_DEPTH == 2**20
-    result, moves, positions, stop, _work = native.search(
-        position, 5_000, None, 5_000, 90, max_depth=40
-    )
+    limits = core.SearchLimits(5_000, table_size=5_000, draw_score=90)
+    result, moves, positions, stop, _work = native.search(position, replace(limits, max_depth=40))
     assert (result, moves, stop) == ("unknown", [], "depth")
     assert positions < 5_000
-    deep = native.search(position, 5_000, None, 5_000, 90, max_depth=2**20)
+    deep = native.search(position, replace(limits, max_depth=2**20))
     assert deep[3] in ("", "positions") and deep[2] > positions
     assert deep[0] != "solved" or wins(state, [Move.parse(m) for m in deep[1]])
     # The work behind the positions: every position but the start was a child played.
     children, expansions, skipped = deep[4]
     assert children >= deep[2] - 1 and expansions >= 0 and skipped >= 0
     with pytest.raises(ValueError, match="max_depth"):
-        native.search(position, 10, None, 10, 90, max_depth=0)
+        native.search(position, replace(limits, max_depth=0))
 
 
 def test_an_undecided_solve_says_which_limit_stopped_it() -> None:

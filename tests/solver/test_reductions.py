@@ -30,10 +30,18 @@ import pytest
 from app.engine import VARIANTS, State
 from app.solver import arrangements, core, plan, relaxation
 from app.solver.exhaustive import Exhausted, exhaustive
-from app.solver.moves import safe_move, wanted_cards
 from app.solver.result import SolveResult, replay
 from app.solver.tables import SearchTables
-from tests.solver.oracle import CONFIGS, agree, checked, seed_line, start, walk
+from tests.solver.oracle import (
+    CONFIGS,
+    agree,
+    checked,
+    safe_move,
+    seed_line,
+    start,
+    walk,
+    wanted_cards,
+)
 
 PLAIN_BUDGET = 4_000  # positions of the plain search: it decides or the position is left out
 FULL_BUDGET = 200_000  # the core's full search: it decides most of what the plain one did

@@ -148,6 +148,9 @@ int run_length(const Tables *t, const Position *p, int index);
 int legal_moves(const Tables *t, const Position *p, Move *out);
 /* State.apply(move, auto_finish=False, validate=False), in place: `move` must be legal. */
 void apply_move(const Tables *t, Position *p, const Move *move);
+/* Foundation f's share of what the position keeps of the foundations (tops_hash, wants,
+ * wanted_cards), added (sign 1) or taken away (-1); apply.c, and position_read. */
+void foundation_share(const Tables *t, Position *p, int f, int sign);
 
 /* What undo_move needs to take a move back (the search applies and undoes in place
  * rather than copying a position per child). */
