@@ -87,6 +87,7 @@ static uint32_t frame_exposing(Search *s, Frame *frame)
 
 #ifdef SOLVER_CHECKS
 #include <stdio.h>
+#include <stdlib.h>
 
 /* Built with -DSOLVER_CHECKS: a child passed over unplayed (a pair after its one-move
  * prefix `before`, or a plain move: `before` NULL), played as play_child plays it, is
