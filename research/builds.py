@@ -30,6 +30,10 @@ default 100 moves), every game by default; per build the median and p99 latency 
 share decided, over every round (a deadline makes answers differ under load: not
 compared).
 
+``--cpu`` times each build by its process's CPU time rather than wall time: on a
+machine others load, a build's share of the cores moves its wall time, far less its CPU
+time.
+
 ``--callgrind`` counts instructions instead (valgrind's callgrind, the search alone:
 ``--toggle-collect=search_run``): exact and the same on a loaded machine, where wall time
 swings by a fifth from run to run. Run::
@@ -98,12 +102,13 @@ for name in {games!r}:
     else:
         states = [deal(VARIANTS[name], number) for number in range(1, {deals} + 1)]
     answers, positions = [], 0
-    started = time.perf_counter()
+    clock = time.process_time if {cpu} else time.perf_counter
+    started = clock()
     for state in states:
         found = run(state)
         answers.append([found.result, found.positions, [str(m) for m in found.moves]])
         positions += found.positions
-    rows[name] = {{"seconds": time.perf_counter() - started, "positions": positions,
+    rows[name] = {{"seconds": clock() - started, "positions": positions,
                    "answers": answers}}
 print(json.dumps(rows))
 """
@@ -183,6 +188,7 @@ def run_build(
     starts: str = "",
     hints: bool = False,
     narrow: int | None = None,
+    cpu: bool = False,
 ) -> dict[str, dict]:
     if hints:
         code = _HINTS_CHILD.format(
@@ -201,6 +207,7 @@ def run_build(
         arranged=arranged,
         starts=starts,
         narrow=narrow,
+        cpu=cpu,
     )
     if not callgrind:
         done = subprocess.run(
@@ -220,6 +227,7 @@ def run_build(
                 arranged=arranged,
                 starts=starts,
                 narrow=narrow,
+                cpu=cpu,
             )
             done = subprocess.run(
                 [
@@ -250,6 +258,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--variants", nargs="*")
     parser.add_argument("--arranged", action="store_true", help="the search up to run arrangement")
     parser.add_argument("--narrow", type=int, metavar="SEED", help="narrow restart SEED")
+    parser.add_argument(
+        "--cpu", action="store_true", help="CPU time of each build's process, not wall time"
+    )
     parser.add_argument("--deals", type=int, default=5)
     parser.add_argument("--positions", type=int, default=200_000)
     parser.add_argument("--rounds", type=int, default=4)
@@ -286,6 +297,7 @@ def main(argv: list[str] | None = None) -> int:
                         str(starts),
                         args.hints,
                         args.narrow,
+                        args.cpu,
                     )
                 )
     if args.hints:
@@ -322,7 +334,8 @@ def main(argv: list[str] | None = None) -> int:
         + (
             "callgrind instructions"
             if args.callgrind
-            else f"{rounds} rounds, positions per second (median, then each round)"
+            else f"{rounds} rounds, positions per {'CPU ' if args.cpu else ''}second (median, "
+            "then each round)"
         )
     )
     for game in games:
