@@ -1,8 +1,9 @@
 /* The frame's children and the three spaces a search walks (frames.h, Space): plain and
- * narrow (scored_moves: the legal moves worth trying, scored; narrow ones take nothing
- * back from a foundation and pair splits only with whole runs, followups.c) and up to run
- * arrangement (arrangements.c's children and key). Then the reductions' prunes (same
- * targets), the restarts' jitter, the reductions' drops and the sort. */
+ * narrow (scored_moves: the legal moves worth trying, less those the reductions' twin
+ * hook drops (same targets), scored; narrow ones take nothing back from a foundation and
+ * pair splits only with whole runs, followups.c) and up to run arrangement
+ * (arrangements.c's children and key). Then the restarts' jitter, the reductions' drops
+ * and the sort. */
 #include "frames.h"
 
 #include <string.h>
@@ -43,25 +44,29 @@ static int tableau_score(const Tables *t, const Position *p, const Move *move, b
     if (down)
         return TURN_UP + down;  /* turns a card up */
     if (to_empty)
-        return EMPTY_PILE;  /* whole pile to an empty pile: same targets prunes it */
+        return EMPTY_PILE;  /* whole pile to an empty pile: same targets drops it */
     if (t->reserve_fills_empty && p->reserve.len)
         return REFILLED;  /* the reserve refills it: progress */
     *must_use = move->src;
     return EMPTY_PILE;  /* empties a pile */
 }
 
-/* A move of scored_moves: its score (and obligation), or -1 when it is not tried. */
+/* A move of scored_moves: its score (and obligation), or -1 when it is not tried (a
+ * move onto a foundation or into an empty pile also when the twin hook drops it). */
 static int move_score(Search *s, const Position *p, const Move *move, const Move *last,
-                      bool narrow, int *must_use)
+                      bool narrow, int *must_use, Targets *met)
 {
     *must_use = NO_USE;
     if (move->action != MOVE)
         return move->action == DRAW ? s->draw_score : REDEAL_LAST;
     if (straight_back(last, move))
         return -1;  /* straight back where it came from */
+    TwinHook *twin = s->hooks.twin;
     if (move->dst_kind == FOUNDATION)
-        return foundation_score(p, move);
+        return twin && twin(p, move, met) ? -1 : foundation_score(p, move);
     bool to_empty = !p->tableau[move->dst].len;
+    if (to_empty && twin && twin(p, move, met))
+        return -1;
     if (move->src_kind == TABLEAU)
         return tableau_score(s->t, p, move, to_empty, must_use);
     if (move->src_kind == FOUNDATION)  /* the narrow search takes nothing back down */
@@ -75,8 +80,10 @@ static inline int scored_moves(Search *s, const Position *p, const Move *last, C
                                bool narrow)
 {
     int n = legal_moves(s->t, p, s->moves), k = 0;
+    Targets met;
+    met.found_len = met.empty_len = 0;
     for (int i = 0; i < n; i++) {
-        int must_use, score = move_score(s, p, &s->moves[i], last, narrow, &must_use);
+        int must_use, score = move_score(s, p, &s->moves[i], last, narrow, &must_use, &met);
         if (score >= 0)
             put_child(&out[k++], score, &s->moves[i], must_use,
                       must_use == NO_USE ? CHILD_PLAIN : CHILD_OBLIGED);
@@ -164,7 +171,7 @@ static void sort_children(Child *out, double *keys, int n)
     }
 }
 
-/* The space's children, less those the reductions prune; best first; in a restart each
+/* The space's children; best first; in a restart each
  * score plus a draw of up to JITTER_SPREAD, drawn in the order the moves came. Then
  * less those the reductions drop (in a frame reached by a bare draw, the children passed
  * over): after the draws, so a restart draws the same numbers, and before the sort,
@@ -173,8 +180,6 @@ int children(Search *s, Frame *frame, const Move *last, Child *out)
 {
     const Position *p = &s->at;
     int n = s->space->make(s, p, last, out);
-    for (int r = 0; r < s->hooks.prunes_len; r++)
-        n = s->hooks.prunes[r](s, out, n);
     for (int i = 0; i < n; i++)
         s->noisy[i] = s->jitter ? out[i].score + random_random(&s->random) * JITTER_SPREAD
                                 : out[i].score;

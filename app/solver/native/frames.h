@@ -73,8 +73,15 @@ static const uint32_t ALL_PILES = ~0u;
 struct Reduction;
 struct Search;
 
+/* The targets a frame's moves met so far, as same targets marks them (scored_moves keeps
+ * one for each frame's moves). */
+typedef struct {
+    int found[MAX_MOVES], empty[MAX_MOVES];
+    int found_len, empty_len;
+} Targets;
+
 /* The hooks a reduction may have (Reduction, below). */
-typedef int PrunesHook(struct Search *s, Child *out, int n);
+typedef bool TwinHook(const Position *p, const Move *move, Targets *met);
 typedef int DropsHook(struct Search *s, Frame *frame, Child *out, double *noisy, int n);
 typedef bool SkipsHook(struct Search *s, const Frame *frame, const Undo *line, int len);
 typedef int ReachedHook(const struct Search *s, const Undo *line, int len);
@@ -86,17 +93,17 @@ typedef int ThinPairsHook(struct Search *s, const Frame *frame, const Move *befo
 
 /* The list's hooks of each kind, in list order, gathered once before the search (the
  * loop calls these for every child: no look at a reduction without the hook). Of the
- * hooks an obligated move's expansion asks (expands, pair_sources, thin_pairs), the
- * first list entry's with one. */
+ * hooks an obligated move's expansion asks (expands, pair_sources, thin_pairs) and of
+ * twin, the first list entry's with one. */
 typedef struct {
-    PrunesHook *prunes[MAX_REDUCTIONS];
     DropsHook *drops[MAX_REDUCTIONS + 1];  /* + plain_obligations, where nothing expands */
     SkipsHook *skips[MAX_REDUCTIONS];
     ReachedHook *reached[MAX_REDUCTIONS];
     DeadEndHook *dead_end[MAX_REDUCTIONS];
     GoesBackHook *goes_back[MAX_REDUCTIONS];
-    int prunes_len, drops_len, skips_len, reached_len, dead_end_len, goes_back_len;
+    int drops_len, skips_len, reached_len, dead_end_len, goes_back_len;
     bool (*expands)(struct Search *s, Frame *frame);
+    TwinHook *twin;
     PairSourcesHook *pair_sources;
     ThinPairsHook *thin_pairs;
 } Hooks;
@@ -161,10 +168,11 @@ typedef struct Reduction {
     bool (*wanted)(const Limits *limits);
     /* Before the search: set what it changes in the search (false: out of memory). */
     bool (*prepare)(Search *s, const Position *start, const Limits *limits, double deadline);
-    /* A frame's children as made (`n` of them in `out`), before a restart's jitter draws
-     * for them: drop some, as if never made, keeping the others in order; how many are
-     * kept. */
-    PrunesHook *prunes;
+    /* A move onto a foundation or into an empty pile, as the plain and narrow spaces make a
+     * frame's children (after the straight-back test, before it is scored; `met`: the
+     * frame's targets so far): true drops it, as if never made (before a restart's jitter
+     * draws for the children). */
+    TwinHook *twin;
     /* A frame's children, once made (`n` of them in `out`, each with its score in
      * `noisy`): drop some unplayed, keeping the others (and their scores) in order;
      * returns how many are kept. Called once a frame, not once a child. */
@@ -190,7 +198,7 @@ typedef struct Reduction {
 } Reduction;
 
 /* children.c: the frame's children, best first (the space's), less those a reduction
- * prunes or drops. */
+ * drops (twin, drops). */
 int children(Search *s, Frame *frame, const Move *last, Child *out);
 
 static inline void put_child(Child *out, int score, const Move *move, int must_use,

@@ -246,8 +246,8 @@ static void run(Search *s, const Limits *limits, double deadline, Outcome *out)
  * moves and the loose straight back; the full one the sound safe-move rule, same
  * targets, obligations, the exact straight back, then, as asked, deferred draws, their
  * children passed over, the relaxed tableau's test and positions up to run arrangement.
- * Each list orders its hooks: settle's rule first, the pruning of children as made,
- * the expansion of obligations, the skips after play, the dead-end test. */
+ * Each list orders its hooks: settle's rule first, the twins dropped as children are
+ * made, the expansion of obligations, the skips after play, the dead-end test. */
 static const Reduction *const LIST[] = {
     &SETTLE,         &SETTLE_NARROW, &SETTLE_EAGER,     &SAME_TARGETS,
     &OBLIGATIONS,    &NARROW_MOVES,  &STRAIGHT_BACK,    &STRAIGHT_BACK_LOOSE,
@@ -304,6 +304,8 @@ static void gather_expansion(Hooks *h, const Reduction *reduction)
         h->pair_sources = reduction->pair_sources;
     if (reduction->thin_pairs && !h->thin_pairs)
         h->thin_pairs = reduction->thin_pairs;
+    if (reduction->twin && !h->twin)
+        h->twin = reduction->twin;
 }
 
 /* Each kind of hook of the list, in list order, into s->hooks. */
@@ -316,8 +318,6 @@ static void gather_hooks(Search *s)
         h->drops[h->drops_len++] = plain_obligations;
     for (int r = 0; r < s->reductions_len; r++) {
         const Reduction *reduction = s->reductions[r];
-        if (reduction->prunes)
-            h->prunes[h->prunes_len++] = reduction->prunes;
         if (reduction->drops)
             h->drops[h->drops_len++] = reduction->drops;
         if (reduction->skips)
@@ -413,8 +413,9 @@ int search_children(const Tables *t, const Position *p, const Move *last, int dr
     s->draw_score = draw_score;
     s->space = &PLAIN_SPACE;
     s->at = *p;
+    s->hooks.twin = SAME_TARGETS.twin;
     Child kids[MAX_MOVES];
-    int n = SAME_TARGETS.prunes(s, kids, s->space->make(s, &s->at, last, kids));
+    int n = s->space->make(s, &s->at, last, kids);
     for (int i = 0; i < n; i++)
         out[i] = (ScoredMove){.score = kids[i].score, .move = kids[i].move,
                               .must_use = kids[i].kind == CHILD_OBLIGED ? kids[i].must_use

@@ -249,16 +249,6 @@ bool foundation_takes(const Tables *t, const Position *p, int index, int card)
     return pile->len < FOUNDATION_CAP && t->found_next[pile->cards[pile->len - 1]] == card;
 }
 
-int run_length(const Tables *t, const Position *p, int index)
-{
-    const TableauPile *pile = &p->tableau[index];
-    if (!pile->len)
-        return 0;
-    if (!t->runs_any)
-        return 1;
-    return pile->len - run_start(t, pile);
-}
-
 /* -------------------------------------------------------------------- move texts */
 
 static const char SHORT[] = "swrft";  /* PileKind's letters in app/engine/moves.py's short form */

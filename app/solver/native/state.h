@@ -142,7 +142,15 @@ static inline int run_start(const Tables *t, const TableauPile *pile)
     return pile->run;
 }
 
-int run_length(const Tables *t, const Position *p, int index);
+static inline int run_length(const Tables *t, const Position *p, int index)
+{
+    const TableauPile *pile = &p->tableau[index];
+    if (!pile->len)
+        return 0;
+    if (!t->runs_any)
+        return 1;
+    return pile->len - run_start(t, pile);
+}
 
 /* State.legal_moves, in its order; `out` holds MAX_MOVES. Returns how many. */
 int legal_moves(const Tables *t, const Position *p, Move *out);
