@@ -253,10 +253,12 @@ def memory(table_size: int, searches: int) -> None:
     started = time.perf_counter()
     result, _texts, positions, stop, _work = core.native().search(
         core.position(state),
-        100_000_000,
-        None,
-        table_size,
-        tables.SearchTables.of(state.variant).draw_score,
+        core.SearchLimits(
+            100_000_000,
+            None,
+            table_size=table_size,
+            draw_score=tables.SearchTables.of(state.variant).draw_score,
+        ),
     )
     took = time.perf_counter() - started
     grown = (_memory_kib("VmHWM") - before) / 1024
@@ -268,7 +270,9 @@ def memory(table_size: int, searches: int) -> None:
     names = list(VARIANTS)
     marks: list[int] = []
     for n in range(searches):
-        core.search(deal(VARIANTS[names[n % len(names)]], 1 + n // len(names)), 2_000)
+        core.search(
+            deal(VARIANTS[names[n % len(names)]], 1 + n // len(names)), core.SearchLimits(2_000)
+        )
         if n + 1 in (max(1, searches // 10), searches):
             marks.append(_memory_kib("VmRSS"))
     print(

@@ -257,7 +257,8 @@ def lost_hints(deals: range, moves: int, every: int, settings: Settings, proof: 
         lost = [
             state
             for state in positions
-            if native_core.search(state, proof, None, arranged=arranged).result == "unsolvable"
+            if native_core.search(state, native_core.SearchLimits(proof, arranged=arranged)).result
+            == "unsolvable"
         ]
         times, outcomes = _searches(lost, settings.hint_max_positions, settings.hint_max_seconds)
         said = outcomes.get("unsolvable", 0)
@@ -392,7 +393,9 @@ def proofs(games: int, budget: int) -> None:
                     state, _ = state.apply(rng.choice(moves), auto_finish=False, validate=False)
                 for arranged in (False, True):
                     start = time.perf_counter()
-                    found = native_core.search(state, budget, arranged=arranged)
+                    found = native_core.search(
+                        state, native_core.SearchLimits(budget, arranged=arranged)
+                    )
                     result, positions = found.result, found.positions
                     work[arranged][0] += positions
                     work[arranged][1] += time.perf_counter() - start

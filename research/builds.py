@@ -2,15 +2,17 @@
 
 Each ``--build LABEL=PATH`` is a compiled ``app.solver._core`` (the ``.so`` file; build
 one from another commit with ``git worktree add`` and ``setup.py build_ext --inplace``
-there). Every build is loaded under this checkout's ``app.solver.core``, so it must offer
-what those bindings read (``FULL_REDUCTIONS`` since the reductions can be left out by
-name): to compare with an older build, run the script from a worktree of a commit whose
-bindings load both. The builds take turns, each round running every build once in a subprocess of
+there). A build built in place in a tree of its own (``PATH`` is
+``<tree>/app/solver/_core*.so``) is loaded under that tree's ``app`` package, its own
+bindings; any other under this checkout's. The builds take turns, each round running every build once in a subprocess of
 its own (one extension module per process), so the machine's load falls on all of them
 alike; the searches are ``core.search_full`` from deals 1 to ``--deals`` of each game at
 ``--positions`` each, as ``bench/core.py --search`` runs them. Every build must give the
-same verdict, positions count and line length on every deal (the core's changes are
-meant to change speed, never the search), else the run fails.
+same verdict, positions count and line on every deal (the core's changes are meant to
+change speed, never the search), else the run fails.
+
+``--narrow SEED`` runs narrow restart ``SEED`` instead (its jitter, its draw score and
+the eager rule, as ``plan.solve`` runs it).
 
 ``--arranged`` runs the search up to run arrangement instead (``core.search(...,
 arranged=True)``, the full search ``solve()`` ends with in Rank and File and Number Ten;
@@ -27,6 +29,10 @@ Rainbow hint's work.
 default 100 moves), every game by default; per build the median and p99 latency and the
 share decided, over every round (a deadline makes answers differ under load: not
 compared).
+
+``--cpu`` times each build by its process's CPU time rather than wall time: on a
+machine others load, a build's share of the cores moves its wall time, far less its CPU
+time.
 
 ``--callgrind`` counts instructions instead (valgrind's callgrind, the search alone:
 ``--toggle-collect=search_run``): exact and the same on a loaded machine, where wall time
@@ -74,6 +80,20 @@ _CHILD = (
     _LOAD
     + """from app.engine import VARIANTS, State, deal
 from app.solver import core
+from app.solver.tables import SearchTables
+def options(state):
+    if {narrow} is None:
+        return {{"arranged": {arranged}}}
+    rules = SearchTables.of(state.variant)
+    return {{"narrow": True, "seed": {narrow}, "eager": rules.eager_foundations,
+             "draw_score": rules.restart({narrow}).draw_score}}
+try:
+    from app.solver.core import SearchLimits
+    def run(state):
+        return core.search(state, SearchLimits({positions}, **options(state)))
+except ImportError:  # a tree from before SearchLimits: the options as keywords
+    def run(state):
+        return core.search(state, {positions}, **options(state))
 starts = json.load(open({starts!r})) if {starts!r} else {{}}
 rows = {{}}
 for name in {games!r}:
@@ -82,12 +102,13 @@ for name in {games!r}:
     else:
         states = [deal(VARIANTS[name], number) for number in range(1, {deals} + 1)]
     answers, positions = [], 0
-    started = time.perf_counter()
+    clock = time.process_time if {cpu} else time.perf_counter
+    started = clock()
     for state in states:
-        found = core.search(state, {positions}, arranged={arranged})
-        answers.append([found.result, found.positions, len(found.moves)])
+        found = run(state)
+        answers.append([found.result, found.positions, [str(m) for m in found.moves]])
         positions += found.positions
-    rows[name] = {{"seconds": time.perf_counter() - started, "positions": positions,
+    rows[name] = {{"seconds": clock() - started, "positions": positions,
                    "answers": answers}}
 print(json.dumps(rows))
 """
@@ -150,6 +171,13 @@ def greedy_starts(games: tuple[str, ...], deals: int, moves: int) -> dict[str, l
     }
 
 
+def tree_of(path: Path) -> Path:
+    """The tree whose ``app`` package loads the build at ``path``: its own where it was
+    built in place there, else this checkout."""
+    tree = path.parents[2] if len(path.parents) > 2 else ROOT
+    return tree if (tree / "app" / "solver" / "core.py").exists() else ROOT
+
+
 def run_build(
     path: Path,
     games: tuple[str, ...],
@@ -159,21 +187,27 @@ def run_build(
     arranged: bool,
     starts: str = "",
     hints: bool = False,
+    narrow: int | None = None,
+    cpu: bool = False,
 ) -> dict[str, dict]:
     if hints:
-        code = _HINTS_CHILD.format(root=str(ROOT), path=str(path), games=games, starts=starts)
+        code = _HINTS_CHILD.format(
+            root=str(tree_of(path)), path=str(path), games=games, starts=starts
+        )
         done = subprocess.run(
             [sys.executable, "-c", code], check=True, capture_output=True, text=True
         )
         return json.loads(done.stdout)
     code = _CHILD.format(
-        root=str(ROOT),
+        root=str(tree_of(path)),
         path=str(path),
         games=games,
         deals=deals,
         positions=positions,
         arranged=arranged,
         starts=starts,
+        narrow=narrow,
+        cpu=cpu,
     )
     if not callgrind:
         done = subprocess.run(
@@ -185,13 +219,15 @@ def run_build(
         with tempfile.TemporaryDirectory() as work:
             out = Path(work) / "callgrind.out"
             code_one = _CHILD.format(
-                root=str(ROOT),
+                root=str(tree_of(path)),
                 path=str(path),
                 games=(game,),
                 deals=deals,
                 positions=positions,
                 arranged=arranged,
                 starts=starts,
+                narrow=narrow,
+                cpu=cpu,
             )
             done = subprocess.run(
                 [
@@ -221,6 +257,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--build", action="append", required=True, metavar="LABEL=PATH")
     parser.add_argument("--variants", nargs="*")
     parser.add_argument("--arranged", action="store_true", help="the search up to run arrangement")
+    parser.add_argument("--narrow", type=int, metavar="SEED", help="narrow restart SEED")
+    parser.add_argument(
+        "--cpu", action="store_true", help="CPU time of each build's process, not wall time"
+    )
     parser.add_argument("--deals", type=int, default=5)
     parser.add_argument("--positions", type=int, default=200_000)
     parser.add_argument("--rounds", type=int, default=4)
@@ -256,6 +296,8 @@ def main(argv: list[str] | None = None) -> int:
                         args.arranged,
                         str(starts),
                         args.hints,
+                        args.narrow,
+                        args.cpu,
                     )
                 )
     if args.hints:
@@ -269,12 +311,18 @@ def main(argv: list[str] | None = None) -> int:
     for label, runs in results.items():
         for run in runs:
             for game in games:
-                if run[game]["answers"] != reference[game]["answers"]:
-                    sys.exit(
-                        f"{label} searched {game} otherwise: {run[game]['answers']} "
-                        f"against {reference[game]['answers']}"
-                    )
+                for at, (got, want) in enumerate(
+                    zip(run[game]["answers"], reference[game]["answers"], strict=True)
+                ):
+                    if got != want:
+                        sys.exit(
+                            f"{label} searched {game}'s search {at + 1} otherwise: "
+                            f"{got[:2]} and a line of {len(got[2])} against {want[:2]} "
+                            f"and {len(want[2])}"
+                        )
     kind = "search up to run arrangement" if args.arranged else "full search"
+    if args.narrow is not None:
+        kind = f"narrow restart {args.narrow}"
     where = (
         f"positions along greedy play of deals 1001-{1000 + args.deals} (every 8th of "
         f"{args.greedy} moves)"
@@ -286,7 +334,8 @@ def main(argv: list[str] | None = None) -> int:
         + (
             "callgrind instructions"
             if args.callgrind
-            else f"{rounds} rounds, positions per second (median, then each round)"
+            else f"{rounds} rounds, positions per {'CPU ' if args.cpu else ''}second (median, "
+            "then each round)"
         )
     )
     for game in games:

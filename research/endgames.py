@@ -119,7 +119,9 @@ def cost(positions: list[State], budget: int) -> tuple[Counter[str], list[int]]:
     verdicts: Counter[str] = Counter()
     taken = []
     for position in positions:
-        result = core.search(position, budget, arranged=arrangements.supports(position.variant))
+        result = core.search(
+            position, core.SearchLimits(budget, arranged=arrangements.supports(position.variant))
+        )
         verdicts[result.result] += 1
         taken.append(result.positions)
     return verdicts, taken

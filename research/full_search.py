@@ -142,13 +142,15 @@ def full_search(
     start = deal(variant, number)
     found = core.search(
         start,
-        budget,
-        arranged=arrangements.supports(variant),
-        table_size=TABLE_SIZE,
-        max_depth=MAX_DEPTH,
-        relaxed=relaxed,
-        relaxed_stock=stock,
-        relaxed_states=states,
+        core.SearchLimits(
+            budget,
+            arranged=arrangements.supports(variant),
+            table_size=TABLE_SIZE,
+            max_depth=MAX_DEPTH,
+            relaxed=relaxed,
+            relaxed_stock=stock,
+            relaxed_states=states,
+        ),
     )
     if found.result == "solved" and not wins(start, found.moves):
         raise SystemExit(f"deal {number}: the winning line does not replay (a solver bug)")

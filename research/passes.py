@@ -39,7 +39,7 @@ def _deals(texts: list[str]) -> list[tuple[str, int]]:
     return [(game, int(number)) for game, _, number in (t.partition(":") for t in texts)]
 
 
-def _plan(game: str, budget: int) -> list[tuple[str, int, int]]:
+def _plan(game: str, budget: int) -> list[plan.Try]:
     """``solve``'s plan for a deal of ``game`` (its kind of full search, as solve picks)."""
     variant = VARIANTS[game]
     return plan.plan(SearchTables.of(variant), budget, arrangements.supports(variant))
@@ -54,7 +54,8 @@ def run(deals: list[tuple[str, int]], budget: int, cap: int, widest: int | None,
     with out.open("a") as sink:
         for game, number in deals:
             state = deal(VARIANTS[game], number)
-            for kind, width, _ in _plan(game, budget):
+            for one in _plan(game, budget):
+                kind, width = one.kind, one.width
                 if kind not in plan.BEAMS or (game, number, kind, width) in done:
                     continue
                 if widest and width > widest:
@@ -82,7 +83,8 @@ def spent_before_win(game: str, passes: dict[Pass, Outcome], budget: int) -> int
     when no pass wins within its part of the budget. KeyError: a pass the plan reaches
     that the rows do not have; ValueError: one cut at a cap below what the plan gives it."""
     positions = beam_spent = 0
-    for kind, width, share in _plan(game, budget):
+    for one in _plan(game, budget):
+        kind, width, share = one.kind, one.width, one.budget
         allowed = min(share, budget - positions)
         if kind not in plan.BEAMS:
             positions += max(allowed, 0)  # a restart, or the full search: no win

@@ -77,13 +77,13 @@ def positions(name: str, flip: bool, number: int, back: int = 8) -> Iterator[tup
 
 def verdicts(state: State, budget: int, hint_budget: int) -> dict[str, str]:
     out: dict[str, str] = {
-        "full": core.search(state, budget).result,
-        "full-undeferred": core.search(state, budget, defer_draws=False).result,
+        "full": core.search(state, core.SearchLimits(budget)).result,
+        "full-undeferred": core.search(state, core.SearchLimits(budget, defer_draws=False)).result,
     }
     if arrangements.supports(state.variant):
-        out["arranged"] = core.search(state, budget, arranged=True).result
+        out["arranged"] = core.search(state, core.SearchLimits(budget, arranged=True)).result
         out["arranged-undeferred"] = core.search(
-            state, budget, arranged=True, defer_draws=False
+            state, core.SearchLimits(budget, arranged=True, defer_draws=False)
         ).result
     out["hint"] = solve(state, hint_budget).result
     return out

@@ -59,7 +59,7 @@ mutate "obligations" app/solver/native/followups.c \
     tests/solver/test_native_search.py -k "whole_cycle"
 
 # Runs one card shorter than they are.
-mutate "run-length" app/solver/native/state.c \
+mutate "run-length" app/solver/native/movegen.c \
     's/for (int count = 2; count <= longest; count++) {/for (int count = 2; count < longest; count++) {/' \
     tests/solver/test_native_core.py -k "every_corpus_position"
 

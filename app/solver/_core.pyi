@@ -1,5 +1,7 @@
 # Types of the native core (app/solver/native/module.c); app.solver.core wraps it.
 
+from app.solver.core import SearchLimits
+
 MAX_CARDS: int
 DEFAULT_MAX_DEPTH: int
 RELAXED_STATE_LIMIT: int
@@ -48,6 +50,9 @@ class Position:
     def children(self) -> list[tuple[str, list[str], Position]]: ...
     def safe_move(self, eager: bool = False) -> str | None: ...
     def settle(self, eager: bool = False) -> tuple[list[str], Position]: ...
+    def scored_children(
+        self, draw_score: int, last: str | None = None
+    ) -> list[tuple[int, str, int]]: ...
     # Run arrangement (app/solver/arrangements.py); ValueError unless the tables are
     # arranged ones (arrangements.supports).
     def arranged_key(self) -> int: ...
@@ -57,22 +62,7 @@ def exhaustive(position: Position, max_positions: int) -> tuple[str, int]: ...
 def playout(position: Position, seed: int, steps: int) -> tuple[int, int, Position]: ...
 def shorten(position: Position, line: list[str], max_seconds: float | None) -> list[str]: ...
 def search(
-    position: Position,
-    max_positions: int,
-    max_seconds: float | None,
-    table_size: int,
-    draw_score: int,
-    *,
-    narrow: bool = False,
-    eager: bool = False,
-    seed: int = 0,
-    max_depth: int = ...,
-    arranged: bool = False,
-    defer_draws: bool = True,
-    relaxed: bool = True,
-    relaxed_stock: int = ...,
-    relaxed_states: int = ...,
-    without: tuple[str, ...] | None = None,
+    position: Position, limits: SearchLimits
 ) -> tuple[
     str, list[str], int, str, tuple[int, int, int]
 ]: ...  # ..., (children, expansions, skipped)

@@ -17,7 +17,7 @@ it, and the tests check the core against the engine and the plain search of
 from __future__ import annotations
 
 import time
-from collections.abc import Collection
+from dataclasses import KW_ONLY, dataclass, replace
 from functools import cache
 from types import ModuleType
 
@@ -103,6 +103,8 @@ def load(data: bytes) -> _core.Position:
 # The transposition table's default bound, in keys (11 to 21 bytes each, so at most
 # about 176 MB); a search never allocates room for more keys than its position budget.
 DEFAULT_TABLE_SIZE = 1 << 23
+# The stack's default bound, in frames (search.h): past it a search stops, ``unknown``.
+DEFAULT_MAX_DEPTH: int = _core.DEFAULT_MAX_DEPTH
 
 
 _RESULTS: dict[str, Result] = {
@@ -112,61 +114,60 @@ _RESULTS: dict[str, Result] = {
 }
 
 
-def search(
-    state: State,
-    max_positions: int,
-    max_seconds: float | None = None,
-    *,
-    draw_score: int | None = None,
-    narrow: bool = False,
-    eager: bool = False,
-    seed: int = 0,
-    arranged: bool = False,
-    table_size: int = DEFAULT_TABLE_SIZE,
-    defer_draws: bool = True,
-    max_depth: int | None = None,
-    relaxed: bool = True,
-    relaxed_stock: int = relaxation.STOCK_LIMIT,
-    relaxed_states: int = relaxation.STATE_LIMIT,
-    without: Collection[str] = (),
-) -> SolveResult:
-    """One depth-first search from ``state``, with the GIL released: ``narrow`` (the
-    restarts' search: no chains of run splits, nothing back down; proves nothing) or
-    full (its exhaustion is a proof), jittered by ``seed`` (0: none), plain or up to run
-    arrangement (``arranged``), with deferred draws (``defer_draws``) and the relaxed
-    tableau's dead-end test (``relaxed``, where the stock holds at most
-    ``relaxed_stock`` cards; each test gives up at ``relaxed_states``). ``draw_score`` is
-    the rules' (of ``SearchTables.restart(seed)`` in a restart; default the variant's),
-    ``eager`` is ``narrow and rules.eager_foundations``. ``without`` leaves reductions of
-    the full search out by name (:data:`FULL_REDUCTIONS`; the differential tests switch
-    each off alone).
-    ``unknown`` also when the transposition table (``table_size`` keys) is full, or its
-    stack (``max_depth`` frames, default ``DEFAULT_MAX_DEPTH``): the result says which in
-    ``stopped``. The line is not replayed here (``plan.solve`` replays)."""
-    if draw_score is None:
-        draw_score = SearchTables.of(state.variant).draw_score
+@dataclass(frozen=True)
+class SearchLimits:
+    """What one depth-first search of the core (:func:`search`) may do: its budgets and
+    which search it is. The core reads these fields by name (``module_search.c``, ``Limits``).
+
+    ``narrow`` is the restarts' search (no chains of run splits, nothing back down;
+    proves nothing), else the full one (its exhaustion is a proof); ``seed`` jitters the
+    move order (0: none); ``arranged`` searches up to run arrangement; ``defer_draws``
+    (deferred draws) and ``relaxed`` (the relaxed tableau's dead-end test, where the
+    stock holds at most ``relaxed_stock`` cards; each test gives up at
+    ``relaxed_states``) are reductions of the full search. ``draw_score`` is the rules'
+    (of ``SearchTables.restart(seed)`` in a restart; None: the variant's), ``eager`` is
+    ``narrow and rules.eager_foundations``. ``without`` leaves reductions of the full
+    search out by name (:data:`FULL_REDUCTIONS`; the differential tests switch each off
+    alone). The search also stops, ``unknown``, when its transposition table
+    (``table_size`` keys) or its stack (``max_depth`` frames) is full."""
+
+    max_positions: int
+    max_seconds: float | None = None
+    _: KW_ONLY
+    table_size: int = DEFAULT_TABLE_SIZE
+    draw_score: int | None = None
+    narrow: bool = False
+    eager: bool = False
+    seed: int = 0
+    arranged: bool = False
+    defer_draws: bool = True
+    max_depth: int = DEFAULT_MAX_DEPTH
+    relaxed: bool = True
+    relaxed_stock: int = relaxation.STOCK_LIMIT
+    relaxed_states: int = relaxation.STATE_LIMIT
+    without: tuple[str, ...] = ()
+
+
+def search(state: State, limits: SearchLimits) -> SolveResult:
+    """One depth-first search from ``state`` within ``limits``, with the GIL released.
+    ``unknown`` also when the transposition table or the stack is full: the result says
+    which in ``stopped``. The line is not replayed here (``plan.solve`` replays)."""
+    if limits.draw_score is None:
+        limits = replace(limits, draw_score=SearchTables.of(state.variant).draw_score)
     started = time.perf_counter()
-    depth = _core.DEFAULT_MAX_DEPTH if max_depth is None else max_depth
-    result, texts, positions, stop, _work = _core.search(
-        position(state),
-        max_positions,
-        max_seconds,
-        table_size,
-        draw_score,
-        narrow=narrow,
-        eager=eager,
-        seed=seed,
-        arranged=arranged,
-        defer_draws=defer_draws,
-        max_depth=depth,
-        relaxed=relaxed,
-        relaxed_stock=relaxed_stock,
-        relaxed_states=relaxed_states,
-        without=tuple(without),
-    )
+    result, texts, positions, stop, _work = _core.search(position(state), limits)
     moves = [Move.parse(text) for text in texts]
     elapsed = int((time.perf_counter() - started) * 1000)
     return SolveResult(_RESULTS[result], moves, positions, elapsed, stop)
+
+
+def scored_children(state: State, last: Move | None = None) -> list[tuple[int, Move, int]]:
+    """The full search's children at ``state`` reached by ``last``, in the order the core
+    makes them: (score, move, the tableau pile the next move must use or -1). The search
+    tries them lowest score first, equal scores in this order (``scores.h``)."""
+    draw_score = SearchTables.of(state.variant).draw_score
+    found = position(state).scored_children(draw_score, None if last is None else str(last))
+    return [(score, Move.parse(text), must_use) for score, text, must_use in found]
 
 
 def search_full(
@@ -176,7 +177,7 @@ def search_full(
     table_size: int = DEFAULT_TABLE_SIZE,
 ) -> SolveResult:
     """The full search (:func:`search` with ``narrow=False``, no jitter, not arranged)."""
-    return search(state, max_positions, max_seconds, table_size=table_size)
+    return search(state, SearchLimits(max_positions, max_seconds, table_size=table_size))
 
 
 def beam(

@@ -24,12 +24,12 @@ is a proof.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, replace
 
 from app.engine import Move, State
 from app.engine import Rules as HouseRules
 from app.solver import arrangements, relaxation
 from app.solver import core as native_core
-from app.solver.moves import safe_move, scored_moves
 from app.solver.result import Result, SolveResult, wins
 from app.solver.tables import FIRST_TRY, SearchTables
 
@@ -95,36 +95,30 @@ def solve(
     stopped = "positions"
     arranged = arrangements.supports(state.variant)
     beam_spent = 0  # by the beam passes, which share one budget (each entry's share)
-    for kind, seed, share in plan(rules, max_positions, arranged):
-        budget = min(share, max_positions - positions)
-        if kind in BEAMS:
-            budget = min(budget, share - beam_spent)
+    base = native_core.SearchLimits(
+        1,
+        table_size=native_core.DEFAULT_TABLE_SIZE if table_size is None else table_size,
+        max_depth=native_core.DEFAULT_MAX_DEPTH if max_depth is None else max_depth,
+        relaxed_stock=relaxed_stock,
+    )
+    for one in plan(rules, max_positions, arranged):
+        budget = min(one.budget, max_positions - positions)
+        if one.kind in BEAMS:
+            budget = min(budget, one.budget - beam_spent)
             if budget <= 0:
                 continue  # the beam's share is spent: on to the restarts
         if budget <= 0:
             break
-        if kind in BEAMS:
+        if one.kind in BEAMS:
             result, moves, used, stopped = _beam(
-                state, seed, kind == BEST_BEAM, budget, deadline, kind == SINGLE_BEAM
+                state, one.width, one.kind == BEST_BEAM, budget, deadline, one.kind == SINGLE_BEAM
             )
             beam_spent += used
         else:
-            narrow = kind == NARROW
-            tables = rules.restart(seed) if kind != FULL else rules
-            keyed = arranged and not narrow
             result, moves, used, stopped = _search(
-                state,
-                tables,
-                budget,
-                deadline,
-                narrow,
-                seed,
-                keyed,
-                table_size,
-                max_depth,
-                relaxed_stock,
+                state, _limits(base, rules, one, budget, deadline, arranged)
             )
-            if narrow:
+            if one.kind == NARROW:
                 result = "unknown" if result == "unsolvable" else result  # proves nothing
         positions += used
         if result == "solved":
@@ -152,43 +146,43 @@ def _shortened(state: State, moves: list[Move]) -> list[Move]:
 
 def suggest(state: State) -> Move | None:
     """A heuristic move when no winning line is known: a safe foundation move, else the
-    move the search would try first (None when there is no move at all)."""
-    rules = SearchTables.of(state.variant)
-    safe = safe_move(state, rules, False)
+    child the full search would try first (the core's scores; None when there is no move
+    at all)."""
+    safe = native_core.position(state).safe_move()
     if safe is not None:
-        return safe
-    scored = sorted(scored_moves(state, rules, None, False), key=lambda entry: entry[0])
-    return scored[0][1] if scored else None
+        return Move.parse(safe)
+    scored = native_core.scored_children(state)
+    return min(scored, key=lambda entry: entry[0])[1] if scored else None
 
 
-def _search(
-    state: State,
+def _limits(
+    base: native_core.SearchLimits,
     rules: SearchTables,
+    one: Try,
     budget: int,
     deadline: float | None,
-    narrow: bool,
-    seed: int,
     arranged: bool,
-    table_size: int | None,
-    max_depth: int | None,
-    relaxed_stock: int,
-) -> tuple[Result, list[Move], int, str]:
+) -> native_core.SearchLimits:
+    """The limits of try ``one`` (a restart or the full search) with ``budget`` positions,
+    from ``base`` (the table, stack and relaxed tableau's limits of :func:`solve`)."""
+    narrow = one.kind == NARROW
+    tables = rules.restart(one.seed) if one.kind != FULL else rules
+    return replace(
+        base,
+        max_positions=budget,
+        max_seconds=None if deadline is None else max(0.0, deadline - time.perf_counter()),
+        draw_score=tables.draw_score,
+        narrow=narrow,
+        eager=narrow and tables.eager_foundations,
+        seed=one.seed,
+        arranged=arranged and not narrow,
+    )
+
+
+def _search(state: State, limits: native_core.SearchLimits) -> tuple[Result, list[Move], int, str]:
     """One depth-first search of the core (:func:`app.solver.core.search`): its verdict,
     line, positions met, and why it stopped when it did not decide."""
-    seconds = None if deadline is None else max(0.0, deadline - time.perf_counter())
-    found = native_core.search(
-        state,
-        budget,
-        seconds,
-        draw_score=rules.draw_score,
-        narrow=narrow,
-        eager=narrow and rules.eager_foundations,
-        seed=seed,
-        arranged=arranged,
-        table_size=native_core.DEFAULT_TABLE_SIZE if table_size is None else table_size,
-        max_depth=max_depth,
-        relaxed_stock=relaxed_stock,
-    )
+    found = native_core.search(state, limits)
     return found.result, found.moves, found.positions, found.stopped
 
 
@@ -213,9 +207,21 @@ def _beam(
     return "solved", [Move.parse(text) for text in found.moves], found.positions, ""
 
 
-def plan(rules: SearchTables, max_positions: int, arranged: bool) -> list[tuple[str, int, int]]:
-    """The searches of :func:`solve`, in order, as (kind, seed or beam width, positions at
-    most): the restarts, the beam passes of each width (:func:`beam_orders`) after the
+@dataclass(frozen=True)
+class Try:
+    """One search of :func:`solve`'s plan: its kind (:data:`NARROW`, :data:`ARRANGED`,
+    :data:`FULL` or one of :data:`BEAMS`), the most positions it may meet (a beam pass:
+    the beam passes' shared budget), a restart's ``seed`` (its jitter and tables) and a
+    beam pass's ``width``."""
+
+    kind: str
+    budget: int
+    seed: int = 0
+    width: int = 0
+
+
+def plan(rules: SearchTables, max_positions: int, arranged: bool) -> list[Try]:
+    """The searches of :func:`solve`, in order: the restarts, the beam passes of each width (:func:`beam_orders`) after the
     restarts have planned :data:`BEAM_AFTER` times its width, then the full search with
     what is left. The beam passes share one budget: each has what those before it left;
     what the restarts (a quarter, at most :data:`RESTARTS_MOST`) and the full search (half,
@@ -226,7 +232,7 @@ def plan(rules: SearchTables, max_positions: int, arranged: bool) -> list[tuple[
     (Rows of Four deals 1-60 at 1,000,000: all 60 won either way, in 40 times the time)."""
     kinds = restart_kinds(rules, arranged)
     if max_positions < BEAM_FROM or not rules.single_pass:
-        return [*restarts(rules, max_positions // 2, kinds), (FULL, 0, max_positions)]
+        return [*restarts(rules, max_positions // 2, kinds), Try(FULL, max_positions)]
     restarts_share = min(max_positions // RESTARTS_SHARE, RESTARTS_MOST)
     full_share = max_positions // 2
     if not relaxation.applies(rules.variant):
@@ -234,16 +240,16 @@ def plan(rules: SearchTables, max_positions: int, arranged: bool) -> list[tuple[
     share = max_positions - restarts_share - full_share  # at least a quarter
     orders = beam_orders(rules)
     pending = [(width, orders) for width in beam_widths(share)]
-    tries: list[tuple[str, int, int]] = []
+    tries: list[Try] = []
     planned = 0
     for restart in restarts(rules, restarts_share, kinds):
         tries.append(restart)
-        planned += restart[2]
+        planned += restart.budget
         while pending and planned >= pending[0][0] * BEAM_AFTER:
             width, orders = pending.pop(0)
-            tries.extend((order, width, share) for order in orders)
-    tries.extend((order, width, share) for width, orders in pending for order in orders)
-    return [*tries, (FULL, 0, max_positions)]
+            tries.extend(Try(order, share, width=width) for order in orders)
+    tries.extend(Try(order, share, width=width) for width, orders in pending for order in orders)
+    return [*tries, Try(FULL, max_positions)]
 
 
 def beam_orders(rules: SearchTables) -> tuple[str, ...]:
@@ -278,14 +284,12 @@ def restart_kinds(rules: SearchTables, arranged: bool) -> tuple[str, ...]:
     return (NARROW, FULL) if rules.runs_any else (NARROW,)
 
 
-def restarts(
-    rules: SearchTables, max_positions: int, kinds: tuple[str, ...]
-) -> list[tuple[str, int, int]]:
-    """The restarts before the full search, as (kind, seed, positions): budgets of 500,
+def restarts(rules: SearchTables, max_positions: int, kinds: tuple[str, ...]) -> list[Try]:
+    """The restarts before the full search, each with its seed: budgets of 500,
     500, 1000, 1000, 2000, ... (up to the variant's largest restart) within
     ``max_positions``; each narrow restart followed by one of each further kind (a
     complete search in another order: its exhaustion is a proof too)."""
-    tries: list[tuple[str, int, int]] = []
+    tries: list[Try] = []
     planned, seed = 0, 0
     while planned < max_positions:
         grown = FIRST_TRY << (seed // 2)
@@ -294,7 +298,7 @@ def restarts(
         for kind in kinds:
             share = min(grown, max_positions - planned)
             if share > 0:
-                tries.append((kind, seed, share))
+                tries.append(Try(kind, share, seed=seed))
                 planned += share
         seed += 1
     return tries

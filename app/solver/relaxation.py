@@ -59,7 +59,7 @@ BEAM_STATE_LIMIT = 5_000
 # hints and lost proofs (docs/decisions/0004-relaxed-tableau-stock-limit.md). A search
 # may ask it at fewer (``relaxed_stock``).
 STOCK_LIMIT = 8
-# The native core codes the bottoms in 32 bits, a base-5 digit a class (relaxation.c).
+# The native core codes the bottoms in 32 bits, a base-5 digit a class (relaxation_new.c).
 _BOTTOMS_MOST_PILES, _BOTTOMS_MOST_CLASSES = 4, 13
 
 

@@ -1,10 +1,11 @@
-"""The per-variant tables the search reads on its hot path, built once per variant.
+"""The per-variant tables the search is handed (:func:`app.solver.core.tables`), built
+once per variant.
 
-The safe foundation moves of :mod:`app.solver.moves` read :attr:`SearchTables.children`: a
-card goes up without branching when no card that could ever need it as a tableau parent
-is still out of the foundations (two decks: both copies must be up). Nothing is lost: a
-card on the foundations only ever serves as a tableau parent, and every card that could
-use it is up already.
+The core's safe foundation moves read :attr:`SearchTables.children`: a card goes up
+without branching when no card that could ever need it as a tableau parent is still out
+of the foundations (two decks: both copies must be up). Nothing is lost: a card on the
+foundations only ever serves as a tableau parent, and every card that could use it is up
+already (``docs/solver.md``, "Safe foundation moves").
 """
 
 from __future__ import annotations
@@ -12,7 +13,14 @@ from __future__ import annotations
 import copy
 
 from app.engine import RANK, SUIT, State, Variant
-from app.solver.moves import DRAW_BEFORE_SPLITS, DRAW_EARLY, DRAW_LAST
+
+# A draw's score among the search's children (the other scores are the core's,
+# app/solver/native/scores.h; lowest tried first): with redeals, draw before building from
+# the waste (passed cards come back); one pass, after every tableau move (drawing is
+# irreversible), or, every other restart, before splitting runs.
+DRAW_EARLY = 15
+DRAW_BEFORE_SPLITS = 40
+DRAW_LAST = 90
 
 FIRST_TRY = 500  # positions in the first restart (plan.restarts grows them from here)
 
@@ -36,9 +44,6 @@ class SearchTables:
 
     def __init__(self, variant: Variant) -> None:
         self.variant = variant
-        # safe_move's last answer with the foundations it was for (it holds them, so
-        # `is` cannot meet another tuple at a reused address).
-        self.last_wanted: tuple[object, int, dict[int, int]] = ((), 0, {})
         self.decks = variant.decks
         self.runs_any = variant.runs == "any"
         self.single_pass = variant.redeals == 0
@@ -112,7 +117,6 @@ class SearchTables:
         if self._narrowed is None:
             self._narrowed = copy.copy(self)
             self._narrowed.children = self.narrow_children
-            self._narrowed.last_wanted = ((), 0, {})
             self._narrowed._narrowed = self._narrowed
         return self._narrowed
 

@@ -47,7 +47,7 @@ def test_each_endgame_is_priced_by_the_search_alone() -> None:
     state = deal(get_variant("rainbow"), 3)
     late = list(walk(state, random.Random(3), 400, greedy=False))[-1]
     verdicts, taken = module.cost([late, late], 100_000)
-    alone = core.search(late, 100_000, arranged=True)
+    alone = core.search(late, core.SearchLimits(100_000, arranged=True))
     assert verdicts == {alone.result: 2}
     assert taken == [alone.positions, alone.positions]
     assert "2 " + alone.result in module.describe("as dealt", verdicts, taken)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from app.solver import core
 from app.solver.result import SolveResult
 from research import dataset, full_search
 from research.tests.helpers import add_survey, fresh
@@ -98,10 +99,10 @@ def test_the_relaxed_tests_options_reach_the_search_and_the_row_names_them(
     other than the defaults says so in its settings."""
     path, connection = fresh(tmp_path)
     add_survey(connection, "rainbow", M, "a", (1, "unknown"))
-    asked: list[dict[str, object]] = []
+    asked: list[core.SearchLimits] = []
 
-    def lost(*_args: object, **kwargs: object) -> SolveResult:
-        asked.append(kwargs)
+    def lost(_state: object, limits: core.SearchLimits) -> SolveResult:
+        asked.append(limits)
         return SolveResult("unsolvable", [], 7, 1)
 
     monkeypatch.setattr(full_search.core, "search", lost)
@@ -116,7 +117,7 @@ def test_the_relaxed_tests_options_reach_the_search_and_the_row_names_them(
         "full search alone, up to run arrangement, relaxed tableau "
         "(stock 4, 4,000,000 states a test)",
     ]
-    assert [(a["relaxed_stock"], a["relaxed_states"]) for a in asked] == [
+    assert [(a.relaxed_stock, a.relaxed_states) for a in asked] == [
         (8, 100_000),
         (4, 4_000_000),
     ]
@@ -129,10 +130,10 @@ def test_again_searches_the_deals_named_even_where_rows_decide_them(
     search ``relaxed=False`` and the row's search says so."""
     path, connection = fresh(tmp_path)
     add_survey(connection, "rainbow", 10 * M, "a", (1, "solved"), (2, "unsolvable"))
-    asked: list[dict[str, object]] = []
+    asked: list[core.SearchLimits] = []
 
-    def lost(*_args: object, **kwargs: object) -> SolveResult:
-        asked.append(kwargs)
+    def lost(_state: object, limits: core.SearchLimits) -> SolveResult:
+        asked.append(limits)
         return SolveResult("unsolvable", [], 7, 1)
 
     monkeypatch.setattr(full_search.core, "search", lost)
@@ -145,4 +146,4 @@ def test_again_searches_the_deals_named_even_where_rows_decide_them(
     assert json_of(found[0]["settings"])["search"] == (
         "full search alone, up to run arrangement, without the relaxed tableau"
     )
-    assert [a["relaxed"] for a in asked] == [False]
+    assert [a.relaxed for a in asked] == [False]

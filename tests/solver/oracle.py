@@ -14,9 +14,19 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from app import seeds
-from app.engine import VARIANTS, Move, Rules, State, deal
+from app.engine import (
+    F_PILES,
+    RESERVE_PILE,
+    T_PILES,
+    VARIANTS,
+    WASTE_PILE,
+    Move,
+    Rules,
+    State,
+    deal,
+)
+from app.engine.moves import MOVE
 from app.solver import core, tables
-from app.solver import moves as solver_moves
 from app.solver.result import SolveResult, wins
 
 CONFIGS = [(name, flip) for name in VARIANTS for flip in (False, True)]
@@ -33,16 +43,63 @@ def start(name: str, flip: bool, number: int) -> State:
 
 
 def greedy_move(state: State, rng: random.Random, last: Move | None) -> Move:
-    """A safe foundation move, else one of the heuristic's best-scored moves (ties at random)."""
-    rules = tables.SearchTables.of(state.variant)
-    safe = solver_moves.safe_move(state, rules, False)
+    """A safe foundation move, else one of the core's best-scored children (the full
+    search's, as it would try them from here after ``last``; ties at random)."""
+    safe = core.position(state).safe_move()
     if safe is not None:
-        return safe
-    scored = solver_moves.scored_moves(state, rules, last, False)
+        return Move.parse(safe)
+    scored = core.scored_children(state, last)
     if not scored:
         return rng.choice(state.legal_moves())
     best = min(score for score, _m, _u in scored)
     return rng.choice([move for score, move, _u in scored if score == best])
+
+
+# The safe foundation moves as SearchTables states them (its children tables), in Python:
+# the core's settle is checked against them (tests/solver/test_native_core.py).
+
+
+def wanted_cards(state: State) -> dict[int, int]:
+    """The cards the foundations take now, each with the first foundation that takes it."""
+    nxt = state.variant.found_next
+    wanted: dict[int, int] = {}
+    empty = -1
+    for f, pile in enumerate(state.foundations):
+        if not pile:
+            if empty < 0:
+                empty = f
+        elif len(pile) < 13:
+            wanted.setdefault(nxt[pile[-1]], f)
+    if empty >= 0:
+        for suit in range(4):
+            wanted.setdefault(suit * 13 + state.first_rank - 1, empty)
+    return wanted
+
+
+def safe_move(state: State, rules: tables.SearchTables, eager: bool) -> Move | None:
+    """The first safe foundation move (``eager``: the first foundation move): from the
+    tableau (not a pile's last card where the reserve refills emptied piles), then the
+    waste (where :attr:`SearchTables.waste_settles`), then the reserve."""
+    wanted = wanted_cards(state)
+    for i, pile in enumerate(state.tableau):
+        if pile and pile[-1] in wanted and state.hidden[i] < len(pile):
+            if rules.reserve_fills and len(pile) == 1 and state.reserve:
+                continue
+            if eager or rules.safe_to_foundation(state, pile[-1]):
+                return Move(MOVE, T_PILES[i], F_PILES[wanted[pile[-1]]], 1)
+    stacks = ((WASTE_PILE, state.waste), (RESERVE_PILE, state.reserve))
+    for src, cards in stacks if rules.waste_settles else stacks[1:]:
+        if cards and cards[-1] in wanted and (eager or rules.safe_to_foundation(state, cards[-1])):
+            return Move(MOVE, src, F_PILES[wanted[cards[-1]]], 1)
+    return None
+
+
+def settle(state: State, rules: tables.SearchTables, line: list[Move], eager: bool) -> State:
+    """Play :func:`safe_move` until none is left, appending the moves to ``line``."""
+    while (move := safe_move(state, rules, eager)) is not None:
+        state, _ = state.apply(move, auto_finish=False, validate=False)
+        line.append(move)
+    return state
 
 
 def walk(state: State, rng: random.Random, steps: int, greedy: bool) -> Iterator[State]:

@@ -33,13 +33,13 @@ from hypothesis import strategies as st
 
 from app.engine import VARIANTS, Move, Rules, State, Variant, deal, get_variant, run_start
 from app.engine.cards import CODE
-from app.solver import arrangements, core, moves, tables
+from app.solver import arrangements, core, tables
 from app.solver.result import replay, wins
 from tests.solver.oracle import PLAIN, piles_reordered, seed_line, start, walk
 
 # Shared by the hand-built positions: everything but a few cards is up or in the stock.
 HEAD = "rank-and-file redeals=0\nstock: KD KD\n"
-DRAW_SCORES = (moves.DRAW_EARLY, moves.DRAW_LAST)  # SearchTables.draw_score: before, after
+DRAW_SCORES = (tables.DRAW_EARLY, tables.DRAW_LAST)  # SearchTables.draw_score: before, after
 LATE_STEPS = 400
 
 
@@ -125,7 +125,7 @@ def test_key_ignores_which_equal_parent_holds_a_run() -> None:
     # The plain key tells them apart: this is the reduction.
     assert spade.key() != club.key()
     # And the move between them is one the children leave out (it keeps the key).
-    texts = [[*prefix, move] for _s, prefix, move in spade.arranged_children(moves.DRAW_LAST)]
+    texts = [[*prefix, move] for _s, prefix, move in spade.arranged_children(tables.DRAW_LAST)]
     assert ["t0>t1x2"] not in texts
     assert _after(on_spade, ["t0>t1x2"]) == on_club
 
@@ -567,7 +567,7 @@ def test_every_arrangement_offers_every_successor(name: str) -> None:
         other = _other_arrangement(state, rng)
         swapped += other.tableau != state.tableau
         for first, second in ((state, other), (other, state)):
-            count, seen = _covers(first, second, moves.DRAW_LAST)
+            count, seen = _covers(first, second, tables.DRAW_LAST)
             checked += count
             kinds |= seen
     assert swapped > len(positions) // 4
@@ -578,7 +578,7 @@ def test_every_arrangement_offers_every_successor(name: str) -> None:
 def test_the_rejoin_takes_the_run_apart_and_puts_it_back() -> None:
     """ONE_PILE: 4C goes up only by the rejoin, whose clearing the engine plays."""
     state = State.from_text(ONE_PILE)
-    children = core.position(state).arranged_children(moves.DRAW_LAST)
+    children = core.position(state).arranged_children(tables.DRAW_LAST)
     rejoins = [(prefix, move) for _score, prefix, move in children if len(prefix) == 3]
     assert rejoins
     for prefix, move in rejoins:
@@ -632,7 +632,9 @@ def test_agrees_with_the_plain_search(name: str) -> None:
         plain = core.exhaustive(state, PLAIN).result
         for relaxed in (False, True):
             for budget in (200, 20_000):
-                arranged = core.search(state, budget, arranged=True, relaxed=relaxed)
+                arranged = core.search(
+                    state, core.SearchLimits(budget, arranged=True, relaxed=relaxed)
+                )
                 if arranged.result == "solved":
                     assert wins(state, arranged.moves)
                 elif arranged.result == "unknown":
@@ -674,26 +676,26 @@ t9: 8H 7S 6H 5C 4H 3C
 def test_a_position_on_a_winning_line_is_not_proven_lost() -> None:
     state = State.from_text(ON_A_WINNING_LINE)
     for relaxed in (False, True):
-        found = core.search(state, 20_000, arranged=True, relaxed=relaxed)
+        found = core.search(state, core.SearchLimits(20_000, arranged=True, relaxed=relaxed))
         assert found.result == "solved"
         assert wins(state, found.moves)
     # The argument holds here, and on another arrangement.
     other = _other_arrangement(state, random.Random(3))
-    _covers(state, other, moves.DRAW_LAST)
-    _covers(other, state, moves.DRAW_LAST)
+    _covers(state, other, tables.DRAW_LAST)
+    _covers(other, state, tables.DRAW_LAST)
 
 
 # A late Rank and File position from random play: lost, and the plain full search cannot
 # show it within 20,000 positions.
 def test_proves_a_loss_the_plain_search_cannot() -> None:
     state = _random_play("rank-and-file", 8, steps=LATE_STEPS)[-1]
-    plain = core.search(state, 20_000, relaxed=False)
-    arranged = core.search(state, 20_000, arranged=True, relaxed=False)
+    plain = core.search(state, core.SearchLimits(20_000, relaxed=False))
+    arranged = core.search(state, core.SearchLimits(20_000, arranged=True, relaxed=False))
     assert plain.result == "unknown"
     assert arranged.result == "unsolvable"
     assert arranged.positions < 1_000
     # Lost indeed: the plain full search shows it with more positions.
-    assert core.search(state, 200_000, relaxed=False).result == "unsolvable"
+    assert core.search(state, core.SearchLimits(200_000, relaxed=False)).result == "unsolvable"
 
 
 # ------------------------------------------------------------- hypothesis playouts
@@ -712,8 +714,8 @@ def test_generated_playouts_keep_to_the_argument(
     for position in list(walk(start(*config, number), rng, steps, greedy))[::7]:
         other = _other_arrangement(position, rng)
         assert _key(other) == _key(position)
-        _covers(position, other, moves.DRAW_LAST)
-        _covers(other, position, moves.DRAW_EARLY)
+        _covers(position, other, tables.DRAW_LAST)
+        _covers(other, position, tables.DRAW_EARLY)
 
 
 # ------------------------------------------------------------------ refusals
@@ -729,7 +731,7 @@ def test_unsupported_games_raise(name: str) -> None:
         with pytest.raises(ValueError, match="not supported|support run arrangement"):
             call()
     with pytest.raises(ValueError, match="support run arrangement"):
-        core.search(state, 1_000, arranged=True)
+        core.search(state, core.SearchLimits(1_000, arranged=True))
 
 
 def test_bad_draw_scores_raise() -> None:

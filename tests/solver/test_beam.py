@@ -255,50 +255,56 @@ def test_buried_counts_the_cards_above_each_card_the_foundations_take_next() -> 
 def test_solve_runs_beam_passes_between_the_restarts() -> None:
     rules = SearchTables.of(VARIANTS["deauville"])
     tries = plan.plan(rules, 1_000_000, arranged=False)
-    beams = [(kind, width) for kind, width, _share in tries if kind in plan.BEAMS]
+    beams = [(one.kind, one.width) for one in tries if one.kind in plan.BEAMS]
     assert beams == [(kind, w) for w in (16, 64, 256) for kind in (plan.BEAM, plan.BEST_BEAM)]
-    for at, (kind, width, share) in enumerate(tries):
-        if kind in plan.BEAMS:  # after restarts planned a hundred times its width
-            before = sum(s for k, _w, s in tries[:at] if k == plan.NARROW)
-            assert before >= width * plan.BEAM_AFTER
-            assert share == 250_000  # a quarter, shared by the passes
-    assert sum(share for kind, _s, share in tries if kind == plan.NARROW) == 250_000
-    assert tries[-1] == (plan.FULL, 0, 1_000_000)
+    for at, one in enumerate(tries):
+        if one.kind in plan.BEAMS:  # after restarts planned a hundred times its width
+            before = sum(t.budget for t in tries[:at] if t.kind == plan.NARROW)
+            assert before >= one.width * plan.BEAM_AFTER
+            assert one.budget == 250_000  # a quarter, shared by the passes
+    assert sum(one.budget for one in tries if one.kind == plan.NARROW) == 250_000
+    assert tries[-1] == plan.Try(plan.FULL, 1_000_000)
+
+    def beam_budgets(tries: list[plan.Try]) -> set[int]:
+        return {one.budget for one in tries if one.kind in plan.BEAMS}
+
+    def widest(tries: list[plan.Try]) -> int:
+        return max(one.width for one in tries if one.kind in plan.BEAMS)
+
     # Past 1,000,000 positions the full search keeps 500,000 and the restarts stay at
     # 1,000,000 from 4,000,000: the beam passes have the rest (wider passes).
-    middle = plan.plan(rules, 2_000_000, arranged=False)
-    assert {share for kind, _w, share in middle if kind in plan.BEAMS} == {1_000_000}
+    assert beam_budgets(plan.plan(rules, 2_000_000, arranged=False)) == {1_000_000}
     large = plan.plan(rules, 10_000_000, arranged=False)
-    assert sum(share for kind, _s, share in large if kind == plan.NARROW) == 1_000_000
-    assert {share for kind, _w, share in large if kind in plan.BEAMS} == {8_500_000}
-    assert max(width for kind, width, _s in large if kind in plan.BEAMS) == 16384
-    assert large[-1] == (plan.FULL, 0, 10_000_000)
+    assert sum(one.budget for one in large if one.kind == plan.NARROW) == 1_000_000
+    assert beam_budgets(large) == {8_500_000}
+    assert widest(large) == 16384
+    assert large[-1] == plan.Try(plan.FULL, 10_000_000)
     # Where the full search has the relaxed tableau's test it keeps half at every budget;
     # up to 1,000,000 positions that is the plan it had anyway.
     rainbow = SearchTables.of(VARIANTS["rainbow"])
     relaxed = plan.plan(rainbow, 10_000_000, arranged=True)
-    assert {share for kind, _w, share in relaxed if kind in plan.BEAMS} == {4_000_000}
-    assert max(width for kind, width, _s in relaxed if kind in plan.BEAMS) == 4096
-    assert relaxed[-1] == (plan.FULL, 0, 10_000_000)
+    assert beam_budgets(relaxed) == {4_000_000}
+    assert widest(relaxed) == 4096
+    assert relaxed[-1] == plan.Try(plan.FULL, 10_000_000)
     with mock.patch.object(relaxation, "applies", return_value=False):
         unrelaxed = plan.plan(rainbow, 1_000_000, arranged=True)
-        assert {s for k, _w, s in plan.plan(rainbow, 10_000_000, True) if k in plan.BEAMS} == {
-            8_500_000
-        }
+        assert beam_budgets(plan.plan(rainbow, 10_000_000, True)) == {8_500_000}
     assert plan.plan(rainbow, 1_000_000, arranged=True) == unrelaxed
     # Where runs move, each width starts with a pass of single cards.
     runs = plan.plan(SearchTables.of(VARIANTS["rank-and-file"]), 1_000_000, arranged=True)
-    beams = [(kind, width) for kind, width, _share in runs if kind in plan.BEAMS]
+    beams = [(one.kind, one.width) for one in runs if one.kind in plan.BEAMS]
     orders = (plan.SINGLE_BEAM, plan.BEAM, plan.BEST_BEAM)
     assert beams == [(kind, w) for w in (16, 64, 256) for kind in orders]
+    # Restarts have seeds, no width; beam passes a width, no seed.
+    assert all(one.width == 0 for one in runs if one.kind not in plan.BEAMS)
+    assert all(one.seed == 0 for one in runs if one.kind in plan.BEAMS)
     # Below 100,000 positions (a hint) no beam: half the budget for the restarts.
     small = plan.plan(rules, 25_000, arranged=False)
-    assert not [kind for kind, _w, _s in small if kind in plan.BEAMS]
-    assert sum(share for kind, _s, share in small if kind == plan.NARROW) == 12_500
+    assert not beam_budgets(small)
+    assert sum(one.budget for one in small if one.kind == plan.NARROW) == 12_500
     # Where the stock comes round again, no beam either.
     for name in ("rows-of-four", "canfield"):
-        redeals = plan.plan(SearchTables.of(VARIANTS[name]), 1_000_000, arranged=False)
-        assert not [kind for kind, _w, _s in redeals if kind in plan.BEAMS]
+        assert not beam_budgets(plan.plan(SearchTables.of(VARIANTS[name]), 1_000_000, False))
     state = deal(VARIANTS["rank-and-file"], 9)
     found = plan.solve(state, 1_000_000)
     assert found.result == "solved" and found.positions < 1_000_000

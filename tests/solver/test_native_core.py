@@ -1,7 +1,7 @@
 """The native core (app.solver._core) against the engine, the authority on the rules,
 position by position: bytes in and out, legal moves (same list, same order), apply, the
 children the search plays (a legal move, then safe foundation moves the engine accepts),
-safe foundation moves and settle (as the heuristic suggestion's, app.solver.moves), and
+safe foundation moves and settle (as tests/solver/oracle.py states them from SearchTables), and
 the plain position key against its definition (:func:`reference_key`).
 
 The corpus: deals of all nine games, each also with its house rule flipped, and the
@@ -22,9 +22,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.engine import VARIANTS, CorruptState, Move, Rules, State, UnknownVariant, deal
-from app.engine.moves import FOUNDATION
+from app.engine.moves import DRAW, FOUNDATION, MOVE, TABLEAU
 from app.solver import core, tables
-from app.solver import moves as solver_moves
+from app.solver.plan import suggest
+from tests.solver import oracle
 from tests.solver.oracle import CONFIGS, piles_reordered, start, walk
 
 THOROUGH = os.environ.get("HYPOTHESIS_PROFILE") == "thorough"
@@ -93,10 +94,10 @@ def check_position(state: State) -> Any:
         assert native.apply(str(move)).to_bytes() == after.to_bytes(), str(move)
     rules = tables.SearchTables.of(state.variant)
     for eager in (False, True):
-        safe = solver_moves.safe_move(state, rules, eager)
+        safe = oracle.safe_move(state, rules, eager)
         assert native.safe_move(eager=eager) == (None if safe is None else str(safe))
         line: list[Move] = []
-        settled = solver_moves.settle(state, rules, line, eager)
+        settled = oracle.settle(state, rules, line, eager)
         moves, after_settle = native.settle(eager=eager)
         assert moves == [str(m) for m in line]
         assert after_settle.to_bytes() == settled.to_bytes()
@@ -365,3 +366,47 @@ def test_bad_tables_raise() -> None:
             core.native().Tables(**{**good, field: value})
     with pytest.raises(OverflowError):
         core.native().Tables(**{**good, "draw": -1})
+
+
+# Scores of scores.h the tests read by value (lowest tried first).
+FOUNDATION_UNCOVERS, TO_FOUNDATION, SPLIT_RUN, SPLIT_TO_EMPTY, EMPTY_PILE = 0, 10, 50, 60, 30
+
+
+def test_the_scored_children_are_the_search_s_and_the_suggestion_its_first() -> None:
+    """``core.scored_children`` (what ``plan.suggest`` and the tests' greedy play read) at
+    positions of play: legal moves, never straight back where the last move came from,
+    draws scored by the rules, foundation moves first-class, an obligation only on a
+    move that splits a run or empties a pile (the pile it leaves); and the suggestion is
+    a safe move, else the lowest-scored child made first."""
+    seen = 0
+    for name, flip in CONFIGS:
+        rng = random.Random(f"scored-{name}-{flip}")
+        rules = tables.SearchTables.of(start(name, flip, 1).variant)
+        last: Move | None = None
+        state = start(name, flip, 1)
+        for _ in range(60):
+            legal = state.legal_moves()
+            if not legal:
+                break
+            children = core.scored_children(state, last)
+            assert all(move in legal for _score, move, _use in children)
+            for score, move, must_use in children:
+                if move.action != MOVE:
+                    assert score == (rules.draw_score if move.action == DRAW else 95)
+                    continue
+                assert move.src is not None and move.dst is not None
+                if last is not None and last.action == MOVE:
+                    assert (move.src, move.dst, move.count) != (last.dst, last.src, last.count)
+                if move.dst.kind == FOUNDATION:
+                    assert score in (FOUNDATION_UNCOVERS, TO_FOUNDATION) and must_use == -1
+                if must_use >= 0:
+                    assert move.src.kind == TABLEAU and must_use == move.src.index
+                    assert score in (SPLIT_RUN, SPLIT_TO_EMPTY, EMPTY_PILE)
+                seen += 1
+            safe = core.position(state).safe_move()
+            fresh = core.scored_children(state)  # the suggestion knows no last move
+            best = min(fresh, key=lambda child: child[0])[1] if fresh else None
+            assert suggest(state) == (Move.parse(safe) if safe is not None else best)
+            last = rng.choice(legal)
+            state, _ = state.apply(last, auto_finish=False, validate=False)
+    assert seen > 1_000

@@ -19,6 +19,7 @@ from __future__ import annotations
 import random
 import threading
 import time
+from dataclasses import replace
 from functools import cache
 
 import pytest
@@ -70,7 +71,7 @@ def test_late_positions_with_a_reduction_switched_off(reduction: str) -> None:
     """Each reduction of the full list left out (the code paths without it, also under
     the sanitizers): lines replay, no verdict against the plain search's."""
     for state in late_positions():
-        found = core.search(state, BUDGET, without=(reduction,))
+        found = core.search(state, core.SearchLimits(BUDGET, without=(reduction,)))
         assert agree(checked(state, found), core.exhaustive(state, 20_000).result), reduction
 
 
@@ -158,10 +159,15 @@ def test_children_passed_over_after_a_bare_draw_change_nothing() -> None:
         line = drawing_walk(start(name, flip, 1), random.Random(f"drawing-{n}"), 300)
         for state in [s for s in line if 0 < len(s.stock) <= 24][::3]:
             rules = tables.SearchTables.of(state.variant)
-            found = core.native().search(core.position(state), 2_000, None, 2_000, rules.draw_score)
+            found = core.native().search(
+                core.position(state),
+                core.SearchLimits(2_000, None, table_size=2_000, draw_score=rules.draw_score),
+            )
             passed_over += found[4][2]
             with_it = checked(state, core.search_full(state, 2_000))
-            without = checked(state, core.search(state, 2_000, defer_draws=False))
+            without = checked(
+                state, core.search(state, core.SearchLimits(2_000, defer_draws=False))
+            )
             assert with_it == found[0] and agree(with_it, without), state.to_text()
             compared += "unknown" not in (with_it, without)
     # The corpus does pass over children, and decides, else it would test nothing.
@@ -188,7 +194,9 @@ def test_where_passing_over_decides_the_search_it_changes_nothing(
     search without deferred draws where that decides (Rows of Four's: not in 100,000)."""
     state = drawing_walk(start(name, flip, number), random.Random(seed), index)[index]
     with_it = checked(state, core.search_full(state, 100_000), 1_000_000)
-    without = checked(state, core.search(state, 100_000, defer_draws=False), 1_000_000)
+    without = checked(
+        state, core.search(state, core.SearchLimits(100_000, defer_draws=False)), 1_000_000
+    )
     plain = core.exhaustive(state, 1_000_000).result
     assert with_it != "unknown" and agree(with_it, without, plain), (with_it, without, plain)
 
@@ -208,7 +216,13 @@ def test_a_full_table_answers_unknown_never_a_verdict() -> None:
         native = core.search_full(lost, 5000, table_size=size)
         assert (native.result, native.positions, native.stopped) == ("unknown", size, "table")
         result, _moves, positions, stop, _work = core.native().search(
-            core.position(lost), 5000, None, size, tables.SearchTables.of(lost.variant).draw_score
+            core.position(lost),
+            core.SearchLimits(
+                5000,
+                None,
+                table_size=size,
+                draw_score=tables.SearchTables.of(lost.variant).draw_score,
+            ),
         )
         assert (result, positions, stop) == ("unknown", size, "table")
     big = deal(VARIANTS["rank-and-file"], 1)
@@ -220,7 +234,7 @@ def test_the_deadline_is_looked_at_every_512_positions() -> None:
     native = core.search_full(state, 100_000, max_seconds=0.0)
     assert (native.result, native.positions, native.stopped) == ("unknown", 512, "deadline")
     result, _moves, _positions, stop, _work = core.native().search(
-        core.position(state), 100_000, 0.0, 100_000, 90
+        core.position(state), core.SearchLimits(100_000, 0.0, table_size=100_000, draw_score=90)
     )
     assert (result, stop) == ("unknown", "deadline")
 
@@ -248,10 +262,13 @@ def test_bad_limits_raise() -> None:
     native = core.position(deal(VARIANTS["rainbow"], 1))
     search_ = core.native().search
     for args in [(0, None, 10, 90), (10, None, 0, 90), (10, -1.0, 10, 90), (10, None, 10, 500)]:
+        limits = core.SearchLimits(args[0], args[1], table_size=args[2], draw_score=args[3])
         with pytest.raises(ValueError):
-            search_(native, *args)
-    with pytest.raises(TypeError):
-        search_(native, 10, "soon", 10, 90)
+            search_(native, limits)
+    limits = core.SearchLimits(10, draw_score=90)
+    for wrong in [replace(limits, max_seconds="soon"), replace(limits, seed="1")]:  # type: ignore[arg-type]
+        with pytest.raises(TypeError):
+            search_(native, wrong)
 
 
 # ------------------------------------------------------------------ restarts, solve
@@ -264,12 +281,14 @@ def restart(
     rules = tables.SearchTables.of(state.variant)
     return core.search(
         state,
-        budget,
-        draw_score=rules.restart(seed).draw_score,
-        narrow=narrow,
-        eager=narrow and rules.eager_foundations,
-        seed=seed,
-        arranged=arranged,
+        core.SearchLimits(
+            budget,
+            draw_score=rules.restart(seed).draw_score,
+            narrow=narrow,
+            eager=narrow and rules.eager_foundations,
+            seed=seed,
+            arranged=arranged,
+        ),
     )
 
 
@@ -382,7 +401,7 @@ t3: TH
 def test_a_run_round_the_whole_cycle_is_won_by_every_search() -> None:
     state = State.from_text(WRAPPED_TO_NO_MOVE)
     assert core.exhaustive(state, 1_000).result == "solved"
-    assert checked(state, core.search(state, 1_500, arranged=True)) == "solved"
+    assert checked(state, core.search(state, core.SearchLimits(1_500, arranged=True))) == "solved"
     assert checked(state, plan.solve(state, 5_000)) == "solved"
 
 
@@ -404,8 +423,8 @@ def test_the_full_search_is_never_eager() -> None:
     narrow search (whose unsolvable proves nothing) may."""
     state = deal(VARIANTS["emperor"], 1)
     with pytest.raises(ValueError, match="eager goes with narrow"):
-        core.search(state, 100, eager=True)
-    assert core.search(state, 100, narrow=True, eager=True).positions <= 101
+        core.search(state, core.SearchLimits(100, eager=True))
+    assert core.search(state, core.SearchLimits(100, narrow=True, eager=True)).positions <= 101
 
 
 def test_the_arranged_search_is_refused_where_it_does_not_hold() -> None:
@@ -414,12 +433,7 @@ def test_the_arranged_search_is_refused_where_it_does_not_hold() -> None:
         with pytest.raises(ValueError):
             native.search(
                 core.position(deal(VARIANTS[name], 1)),
-                10,
-                None,
-                10,
-                90,
-                narrow=narrow,
-                arranged=True,
+                core.SearchLimits(10, draw_score=90, narrow=narrow, arranged=True),
             )
 
 
@@ -451,7 +465,8 @@ def decided_positions(name: str, flip: bool) -> list[State]:
 def test_a_seed_beyond_32_bits_is_refused() -> None:
     with pytest.raises(ValueError, match="seed"):
         core.native().search(
-            core.position(deal(VARIANTS["rainbow"], 1)), 10, None, 10, 90, seed=2**32
+            core.position(deal(VARIANTS["rainbow"], 1)),
+            core.SearchLimits(10, None, table_size=10, draw_score=90, seed=2**32),
         )
 
 
@@ -473,12 +488,12 @@ def test_a_narrow_unsolvable_is_never_the_answer_of_solve(monkeypatch: pytest.Mo
     searched = core.search
     narrow_calls = 0
 
-    def narrow_fails(state: State, *args: object, **kwargs: object) -> SolveResult:
+    def narrow_fails(state: State, limits: core.SearchLimits) -> SolveResult:
         nonlocal narrow_calls
-        if kwargs.get("narrow"):
+        if limits.narrow:
             narrow_calls += 1
             return SolveResult("unsolvable", [], 1, 0)
-        return searched(state, *args, **kwargs)  # type: ignore[arg-type]
+        return searched(state, limits)
 
     monkeypatch.setattr(plan.native_core, "search", narrow_fails)
     won = [state for state in late_positions() if core.exhaustive(state, 20_000)[0] == "solved"]
@@ -495,19 +510,18 @@ def test_the_depth_bound_answers_unknown_never_a_verdict() -> None:
     state = deal(VARIANTS["rank-and-file"], 1)
     native, position = core.native(), core.position(state)
     assert native.DEFAULT_MAX_DEPTH == 2**20
-    result, moves, positions, stop, _work = native.search(
-        position, 5_000, None, 5_000, 90, max_depth=40
-    )
+    limits = core.SearchLimits(5_000, table_size=5_000, draw_score=90)
+    result, moves, positions, stop, _work = native.search(position, replace(limits, max_depth=40))
     assert (result, moves, stop) == ("unknown", [], "depth")
     assert positions < 5_000
-    deep = native.search(position, 5_000, None, 5_000, 90, max_depth=2**20)
+    deep = native.search(position, replace(limits, max_depth=2**20))
     assert deep[3] in ("", "positions") and deep[2] > positions
     assert deep[0] != "solved" or wins(state, [Move.parse(m) for m in deep[1]])
     # The work behind the positions: every position but the start was a child played.
     children, expansions, skipped = deep[4]
     assert children >= deep[2] - 1 and expansions >= 0 and skipped >= 0
     with pytest.raises(ValueError, match="max_depth"):
-        native.search(position, 10, None, 10, 90, max_depth=0)
+        native.search(position, replace(limits, max_depth=0))
 
 
 def test_an_undecided_solve_says_which_limit_stopped_it() -> None:

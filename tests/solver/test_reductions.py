@@ -30,10 +30,18 @@ import pytest
 from app.engine import VARIANTS, State
 from app.solver import arrangements, core, plan, relaxation
 from app.solver.exhaustive import Exhausted, exhaustive
-from app.solver.moves import safe_move, wanted_cards
 from app.solver.result import SolveResult, replay
 from app.solver.tables import SearchTables
-from tests.solver.oracle import CONFIGS, agree, checked, seed_line, start, walk
+from tests.solver.oracle import (
+    CONFIGS,
+    agree,
+    checked,
+    safe_move,
+    seed_line,
+    start,
+    walk,
+    wanted_cards,
+)
 
 PLAIN_BUDGET = 4_000  # positions of the plain search: it decides or the position is left out
 FULL_BUDGET = 200_000  # the core's full search: it decides most of what the plain one did
@@ -41,7 +49,9 @@ FULL_BUDGET = 200_000  # the core's full search: it decides most of what the pla
 
 def full(state: State, arranged: bool = False, defer_draws: bool = True) -> SolveResult:
     """The core's full search, with every reduction but those switched off."""
-    return core.search(state, FULL_BUDGET, None, arranged=arranged, defer_draws=defer_draws)
+    return core.search(
+        state, core.SearchLimits(FULL_BUDGET, None, arranged=arranged, defer_draws=defer_draws)
+    )
 
 
 def candidates() -> Iterator[State]:
@@ -143,7 +153,9 @@ def test_every_reduction_of_the_full_list_is_switched_off_by_a_test() -> None:
     assert set(SWITCHED_OFF) | set(SPARING) == set(core.FULL_REDUCTIONS)
     assert {"safe moves", "obligations", "deferred draws"} <= set(SWITCHED_OFF)
     with pytest.raises(ValueError, match="not a reduction"):
-        core.search(start("rainbow", False, 1), 10, without=("no such reduction",))
+        core.search(
+            start("rainbow", False, 1), core.SearchLimits(10, without=("no such reduction",))
+        )
 
 
 @pytest.mark.parametrize("reduction", SWITCHED_OFF)
@@ -157,7 +169,7 @@ def test_each_reduction_switched_off_alone_changes_no_verdict(reduction: str) ->
     for (state, verdict), usual in zip(decided(), full_verdicts(), strict=True):
         if not acts(state.variant):
             continue
-        got = checked(state, core.search(state, FULL_BUDGET, **keywords))
+        got = checked(state, core.search(state, core.SearchLimits(FULL_BUDGET, **keywords)))
         assert agree(verdict, usual, got), (state.to_text(), verdict, usual, got)
         both += "unknown" not in (usual, got)
         lost += got == "unsolvable"
@@ -171,7 +183,7 @@ def test_a_reduction_that_spares_work_meets_the_same_positions(reduction: str) -
     """Without it the search meets the same positions, as many, to the same answer and
     line, on every position of the corpus (deferred draws, which passed over needs, on)."""
     for (state, _verdict), usual in zip(decided(), full_results(), strict=True):
-        got = core.search(state, FULL_BUDGET, without=(reduction,))
+        got = core.search(state, core.SearchLimits(FULL_BUDGET, without=(reduction,)))
         assert (got.result, got.positions, got.moves) == (
             usual.result,
             usual.positions,
@@ -191,11 +203,13 @@ def test_the_narrow_search_never_contradicts_the_plain_one_through_solve() -> No
         for seed in (0, 3):
             found = core.search(
                 state,
-                20_000,
-                draw_score=rules.restart(seed).draw_score,
-                narrow=True,
-                eager=rules.eager_foundations,
-                seed=seed,
+                core.SearchLimits(
+                    20_000,
+                    draw_score=rules.restart(seed).draw_score,
+                    narrow=True,
+                    eager=rules.eager_foundations,
+                    seed=seed,
+                ),
             )
             if found.result == "solved":
                 assert checked(state, found) == "solved"
@@ -217,7 +231,10 @@ def test_deferred_draws_skip_children_on_the_corpus() -> None:
     for state, _verdict in decided():
         if state.stock:
             rules = SearchTables.of(state.variant)
-            found = core.native().search(core.position(state), 5_000, None, 5_000, rules.draw_score)
+            found = core.native().search(
+                core.position(state),
+                core.SearchLimits(5_000, None, table_size=5_000, draw_score=rules.draw_score),
+            )
             skipped += found[4][2]
     assert skipped >= 100  # 121 when written
 
@@ -240,9 +257,12 @@ def test_deferred_returns_keep_every_verdict() -> None:
         for state in drawing_positions("emperor", number):
             rules = SearchTables.of(state.variant)
             result, _moves, _positions, _stop, work = core.native().search(
-                core.position(state), 20_000, None, 20_000, rules.draw_score
+                core.position(state),
+                core.SearchLimits(20_000, None, table_size=20_000, draw_score=rules.draw_score),
             )
-            without = checked(state, core.search(state, 20_000, defer_draws=False))
+            without = checked(
+                state, core.search(state, core.SearchLimits(20_000, defer_draws=False))
+            )
             plain = core.exhaustive(state, 100_000).result
             assert agree(result, without, plain), (state.to_text(), result, without, plain)
             skipped += work[2]
@@ -291,7 +311,10 @@ def test_a_waste_card_put_up_early_can_shift_the_threes_a_line_needs() -> None:
         {"relaxed": False},
     )
     for keywords in switches:
-        assert checked(state, core.search(state, FULL_BUDGET, **keywords)) == "solved"
+        assert (
+            checked(state, core.search(state, core.SearchLimits(FULL_BUDGET, **keywords)))
+            == "solved"
+        )
     assert plan.solve(state, 5_000).result == "solved"
     # One card a draw: the same waste settles (any order of cards stays reachable).
     one_at_a_time = state._replace(variant=replace(state.variant, draw=1))
@@ -335,7 +358,12 @@ def test_a_single_card_moved_for_another_to_go_on_it_is_paired_with_that_move() 
     assert core.exhaustive(state, 1_000_000).result == "solved"
     switches: tuple[dict[str, Any], ...] = ({}, {"defer_draws": False}, {"relaxed": False})
     for keywords in switches:
-        assert checked(state, core.search(state, FULL_BUDGET, **keywords)) == "solved"
+        assert (
+            checked(state, core.search(state, core.SearchLimits(FULL_BUDGET, **keywords)))
+            == "solved"
+        )
     rules = SearchTables.of(state.variant)
-    narrow = core.search(state, 5_000, narrow=True, eager=rules.eager_foundations)
+    narrow = core.search(
+        state, core.SearchLimits(5_000, narrow=True, eager=rules.eager_foundations)
+    )
     assert checked(state, narrow) in ("solved", "unknown")

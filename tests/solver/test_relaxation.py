@@ -95,10 +95,10 @@ def corpus() -> tuple[tuple[State, str], ...]:
 def shown_lost(state: State) -> bool:
     """Does the test show ``state`` lost at once: the search with it ends at the root,
     ``unsolvable``, where the search without it goes on?"""
-    with_it = core.search(state, 2)
+    with_it = core.search(state, core.SearchLimits(2))
     if (with_it.result, with_it.positions) != ("unsolvable", 1):
         return False
-    without = core.search(state, 2, relaxed=False)
+    without = core.search(state, core.SearchLimits(2, relaxed=False))
     return (without.result, without.positions) != ("unsolvable", 1)
 
 
@@ -108,7 +108,7 @@ def test_never_shows_lost_a_position_on_a_winning_line() -> None:
     assert not [s.to_text() for s in positions if shown_lost(s)]
     # Nor does a search with it, of a few of them, prove one lost.
     for state in positions[::10]:
-        assert core.search(state, 3_000).result != "unsolvable", state.to_text()
+        assert core.search(state, core.SearchLimits(3_000)).result != "unsolvable", state.to_text()
 
 
 def test_shows_lost_only_what_the_plain_search_cannot_win() -> None:
@@ -127,8 +127,8 @@ def test_the_search_with_it_gives_the_verdict_without_it(arranged: bool) -> None
     the other's verdict where both decide."""
     compared = 0
     for state, verdict in corpus():
-        with_it = core.search(state, 20_000, arranged=arranged)
-        without = core.search(state, 20_000, arranged=arranged, relaxed=False)
+        with_it = core.search(state, core.SearchLimits(20_000, arranged=arranged))
+        without = core.search(state, core.SearchLimits(20_000, arranged=arranged, relaxed=False))
         results = (checked(state, with_it), checked(state, without))
         assert agree(verdict, *results), (state.to_text(), verdict, results)
         compared += "unknown" not in results
@@ -138,8 +138,8 @@ def test_the_search_with_it_gives_the_verdict_without_it(arranged: bool) -> None
 def test_a_lost_deal_is_proven_in_a_fraction_of_the_positions() -> None:
     """Rainbow deal 147 from its start: 15,475 positions against 100,245 without the test."""
     lost = start("rainbow", False, 147)
-    with_it = core.search(lost, 200_000, None, arranged=True)
-    without = core.search(lost, 200_000, None, arranged=True, relaxed=False)
+    with_it = core.search(lost, core.SearchLimits(200_000, None, arranged=True))
+    without = core.search(lost, core.SearchLimits(200_000, None, arranged=True, relaxed=False))
     assert with_it.result == without.result == "unsolvable"
     assert with_it.positions * 4 < without.positions
 
@@ -157,13 +157,13 @@ def test_a_search_asks_the_test_up_to_the_stock_it_is_given() -> None:
     # lost deal 147 with 5 to 8 stock cards: the relaxed game from it cannot be won
     state = stock_left_in_random_play(147, "stock-147-0", 4, 8)
     assert relaxation.STOCK_LIMIT >= len(state.stock) > 4
-    native = core.search(state, 50)
+    native = core.search(state, core.SearchLimits(50))
     assert (native.result, native.positions) == ("unsolvable", 1)
-    at_limit = core.search(state, 50, relaxed_stock=relaxation.STOCK_LIMIT)
+    at_limit = core.search(state, core.SearchLimits(50, relaxed_stock=relaxation.STOCK_LIMIT))
     assert (at_limit.result, at_limit.positions) == ("unsolvable", 1)
-    assert core.search(state, 50, relaxed_stock=4).positions > 1
+    assert core.search(state, core.SearchLimits(50, relaxed_stock=4)).positions > 1
     with pytest.raises(ValueError, match="relaxed_stock"):
-        core.search(state, 50, relaxed_stock=-1)
+        core.search(state, core.SearchLimits(50, relaxed_stock=-1))
 
 
 def lost_needing_room() -> State:
@@ -176,20 +176,23 @@ def test_a_search_gives_its_tests_the_room_it_is_given() -> None:
     """``relaxed_states``: a test gives up at that many relaxed positions (not shown
     lost, so the search goes on); out of range is refused."""
     state = lost_needing_room()
-    assert core.search(state, 50, relaxed_states=relaxation.STATE_LIMIT).positions == 1
-    cramped = core.search(state, 300, relaxed_states=CLOCK_EVERY)
+    assert (
+        core.search(state, core.SearchLimits(50, relaxed_states=relaxation.STATE_LIMIT)).positions
+        == 1
+    )
+    cramped = core.search(state, core.SearchLimits(300, relaxed_states=CLOCK_EVERY))
     assert cramped.positions > 1
     checked(state, cramped)
     for bad in (0, relaxation.MOST_STATES + 1):
         with pytest.raises(ValueError, match="relaxed_states"):
-            core.search(state, 50, relaxed_states=bad)
+            core.search(state, core.SearchLimits(50, relaxed_states=bad))
 
 
 def test_a_test_gives_up_once_the_search_deadline_has_passed() -> None:
     """A hint's search has a deadline, and one test can meet 100,000 relaxed positions:
     past the deadline a test gives up (not shown lost), and the search says why."""
     state = lost_needing_room()
-    assert core.search(state, 5_000).result == "unsolvable"
-    past = core.search(state, 5_000, 0.0)
+    assert core.search(state, core.SearchLimits(5_000)).result == "unsolvable"
+    past = core.search(state, core.SearchLimits(5_000, 0.0))
     # Shown lost at its root otherwise (above): the test gave up, and the search went on.
     assert (past.result, past.stopped) == ("unknown", "deadline")

@@ -152,18 +152,18 @@ def test_interleaved_searches_in_threads_match_searches_alone() -> None:
 def test_restarts_grow_where_runs_move_and_stay_short_where_single_cards_move() -> None:
     for name, largest in (("rank-and-file", 128_000), ("rainbow", 128_000), ("deauville", 2_000)):
         plan = restarts(SearchTables.of(get_variant(name)), 500_000, (NARROW,))
-        shares = [share for _kind, _seed, share in plan]
+        shares = [one.budget for one in plan]
         assert sum(shares) == 500_000  # the budget given: solve gives a half or a quarter
         assert shares[:6] == [500, 500, 1_000, 1_000, 2_000, 2_000]
         assert max(shares) == largest
-        assert [seed for _kind, seed, _share in plan] == list(range(len(plan)))
+        assert [one.seed for one in plan] == list(range(len(plan)))
 
 
 def test_restarts_pair_each_narrow_try_with_an_arranged_one() -> None:
     plan = restarts(SearchTables.of(get_variant("rank-and-file")), 20_000, (NARROW, ARRANGED))
-    assert [kind for kind, _seed, _share in plan[:4]] == [NARROW, ARRANGED, NARROW, ARRANGED]
-    assert plan[0][1] == plan[1][1] and plan[0][2] == plan[1][2]
-    assert sum(share for _kind, _seed, share in plan) == 20_000
+    assert [one.kind for one in plan[:4]] == [NARROW, ARRANGED, NARROW, ARRANGED]
+    assert plan[0].seed == plan[1].seed and plan[0].budget == plan[1].budget
+    assert sum(one.budget for one in plan) == 20_000
 
 
 def test_narrow_restarts_are_paired_with_complete_ones_where_runs_move() -> None:

@@ -1,21 +1,15 @@
-/* The frame's children: moves.scored_moves (the legal moves worth trying, scored; the
- * pruning of docs/solver.md, "Pruning": duplicate targets and straight back), the
- * restarts' jitter and the sort, or, up to run arrangement, arrangements.c's children. */
+/* The frame's children and the three spaces a search walks (frames.h, Space): plain and
+ * narrow (scored_moves: the legal moves worth trying, less those the reductions' twin
+ * hook drops (same targets), scored; narrow ones take nothing back from a foundation and
+ * pair splits only with whole runs, followups.c) and up to run arrangement
+ * (arrangements.c's children and key). Then the restarts' jitter, the reductions' drops
+ * and the sort. */
 #include "frames.h"
 
 #include <string.h>
 
+#include "keys.h"
 #include "scores.h"
-
-/* Add `mark` to the set marks[0 .. *len); false when it was there already. */
-static bool mark_new(int *marks, int *len, int mark)
-{
-    for (int i = 0; i < *len; i++)
-        if (marks[i] == mark)
-            return false;
-    marks[(*len)++] = mark;
-    return true;
-}
 
 static bool straight_back(const Move *last, const Move *move)
 {
@@ -25,14 +19,8 @@ static bool straight_back(const Move *last, const Move *move)
 }
 
 /* A foundation move of scored_moves: its score, or -1 when it is not worth trying. */
-static int foundation_score(Search *s, const Position *p, const Move *move, int *found_len)
+static int foundation_score(const Position *p, const Move *move)
 {
-    const FoundationPile *top = &p->foundations[move->dst];
-    int source = move->src_kind * MAX_PILES + move->src;
-    if (s->twins_once
-        && !mark_new(s->found_marks, found_len,
-                     source * 64 + (top->len ? top->cards[top->len - 1] + 1 : 0)))
-        return -1;  /* the same card onto an equal foundation (reduce_same_targets.c) */
     if (move->src_kind == TABLEAU) {
         const TableauPile *pile = &p->tableau[move->src];
         int left = pile->len - 1;
@@ -42,93 +30,93 @@ static int foundation_score(Search *s, const Position *p, const Move *move, int 
     return move->src_kind == FOUNDATION ? -1 : TO_FOUNDATION;
 }
 
-/* A move between tableau piles of scored_moves: its score and obligation, or false. */
-static bool tableau_score(const Search *s, const Position *p, const Move *move, bool to_empty,
-                          int *score, int *must_use)
+/* A move between tableau piles of scored_moves: its score and obligation. */
+static int tableau_score(const Tables *t, const Position *p, const Move *move, bool to_empty,
+                         int *must_use)
 {
-    const Tables *t = s->t;
     const TableauPile *pile = &p->tableau[move->src];
     int down = pile->hidden;
     *must_use = NO_USE;
     if (move->count != pile->len - down) {
-        *score = to_empty ? SPLIT_TO_EMPTY : SPLIT_RUN;  /* splits a run */
         *must_use = move->src;
-    } else if (down) {
-        *score = TURN_UP + down;  /* turns a card up */
-    } else if (to_empty) {
-        *score = EMPTY_PILE;
-        return !s->twins_once;  /* whole pile to an empty pile: the same key */
-    } else if (t->reserve_fills_empty && p->reserve.len) {
-        *score = REFILLED;  /* the reserve refills it: progress */
-    } else {
-        *score = EMPTY_PILE;  /* empties a pile */
-        *must_use = move->src;
+        return to_empty ? SPLIT_TO_EMPTY : SPLIT_RUN;  /* splits a run */
     }
-    return true;
+    if (down)
+        return TURN_UP + down;  /* turns a card up */
+    if (to_empty)
+        return EMPTY_PILE;  /* whole pile to an empty pile: same targets drops it */
+    if (t->reserve_fills_empty && p->reserve.len)
+        return REFILLED;  /* the reserve refills it: progress */
+    *must_use = move->src;
+    return EMPTY_PILE;  /* empties a pile */
 }
 
-/* scored_moves, as children: the legal moves worth trying with their
- * scores, an obligated move as an OBLIGED child. Returns how many went to `out`. */
-static int scored_moves(Search *s, const Position *p, const Move *last, Child *out)
+/* A move of scored_moves: its score (and obligation), or -1 when it is not tried (a
+ * move onto a foundation or into an empty pile also when the twin hook drops it). */
+static int move_score(Search *s, const Position *p, const Move *move, const Move *last,
+                      bool narrow, int *must_use, Targets *met)
 {
-    const Tables *t = s->t;
-    int n = legal_moves(t, p, s->moves), k = 0, found_len = 0, empty_len = 0;
+    *must_use = NO_USE;
+    if (move->action != MOVE)
+        return move->action == DRAW ? s->draw_score : REDEAL_LAST;
+    if (straight_back(last, move))
+        return -1;  /* straight back where it came from */
+    TwinHook *twin = s->hooks.twin;
+    if (move->dst_kind == FOUNDATION)
+        return twin && twin(p, move, met) ? -1 : foundation_score(p, move);
+    bool to_empty = !p->tableau[move->dst].len;
+    if (to_empty && twin && twin(p, move, met))
+        return -1;
+    if (move->src_kind == TABLEAU)
+        return tableau_score(s->t, p, move, to_empty, must_use);
+    if (move->src_kind == FOUNDATION)  /* the narrow search takes nothing back down */
+        return narrow ? -1 : FROM_FOUNDATION;
+    return to_empty ? FROM_WASTE_TO_EMPTY : FROM_WASTE;  /* waste or reserve */
+}
+
+/* The legal moves worth trying, as children with their scores, an obligated move (a
+ * split or a pile emptied) as an OBLIGED child. Returns how many went to `out`. */
+static inline int scored_moves(Search *s, const Position *p, const Move *last, Child *out,
+                               bool narrow)
+{
+    int n = legal_moves(s->t, p, s->moves), k = 0;
+    Targets met;
+    met.found_len = met.empty_len = 0;
     for (int i = 0; i < n; i++) {
-        const Move *move = &s->moves[i];
-        int score, must_use = NO_USE;
-        if (move->action != MOVE) {
-            score = move->action == DRAW ? s->draw_score : REDEAL_LAST;
-        } else if (straight_back(last, move)) {
-            continue;  /* straight back where it came from */
-        } else if (move->dst_kind == FOUNDATION) {
-            score = foundation_score(s, p, move, &found_len);
-            if (score < 0)
-                continue;
-        } else {
-            bool to_empty = !p->tableau[move->dst].len;
-            int source = move->src_kind * MAX_PILES + move->src;
-            if (to_empty && s->twins_once
-                && !mark_new(s->empty_marks, &empty_len, source * 128 + move->count))
-                continue;  /* a second empty pile is the same position */
-            if (move->src_kind == TABLEAU) {
-                if (!tableau_score(s, p, move, to_empty, &score, &must_use))
-                    continue;
-            } else if (move->src_kind == FOUNDATION) {
-                if (s->narrow)
-                    continue;  /* the narrow search never takes cards back from foundations */
-                score = FROM_FOUNDATION;
-            } else {
-                score = to_empty ? FROM_WASTE_TO_EMPTY : FROM_WASTE;  /* waste or reserve */
-            }
-        }
-        if (!s->obliges)
-            must_use = NO_USE;  /* obligations switched off: every move a plain child */
-        put_child(&out[k++], score, move, must_use,
-                  must_use == NO_USE ? CHILD_PLAIN : CHILD_OBLIGED);
+        int must_use, score = move_score(s, p, &s->moves[i], last, narrow, &must_use, &met);
+        if (score >= 0)
+            put_child(&out[k++], score, &s->moves[i], must_use,
+                      must_use == NO_USE ? CHILD_PLAIN : CHILD_OBLIGED);
     }
     return k;
 }
 
-/* Sort children by `keys` (their scores, or a restart's noisy ones), stably: equal keys
- * keep the order the children were made in. Insertion sort: a few dozen children. */
-static void sort_children(Child *out, double *keys, int n)
+static int plain_moves(Search *s, const Position *p, const Move *last, Child *out)
 {
-    for (int i = 1; i < n; i++) {
-        Child child = out[i];
-        double key = keys[i];
-        int j = i;
-        for (; j > 0 && keys[j - 1] > key; j--) {
-            out[j] = out[j - 1];
-            keys[j] = keys[j - 1];
-        }
-        out[j] = child;
-        keys[j] = key;
-    }
+    return scored_moves(s, p, last, out, false);
+}
+
+static int narrow_moves(Search *s, const Position *p, const Move *last, Child *out)
+{
+    return scored_moves(s, p, last, out, true);
+}
+
+static int wide_follow_ups(const Tables *t, Position *p, int index, const Move *last,
+                           uint32_t from, Child *out)
+{
+    return follow_ups(t, p, index, last, false, from, out);
+}
+
+static int narrow_follow_ups(const Tables *t, Position *p, int index, const Move *last,
+                             uint32_t from, Child *out)
+{
+    return follow_ups(t, p, index, last, true, from, out);
 }
 
 /* The children up to run arrangement: arranged_children's, best first already. */
-static int arranged_kids(Search *s, const Position *p, Child *out)
+static int arranged_kids(Search *s, const Position *p, const Move *last, Child *out)
 {
+    (void)last;
     int8_t want[DECK];
     wanted(s->t, p, want);
     int n = arranged_children(s->t, p, want, s->draw_score, s->arranged_kids);
@@ -148,15 +136,50 @@ static int arranged_kids(Search *s, const Position *p, Child *out)
     return n;
 }
 
-/* children (or, up to run arrangement, arranged_kids): best first; in a restart each
- * score plus a draw of up to JITTER_SPREAD, drawn in the order the moves came. In a
- * frame reached by a bare draw, less the children passed over (passed_over): dropped
- * after the draws, so a restart draws the same numbers, and before the sort, which is
- * stable, so the others keep their order. */
+/* Up to run arrangement settle looks after every child. */
+static bool always_settles(const Tables *t, Position *p, const Undo *moves, int n,
+                           SafeRule rule)
+{
+    (void)t, (void)p, (void)moves, (void)n, (void)rule;
+    return true;
+}
+
+const Space PLAIN_SPACE = {.name = "plain", .make = plain_moves, .follow_ups = wide_follow_ups,
+                           .settles = could_settle, .key = plain_key};
+const Space NARROW_SPACE = {.name = "narrow", .make = narrow_moves,
+                            .follow_ups = narrow_follow_ups, .settles = could_settle,
+                            .key = plain_key};
+/* Its children are never obligated: no follow-ups are asked. */
+const Space ARRANGED_SPACE = {.name = "arranged", .make = arranged_kids,
+                              .follow_ups = wide_follow_ups, .settles = always_settles,
+                              .key = arranged_key};
+
+/* Sort children by `keys` (their scores, or a restart's noisy ones), stably: equal keys
+ * keep the order the children were made in. Insertion sort: a few dozen children. */
+static void sort_children(Child *out, double *keys, int n)
+{
+    for (int i = 1; i < n; i++) {
+        Child child = out[i];
+        double key = keys[i];
+        int j = i;
+        for (; j > 0 && keys[j - 1] > key; j--) {
+            out[j] = out[j - 1];
+            keys[j] = keys[j - 1];
+        }
+        out[j] = child;
+        keys[j] = key;
+    }
+}
+
+/* The space's children; best first; in a restart each
+ * score plus a draw of up to JITTER_SPREAD, drawn in the order the moves came. Then
+ * less those the reductions drop (in a frame reached by a bare draw, the children passed
+ * over): after the draws, so a restart draws the same numbers, and before the sort,
+ * which is stable, so the others keep their order. */
 int children(Search *s, Frame *frame, const Move *last, Child *out)
 {
     const Position *p = &s->at;
-    int n = s->arranged ? arranged_kids(s, p, out) : scored_moves(s, p, last, out);
+    int n = s->space->make(s, p, last, out);
     for (int i = 0; i < n; i++)
         s->noisy[i] = s->jitter ? out[i].score + random_random(&s->random) * JITTER_SPREAD
                                 : out[i].score;

@@ -22,7 +22,7 @@ enum {
      * rejoin one more), the move, one card taken back down by either at most, so at most
      * MAX_CARDS + 1 safe moves. */
     LINE_CAP = 3 + MAX_BEFORE + MAX_CARDS,
-    MAX_REDUCTIONS = 8,        /* the longest list (search.c) */
+    MAX_REDUCTIONS = 8,        /* the longest list a search runs (search.c) */
 };
 
 /* A child: a move from the frame's position (PLAIN), an obligated move not yet
@@ -73,34 +73,63 @@ static const uint32_t ALL_PILES = ~0u;
 struct Reduction;
 struct Search;
 
+/* The targets a frame's moves met so far, as same targets marks them (scored_moves keeps
+ * one for each frame's moves). */
+typedef struct {
+    int found[MAX_MOVES], empty[MAX_MOVES];
+    int found_len, empty_len;
+} Targets;
+
 /* The hooks a reduction may have (Reduction, below). */
+typedef bool TwinHook(const Position *p, const Move *move, Targets *met);
 typedef int DropsHook(struct Search *s, Frame *frame, Child *out, double *noisy, int n);
 typedef bool SkipsHook(struct Search *s, const Frame *frame, const Undo *line, int len);
 typedef int ReachedHook(const struct Search *s, const Undo *line, int len);
 typedef bool DeadEndHook(struct Search *s);
 typedef bool GoesBackHook(const struct Search *s, const Undo *line, int len);
+typedef uint32_t PairSourcesHook(struct Search *s, Frame *frame, const Move *move);
+typedef int ThinPairsHook(struct Search *s, const Frame *frame, const Move *before, int n,
+                          int must_use, bool peeked);
 
 /* The list's hooks of each kind, in list order, gathered once before the search (the
- * loop calls these for every child: no look at a reduction without the hook). */
+ * loop calls these for every child: no look at a reduction without the hook). Of the
+ * hooks an obligated move's expansion asks (expands, pair_sources, thin_pairs) and of
+ * twin, the first list entry's with one. */
 typedef struct {
-    DropsHook *drops[MAX_REDUCTIONS];
+    DropsHook *drops[MAX_REDUCTIONS + 1];  /* + plain_obligations, where nothing expands */
     SkipsHook *skips[MAX_REDUCTIONS];
     ReachedHook *reached[MAX_REDUCTIONS];
     DeadEndHook *dead_end[MAX_REDUCTIONS];
     GoesBackHook *goes_back[MAX_REDUCTIONS];
     int drops_len, skips_len, reached_len, dead_end_len, goes_back_len;
-    bool (*expands)(struct Search *s, Frame *frame);  /* the first list entry's with one */
+    bool (*expands)(struct Search *s, Frame *frame);
+    TwinHook *twin;
+    PairSourcesHook *pair_sources;
+    ThinPairsHook *thin_pairs;
 } Hooks;
+
+/* The moves and positions a search walks, chosen once before it (children.c): plain
+ * (the full search), narrow (the restarts: no chains of run splits, nothing back down;
+ * reduce_narrow.c installs it) or up to run arrangement (reduce_arranged.c). */
+typedef struct Space {
+    const char *name;
+    /* The frame's children as made, in the order made, scored, obligated moves OBLIGED. */
+    int (*make)(struct Search *s, const Position *p, const Move *last, Child *out);
+    /* The moves that use tableau pile `index` right after `last` uncovered it
+     * (follow_ups, followups.c, wide or narrow). */
+    int (*follow_ups)(const Tables *t, Position *p, int index, const Move *last,
+                      uint32_t from, Child *out);
+    /* Is settle to look for safe moves after `moves`, played from a settled position? */
+    bool (*settles)(const Tables *t, Position *p, const Undo *moves, int n, SafeRule rule);
+    uint64_t (*key)(const Tables *t, Position *p);
+} Space;
+
+extern const Space PLAIN_SPACE, NARROW_SPACE, ARRANGED_SPACE;
 
 typedef struct Search {
     const Tables *t;
     int draw_score;
-    /* Set by the list's reductions (prepare): what move generation and settle play by. */
-    bool narrow;                 /* reduce_narrow.c: no chains of run splits, nothing back down */
-    bool arranged;               /* reduce_arranged.c: positions up to run arrangement */
-    bool passes_over;            /* reduce_passed_over.c: drawn frames drop children unplayed */
-    bool obliges;                /* reduce_obligations.c: a split or emptying move is OBLIGED */
-    bool twins_once;             /* reduce_same_targets.c: one of moves with the same key */
+    const Space *space;          /* PLAIN_SPACE unless a reduction installs another */
     bool jitter;
     SafeRule rule;               /* the safe moves settle plays (reduce_settle.c; else none) */
     Random random;               /* the restart's jitter (when `jitter`) */
@@ -122,8 +151,6 @@ typedef struct Search {
     int reductions_len;
     Hooks hooks;
     Move moves[MAX_MOVES];       /* scratch: the legal moves of the node being scored */
-    int found_marks[MAX_MOVES];  /* scratch: scored_moves' seen_found and seen_empty */
-    int empty_marks[MAX_MOVES];
     Child pairs[MAX_MOVES];      /* scratch: expand's children */
     double noisy[MAX_MOVES];     /* scratch: the children's sort keys (noisy in a restart) */
     ArrangedChild arranged_kids[MAX_ARRANGED_CHILDREN];  /* scratch: arranged_children's */
@@ -134,16 +161,31 @@ typedef struct Search {
  * has (NULL: it does not act there) at that point of its loop, in list order. */
 typedef struct Reduction {
     const char *name;
-    /* May the full search, whose exhaustion answers `unsolvable`, use it? */
+    /* May the full search, whose exhaustion answers `unsolvable`, use it? The driver
+     * lists one that may not only in a narrow search, whatever `wanted` says. */
     bool sound_for_loss;
+    /* Does a search with these limits want it? (NULL: every search does.) */
+    bool (*wanted)(const Limits *limits);
     /* Before the search: set what it changes in the search (false: out of memory). */
     bool (*prepare)(Search *s, const Position *start, const Limits *limits, double deadline);
+    /* A move onto a foundation or into an empty pile, as the plain and narrow spaces make a
+     * frame's children (after the straight-back test, before it is scored; `met`: the
+     * frame's targets so far): true drops it, as if never made (before a restart's jitter
+     * draws for the children). */
+    TwinHook *twin;
     /* A frame's children, once made (`n` of them in `out`, each with its score in
      * `noisy`): drop some unplayed, keeping the others (and their scores) in order;
      * returns how many are kept. Called once a frame, not once a child. */
     DropsHook *drops;
     /* An obligated child comes up: replace it by its pairs (false: out of memory). */
     bool (*expands)(Search *s, Frame *frame);
+    /* An obligated move `move` about to be paired without playing it (a peek): the piles
+     * whose runs may pair with it (ALL_PILES: any). */
+    PairSourcesHook *pair_sources;
+    /* An obligated move's pairs made (s->pairs[0 .. n), after `before`, the frame's
+     * one-move prefix, or NULL; `peeked`: made from a peek): thin them; how many are left,
+     * in their order. */
+    ThinPairsHook *thin_pairs;
     /* A child played (`line`, safe moves included): true skips it, undone, uncounted. */
     SkipsHook *skips;
     /* A child played and counted: the new frame's `drawn` (NOT_DRAWN: not drawn). */
@@ -155,8 +197,8 @@ typedef struct Reduction {
     void (*release)(Search *s);
 } Reduction;
 
-/* children.c: the frame's children, best first (scored_moves or, up to run arrangement,
- * arrangements.c's), less those a reduction drops. */
+/* children.c: the frame's children, best first (the space's), less those a reduction
+ * drops (twin, drops). */
 int children(Search *s, Frame *frame, const Move *last, Child *out);
 
 static inline void put_child(Child *out, int score, const Move *move, int must_use,
@@ -171,14 +213,6 @@ static inline void put_child(Child *out, int score, const Move *move, int must_u
 /* followups.c: the moves that use tableau pile `index` right after `last` uncovered it. */
 int follow_ups(const Tables *t, Position *p, int index, const Move *last, bool narrow,
                uint32_t from, Child *out);
-
-/* reduce_passed_over.c: in a frame reached by a bare draw, the piles whose runs could
- * leave a top settle takes, and a drawn frame's pairs less those `deferred` skips. */
-uint32_t frame_exposing(Search *s, Frame *frame);
-int played_pairs(Search *s, const Frame *frame, const Move *before, int n);
-#ifdef SOLVER_CHECKS
-void check_drawn_pairs(Search *s, const Frame *frame, const Move *move, int must_use, int n);
-#endif
 
 /* reduce_deferred.c: does a drawn frame skip this child? And a drawn position's key. */
 bool deferred(Search *s, const Undo *line, int len, int covered);

@@ -11,9 +11,11 @@
 static bool prepare(Search *s, const Position *start, const Limits *limits, double deadline)
 {
     (void)start, (void)limits, (void)deadline;
-    s->arranged = true;  /* read by the key (search.c), children (children.c) and expand */
+    s->space = &ARRANGED_SPACE;  /* children.c: its key, its children, settle after each */
     return true;
 }
 
-const Reduction ARRANGED = {
-    .name = "up to run arrangement", .sound_for_loss = true, .prepare = prepare};
+static bool wanted_when(const Limits *limits) { return limits->arranged; }
+
+const Reduction ARRANGED = {.name = "up to run arrangement", .sound_for_loss = true,
+                            .wanted = wanted_when, .prepare = prepare};

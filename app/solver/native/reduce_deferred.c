@@ -65,5 +65,9 @@ static int reached(const Search *s, const Undo *line, int len)
     return len == 1 && line[0].move.action == DRAW ? covered_by(&s->at, &line[0]) : NOT_DRAWN;
 }
 
-const Reduction DEFERRED_DRAWS = {
-    .name = "deferred draws", .sound_for_loss = true, .skips = skips, .reached = reached};
+/* Asked for (Limits.defer_draws), in the full search only: narrow restarts find wins
+ * sooner without it. */
+static bool wanted_when(const Limits *limits) { return !limits->narrow && limits->defer_draws; }
+
+const Reduction DEFERRED_DRAWS = {.name = "deferred draws", .sound_for_loss = true,
+                                  .wanted = wanted_when, .skips = skips, .reached = reached};

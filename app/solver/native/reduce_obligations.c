@@ -37,7 +37,7 @@ static void check_expansion(Search *s, const Move *move, int must_use, uint32_t 
     Undo mid[1 + MAX_CARDS];
     apply_undoable(s->t, &s->at, move, &mid[0]);
     int played = 1 + settle_undoable(s->t, &s->at, s->rule, mid + 1);
-    int played_n = follow_ups(s->t, &s->at, must_use, move, s->narrow, from, s->pairs);
+    int played_n = s->space->follow_ups(s->t, &s->at, must_use, move, from, s->pairs);
     for (int i = played; i-- > 0;)
         undo_move(s->t, &s->at, &mid[i]);
     bool same = played == 1 && played_n == n;
@@ -53,23 +53,23 @@ static void check_expansion(Search *s, const Move *move, int must_use, uint32_t 
 }
 #endif
 
-/* expand's pairs read from a peek (peeks() holds; no run arrangement): most obligated
+/* expand's pairs read from a peek (peeks() holds): most obligated
  * moves turn nothing up, refill nothing, and leave no safe move (could_settle's look, for
  * such a move: the new top of the pile it left): their follow-ups are read from the piles
  * moved for a look (peek_move), the position is not played and undone in full. Returns
  * how many pairs, or -1 where the move leaves a top settle takes (then it is played). */
-static int peeked_pairs(Search *s, Frame *frame, const Move *move, int must_use, bool drawn)
+static int peeked_pairs(Search *s, Frame *frame, const Move *move, int must_use)
 {
     const Tables *t = s->t;
-    /* After a bare draw, runs onto the pile only from the piles that could leave a top
-     * settle takes: the others' pairs would all be skipped unplayed. */
-    uint32_t from = drawn ? frame_exposing(s, frame) | 1u << move->dst : ALL_PILES;
+    /* Runs onto the pile from the piles a reduction leaves (reduce_passed_over.c: after
+     * a bare draw, only those that could leave a top settle takes). */
+    uint32_t from = s->hooks.pair_sources ? s->hooks.pair_sources(s, frame, move) : ALL_PILES;
     Peek peek;
     peek_move(t, &s->at, move, &peek);
     bool settles = safe_tableau_top(t, &s->at, move->src, s->rule);
     int n = 0;
     if (!settles)
-        n = follow_ups(t, &s->at, must_use, move, s->narrow, from, s->pairs);
+        n = s->space->follow_ups(t, &s->at, must_use, move, from, s->pairs);
     peek_back(&s->at, move, &peek);
     if (settles)
         return -1;
@@ -79,27 +79,22 @@ static int peeked_pairs(Search *s, Frame *frame, const Move *move, int must_use,
 #ifdef SOLVER_CHECKS
     check_expansion(s, move, must_use, from, n);
 #endif
-    if (drawn) {
-        n = played_pairs(s, frame, move, n);
-#ifdef SOLVER_CHECKS
-        check_drawn_pairs(s, frame, move, must_use, n);
-#endif
-    }
+    if (s->hooks.thin_pairs)
+        n = s->hooks.thin_pairs(s, frame, move, n, must_use, true);
     return n;
 }
 
 /* expand's pairs with the move played: built at `mid`, the frame's position after the
  * move and settle, played on `at` and undone after (a copy per expansion cost 3% of the
  * search). */
-static int played_out_pairs(Search *s, Frame *frame, const Move *move, int must_use,
-                            bool drawn)
+static int played_out_pairs(Search *s, Frame *frame, const Move *move, int must_use)
 {
     const Tables *t = s->t;
     Undo mid[1 + MAX_CARDS];
     int before = s->at.tableau[must_use].len, n;
     apply_undoable(t, &s->at, move, &mid[0]);
     int played = 1;
-    if (s->arranged || could_settle(t, &s->at, mid, 1, s->rule))
+    if (s->space->settles(t, &s->at, mid, 1, s->rule))
         played += settle_undoable(t, &s->at, s->rule, mid + 1);
     for (int i = 0; i < played; i++)
         s->prefixes[frame->prefix + (size_t)i] = mid[i].move;
@@ -112,14 +107,14 @@ static int played_out_pairs(Search *s, Frame *frame, const Move *move, int must_
         put_child(s->pairs, PAIRED, move, NO_USE, CHILD_PLAIN);  /* the uncovered card went up */
         n = 1;
     } else {
-        n = follow_ups(t, &s->at, must_use, move, s->narrow, ALL_PILES, s->pairs);
+        n = s->space->follow_ups(t, &s->at, must_use, move, ALL_PILES, s->pairs);
     }
     for (int i = played; i-- > 0;)
         undo_move(t, &s->at, &mid[i]);
-    if (drawn && played == 1)
-        n = played_pairs(s, frame, move, n);
-    else if (drawn && n == 1 && s->pairs[0].kind == CHILD_PLAIN)
-        n = played_pairs(s, frame, NULL, n);  /* the move alone, played as a plain child */
+    /* The pairs after the move's one-move prefix, or the move alone (the uncovered card
+     * went up), played as a plain child. */
+    if (s->hooks.thin_pairs && (played == 1 || (n == 1 && s->pairs[0].kind == CHILD_PLAIN)))
+        n = s->hooks.thin_pairs(s, frame, played == 1 ? move : NULL, n, must_use, false);
     return n;
 }
 
@@ -137,22 +132,14 @@ static bool expand(Search *s, Frame *frame)
     if (!reserve_room((void **)&s->prefixes, &s->prefixes_cap, s->prefixes_len + 1 + MAX_CARDS,
                       sizeof(Move)))
         return false;
-    bool drawn = frame->drawn != NOT_DRAWN && s->passes_over;
     int n = -1;
-    if (!s->arranged && peeks(s->t, &s->at, &move))
-        n = peeked_pairs(s, frame, &move, must_use, drawn);
+    if (peeks(s->t, &s->at, &move))  /* no child up to run arrangement is obligated */
+        n = peeked_pairs(s, frame, &move, must_use);
     if (n < 0)
-        n = played_out_pairs(s, frame, &move, must_use, drawn);
+        n = played_out_pairs(s, frame, &move, must_use);
     return replace_child(s, frame, at, n);
 }
 
-/* Moves that split a run or empty a pile come as OBLIGED children (children.c). */
-static bool prepare(Search *s, const Position *start, const Limits *limits, double deadline)
-{
-    (void)start, (void)limits, (void)deadline;
-    s->obliges = true;
-    return true;
-}
-
-const Reduction OBLIGATIONS = {
-    .name = "obligations", .sound_for_loss = true, .prepare = prepare, .expands = expand};
+/* Moves that split a run or empty a pile come as OBLIGED children (children.c); with no
+ * reduction to expand them the driver plays them as plain children (search.c). */
+const Reduction OBLIGATIONS = {.name = "obligations", .sound_for_loss = true, .expands = expand};

@@ -76,7 +76,7 @@ static uint32_t exposing_piles(Search *s)
     return piles;
 }
 
-uint32_t frame_exposing(Search *s, Frame *frame)
+static uint32_t frame_exposing(Search *s, Frame *frame)
 {
     if (!frame->exposing_known) {
         frame->exposing = exposing_piles(s);
@@ -87,6 +87,7 @@ uint32_t frame_exposing(Search *s, Frame *frame)
 
 #ifdef SOLVER_CHECKS
 #include <stdio.h>
+#include <stdlib.h>
 
 /* Built with -DSOLVER_CHECKS: a child passed over unplayed (a pair after its one-move
  * prefix `before`, or a plain move: `before` NULL), played as play_child plays it, is
@@ -116,7 +117,7 @@ static void check_dropped(Search *s, const Frame *frame, const Move *before, con
  * with nothing for settle to play after them (could_settle's look, worked out by
  * top_left_could_settle): `deferred` skips each of them, whatever it plays. How many
  * are left, in their order. */
-int played_pairs(Search *s, const Frame *frame, const Move *before, int n)
+static int played_pairs(Search *s, const Frame *frame, const Move *before, int n)
 {
     (void)frame;
     int kept = 0;
@@ -193,7 +194,7 @@ static int filtered_expansion(Search *s, const Frame *frame, const Move *move, i
     Peek peek;
     peek_move(s->t, &s->at, move, &peek);
     *settles = safe_tableau_top(s->t, &s->at, move->src, s->rule);
-    int n = follow_ups(s->t, &s->at, must_use, move, s->narrow, ALL_PILES, s->pairs);
+    int n = s->space->follow_ups(s->t, &s->at, must_use, move, ALL_PILES, s->pairs);
     peek_back(&s->at, move, &peek);
     n = played_pairs(s, frame, move, n);
     s->skipped = skipped;
@@ -202,7 +203,8 @@ static int filtered_expansion(Search *s, const Frame *frame, const Move *move, i
 
 /* Built with -DSOLVER_CHECKS: a drawn frame's pairs, made from the exposing piles only
  * and less those passed over, are the full expansion's less those. */
-void check_drawn_pairs(Search *s, const Frame *frame, const Move *move, int must_use, int n)
+static void check_drawn_pairs(Search *s, const Frame *frame, const Move *move, int must_use,
+                              int n)
 {
     Child made[MAX_MOVES];
     memcpy(made, s->pairs, (size_t)n * sizeof(Child));
@@ -280,12 +282,39 @@ static int drop_passed_over(Search *s, Frame *frame, Child *out, double *noisy, 
     return kept;
 }
 
-static bool prepare(Search *s, const Position *start, const Limits *limits, double deadline)
+/* The pair_sources hook: after a bare draw, runs onto the pile an obligated move
+ * uncovered only from the piles that could leave a top settle takes (and the pile the
+ * move went onto): the others' pairs would all be skipped unplayed. */
+static uint32_t pair_sources(Search *s, Frame *frame, const Move *move)
 {
-    (void)start, (void)limits, (void)deadline;
-    s->passes_over = true;
-    return true;
+    return frame->drawn != NOT_DRAWN ? frame_exposing(s, frame) | 1u << move->dst : ALL_PILES;
 }
 
-const Reduction PASSED_OVER = {
-    .name = "passed over", .sound_for_loss = true, .prepare = prepare, .drops = drop_passed_over};
+/* The thin_pairs hook: a drawn frame's pairs less those `deferred` would skip whatever
+ * they play (played_pairs); other frames' pairs all kept. */
+static int thin_pairs(Search *s, const Frame *frame, const Move *before, int n, int must_use,
+                      bool peeked)
+{
+    if (frame->drawn == NOT_DRAWN)
+        return n;
+    n = played_pairs(s, frame, before, n);
+#ifdef SOLVER_CHECKS
+    if (peeked)
+        check_drawn_pairs(s, frame, before, must_use, n);
+#else
+    (void)must_use, (void)peeked;
+#endif
+    return n;
+}
+
+/* With deferred draws (only frames reached by a bare draw pass children over, and only
+ * deferred draws marks them), in the full search, and not up to run arrangement (not
+ * written for the arranged children). */
+static bool wanted_when(const Limits *limits)
+{
+    return !limits->narrow && limits->defer_draws && !limits->arranged;
+}
+
+const Reduction PASSED_OVER = {.name = "passed over", .sound_for_loss = true,
+                               .wanted = wanted_when, .drops = drop_passed_over,
+                               .pair_sources = pair_sources, .thin_pairs = thin_pairs};

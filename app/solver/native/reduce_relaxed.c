@@ -19,6 +19,9 @@ static bool dead_end(Search *s) { return s->dead_end && relaxation_lost(s->dead_
 
 static void release(Search *s) { relaxation_free(s->dead_end); }
 
+/* Asked for (Limits.relaxed), in the full search only. */
+static bool wanted_when(const Limits *limits) { return !limits->narrow && limits->relaxed; }
+
 const Reduction RELAXED_DEAD_END = {.name = "relaxed tableau", .sound_for_loss = true,
-                                    .prepare = prepare, .dead_end = dead_end,
-                                    .release = release};
+                                    .wanted = wanted_when, .prepare = prepare,
+                                    .dead_end = dead_end, .release = release};

@@ -31,8 +31,15 @@ static bool every_move(Search *s, const Position *start, const Limits *limits, d
     return true;
 }
 
-const Reduction SETTLE = {.name = "safe moves", .sound_for_loss = true, .prepare = by_children};
-const Reduction SETTLE_NARROW = {
-    .name = "safe moves, direct rule", .sound_for_loss = false, .prepare = by_narrow_children};
-const Reduction SETTLE_EAGER = {
-    .name = "every foundation move", .sound_for_loss = false, .prepare = every_move};
+static bool full(const Limits *limits) { return !limits->narrow; }
+
+static bool narrow(const Limits *limits) { return limits->narrow && !limits->eager; }
+
+static bool eager(const Limits *limits) { return limits->narrow && limits->eager; }
+
+const Reduction SETTLE = {
+    .name = "safe moves", .sound_for_loss = true, .wanted = full, .prepare = by_children};
+const Reduction SETTLE_NARROW = {.name = "safe moves, direct rule", .sound_for_loss = false,
+                                 .wanted = narrow, .prepare = by_narrow_children};
+const Reduction SETTLE_EAGER = {.name = "every foundation move", .sound_for_loss = false,
+                                .wanted = eager, .prepare = every_move};

@@ -25,7 +25,12 @@ static bool always(const Search *s, const Undo *line, int len)
     return true;
 }
 
+static bool full(const Limits *limits) { return !limits->narrow; }
+
+static bool narrow(const Limits *limits) { return limits->narrow; }
+
 const Reduction STRAIGHT_BACK = {
-    .name = "straight back", .sound_for_loss = true, .goes_back = goes_back};
-const Reduction STRAIGHT_BACK_LOOSE = {
-    .name = "straight back after any step", .sound_for_loss = false, .goes_back = always};
+    .name = "straight back", .sound_for_loss = true, .wanted = full, .goes_back = goes_back};
+const Reduction STRAIGHT_BACK_LOOSE = {.name = "straight back after any step",
+                                       .sound_for_loss = false, .wanted = narrow,
+                                       .goes_back = always};

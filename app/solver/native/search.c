@@ -1,5 +1,6 @@
 /* The search's driver (search.h): the frames, the budgets, the transposition table, and
- * the list of reductions it runs (a narrow list or a full one, below). What each
+ * the list of reductions it runs (those that want the search's limits, below), in the
+ * space a reduction installs (plain, narrow or up to run arrangement: children.c). What each
  * reduction leaves out, and why no win is lost by it, is in its own file (reduce_*.c). */
 #define _POSIX_C_SOURCE 199309L /* clock_gettime */
 #include "search.h"
@@ -107,15 +108,12 @@ static int play_child(Search *s, Frame *frame, Undo *line)
         Move rejoin = rejoin_move(&child.clear, child.clear.count + then.count);
         apply_undoable(t, &s->at, &rejoin, &line[len++]);
     }
-    if (s->arranged || could_settle(t, &s->at, line + settled, len - settled, s->rule))
+    if (s->space->settles(t, &s->at, line + settled, len - settled, s->rule))
         len += settle_undoable(t, &s->at, s->rule, line + len);
     return len;
 }
 
-static uint64_t key_of(Search *s)
-{
-    return s->arranged ? arranged_key(s->t, &s->at) : plain_key(s->t, &s->at);
-}
+static uint64_t key_of(Search *s) { return s->space->key(s->t, &s->at); }
 
 /* The reductions' hooks at each point of the loop, in list order (gather_hooks). */
 static bool skipped(Search *s, const Frame *frame, const Undo *line, int len)
@@ -152,8 +150,8 @@ static bool goes_back(const Search *s, const Undo *line, int len)
 
 static bool expanded(Search *s, Frame *frame)
 {
-    /* an obligated child with no reduction to expand it is never made */
-    return s->hooks.expands && s->hooks.expands(s, frame);
+    /* an obligated child with no reduction to expand it is a plain one (plain_obligations) */
+    return s->hooks.expands(s, frame);
 }
 
 /* What the loop does after a child is played. */
@@ -242,68 +240,82 @@ static void run(Search *s, const Limits *limits, double deadline, Outcome *out)
     out->verdict = UNSOLVABLE;
 }
 
-/* The two lists. The narrow one (restarts, which prove nothing): the direct safe-move
- * rule, the narrow moves, the loose straight back. The full one: the sound safe-move
- * rule, exact straight back, deferred draws and their children passed over, the relaxed
- * tableau's test, positions up to run arrangement where asked. Each list orders its
- * hooks: settle's rule first, the expansion of obligations, the skips after play, the
- * dead-end test. eager (SearchTables.eager_foundations, asked for narrow restarts) plays
- * every foundation move, in the narrow list only: every reduction of the full list is
- * sound for proofs of loss (tests/solver/test_native_layout.py). */
-static int narrow_list(const Limits *limits, const Reduction **list)
-{
-    int n = 0;
-    list[n++] = limits->eager ? &SETTLE_EAGER : &SETTLE_NARROW;
-    list[n++] = &SAME_TARGETS;
-    list[n++] = &OBLIGATIONS;
-    list[n++] = &NARROW_MOVES;
-    list[n++] = &STRAIGHT_BACK_LOOSE;
-    return n;
-}
-
-/* The full list's candidates, in order; Limits.without's bit i leaves FULL[i] out (the
- * differential tests switch each off alone). Never SETTLE_EAGER: module.c refuses it. */
-static const Reduction *const FULL[] = {
-    &SETTLE,         &SAME_TARGETS, &OBLIGATIONS,      &STRAIGHT_BACK,
-    &DEFERRED_DRAWS, &PASSED_OVER,  &RELAXED_DEAD_END, &ARRANGED,
+/* Every reduction, in list order: each decides from the limits whether a search wants
+ * it (Reduction.wanted). A narrow search (restarts, which prove nothing) gets the direct
+ * safe-move rule (or, eager, every foundation move), same targets, obligations, narrow
+ * moves and the loose straight back; the full one the sound safe-move rule, same
+ * targets, obligations, the exact straight back, then, as asked, deferred draws, their
+ * children passed over, the relaxed tableau's test and positions up to run arrangement.
+ * Each list orders its hooks: settle's rule first, the twins dropped as children are
+ * made, the expansion of obligations, the skips after play, the dead-end test. */
+static const Reduction *const LIST[] = {
+    &SETTLE,         &SETTLE_NARROW, &SETTLE_EAGER,     &SAME_TARGETS,
+    &OBLIGATIONS,    &NARROW_MOVES,  &STRAIGHT_BACK,    &STRAIGHT_BACK_LOOSE,
+    &DEFERRED_DRAWS, &PASSED_OVER,   &RELAXED_DEAD_END, &ARRANGED,
 };
-enum { FULL_LEN = sizeof FULL / sizeof FULL[0] };
+enum { LIST_LEN = sizeof LIST / sizeof LIST[0] };
 
+/* The full search's reductions are those sound for proofs of loss, in list order;
+ * Limits.without's bit i leaves the i-th out (the differential tests switch each off
+ * alone). Their names, by index (NULL past the last). */
 const char *search_reduction(int index)
 {
-    return index >= 0 && index < FULL_LEN ? FULL[index]->name : NULL;
+    for (int i = 0; i < LIST_LEN; i++)
+        if (LIST[i]->sound_for_loss && index-- == 0)
+            return LIST[i]->name;
+    return NULL;
 }
 
-/* Does the search ask for this reduction? Deferred draws, the relaxed test and run
- * arrangement by their own limits; the passed-over children with deferred draws (only
- * frames reached by a bare draw pass children over, and only deferred draws marks them),
- * and not up to run arrangement (not written for the arranged children). */
-static bool asked(const Limits *limits, const Reduction *reduction)
+/* The search's list: the reductions it wants, less those left out. A full search, whose
+ * exhaustion is a proof, never lists one that is not sound for proofs of loss, whatever
+ * that one wants (tests/solver/test_native_layout.py). */
+static int search_list(const Limits *limits, const Reduction **list)
 {
-    if (reduction == &DEFERRED_DRAWS)
-        return limits->defer_draws;
-    if (reduction == &PASSED_OVER)
-        return limits->defer_draws && !limits->arranged;  /* acts on drawn frames only */
-    if (reduction == &RELAXED_DEAD_END)
-        return limits->relaxed;
-    if (reduction == &ARRANGED)
-        return limits->arranged;
-    return true;
-}
-
-static int full_list(const Limits *limits, const Reduction **list)
-{
-    int n = 0;
-    for (int i = 0; i < FULL_LEN; i++)
-        if (!(limits->without >> i & 1) && asked(limits, FULL[i]))
-            list[n++] = FULL[i];
+    int n = 0, sound = 0;
+    for (int i = 0; i < LIST_LEN; i++) {
+        const Reduction *reduction = LIST[i];
+        bool left_out = reduction->sound_for_loss ? limits->without >> sound++ & 1
+                                                  : !limits->narrow;
+        if (!left_out && (!reduction->wanted || reduction->wanted(limits)) && n < MAX_REDUCTIONS)
+            list[n++] = reduction;
+    }
     return n;
+}
+
+/* Where no reduction expands obligated moves, they are plain children (a drops hook, first
+ * of them, so that the reductions' drops see them as such). */
+static int plain_obligations(Search *s, Frame *frame, Child *out, double *noisy, int n)
+{
+    (void)s, (void)frame, (void)noisy;
+    for (int i = 0; i < n; i++)
+        if (out[i].kind == CHILD_OBLIGED) {
+            out[i].kind = CHILD_PLAIN;
+            out[i].must_use = NO_USE;
+        }
+    return n;
+}
+
+/* The hooks an obligated move's expansion asks: the first list entry's of each. */
+static void gather_expansion(Hooks *h, const Reduction *reduction)
+{
+    if (reduction->expands && !h->expands)
+        h->expands = reduction->expands;
+    if (reduction->pair_sources && !h->pair_sources)
+        h->pair_sources = reduction->pair_sources;
+    if (reduction->thin_pairs && !h->thin_pairs)
+        h->thin_pairs = reduction->thin_pairs;
+    if (reduction->twin && !h->twin)
+        h->twin = reduction->twin;
 }
 
 /* Each kind of hook of the list, in list order, into s->hooks. */
 static void gather_hooks(Search *s)
 {
     Hooks *h = &s->hooks;
+    for (int r = 0; r < s->reductions_len; r++)
+        gather_expansion(h, s->reductions[r]);
+    if (!h->expands)
+        h->drops[h->drops_len++] = plain_obligations;
     for (int r = 0; r < s->reductions_len; r++) {
         const Reduction *reduction = s->reductions[r];
         if (reduction->drops)
@@ -316,8 +328,6 @@ static void gather_hooks(Search *s)
             h->dead_end[h->dead_end_len++] = reduction->dead_end;
         if (reduction->goes_back)
             h->goes_back[h->goes_back_len++] = reduction->goes_back;
-        if (reduction->expands && !h->expands)
-            h->expands = reduction->expands;
     }
 }
 
@@ -348,8 +358,8 @@ static bool search_init(Search *s, const Tables *t, const Position *start,
     s->draw_score = limits->draw_score;
     s->max_depth = limits->max_depth;
     s->rule = t->never_safe;  /* a list without a safe-move rule plays nothing unbranched */
-    s->reductions_len = limits->narrow ? narrow_list(limits, s->reductions)
-                                       : full_list(limits, s->reductions);
+    s->space = &PLAIN_SPACE;  /* unless a reduction installs another */
+    s->reductions_len = search_list(limits, s->reductions);
     for (int r = 0; r < s->reductions_len; r++)
         if (s->reductions[r]->prepare && !s->reductions[r]->prepare(s, start, limits, deadline))
             return false;
@@ -391,4 +401,25 @@ void search_run(const Tables *t, const Position *start, const Limits *limits, Ou
         run(s, limits, deadline, out);
     out->skipped = s->skipped;
     search_free(s);
+}
+
+int search_children(const Tables *t, const Position *p, const Move *last, int draw_score,
+                    ScoredMove *out)
+{
+    Search *s = calloc(1, sizeof *s);
+    if (!s)
+        return -1;
+    s->t = t;
+    s->draw_score = draw_score;
+    s->space = &PLAIN_SPACE;
+    s->at = *p;
+    s->hooks.twin = SAME_TARGETS.twin;
+    Child kids[MAX_MOVES];
+    int n = s->space->make(s, &s->at, last, kids);
+    for (int i = 0; i < n; i++)
+        out[i] = (ScoredMove){.score = kids[i].score, .move = kids[i].move,
+                              .must_use = kids[i].kind == CHILD_OBLIGED ? kids[i].must_use
+                                                                        : NO_USE};
+    free(s);
+    return n;
 }

@@ -1,13 +1,13 @@
 /* The depth-first search: narrow or full, with or without the restarts' jitter, plain or
  * up to run arrangement. Its driver (search.c) keeps the frames, the position and time
  * budgets and the transposition table, and runs a list of reductions (frames.h) at their
- * hooks. The narrow list (restarts, which prove nothing): the direct safe-move rule (or
- * every foundation move), same targets, obligations, narrow moves, the loose straight
- * back. The full list, every reduction in it sound for proofs of loss: safe moves, same
- * targets, obligations, straight back, then, as asked, deferred draws, passed over, the
- * relaxed tableau and up to run arrangement (Limits.without leaves any of them out, for
- * the tests). Each reduction's argument is in its file (reduce_*.c); docs/native-core.md
- * has the map. */
+ * hooks, each reduction deciding from the limits whether the search wants it. The narrow
+ * list (restarts, which prove nothing): the direct safe-move rule (or every foundation
+ * move), same targets, obligations, narrow moves, the loose straight back. The full list,
+ * every reduction in it sound for proofs of loss: safe moves, same targets, obligations,
+ * straight back, then, as asked, deferred draws, passed over, the relaxed tableau and up
+ * to run arrangement (Limits.without leaves any of them out, for the tests). Each
+ * reduction's argument is in its file (reduce_*.c); docs/native-core.md has the map. */
 #ifndef SOLVER_NATIVE_SEARCH_H
 #define SOLVER_NATIVE_SEARCH_H
 
@@ -57,6 +57,21 @@ typedef struct {
     Move *line;           /* SOLVED: the winning line (free() it); else NULL */
     size_t line_len;
 } Outcome;
+
+/* A child of the full search's frame: its move, its score (scores.h; lowest tried first)
+ * and, for an obligated move, the tableau pile the next move must use (else -1). */
+typedef struct {
+    int score;
+    Move move;
+    int must_use;
+} ScoredMove;
+
+/* The children a full search's frame at `p` makes, reached by `last` (NULL: none), in the
+ * order made (the search sorts them stably by score): the legal moves worth trying, less
+ * those with the key of one before them (same targets). Their count (at most MAX_MOVES),
+ * or -1 when out of memory. What app.solver.plan.suggest reads. */
+int search_children(const Tables *t, const Position *p, const Move *last, int draw_score,
+                    ScoredMove *out);
 
 /* One depth-first search from `start`, which is left as it is. Never holds the GIL's
  * objects: it may run with the GIL released. */

@@ -142,12 +142,23 @@ static inline int run_start(const Tables *t, const TableauPile *pile)
     return pile->run;
 }
 
-int run_length(const Tables *t, const Position *p, int index);
+static inline int run_length(const Tables *t, const Position *p, int index)
+{
+    const TableauPile *pile = &p->tableau[index];
+    if (!pile->len)
+        return 0;
+    if (!t->runs_any)
+        return 1;
+    return pile->len - run_start(t, pile);
+}
 
 /* State.legal_moves, in its order; `out` holds MAX_MOVES. Returns how many. */
 int legal_moves(const Tables *t, const Position *p, Move *out);
 /* State.apply(move, auto_finish=False, validate=False), in place: `move` must be legal. */
 void apply_move(const Tables *t, Position *p, const Move *move);
+/* Foundation f's share of what the position keeps of the foundations (tops_hash, wants,
+ * wanted_cards), added (sign 1) or taken away (-1); apply.c, and position_read. */
+void foundation_share(const Tables *t, Position *p, int f, int sign);
 
 /* What undo_move needs to take a move back (the search applies and undoes in place
  * rather than copying a position per child). */
