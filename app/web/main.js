@@ -978,6 +978,11 @@ function wire() {
     $("deal-number").required = $("deal-kind").value === "number";
     $("difficulty").hidden = $("deal-kind").value !== "solvable";
   });
+  // A message over a control goes at a tap, before its own time is up.
+  $("message").addEventListener("click", () => {
+    clearTimeout(messageTimer);
+    $("message").hidden = true;
+  });
   $("draw").addEventListener("click", () => sendMove({ action: "draw" }));
   $("redeal").addEventListener("click", () => sendMove({ action: "redeal" }));
   $("undo").addEventListener("click", undo);

@@ -543,6 +543,11 @@ def test_an_error_goes_at_the_next_successful_action(play: Play) -> None:
     assert play.page.locator("#message").is_hidden()
     play.shot("error-gone-after-a-draw")
     assert play.last_move() == {"action": "draw"}
+    # A message over a control (a phone's, above the tool bar) goes at a tap.
+    play.click_card(pile["id"], len(pile["cards"]) - 1)
+    assert play.message()[1] == "auto_play_off"
+    play.page.click("#message")
+    assert play.page.locator("#message").is_hidden()
 
 
 @pytest.mark.parametrize("screen", ["desktop", "phone"])
