@@ -60,7 +60,6 @@ async def get_session(
 # response is sent, not after, so nothing of a request outlives its answer.
 SessionDep = Annotated[AsyncSession, Depends(get_session, scope="function")]
 SettingsDep = Annotated[Settings, Depends(get_app_settings)]
-DatabaseDep = Annotated[Database, Depends(get_database)]
 
 
 async def get_page_cursors(services: ServicesDep) -> PageCursors:

@@ -117,14 +117,19 @@ def _entry_problems(language: str, source: str, entry: object) -> list[str]:
     return problems
 
 
+def _wanted(language: str, known: set[str]) -> set[str]:
+    """The sources a language's catalogue holds: English shows its sources as they are,
+    so its catalogue holds only their plural forms."""
+    return {s for s in known if "{count}" in s} if language == "en" else known
+
+
 def problems() -> list[str]:
     """What is missing, stale or malformed in the catalogues (empty: none)."""
     known = sources()
     found: list[str] = []
     for language in LANGUAGES:
         entries = catalogue(language)
-        # English shows its sources as they are: its catalogue holds only plural forms.
-        wanted = {s for s in known if "{count}" in s} if language == "en" else known
+        wanted = _wanted(language, known)
         found += [f"{language}: missing {s!r}" for s in sorted(wanted - set(entries))]
         found += [f"{language}: stale {s!r}" for s in sorted(set(entries) - wanted)]
         for source in sorted(wanted & set(entries)):
@@ -138,7 +143,7 @@ def merge(path: Path) -> None:
     known = sources()
     for language in LANGUAGES:
         entries = catalogue(language)
-        wanted = {s for s in known if "{count}" in s} if language == "en" else known
+        wanted = _wanted(language, known)
         for source, entry in given.get(language, {}).items():
             if source in wanted and source not in entries:
                 entries[source] = entry

@@ -28,7 +28,7 @@ player does not feel.
 that the levels mean something (docs/benchmarks.md).
 
 Pure: the engine and the policy, no I/O; the service runs it in the background lane of
-the worker pool right after a deal's proof (:func:`app.services.proving.prove`).
+the worker pool right after a deal's proof (:func:`app.services.background.proving.prove`).
 """
 
 from __future__ import annotations

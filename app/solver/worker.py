@@ -1,5 +1,5 @@
 """What a solver worker runs, for the service's one pool of CPU work
-(``app.services.work.WorkPool``): a search from a position's bytes, the refusals when
+(``app.services.background.cpu_pool.WorkPool``): a search from a position's bytes, the refusals when
 every worker is busy or the player has a search already, and a worker process's tie to
 the server that started it.
 

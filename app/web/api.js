@@ -104,7 +104,7 @@ export class Api {
       if (value !== null) params.append(name, value);
     }
     const search = params.toString();
-    const url = PREFIX + path + (search ? `${path.includes("?") ? "&" : "?"}${search}` : "");
+    const url = PREFIX + path + (search ? `?${search}` : "");
     /** @type {Record<string, string>} */
     const headers = { Accept: "application/json" };
     if (body !== undefined) headers["Content-Type"] = "application/json";
@@ -268,7 +268,7 @@ export class Api {
    * @returns {Promise<MoveLog>}
    */
   moveLog(gameId, offset = 0) {
-    return this.request("GET", `/games/${encodeURIComponent(gameId)}/moves?offset=${offset}`);
+    return this.request("GET", `/games/${encodeURIComponent(gameId)}/moves`, { query: { offset: String(offset) } });
   }
 
   /**
@@ -358,15 +358,13 @@ export class Api {
    * @returns {Promise<DailyResults>}
    */
   dailyResults(variant, date, rating = null) {
-    return this.request("GET", `/daily/${encodeURIComponent(variant)}/${date}/results?limit=20`, {
-      query: { difficulty: rating },
+    return this.request("GET", `/daily/${encodeURIComponent(variant)}/${date}/results`, {
+      query: { limit: "20", difficulty: rating },
     });
   }
 }
 
 /** @typedef {Schemas["Difficulty"]} Rating a deal's rating */
-
-
 
 /**
  * The error envelope of an answer that is not 2xx (a proxy's page that is not JSON

@@ -31,7 +31,7 @@ const MARKS = {
  * A logged move in words (model.js `moveInWords`): its cards read off its events.
  * @param {LogEntry} entry
  */
-export function entryInWords(entry) {
+function entryInWords(entry) {
   const moved = entry.events.find((e) => e.type === "move");
   const cards = moved && moved.type === "move" ? (moved.cards ?? null) : null;
   return moveInWords(entry.move, cards);

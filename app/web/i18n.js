@@ -11,7 +11,7 @@
 // tests/api/test_play_locales.py checks each catalogue against the sources of the JS
 // and HTML files: nothing missing, nothing stale, the same placeholders.
 
-export const LANGUAGES = ["en", "de", "ru", "fr"];
+const LANGUAGES = ["en", "de", "ru", "fr"];
 const STORE = "solitaire.language";
 
 /** @typedef {string | Record<string, string>} Entry */

@@ -124,7 +124,6 @@ function sayError(error) {
   say(sentence(error.message), "error");
   box.dataset.code = error.code;
   if (error.reason) box.dataset.reason = error.reason;
-  else delete box.dataset.reason;
   console.info(`refused: ${error.status} ${error.code}${error.reason ? ` (${error.reason})` : ""}`);
 }
 

@@ -202,7 +202,7 @@ export function rankLabel(rank) {
 }
 
 /** @param {string} code a card as the table shows it: "10♦" */
-export function cardName(code) {
+function cardName(code) {
   const card = describeCard(code);
   return `${card.label}${card.symbol}`;
 }

@@ -333,6 +333,7 @@ def _new_game(
 ) -> Game:
     now = utcnow()
     ranked = ranking.starts_ranked(daily_date, now)
+    past_date = daily_date is not None and not ranked
     return Game(
         id=new_id(),  # known before the insert: a record's moves are logged under it
         player_id=player.id,
@@ -352,6 +353,6 @@ def _new_game(
         ranked=ranked,
         # A daily game of a date that is over (its deal and results are public) is
         # practice: never ranked, not counted in the statistics (docs/decisions/0024).
-        practice=daily_date is not None and not ranked,
-        unranked_reason=ranking.PAST_DATE if daily_date is not None and not ranked else None,
+        practice=past_date,
+        unranked_reason=ranking.PAST_DATE if past_date else None,
     )
