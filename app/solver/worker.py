@@ -12,6 +12,7 @@ deployment).
 from __future__ import annotations
 
 import ctypes
+import multiprocessing
 import os
 import signal
 import sys
@@ -48,8 +49,13 @@ def exit_with_parent() -> None:
     """Make this worker process end when the process that started it dies, however it
     dies (`kill -9` included): a pool's initializer. Linux is told to send SIGKILL at the
     parent's death; everywhere, a thread also watches the parent id, since the kernel's
-    signal follows the parent *thread* and a worker can be orphaned before it is asked."""
-    parent = os.getppid()
+    signal follows the parent *thread* and a worker can be orphaned before it is asked.
+    The parent is the process that spawned it (multiprocessing says which), not whoever
+    is its parent now: a worker orphaned while still starting ends at once."""
+    spawner = multiprocessing.parent_process()
+    parent = spawner.pid if spawner is not None and spawner.pid is not None else os.getppid()
+    if os.getppid() != parent:
+        os._exit(1)
     if sys.platform.startswith("linux"):
         try:
             libc = ctypes.CDLL(None, use_errno=True)
