@@ -350,15 +350,25 @@ def test_the_search_up_to_run_arrangement_keeps_to_the_oracles(name: str, flip: 
     assert "unsolvable" not in won
 
 
-def near_wins(name: str, flip: bool) -> list[State]:
-    """Positions near the end of a winning line (found by ``solve``, replayed)."""
+@cache
+def first_win(name: str, flip: bool) -> tuple[State, tuple[Move, ...]] | None:
+    """The first of deals 4-11 that ``solve`` wins within 20,000 positions, and its line
+    (searched once a module: where the relaxed tableau applies, a search that misses
+    costs seconds)."""
     for number in range(4, 12):
         state = start(name, flip, number)
         found = plan.solve(state, max_positions=20_000)
         if found.result == "solved":
-            cut = [int(len(found.moves) * share) for share in (0.9, 0.95, 0.98)]
-            return [replay(state, found.moves[:n]) for n in cut]
-    raise AssertionError("no deal won to take positions from")
+            return state, tuple(found.moves)
+    return None
+
+
+def near_wins(name: str, flip: bool) -> list[State]:
+    """Positions near the end of a winning line (found by ``solve``, replayed)."""
+    won = first_win(name, flip)
+    assert won is not None, "no deal won to take positions from"
+    state, moves = won
+    return [replay(state, moves[: int(len(moves) * share)]) for share in (0.9, 0.95, 0.98)]
 
 
 @pytest.mark.parametrize("name", ["rainbow", "canfield"])
@@ -444,15 +454,12 @@ def decided_positions(name: str, flip: bool) -> list[State]:
     for greedy in (True, False):  # dead ends of play: often lost
         rng = random.Random(f"restart-{name}-{flip}-{greedy}")
         candidates.extend(list(walk(start(name, flip, 4), rng, 300, greedy))[-1::-12][:4])
-    for number in range(4, 12):  # along a winning line (where play never ends: redeals)
-        state = start(name, flip, number)
-        won = plan.solve(state, max_positions=20_000)
-        if won.result == "solved":
-            candidates.extend(
-                replay(state, won.moves[: int(len(won.moves) * share)])
-                for share in (0.85, 0.92, 0.97)
-            )
-            break
+    won = first_win(name, flip)  # along a winning line (where play never ends: redeals)
+    if won is not None:
+        state, moves = won
+        candidates.extend(
+            replay(state, moves[: int(len(moves) * share)]) for share in (0.85, 0.92, 0.97)
+        )
     out: list[State] = []
     for state in candidates:
         if len(out) < 3 and any(
