@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Annotated, Any
 
-from fastapi import Query, Response
+from fastapi import Header, Query, Response
 
 from app.errors import ApiError
 from app.schemas import ErrorResponse
@@ -20,6 +20,11 @@ PageCursor = Annotated[
         "then be left at 0).",
     ),
 ]
+
+# A conditional GET's validator (docs/api.md, "Conditional requests").
+IfNoneMatch = Annotated[str | None, Header(alias="If-None-Match")]
+# A page's size where a list allows up to 100 (default 20).
+PageLimit = Annotated[int, Query(ge=1, le=100)]
 
 # The extension of a documented error answer that lists its codes (read by app.main).
 ERROR_CODES = "x-error-codes"

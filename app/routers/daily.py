@@ -6,7 +6,7 @@ import hashlib
 from datetime import UTC, date, datetime, timedelta
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header, Path, Query, Request, Response
+from fastapi import APIRouter, Path, Query, Request, Response
 
 from app.deps import (
     CurrentPlayer,
@@ -28,7 +28,9 @@ from app.errors import (
 from app.routers.common import (
     ETAG,
     LOCATION,
+    IfNoneMatch,
     PageCursor,
+    PageLimit,
     answer_headers,
     errors,
     etag_matches,
@@ -117,7 +119,7 @@ async def get_daily(
     session: SessionDep,
     settings: SettingsDep,
     difficulty: DifficultyQuery = None,
-    if_none_match: Annotated[str | None, Header(alias="If-None-Match")] = None,
+    if_none_match: IfNoneMatch = None,
 ) -> DailyOut | Response:
     check_difficulty(settings, difficulty)
     answer = await results.daily_info(session, variant, day, settings.daily_first_date, difficulty)
@@ -190,7 +192,7 @@ async def get_daily_results(
     player: OptionalPlayer,
     settings: SettingsDep,
     cursors: PageCursorsDep,
-    limit: Annotated[int, Query(ge=1, le=100)] = 20,
+    limit: PageLimit = 20,
     offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
     cursor: PageCursor = None,
     difficulty: DifficultyQuery = None,

@@ -45,7 +45,9 @@ from app.errors import (
 from app.routers.common import (
     ETAG,
     LOCATION,
+    IfNoneMatch,
     PageCursor,
+    PageLimit,
     answer_headers,
     errors,
     etag_matches,
@@ -185,7 +187,7 @@ async def list_games(
     session: SessionDep,
     player: CurrentPlayer,
     cursors: PageCursorsDep,
-    limit: Annotated[int, Query(ge=1, le=100)] = 20,
+    limit: PageLimit = 20,
     cursor: Annotated[str | None, Query(max_length=512)] = None,
 ) -> GamePage:
     return await games.list_games(session, player, limit=limit, cursor=cursor, cursors=cursors)
@@ -207,7 +209,7 @@ async def get_game(
     response: Response,
     session: SessionDep,
     player: CurrentPlayer,
-    if_none_match: Annotated[str | None, Header(alias="If-None-Match")] = None,
+    if_none_match: IfNoneMatch = None,
 ) -> GameState | Response:
     if if_none_match:
         version = await games.game_version(session, player, game_id)

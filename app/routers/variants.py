@@ -2,13 +2,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Header, Response
+from fastapi import APIRouter, Response
 
 from app.deps import LanguageDep, SessionDep, SettingsDep
 from app.errors import VariantNotFound
-from app.routers.common import errors, etag_matches, not_modified
+from app.routers.common import IfNoneMatch, errors, etag_matches, not_modified
 from app.routers.games import SolvableDealsDep
 from app.schemas import VariantOut
 from app.services import variants
@@ -56,7 +56,7 @@ async def list_variants(
     settings: SettingsDep,
     language: LanguageDep,
     deals: SolvableDealsDep,
-    if_none_match: Annotated[str | None, Header(alias="If-None-Match")] = None,
+    if_none_match: IfNoneMatch = None,
 ) -> list[VariantOut] | Response:
     answer = await variants.list_variants(session, settings.seeds_dir, language, deals)
     body = [item.model_dump(mode="json") for item in answer]
@@ -77,7 +77,7 @@ async def get_variant(
     settings: SettingsDep,
     language: LanguageDep,
     deals: SolvableDealsDep,
-    if_none_match: Annotated[str | None, Header(alias="If-None-Match")] = None,
+    if_none_match: IfNoneMatch = None,
 ) -> VariantOut | Response:
     answer = await variants.describe_variant(
         session, settings.seeds_dir, variant_id, language, deals
