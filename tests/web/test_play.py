@@ -95,6 +95,7 @@ class Play:
     # Console lines a test provokes: the refusals it asks for (Chromium logs each 4xx as
     # a failed load), and a lost answer where it cuts one.
     expected: list[str] = field(default_factory=lambda: ["the server responded with a status of 4"])
+    http: httpx.Client | None = None
 
     # ---- the page
 
@@ -168,9 +169,14 @@ class Play:
     def api(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         token = self.storage("solitaire.token")
         headers = {"Authorization": f"Bearer {token}", **kwargs.pop("headers", {})}
-        return httpx.request(
-            method, f"{self.server.base_url}/api/v1{path}", headers=headers, timeout=30, **kwargs
-        )
+        if self.http is None:  # one client, its connection kept: a test sends hundreds
+            self.http = httpx.Client(base_url=f"{self.server.base_url}/api/v1", timeout=30)
+        return self.http.request(method, path, headers=headers, **kwargs)
+
+    def close(self) -> None:
+        if self.http is not None:
+            self.http.close()
+            self.http = None
 
     def state(self) -> dict[str, Any]:
         answer = self.api("GET", f"/games/{self.game_id}")
@@ -238,6 +244,7 @@ def opened(
         assert [p for p in session.problems if not any(e in p for e in session.expected)] == []
         assert page.evaluate("document.body.dataset.eventMismatches") is None
     finally:
+        session.close()
         context.close()
 
 
@@ -686,6 +693,9 @@ def test_hint_followed_then_a_solvable_game_finished_to_a_win(play: Play) -> Non
     assert play.state()["assisted"] is True
     assert play.page.locator("#assisted").is_visible()
 
+    # The finish not animated (the speed setting "off"): hundreds of events, and the
+    # animation is test_finish_can_be_skipped_to_the_end's.
+    play.page.evaluate("localStorage.setItem('solitaire.speed', 'off')")
     play.page.click("#finish")
     play.page.wait_for_function("() => document.body.dataset.status === 'won'", timeout=120_000)
     play.ready()
@@ -845,6 +855,7 @@ def test_a_phone_screen_holds_the_whole_table(browser: Any, server: Server, vari
     context = browser.new_context(
         viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True
     )
+    session: Play | None = None
     try:
         page = context.new_page()
         page.goto(f"{server.base_url}/play/")
@@ -896,6 +907,8 @@ def test_a_phone_screen_holds_the_whole_table(browser: Any, server: Server, vari
         assert session.last_move() == move
         session.shot(f"phone-drag-{variant}")
     finally:
+        if session is not None:
+            session.close()
         context.close()
 
 
@@ -946,7 +959,8 @@ COACH_GAME, COACH_DEAL, GOOD_MOVES, BAD_MOVE = "canfield", 1, 24, "w>f1"
 def test_analysis_marks_the_losing_move_and_its_winning_line_wins_on_a_copy(play: Play) -> None:
     line = seed_line(ROOT / "seeds", COACH_GAME, COACH_DEAL)
     assert line is not None
-    play.page.evaluate("localStorage.setItem('solitaire.speed', 'fast')")
+    # No animation (the speed setting "off"): the line is some 150 moves, played one by one.
+    play.page.evaluate("localStorage.setItem('solitaire.speed', 'off')")
     play.new_game(COACH_GAME, "number", COACH_DEAL)
     game_id = play.game_id
     # A game thrown away on purpose, over the API with the page's token, then resigned.
