@@ -478,13 +478,13 @@ def test_a_move_from_a_stale_view_shows_the_new_position_first(
 def test_the_stream_is_opened_again_with_a_new_token_after_it_ends(
     browser: Any, tmp_path: Path
 ) -> None:
-    # Tokens good for 1 s, streams ended after 2 s: each reconnect of EventSource is
-    # refused (401), and the client asks for a new token.
+    # Tokens good for 1 s, streams ended after 1 s: each reconnect of EventSource (3 s
+    # later) is refused (401), and the client asks for a new token.
     short = Server(
         f"sqlite+aiosqlite:///{tmp_path / 'short.sqlite3'}",
         tmp_path,
         STREAM_TOKEN_SECONDS="1",
-        STREAM_MAX_SECONDS="2",
+        STREAM_MAX_SECONDS="1",
         SOLVABLE_PREPARE_AHEAD="false",
         LOG_FORMAT="text",
     )
@@ -1401,11 +1401,11 @@ def test_an_undecided_boundary_offers_a_copy_at_the_last_position_proven_winnabl
 
 
 def test_the_live_sign_shows_a_cut_stream_and_its_return(browser: Any, tmp_path: Path) -> None:
-    # Streams ended by the server after 2 s: EventSource opens them again, unless cut.
+    # Streams ended by the server after 1 s: EventSource opens them again, unless cut.
     short = Server(
         f"sqlite+aiosqlite:///{tmp_path / 'live.sqlite3'}",
         tmp_path,
-        STREAM_MAX_SECONDS="2",
+        STREAM_MAX_SECONDS="1",
         SOLVABLE_PREPARE_AHEAD="false",
         LOG_FORMAT="text",
     )
@@ -1434,12 +1434,13 @@ def test_the_live_sign_shows_a_cut_stream_and_its_return(browser: Any, tmp_path:
             play.page.unroute("**/api/v1/games/*/events*")
             play.page.wait_for_selector('#live-sign[data-state="back"]', timeout=20_000)
             play.page.wait_for_function(LIVE)
-            sign.wait_for(state="hidden", timeout=10_000)
-            # Live again: a change made elsewhere reaches the page.
+            # Live again: a change made elsewhere reaches the page (while the stream just
+            # opened is open), and the sign goes a few seconds after it came back.
             answer = play.api("POST", f"/games/{play.game_id}/moves", json={"action": "draw"})
             version = answer.json()["version"]
             play.page.wait_for_function(
                 f"() => document.body.dataset.version === '{version}'", timeout=10_000
             )
+            sign.wait_for(state="hidden", timeout=10_000)
     finally:
         short.kill()
