@@ -254,6 +254,18 @@ def play(browser: Any, server: Server) -> Iterator[Play]:
         yield session
 
 
+@contextmanager
+def elsewhere(play: Play) -> Iterator[None]:
+    """The page away from /play (on the server's /health: its origin, its storage, no
+    client) while the test plays over the API, then what it showed loaded again. A page that
+    followed the game would take and draw each of a long line's moves as it came."""
+    shown = play.page.url
+    play.page.goto(f"{play.server.base_url}/health")
+    yield
+    play.page.goto(shown)
+    play.ready()
+
+
 def same_player(play: Play) -> dict[str, Any]:
     """A browser context's storage holding this page's player and game (a second tab)."""
     items = [
@@ -964,13 +976,12 @@ def test_analysis_marks_the_losing_move_and_its_winning_line_wins_on_a_copy(play
     play.new_game(COACH_GAME, "number", COACH_DEAL)
     game_id = play.game_id
     # A game thrown away on purpose, over the API with the page's token, then resigned.
-    play.api("PATCH", f"/games/{game_id}", json={"settings": {"auto_finish": False}})
-    for move in [*line[:GOOD_MOVES], Move.parse(BAD_MOVE)]:
-        played = play.api("POST", f"/games/{game_id}/moves", json=move.to_json())
-        assert played.status_code == 200, played.text
-    assert play.api("POST", f"/games/{game_id}/resign").json()["status"] == "resigned"
-    play.page.reload()
-    play.ready()
+    with elsewhere(play):
+        play.api("PATCH", f"/games/{game_id}", json={"settings": {"auto_finish": False}})
+        for move in [*line[:GOOD_MOVES], Move.parse(BAD_MOVE)]:
+            played = play.api("POST", f"/games/{game_id}/moves", json=move.to_json())
+            assert played.status_code == 200, played.text
+        assert play.api("POST", f"/games/{game_id}/resign").json()["status"] == "resigned"
     assert play.page.inner_text("#status") == "resigned"
 
     play.page.click("#analyse")
@@ -1011,7 +1022,9 @@ def test_analysis_marks_the_losing_move_and_its_winning_line_wins_on_a_copy(play
     winning = analysis["winning_line"]
     for step, move in enumerate(winning):
         assert play.page.evaluate("document.body.dataset.practiceNext") == str(step)
-        play.page.click("#practice-next")
+        # Clicked where it is, without Playwright's wait for it to stand still: a button
+        # still disabled or covered takes no click, and the next step's check fails.
+        play.page.click("#practice-next", force=True)
         play.ready()
         assert play.last_move() == move
     state = play.state()
@@ -1306,13 +1319,12 @@ def thrown_away(play: Play, moves: list[Move]) -> str:
     shown again in the page: its id."""
     play.new_game(COACH_GAME, "number", COACH_DEAL)
     game_id = play.game_id
-    play.api("PATCH", f"/games/{game_id}", json={"settings": {"auto_finish": False}})
-    for move in moves:
-        played = play.api("POST", f"/games/{game_id}/moves", json=move.to_json())
-        assert played.status_code == 200, played.text
-    assert play.api("POST", f"/games/{game_id}/resign").json()["status"] == "resigned"
-    play.page.reload()
-    play.ready()
+    with elsewhere(play):
+        play.api("PATCH", f"/games/{game_id}", json={"settings": {"auto_finish": False}})
+        for move in moves:
+            played = play.api("POST", f"/games/{game_id}/moves", json=move.to_json())
+            assert played.status_code == 200, played.text
+        assert play.api("POST", f"/games/{game_id}/resign").json()["status"] == "resigned"
     return game_id
 
 
