@@ -487,14 +487,14 @@ def test_a_move_from_a_stale_view_shows_the_new_position_first(
         assert stale.state()["move_count"] == moved["move_count"] + 1
 
 
-def test_the_stream_is_opened_again_with_a_new_token_after_it_ends(
-    browser: Any, tmp_path: Path
-) -> None:
-    # Tokens good for 1 s, streams ended after 1 s: each reconnect of EventSource (3 s
-    # later) is refused (401), and the client asks for a new token.
+@pytest.fixture(scope="module")
+def short_streams(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """A server whose live streams end after 1 s and whose stream tokens are good for
+    1 s: EventSource opens an ended stream again 3 s later, with a token expired by then."""
+    data = tmp_path_factory.mktemp("streams")
     short = Server(
-        f"sqlite+aiosqlite:///{tmp_path / 'short.sqlite3'}",
-        tmp_path,
+        f"sqlite+aiosqlite:///{data / 'streams.sqlite3'}",
+        data,
         STREAM_TOKEN_SECONDS="1",
         STREAM_MAX_SECONDS="1",
         SOLVABLE_PREPARE_AHEAD="false",
@@ -502,29 +502,37 @@ def test_the_stream_is_opened_again_with_a_new_token_after_it_ends(
     )
     short.start()
     try:
-        with opened(browser, short) as play:
-            play.expected.append("EventSource's response has a status 401")
-            play.new_game("rank-and-file", "number", DEALS["rank-and-file"])
-            play.page.wait_for_function(LIVE)
-
-            def tokens() -> int:
-                return sum(r.url.endswith("/stream-token") for r in play.requests)
-
-            first = tokens()
-            deadline = time.monotonic() + 20
-            while tokens() == first:
-                assert time.monotonic() < deadline, "no new stream token after the stream ended"
-                play.page.wait_for_timeout(200)
-            play.page.wait_for_function(LIVE)
-            # A change made elsewhere still reaches the page.
-            answer = play.api("POST", f"/games/{play.game_id}/moves", json={"action": "draw"})
-            assert answer.status_code == 200
-            version = answer.json()["version"]
-            play.page.wait_for_function(
-                f"() => document.body.dataset.version === '{version}'", timeout=6_000
-            )
+        yield short
     finally:
         short.kill()
+
+
+def test_the_stream_is_opened_again_with_a_new_token_after_it_ends(
+    browser: Any, short_streams: Server
+) -> None:
+    # Each reconnect of EventSource is refused (401: its token expired), and the client
+    # asks for a new token.
+    with opened(browser, short_streams) as play:
+        play.expected.append("EventSource's response has a status 401")
+        play.new_game("rank-and-file", "number", DEALS["rank-and-file"])
+        play.page.wait_for_function(LIVE)
+
+        def tokens() -> int:
+            return sum(r.url.endswith("/stream-token") for r in play.requests)
+
+        first = tokens()
+        deadline = time.monotonic() + 20
+        while tokens() == first:
+            assert time.monotonic() < deadline, "no new stream token after the stream ended"
+            play.page.wait_for_timeout(200)
+        play.page.wait_for_function(LIVE)
+        # A change made elsewhere still reaches the page.
+        answer = play.api("POST", f"/games/{play.game_id}/moves", json={"action": "draw"})
+        assert answer.status_code == 200
+        version = answer.json()["version"]
+        play.page.wait_for_function(
+            f"() => document.body.dataset.version === '{version}'", timeout=6_000
+        )
 
 
 def test_a_first_visit_deals_no_game_until_asked(play: Play) -> None:
@@ -1414,47 +1422,40 @@ def test_an_undecided_boundary_offers_a_copy_at_the_last_position_proven_winnabl
     assert play.last_move() == winning[0]
 
 
-def test_the_live_sign_shows_a_cut_stream_and_its_return(browser: Any, tmp_path: Path) -> None:
-    # Streams ended by the server after 1 s: EventSource opens them again, unless cut.
-    short = Server(
-        f"sqlite+aiosqlite:///{tmp_path / 'live.sqlite3'}",
-        tmp_path,
-        STREAM_MAX_SECONDS="1",
-        SOLVABLE_PREPARE_AHEAD="false",
-        LOG_FORMAT="text",
-    )
-    short.start()
-    try:
-        with opened(browser, short) as play:
-            play.expected += ["net::ERR_FAILED", "EventSource"]
-            play.new_game("rank-and-file", "number", DEALS["rank-and-file"])
-            play.page.wait_for_function(LIVE)
-            sign = play.page.locator("#live-sign")
-            assert sign.is_hidden()
-            play.page.route("**/api/v1/games/*/events*", lambda route: route.abort())
-            play.page.wait_for_selector('#live-sign[data-state="down"]', timeout=20_000)
-            assert "Connection lost" in sign.inner_text()
-            play.shot("live-sign-down")
-            # An action while it is down says so at once, before its request gives up.
-            play.page.route("**/api/v1/games/*/moves", lambda route: route.abort())
-            started = time.monotonic()
-            play.page.click("#draw")
-            play.page.wait_for_selector('#message[data-kind="warn"]', timeout=1_000)
-            assert time.monotonic() - started < 1.5
-            assert "No live connection" in play.page.inner_text("#message")
-            play.ready()
-            assert play.message()[1] == "network_error"
-            play.page.unroute("**/api/v1/games/*/moves")
-            play.page.unroute("**/api/v1/games/*/events*")
-            play.page.wait_for_selector('#live-sign[data-state="back"]', timeout=20_000)
-            play.page.wait_for_function(LIVE)
-            # Live again: a change made elsewhere reaches the page (while the stream just
-            # opened is open), and the sign goes a few seconds after it came back.
-            answer = play.api("POST", f"/games/{play.game_id}/moves", json={"action": "draw"})
-            version = answer.json()["version"]
-            play.page.wait_for_function(
-                f"() => document.body.dataset.version === '{version}'", timeout=10_000
-            )
-            sign.wait_for(state="hidden", timeout=10_000)
-    finally:
-        short.kill()
+def test_the_live_sign_shows_a_cut_stream_and_its_return(
+    browser: Any, short_streams: Server
+) -> None:
+    # Streams ended by the server after 1 s: EventSource opens them again, unless cut
+    # (then, the stream let through again, its expired token is refused, and the client
+    # opens it with a new one).
+    with opened(browser, short_streams) as play:
+        play.expected += ["net::ERR_FAILED", "EventSource"]
+        play.new_game("rank-and-file", "number", DEALS["rank-and-file"])
+        play.page.wait_for_function(LIVE)
+        sign = play.page.locator("#live-sign")
+        assert sign.is_hidden()
+        play.page.route("**/api/v1/games/*/events*", lambda route: route.abort())
+        play.page.wait_for_selector('#live-sign[data-state="down"]', timeout=20_000)
+        assert "Connection lost" in sign.inner_text()
+        play.shot("live-sign-down")
+        # An action while it is down says so at once, before its request gives up.
+        play.page.route("**/api/v1/games/*/moves", lambda route: route.abort())
+        started = time.monotonic()
+        play.page.click("#draw")
+        play.page.wait_for_selector('#message[data-kind="warn"]', timeout=1_000)
+        assert time.monotonic() - started < 1.5
+        assert "No live connection" in play.page.inner_text("#message")
+        play.ready()
+        assert play.message()[1] == "network_error"
+        play.page.unroute("**/api/v1/games/*/moves")
+        play.page.unroute("**/api/v1/games/*/events*")
+        play.page.wait_for_selector('#live-sign[data-state="back"]', timeout=20_000)
+        play.page.wait_for_function(LIVE)
+        # Live again: a change made elsewhere reaches the page (while the stream just
+        # opened is open), and the sign goes a few seconds after it came back.
+        answer = play.api("POST", f"/games/{play.game_id}/moves", json={"action": "draw"})
+        version = answer.json()["version"]
+        play.page.wait_for_function(
+            f"() => document.body.dataset.version === '{version}'", timeout=10_000
+        )
+        sign.wait_for(state="hidden", timeout=10_000)
