@@ -289,6 +289,12 @@ def held_piles(state: dict[str, Any]) -> list[list[str | None]]:
 
 
 LIVE = "() => document.body.dataset.live === '1'"
+# The client's waits on the clock (app/web/timings.js): its defaults, and shorter ones a
+# test not about them sets before the page loads.
+DEFAULT_TIMINGS = {"resendMs": 250, "backSignMs": 3000}
+SHORT_TIMINGS = (
+    "localStorage.setItem('solitaire.timings', JSON.stringify({resendMs: 150, backSignMs: 300}))"
+)
 PHONE: dict[str, Any] = {
     "viewport": {"width": 390, "height": 844},
     "has_touch": True,
@@ -542,6 +548,9 @@ def test_a_first_visit_deals_no_game_until_asked(play: Play) -> None:
     assert play.storage("solitaire.game") is None
     assert play.api("GET", "/games").json()["items"] == []
     play.shot("first-visit-prompt")
+    # The client's waits on the clock are its own (no test shortened them here).
+    timings = play.page.evaluate("import('/play/timings.js').then(m => ({...m.TIMINGS}))")
+    assert timings == DEFAULT_TIMINGS
     stats = play.api("GET", "/players/me/stats").json()
     assert sum(line["played"] for line in stats["variants"]) == 0
     # The prompt's button deals the game chosen above.
@@ -1427,8 +1436,13 @@ def test_the_live_sign_shows_a_cut_stream_and_its_return(
 ) -> None:
     # Streams ended by the server after 1 s: EventSource opens them again, unless cut
     # (then, the stream let through again, its expired token is refused, and the client
-    # opens it with a new one).
-    with opened(browser, short_streams) as play:
+    # opens it with a new one). The client's resends of a move that got no answer, and
+    # the sign that the stream is back, shortened (timings.js; the defaults are
+    # test_a_first_visit_deals_no_game_until_asked's).
+    def shorter(page: Any) -> None:
+        page.add_init_script(SHORT_TIMINGS)
+
+    with opened(browser, short_streams, shorter) as play:
         play.expected += ["net::ERR_FAILED", "EventSource"]
         play.new_game("rank-and-file", "number", DEALS["rank-and-file"])
         play.page.wait_for_function(LIVE)
