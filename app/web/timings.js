@@ -1,7 +1,7 @@
 // @ts-check
 // Waits on the clock that the browser tests (tests/web) shorten where a test is not about
 // how long they last: each is its default below, unless the page's storage holds
-// `solitaire.timings`, a JSON object of shorter ones (`{"backSignMs": 300}`). A value
+// `solitaire.timings`, a JSON object of shorter ones (`{"backSignMs": 1000}`). A value
 // that is not a number, or not shorter than its default, is ignored.
 
 /** The defaults, in milliseconds. */

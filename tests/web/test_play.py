@@ -293,7 +293,7 @@ LIVE = "() => document.body.dataset.live === '1'"
 # test not about them sets before the page loads.
 DEFAULT_TIMINGS = {"resendMs": 250, "backSignMs": 3000}
 SHORT_TIMINGS = (
-    "localStorage.setItem('solitaire.timings', JSON.stringify({resendMs: 150, backSignMs: 300}))"
+    "localStorage.setItem('solitaire.timings', JSON.stringify({resendMs: 150, backSignMs: 1000}))"
 )
 PHONE: dict[str, Any] = {
     "viewport": {"width": 390, "height": 844},
