@@ -10,9 +10,11 @@ export const DEFAULT_TIMINGS = Object.freeze({
   resendMs: 250,
   /** how long the sign that the live connection is back stays */
   backSignMs: 3000,
+  /** between the moves of a line that plays itself at the fast speed (coach.js) */
+  fastLineMs: 150,
 });
 
-/** @typedef {{ resendMs: number, backSignMs: number }} Timings */
+/** @typedef {{ resendMs: number, backSignMs: number, fastLineMs: number }} Timings */
 
 /** @returns {Timings} the defaults, less what the page's storage shortens */
 function read() {

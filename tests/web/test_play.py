@@ -291,7 +291,7 @@ def held_piles(state: dict[str, Any]) -> list[list[str | None]]:
 LIVE = "() => document.body.dataset.live === '1'"
 # The client's waits on the clock (app/web/timings.js): its defaults, and shorter ones a
 # test not about them sets before the page loads.
-DEFAULT_TIMINGS = {"resendMs": 250, "backSignMs": 3000}
+DEFAULT_TIMINGS = {"resendMs": 250, "backSignMs": 3000, "fastLineMs": 150}
 SHORT_TIMINGS = (
     "localStorage.setItem('solitaire.timings', JSON.stringify({resendMs: 150, backSignMs: 1000}))"
 )
@@ -1354,6 +1354,8 @@ def test_a_game_resigned_while_winnable_is_taken_up_on_a_copy_the_line_plays_to_
     assert line is not None
     left = len(line) - 30  # resigned 30 moves short of the proven line's win
     play.page.evaluate("localStorage.setItem('solitaire.speed', 'off')")
+    # The line's fast speed faster still (timings.js), read as the page loads again.
+    play.page.evaluate("localStorage.setItem('solitaire.timings', '{\"fastLineMs\": 40}')")
     game_id = thrown_away(play, line[:left])
     play.page.click("#analyse")
     play.page.wait_for_selector('#coach[data-state="done"]', timeout=120_000)
