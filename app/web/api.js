@@ -26,6 +26,8 @@
 /** @typedef {Schemas["PracticeRequest"]} PracticeRequest */
 /** @typedef {Schemas["MoveRequestMove"] | Schemas["DrawRequest"] | Schemas["RedealRequest"] | Schemas["ClickRequest"]} MoveRequest */
 
+import { TIMINGS } from "./timings.js";
+
 const PREFIX = "/api/v1";
 /** How many times a request that got no answer at all (the network) is sent again. */
 const NETWORK_RETRIES = 3;
@@ -126,7 +128,7 @@ export class Api {
         // No answer: safe to send again only where the key makes a retry play once.
         if ((method === "GET" || idempotent) && networkTries < NETWORK_RETRIES) {
           networkTries += 1;
-          await sleep(250 * 2 ** networkTries);
+          await sleep(TIMINGS.resendMs * 2 ** networkTries);
           continue;
         }
         throw new ApiError(0, "network_error", "The server could not be reached.", null, null);

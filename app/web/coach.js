@@ -11,6 +11,7 @@
 
 import { t } from "./i18n.js";
 import { moveInWords } from "./model.js";
+import { TIMINGS } from "./timings.js";
 
 /** @typedef {import("./api.js").Api} Api */
 /** @typedef {import("./api.js").Analysis} Analysis */
@@ -38,7 +39,7 @@ function entryInWords(entry) {
 }
 
 /** Milliseconds between the moves of a line that plays itself, by the speed chosen. */
-export const LINE_SPEEDS = { slow: 1500, normal: 600, fast: 150 };
+export const LINE_SPEEDS = { slow: 1500, normal: 600, fast: TIMINGS.fastLineMs };
 
 /** @param {number} ms */
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -22,6 +22,7 @@ import { Follow } from "./live.js";
 import { currentLanguage, keepLanguage, loadLanguage, preferredLanguage, t, translatePage } from "./i18n.js";
 import { describeMove, differences, replays } from "./model.js";
 import { Table } from "./render.js";
+import { TIMINGS } from "./timings.js";
 
 const STORE = {
   token: "solitaire.token",
@@ -74,8 +75,8 @@ const app = {
   practice: null,
 };
 const live = new Follow(api, fromStream, showLink);
-/** How long (ms) the sign that the live connection is back stays. */
-const BACK_SIGN_MS = 3000;
+/** How long (ms) the sign that the live connection is back stays (timings.js). */
+const BACK_SIGN_MS = TIMINGS.backSignMs;
 
 function variantOf(id) {
   return app.variants.find((v) => v.id === id);

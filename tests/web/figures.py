@@ -78,11 +78,15 @@ def play_line(page: Any, server: Any, share: float) -> None:
     root = Path(__file__).resolve().parents[2]
     seed = json.loads((root / "seeds" / f"{variant}.json").read_text())["deals"][0]
     with _api(page, server) as client:
+        # The page away from /play meanwhile (on /health, the same origin): a page that
+        # followed the game would take and draw each move as it came.
+        shown = page.url
+        page.goto(f"{server.base_url}/health")
         client.patch(f"/games/{game}", json={"settings": {"auto_finish": False}})
         moves = read_line(seed["line"])
         for move in moves[: int(len(moves) * share)]:
             client.post(f"/games/{game}/moves", json=move.to_json()).raise_for_status()
-    page.reload()
+    page.goto(shown)
     page.wait_for_function("() => document.body.dataset.busy === '0'", timeout=60_000)
 
 

@@ -95,6 +95,7 @@ class Play:
     # Console lines a test provokes: the refusals it asks for (Chromium logs each 4xx as
     # a failed load), and a lost answer where it cuts one.
     expected: list[str] = field(default_factory=lambda: ["the server responded with a status of 4"])
+    http: httpx.Client | None = None
 
     # ---- the page
 
@@ -168,9 +169,14 @@ class Play:
     def api(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         token = self.storage("solitaire.token")
         headers = {"Authorization": f"Bearer {token}", **kwargs.pop("headers", {})}
-        return httpx.request(
-            method, f"{self.server.base_url}/api/v1{path}", headers=headers, timeout=30, **kwargs
-        )
+        if self.http is None:  # one client, its connection kept: a test sends hundreds
+            self.http = httpx.Client(base_url=f"{self.server.base_url}/api/v1", timeout=30)
+        return self.http.request(method, path, headers=headers, **kwargs)
+
+    def close(self) -> None:
+        if self.http is not None:
+            self.http.close()
+            self.http = None
 
     def state(self) -> dict[str, Any]:
         answer = self.api("GET", f"/games/{self.game_id}")
@@ -238,6 +244,7 @@ def opened(
         assert [p for p in session.problems if not any(e in p for e in session.expected)] == []
         assert page.evaluate("document.body.dataset.eventMismatches") is None
     finally:
+        session.close()
         context.close()
 
 
@@ -245,6 +252,18 @@ def opened(
 def play(browser: Any, server: Server) -> Iterator[Play]:
     with opened(browser, server, viewport={"width": 1200, "height": 860}) as session:
         yield session
+
+
+@contextmanager
+def elsewhere(play: Play) -> Iterator[None]:
+    """The page away from /play (on the server's /health: its origin, its storage, no
+    client) while the test plays over the API, then what it showed loaded again. A page that
+    followed the game would take and draw each of a long line's moves as it came."""
+    shown = play.page.url
+    play.page.goto(f"{play.server.base_url}/health")
+    yield
+    play.page.goto(shown)
+    play.ready()
 
 
 def same_player(play: Play) -> dict[str, Any]:
@@ -270,6 +289,12 @@ def held_piles(state: dict[str, Any]) -> list[list[str | None]]:
 
 
 LIVE = "() => document.body.dataset.live === '1'"
+# The client's waits on the clock (app/web/timings.js): its defaults, and shorter ones a
+# test not about them sets before the page loads.
+DEFAULT_TIMINGS = {"resendMs": 250, "backSignMs": 3000, "fastLineMs": 150}
+SHORT_TIMINGS = (
+    "localStorage.setItem('solitaire.timings', JSON.stringify({resendMs: 150, backSignMs: 1000}))"
+)
 PHONE: dict[str, Any] = {
     "viewport": {"width": 390, "height": 844},
     "has_touch": True,
@@ -468,44 +493,52 @@ def test_a_move_from_a_stale_view_shows_the_new_position_first(
         assert stale.state()["move_count"] == moved["move_count"] + 1
 
 
-def test_the_stream_is_opened_again_with_a_new_token_after_it_ends(
-    browser: Any, tmp_path: Path
-) -> None:
-    # Tokens good for 1 s, streams ended after 2 s: each reconnect of EventSource is
-    # refused (401), and the client asks for a new token.
+@pytest.fixture(scope="module")
+def short_streams(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """A server whose live streams end after 1 s and whose stream tokens are good for
+    1 s: EventSource opens an ended stream again 3 s later, with a token expired by then."""
+    data = tmp_path_factory.mktemp("streams")
     short = Server(
-        f"sqlite+aiosqlite:///{tmp_path / 'short.sqlite3'}",
-        tmp_path,
+        f"sqlite+aiosqlite:///{data / 'streams.sqlite3'}",
+        data,
         STREAM_TOKEN_SECONDS="1",
-        STREAM_MAX_SECONDS="2",
+        STREAM_MAX_SECONDS="1",
         SOLVABLE_PREPARE_AHEAD="false",
         LOG_FORMAT="text",
     )
     short.start()
     try:
-        with opened(browser, short) as play:
-            play.expected.append("EventSource's response has a status 401")
-            play.new_game("rank-and-file", "number", DEALS["rank-and-file"])
-            play.page.wait_for_function(LIVE)
-
-            def tokens() -> int:
-                return sum(r.url.endswith("/stream-token") for r in play.requests)
-
-            first = tokens()
-            deadline = time.monotonic() + 20
-            while tokens() == first:
-                assert time.monotonic() < deadline, "no new stream token after the stream ended"
-                play.page.wait_for_timeout(200)
-            play.page.wait_for_function(LIVE)
-            # A change made elsewhere still reaches the page.
-            answer = play.api("POST", f"/games/{play.game_id}/moves", json={"action": "draw"})
-            assert answer.status_code == 200
-            version = answer.json()["version"]
-            play.page.wait_for_function(
-                f"() => document.body.dataset.version === '{version}'", timeout=6_000
-            )
+        yield short
     finally:
         short.kill()
+
+
+def test_the_stream_is_opened_again_with_a_new_token_after_it_ends(
+    browser: Any, short_streams: Server
+) -> None:
+    # Each reconnect of EventSource is refused (401: its token expired), and the client
+    # asks for a new token.
+    with opened(browser, short_streams) as play:
+        play.expected.append("EventSource's response has a status 401")
+        play.new_game("rank-and-file", "number", DEALS["rank-and-file"])
+        play.page.wait_for_function(LIVE)
+
+        def tokens() -> int:
+            return sum(r.url.endswith("/stream-token") for r in play.requests)
+
+        first = tokens()
+        deadline = time.monotonic() + 20
+        while tokens() == first:
+            assert time.monotonic() < deadline, "no new stream token after the stream ended"
+            play.page.wait_for_timeout(200)
+        play.page.wait_for_function(LIVE)
+        # A change made elsewhere still reaches the page.
+        answer = play.api("POST", f"/games/{play.game_id}/moves", json={"action": "draw"})
+        assert answer.status_code == 200
+        version = answer.json()["version"]
+        play.page.wait_for_function(
+            f"() => document.body.dataset.version === '{version}'", timeout=6_000
+        )
 
 
 def test_a_first_visit_deals_no_game_until_asked(play: Play) -> None:
@@ -515,6 +548,9 @@ def test_a_first_visit_deals_no_game_until_asked(play: Play) -> None:
     assert play.storage("solitaire.game") is None
     assert play.api("GET", "/games").json()["items"] == []
     play.shot("first-visit-prompt")
+    # The client's waits on the clock are its own (no test shortened them here).
+    timings = play.page.evaluate("import('/play/timings.js').then(m => ({...m.TIMINGS}))")
+    assert timings == DEFAULT_TIMINGS
     stats = play.api("GET", "/players/me/stats").json()
     assert sum(line["played"] for line in stats["variants"]) == 0
     # The prompt's button deals the game chosen above.
@@ -686,6 +722,9 @@ def test_hint_followed_then_a_solvable_game_finished_to_a_win(play: Play) -> Non
     assert play.state()["assisted"] is True
     assert play.page.locator("#assisted").is_visible()
 
+    # The finish not animated (the speed setting "off"): hundreds of events, and the
+    # animation is test_finish_can_be_skipped_to_the_end's.
+    play.page.evaluate("localStorage.setItem('solitaire.speed', 'off')")
     play.page.click("#finish")
     play.page.wait_for_function("() => document.body.dataset.status === 'won'", timeout=120_000)
     play.ready()
@@ -845,6 +884,7 @@ def test_a_phone_screen_holds_the_whole_table(browser: Any, server: Server, vari
     context = browser.new_context(
         viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True
     )
+    session: Play | None = None
     try:
         page = context.new_page()
         page.goto(f"{server.base_url}/play/")
@@ -896,6 +936,8 @@ def test_a_phone_screen_holds_the_whole_table(browser: Any, server: Server, vari
         assert session.last_move() == move
         session.shot(f"phone-drag-{variant}")
     finally:
+        if session is not None:
+            session.close()
         context.close()
 
 
@@ -946,17 +988,17 @@ COACH_GAME, COACH_DEAL, GOOD_MOVES, BAD_MOVE = "canfield", 1, 24, "w>f1"
 def test_analysis_marks_the_losing_move_and_its_winning_line_wins_on_a_copy(play: Play) -> None:
     line = seed_line(ROOT / "seeds", COACH_GAME, COACH_DEAL)
     assert line is not None
-    play.page.evaluate("localStorage.setItem('solitaire.speed', 'fast')")
+    # No animation (the speed setting "off"): the line is some 150 moves, played one by one.
+    play.page.evaluate("localStorage.setItem('solitaire.speed', 'off')")
     play.new_game(COACH_GAME, "number", COACH_DEAL)
     game_id = play.game_id
     # A game thrown away on purpose, over the API with the page's token, then resigned.
-    play.api("PATCH", f"/games/{game_id}", json={"settings": {"auto_finish": False}})
-    for move in [*line[:GOOD_MOVES], Move.parse(BAD_MOVE)]:
-        played = play.api("POST", f"/games/{game_id}/moves", json=move.to_json())
-        assert played.status_code == 200, played.text
-    assert play.api("POST", f"/games/{game_id}/resign").json()["status"] == "resigned"
-    play.page.reload()
-    play.ready()
+    with elsewhere(play):
+        play.api("PATCH", f"/games/{game_id}", json={"settings": {"auto_finish": False}})
+        for move in [*line[:GOOD_MOVES], Move.parse(BAD_MOVE)]:
+            played = play.api("POST", f"/games/{game_id}/moves", json=move.to_json())
+            assert played.status_code == 200, played.text
+        assert play.api("POST", f"/games/{game_id}/resign").json()["status"] == "resigned"
     assert play.page.inner_text("#status") == "resigned"
 
     play.page.click("#analyse")
@@ -995,13 +1037,17 @@ def test_analysis_marks_the_losing_move_and_its_winning_line_wins_on_a_copy(play
     assert play.page.locator("#practice-game").is_visible()
     play.shot("practice-copy")
     winning = analysis["winning_line"]
-    for step, move in enumerate(winning):
+    for step in range(len(winning)):
         assert play.page.evaluate("document.body.dataset.practiceNext") == str(step)
-        play.page.click("#practice-next")
+        # Clicked where it is, without Playwright's wait for it to stand still: a button
+        # still disabled or covered takes no click, and the next step's check fails.
+        play.page.click("#practice-next", force=True)
         play.ready()
-        assert play.last_move() == move
     state = play.state()
     assert state["status"] == "won" and state["move_count"] == GOOD_MOVES + len(winning)
+    # Each step played the line's next move (the log read once: some 150 steps).
+    copy_log = play.api("GET", f"/games/{copy['id']}/moves").json()["items"]
+    assert [entry["move"] for entry in copy_log[GOOD_MOVES:]] == winning
     assert play.page.inner_text("#status") == "won"
     assert play.page.locator("#practice-next").is_disabled()
     # Practice: the copy, won, counts neither as played nor as won.
@@ -1292,13 +1338,12 @@ def thrown_away(play: Play, moves: list[Move]) -> str:
     shown again in the page: its id."""
     play.new_game(COACH_GAME, "number", COACH_DEAL)
     game_id = play.game_id
-    play.api("PATCH", f"/games/{game_id}", json={"settings": {"auto_finish": False}})
-    for move in moves:
-        played = play.api("POST", f"/games/{game_id}/moves", json=move.to_json())
-        assert played.status_code == 200, played.text
-    assert play.api("POST", f"/games/{game_id}/resign").json()["status"] == "resigned"
-    play.page.reload()
-    play.ready()
+    with elsewhere(play):
+        play.api("PATCH", f"/games/{game_id}", json={"settings": {"auto_finish": False}})
+        for move in moves:
+            played = play.api("POST", f"/games/{game_id}/moves", json=move.to_json())
+            assert played.status_code == 200, played.text
+        assert play.api("POST", f"/games/{game_id}/resign").json()["status"] == "resigned"
     return game_id
 
 
@@ -1309,6 +1354,8 @@ def test_a_game_resigned_while_winnable_is_taken_up_on_a_copy_the_line_plays_to_
     assert line is not None
     left = len(line) - 30  # resigned 30 moves short of the proven line's win
     play.page.evaluate("localStorage.setItem('solitaire.speed', 'off')")
+    # The line's fast speed faster still (timings.js), read as the page loads again.
+    play.page.evaluate("localStorage.setItem('solitaire.timings', '{\"fastLineMs\": 40}')")
     game_id = thrown_away(play, line[:left])
     play.page.click("#analyse")
     play.page.wait_for_selector('#coach[data-state="done"]', timeout=120_000)
@@ -1386,46 +1433,45 @@ def test_an_undecided_boundary_offers_a_copy_at_the_last_position_proven_winnabl
     assert play.last_move() == winning[0]
 
 
-def test_the_live_sign_shows_a_cut_stream_and_its_return(browser: Any, tmp_path: Path) -> None:
-    # Streams ended by the server after 2 s: EventSource opens them again, unless cut.
-    short = Server(
-        f"sqlite+aiosqlite:///{tmp_path / 'live.sqlite3'}",
-        tmp_path,
-        STREAM_MAX_SECONDS="2",
-        SOLVABLE_PREPARE_AHEAD="false",
-        LOG_FORMAT="text",
-    )
-    short.start()
-    try:
-        with opened(browser, short) as play:
-            play.expected += ["net::ERR_FAILED", "EventSource"]
-            play.new_game("rank-and-file", "number", DEALS["rank-and-file"])
-            play.page.wait_for_function(LIVE)
-            sign = play.page.locator("#live-sign")
-            assert sign.is_hidden()
-            play.page.route("**/api/v1/games/*/events*", lambda route: route.abort())
-            play.page.wait_for_selector('#live-sign[data-state="down"]', timeout=20_000)
-            assert "Connection lost" in sign.inner_text()
-            play.shot("live-sign-down")
-            # An action while it is down says so at once, before its request gives up.
-            play.page.route("**/api/v1/games/*/moves", lambda route: route.abort())
-            started = time.monotonic()
-            play.page.click("#draw")
-            play.page.wait_for_selector('#message[data-kind="warn"]', timeout=1_000)
-            assert time.monotonic() - started < 1.5
-            assert "No live connection" in play.page.inner_text("#message")
-            play.ready()
-            assert play.message()[1] == "network_error"
-            play.page.unroute("**/api/v1/games/*/moves")
-            play.page.unroute("**/api/v1/games/*/events*")
-            play.page.wait_for_selector('#live-sign[data-state="back"]', timeout=20_000)
-            play.page.wait_for_function(LIVE)
-            sign.wait_for(state="hidden", timeout=10_000)
-            # Live again: a change made elsewhere reaches the page.
-            answer = play.api("POST", f"/games/{play.game_id}/moves", json={"action": "draw"})
-            version = answer.json()["version"]
-            play.page.wait_for_function(
-                f"() => document.body.dataset.version === '{version}'", timeout=10_000
-            )
-    finally:
-        short.kill()
+def test_the_live_sign_shows_a_cut_stream_and_its_return(
+    browser: Any, short_streams: Server
+) -> None:
+    # Streams ended by the server after 1 s: EventSource opens them again, unless cut
+    # (then, the stream let through again, its expired token is refused, and the client
+    # opens it with a new one). The client's resends of a move that got no answer, and
+    # the sign that the stream is back, shortened (timings.js; the defaults are
+    # test_a_first_visit_deals_no_game_until_asked's).
+    def shorter(page: Any) -> None:
+        page.add_init_script(SHORT_TIMINGS)
+
+    with opened(browser, short_streams, shorter) as play:
+        play.expected += ["net::ERR_FAILED", "EventSource"]
+        play.new_game("rank-and-file", "number", DEALS["rank-and-file"])
+        play.page.wait_for_function(LIVE)
+        sign = play.page.locator("#live-sign")
+        assert sign.is_hidden()
+        play.page.route("**/api/v1/games/*/events*", lambda route: route.abort())
+        play.page.wait_for_selector('#live-sign[data-state="down"]', timeout=20_000)
+        assert "Connection lost" in sign.inner_text()
+        play.shot("live-sign-down")
+        # An action while it is down says so at once, before its request gives up.
+        play.page.route("**/api/v1/games/*/moves", lambda route: route.abort())
+        started = time.monotonic()
+        play.page.click("#draw")
+        play.page.wait_for_selector('#message[data-kind="warn"]', timeout=1_000)
+        assert time.monotonic() - started < 1.5
+        assert "No live connection" in play.page.inner_text("#message")
+        play.ready()
+        assert play.message()[1] == "network_error"
+        play.page.unroute("**/api/v1/games/*/moves")
+        play.page.unroute("**/api/v1/games/*/events*")
+        play.page.wait_for_selector('#live-sign[data-state="back"]', timeout=20_000)
+        play.page.wait_for_function(LIVE)
+        # Live again: a change made elsewhere reaches the page (while the stream just
+        # opened is open), and the sign goes a few seconds after it came back.
+        answer = play.api("POST", f"/games/{play.game_id}/moves", json={"action": "draw"})
+        version = answer.json()["version"]
+        play.page.wait_for_function(
+            f"() => document.body.dataset.version === '{version}'", timeout=10_000
+        )
+        sign.wait_for(state="hidden", timeout=10_000)
