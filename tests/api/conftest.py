@@ -8,6 +8,7 @@ every table is emptied before each test.
 from __future__ import annotations
 
 import asyncio
+import copy
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
@@ -59,14 +60,67 @@ class _Replay(httpx.AsyncByteStream):
         yield self.body
 
 
+# The documents of the apps the tests built, by their routes (`_routes_of`): every test
+# builds its own app, and FastAPI takes about a second to write an app's document, the
+# same for every app of the same routes (the settings change none of it).
+_documents: dict[tuple[Any, ...], dict[str, Any]] = {}
+
+
+def _route_key(route: Any) -> tuple[Any, ...]:
+    """A route's path, methods, name, endpoint and what it declares; an included
+    router's routes, each so."""
+    inner = getattr(route, "original_router", None)
+    if inner is not None:
+        context = getattr(route, "include_context", None)
+        return (
+            "router",
+            id(inner),
+            getattr(context, "prefix", None),
+            getattr(context, "include_in_schema", None),
+            tuple(_route_key(r) for r in inner.routes),
+        )
+    endpoint = getattr(route, "endpoint", None)
+    return (
+        type(route).__name__,
+        getattr(route, "path", None),
+        tuple(sorted(getattr(route, "methods", None) or ())),
+        getattr(route, "name", None),
+        getattr(route, "include_in_schema", None),
+        f"{getattr(endpoint, '__module__', '')}.{getattr(endpoint, '__qualname__', '')}",
+        repr(getattr(route, "responses", None)),
+        getattr(route, "status_code", None),
+    )
+
+
+def _routes_of(app: Any) -> tuple[Any, ...]:
+    """What an app's document is made from: its routes (a route a test adds makes
+    another document)."""
+    return tuple(_route_key(route) for route in app.routes)
+
+
+def _document_of(app: Any) -> dict[str, Any] | None:
+    """The app's document: its own where it wrote one, else that of the first app of
+    the same routes."""
+    openapi = getattr(app, "openapi", None)
+    if openapi is None:
+        return None
+    own: dict[str, Any] | None = getattr(app, "openapi_schema", None)
+    if own:
+        return own
+    key = _routes_of(app)
+    if key not in _documents:
+        _documents[key] = copy.deepcopy(openapi())
+    return _documents[key]
+
+
 async def _recorded(
     app: Any, request: httpx.Request, response: httpx.Response, *, whole: bool
 ) -> httpx.Response:
     """Records `response` against the app's document, and returns it as the client
     would have had it. `whole`: its body is all there (ASGITransport), else a stream's
     body is read only when the answer is an error (a live stream's is endless)."""
-    openapi = getattr(app, "openapi", None)
-    if openapi is None:
+    document = _document_of(app)
+    if document is None:
         return response
     if whole or response.status_code >= 400:
         body = b"".join([chunk async for chunk in response.aiter_raw()])
@@ -83,7 +137,6 @@ async def _recorded(
         await seen.aread()
     else:
         seen = httpx.Response(response.status_code, headers=response.headers, request=request)
-    document = openapi()
     answer = conformance.answer_of(document, seen)
     if answer is not None:
         _answers.append((document, answer))

@@ -16,7 +16,7 @@ from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from app.config import Settings
-from app.engine import Move, State, deal, get_variant
+from app.engine import DRAW_MOVE, REDEAL_MOVE, Move, State, deal, get_variant
 from app.engine.moves import MOVE, TABLEAU
 from app.models import DailyDeal, Player
 from app.services import games
@@ -185,22 +185,41 @@ async def win_with_line(
 async def play_paced(
     app: FastAPI, player: Player, game_id: str, line: list[Move], pace: timedelta | None
 ) -> games.Answer[Any]:
-    """Play `line` on the game, each move `pace` after the one before it from now (the
-    clock travels there for the move; `pace` None: all the moves at once). Once the game
-    is won (auto-finish), the rest are left out. The last answer."""
+    """Play `line` on the game, each move of the player's own `pace` after the one before
+    it from now (the clock travels there for the move; `pace` None: all the moves at once),
+    the draws and redeals after it at the same moment (`_paced`). Once the game is won
+    (auto-finish), the rest are left out. The last answer."""
     if pace is None:
         async with app.state.services.database.sessionmaker() as session:
             return await games.apply_moves(session, player, game_id, line)
     start = datetime.now(UTC)
     answer = None
-    for i, move in enumerate(line, start=1):
+    for i, moves in enumerate(_paced(line), start=1):
         with time_machine.travel(start + i * pace, tick=False):
             async with app.state.services.database.sessionmaker() as session:
-                answer = await games.apply_moves(session, player, game_id, [move])
+                answer = await games.apply_moves(session, player, game_id, moves)
         if answer.body.status == "won":
             break
     assert answer is not None
     return answer
+
+
+# Moves that leave the layout as it was: the ranking's pace does not count them.
+_UNCOUNTED = frozenset({DRAW_MOVE.action, REDEAL_MOVE.action})
+
+
+def _paced(line: list[Move]) -> list[list[Move]]:
+    """The line in the groups `play_paced` plays at one moment each: a move the pace counts
+    (`ranking.pace_ms`: the time since the move before it), with the draws and redeals
+    that follow it (not counted). Each counted move is still `pace` after the move before
+    it, so the pace is a person's as if each move came alone, in one write for a few."""
+    groups: list[list[Move]] = []
+    for move in line:
+        if groups and move.action in _UNCOUNTED:
+            groups[-1].append(move)
+        else:
+            groups.append([move])
+    return groups
 
 
 def lifespan(app: FastAPI) -> LifespanManager:

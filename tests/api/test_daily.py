@@ -19,6 +19,7 @@ from app.config import Settings
 from app.engine import VARIANTS, State, deal, get_variant
 from app.main import create_app
 from app.models import DailyDeal, Game
+from app.services.background import jobs
 from app.services.background.proving import prove
 from app.services.daily import deals as daily_service
 from app.services.daily.deals import candidate, day_end
@@ -353,7 +354,12 @@ def lying_prover(
     return SolveResult("solved", [], 1, 0)
 
 
-async def test_a_claimed_proof_is_replayed_before_it_counts(settings: Settings) -> None:
+async def test_a_claimed_proof_is_replayed_before_it_counts(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The job is tried `MAX_ATTEMPTS` times before it fails: at once, not after the pauses
+    # (10 s, then 20 s) a real failure waits between its attempts.
+    monkeypatch.setattr(jobs, "RETRY_PAUSE", timedelta(0))
     prover = "tests.api.test_daily:lying_prover"
     app = create_app(settings.model_copy(update={"daily_prover": prover, "daily_max_attempts": 3}))
     async with lifespan(app):

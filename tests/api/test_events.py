@@ -9,10 +9,12 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import replace
+from datetime import datetime, timedelta
 from typing import Any
 
 import httpx
 import pytest
+import time_machine
 from fastapi import FastAPI
 from jsonschema import Draft202012Validator, ValidationError
 from sqlalchemy import event, update
@@ -533,30 +535,39 @@ async def test_a_stream_token_lives_at_least_its_stated_lifetime(
     assert caller.expires_at == issued.expires_at.timestamp()
 
 
+# Seconds a stream opened by a token has before the token expires (test below).
+OPEN_SECONDS = 3.0
+
+
 async def test_a_stream_opened_by_a_token_ends_when_the_token_expires(
     settings: Settings, auth: dict[str, str], new_game: NewGame
 ) -> None:
     game = await new_game()
-    # Long enough for the stream to open on a loaded machine (3 s fell short with four
-    # test processes on two cores), short beside the stream's own lifetime (30 min).
     short = create_app(settings.model_copy(update={"stream_token_seconds": 6.0}))
     async with (
         running(short),
         httpx.AsyncClient(transport=StreamingASGITransport(short), base_url="http://s") as s,
     ):
         issued = (await s.post(f"{API}/games/{game['id']}/stream-token", headers=auth)).json()
-        started = time.monotonic()
-        async with s.stream("GET", _events(game["id"]), params={"token": issued["token"]}) as r:
-            assert r.status_code == 200, await r.aread()
-            reader = EventReader(r)
-            assert (await reader.next()) is not None
-            assert await reader.next(timeout=10.0) is None  # ended, the game still going
-        # Token expiries are whole seconds, rounded up: it ends within seven seconds of the
-        # token (a loaded machine's slack beside), long before the stream's own lifetime.
-        assert time.monotonic() - started < 12.0
-        assert short.state.services.streams.open == 0
-        again = await s.get(_events(game["id"]), params={"token": issued["token"]})
-        assert_error(again, 401, "unauthorized")
+        expires = datetime.fromisoformat(issued["expires_at"])
+        # The wall clock moved on to OPEN_SECONDS before the token's expiry, and running
+        # from there: long enough for the stream to open on a loaded machine (3 s fell
+        # short with four test processes on two cores, when the token's life began
+        # before it was issued), short beside the stream's own lifetime (30 min), which
+        # the monotonic clock (not moved) counts.
+        with time_machine.travel(expires - timedelta(seconds=OPEN_SECONDS), tick=True):
+            started = time.monotonic()
+            async with s.stream("GET", _events(game["id"]), params={"token": issued["token"]}) as r:
+                assert r.status_code == 200, await r.aread()
+                reader = EventReader(r)
+                assert (await reader.next()) is not None
+                assert await reader.next(timeout=10.0) is None  # ended, the game still going
+            # It ends when the token expires (a loaded machine's slack beside), long before
+            # the stream's own lifetime.
+            assert time.monotonic() - started < OPEN_SECONDS + 5.0
+            assert short.state.services.streams.open == 0
+            again = await s.get(_events(game["id"]), params={"token": issued["token"]})
+            assert_error(again, 401, "unauthorized")
 
 
 @pytest.mark.parametrize("how", ["finish", "auto-finish"])

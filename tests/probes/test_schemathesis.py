@@ -29,7 +29,10 @@ from tests.probes.conftest import MakeServer
 
 # Another seed explores further (a failure it finds goes here with its reason, or is fixed).
 SEED = int(os.environ.get("PROBES_ST_SEED", "20261201"))
-MAX_EXAMPLES = int(os.environ.get("PROBES_ST_MAX_EXAMPLES", "60"))
+# Cases per operation in the fuzzing phase (the examples and coverage phases do not
+# depend on it): 25 in about half the time of 60, with the same seed finding the same
+# kinds of known failures. More explores further (e.g. PROBES_ST_MAX_EXAMPLES=200).
+MAX_EXAMPLES = int(os.environ.get("PROBES_ST_MAX_EXAMPLES", "25"))
 # The whole run's ceiling: a hung run fails instead of holding up CI.
 TIMEOUT_SECONDS = 600
 

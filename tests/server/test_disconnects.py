@@ -112,7 +112,9 @@ def test_a_slow_reader_is_dropped_without_an_error(start: StartServer) -> None:
     client = httpx.Client(base_url=server.base_url, timeout=30)
     token = client.post("/api/v1/players", json={}).json()["token"]
     auth = {"Authorization": f"Bearer {token}"}
-    state = client.post("/api/v1/games", json={"variant": "rainbow", "deal": 3}, headers=auth)
+    # Two decks: each change's event is larger (some 5 KB), the socket full sooner.
+    game = {"variant": "forty-thieves", "deal": 3}
+    state = client.post("/api/v1/games", json=game, headers=auth)
     game_id, move = state.json()["id"], state.json()["legal_moves"][0]
     reader = socket.socket()
     reader.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # and never read
@@ -122,7 +124,7 @@ def test_a_slow_reader_is_dropped_without_an_error(start: StartServer) -> None:
         % (game_id.encode(), token.encode())
     )
     deadline = time.monotonic() + 90
-    while "took nothing" not in server.log_path.read_text():  # each change is an event of ~6 KB
+    while "took nothing" not in server.log_path.read_text():  # some 3 MB of events
         assert time.monotonic() < deadline, "the slow reader was never dropped"
         for path in ("moves", "undo"):
             body = move if path == "moves" else None
