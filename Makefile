@@ -8,8 +8,9 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 # Both cores (pytest-xdist): one worker per CPU, each test file whole on one worker, so
-# that a file's module-scoped servers start once. PYTEST_ARGS= runs in one process.
-PYTEST_ARGS ?= -n auto --dist loadfile
+# that a file's module-scoped servers start once; files in the order tests/conftest.py
+# gives them (the longest folders first). PYTEST_ARGS= runs in one process.
+PYTEST_ARGS ?= -n auto --dist loadfile --no-loadscope-reorder
 
 .PHONY: run test test-api test-research lint openapi messages bench-api clean-venv
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 # No solver work in the background of every test app: the daily and solvable tests
 # prepare deals on demand, with their own small budgets.
 os.environ.setdefault("DAILY_PREPARE_AHEAD", "false")
@@ -22,3 +24,21 @@ os.environ.setdefault("GC_FREEZE", "false")
 # Many players from one test client's address: the tests of the bound
 # (tests/api/test_free_accounts.py) set its real default or a small value themselves.
 os.environ.setdefault("PLAYERS_PER_ADDRESS_PER_HOUR", "100000")
+
+
+# The folders whose files take longest, first. Under pytest-xdist (`make test`: each file
+# whole on one worker, in this order: the Makefile turns off xdist's own order, by count
+# of tests) the file that starts last sets when the run ends: the browser tests (over
+# 100 s in one file), the probes and the solver's differential tests start at once, and
+# the many short files fill in around them.
+LONGEST_FIRST = ("tests/web/", "tests/probes/", "tests/solver/")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def rank(item: pytest.Item) -> int:
+        return next(
+            (n for n, folder in enumerate(LONGEST_FIRST) if item.nodeid.startswith(folder)),
+            len(LONGEST_FIRST),
+        )
+
+    items.sort(key=rank)  # stable: a file's tests keep their order
