@@ -62,3 +62,8 @@ def test_health_answers_at_once_while_eight_clients_import_the_largest_records(
     # bench/imports.py); the worst bound here leaves room for a shared CI machine.
     assert statistics.median(took) < 0.05, sorted(took)[-10:]
     assert max(took) < 0.5, sorted(took)[-10:]
+    # With the imports on the event loop the median can still pass (much of an import
+    # waits on the database), but /health then waits out imports: 5 to 10 of some 45
+    # answers took 0.2-0.4 s, against none over 50 ms of some 155 off the loop.
+    slow = [t for t in took if t > 0.15]
+    assert len(slow) <= len(took) // 20, (len(slow), len(took), sorted(took)[-10:])
