@@ -331,10 +331,14 @@ async function answer(state, events, duration = speed()) {
   show(state);
 }
 
-/** Plays lists of events in turn; a long animation offers to skip to its end. */
+/**
+ * Plays lists of events in turn; a long animation offers to skip to its end. A hint shown
+ * was for the position before these moves: it goes as they start.
+ */
 async function animate(lists, duration) {
   const count = lists.reduce((sum, events) => sum + events.length, 0);
   table.skipping = false;
+  setHint(null);
   $("skip").hidden = count * duration <= SKIPPABLE_MS;
   try {
     for (const events of lists) await table.play(events, duration);
