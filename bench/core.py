@@ -251,15 +251,8 @@ def memory(table_size: int, searches: int) -> None:
     state = deal(VARIANTS["rank-and-file"], 9)
     before = _memory_kib("VmHWM")
     started = time.perf_counter()
-    result, _texts, positions, stop, _work = core.native().search(
-        core.position(state),
-        core.SearchLimits(
-            100_000_000,
-            None,
-            table_size=table_size,
-            draw_score=tables.SearchTables.of(state.variant).draw_score,
-        ),
-    )
+    found = core.search_full(state, 100_000_000, table_size=table_size)
+    result, positions, stop = found.result, found.positions, found.stopped
     took = time.perf_counter() - started
     grown = (_memory_kib("VmHWM") - before) / 1024
     print(

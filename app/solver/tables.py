@@ -86,7 +86,6 @@ class SearchTables:
         # "unknown"): they keep the direct rule, which is not a proof where cards return
         # but finds wins sooner (Rainbow deals 1-40 at 1,000,000 positions: docs/solver.md).
         self.narrow_children: tuple[tuple[int, ...], ...] = tuple(tuple(kids) for kids in direct)
-        self._narrowed: SearchTables | None = None
         if self.returns:
             # Where foundation cards come back, a child that is up may return onto c to
             # hold one of its own children, and so on down: c is safe only when every card
@@ -106,19 +105,7 @@ class SearchTables:
         if self._early_draw is None:
             self._early_draw = copy.copy(self)
             self._early_draw.draw_score = DRAW_BEFORE_SPLITS
-            self._early_draw._narrowed = None  # its own narrowed copy, with this draw score
         return self._early_draw
-
-    def narrowed(self) -> SearchTables:
-        """These tables with the narrow restarts' safe-move rule (``narrow_children``;
-        the same as ``children`` where foundation cards never return)."""
-        if not self.returns:
-            return self
-        if self._narrowed is None:
-            self._narrowed = copy.copy(self)
-            self._narrowed.children = self.narrow_children
-            self._narrowed._narrowed = self._narrowed
-        return self._narrowed
 
     @classmethod
     def of(cls, variant: Variant) -> SearchTables:
