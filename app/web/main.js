@@ -75,8 +75,6 @@ const app = {
   practice: null,
 };
 const live = new Follow(api, fromStream, showLink);
-/** How long (ms) the sign that the live connection is back stays (timings.js). */
-const BACK_SIGN_MS = TIMINGS.backSignMs;
 
 function variantOf(id) {
   return app.variants.find((v) => v.id === id);
@@ -157,7 +155,7 @@ function showLink(up) {
     ? t("Connected again: the table is up to date.")
     : t("Connection lost: trying to reconnect. Changes made elsewhere are not shown meanwhile.");
   sign.hidden = false;
-  if (up) linkTimer = setTimeout(() => (sign.hidden = true), BACK_SIGN_MS);
+  if (up) linkTimer = setTimeout(() => (sign.hidden = true), TIMINGS.backSignMs);
 }
 
 // ---- one action at a time

@@ -5,7 +5,7 @@
 // that is not a number, or not shorter than its default, is ignored.
 
 /** The defaults, in milliseconds. */
-export const DEFAULT_TIMINGS = Object.freeze({
+const DEFAULT_TIMINGS = Object.freeze({
   /** before a request that got no answer is sent again (doubled for each next time) */
   resendMs: 250,
   /** how long the sign that the live connection is back stays */

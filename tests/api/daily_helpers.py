@@ -16,11 +16,12 @@ from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from app.config import Settings
-from app.engine import DRAW_MOVE, REDEAL_MOVE, Move, State, deal, get_variant
+from app.engine import Move, State, deal, get_variant
 from app.engine.moves import MOVE, TABLEAU
 from app.models import DailyDeal, Player
 from app.services import games
 from app.services.daily.deals import utc_today
+from app.services.games.service import SAME_LAYOUT
 from tests.api.conftest import API, STARTUP_SECONDS
 
 SECRET = "daily-test-secret"
@@ -204,10 +205,6 @@ async def play_paced(
     return answer
 
 
-# Moves that leave the layout as it was: the ranking's pace does not count them.
-_UNCOUNTED = frozenset({DRAW_MOVE.action, REDEAL_MOVE.action})
-
-
 def _paced(line: list[Move]) -> list[list[Move]]:
     """The line in the groups `play_paced` plays at one moment each: a move the pace counts
     (`ranking.pace_ms`: the time since the move before it), with the draws and redeals
@@ -215,7 +212,7 @@ def _paced(line: list[Move]) -> list[list[Move]]:
     it, so the pace is a person's as if each move came alone, in one write for a few."""
     groups: list[list[Move]] = []
     for move in line:
-        if groups and move.action in _UNCOUNTED:
+        if groups and move.action in SAME_LAYOUT:
             groups[-1].append(move)
         else:
             groups.append([move])

@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +71,17 @@ def _api(page: Any, server: Any) -> Any:
     return httpx.Client(base_url=f"{server.base_url}/api/v1", headers=headers, timeout=30)
 
 
+@contextmanager
+def away_from_play(page: Any, server: Any) -> Iterator[None]:
+    """The page away from /play (on the server's /health: its origin, its storage, no
+    client) while a test plays over the API, then what it showed loaded again: a page that
+    followed the game would take and draw each of a long line's moves as it came."""
+    shown = page.url
+    page.goto(f"{server.base_url}/health")
+    yield
+    page.goto(shown)
+
+
 def play_line(page: Any, server: Any, share: float) -> None:
     """Plays a share of the proven line of the game shown (deal 1 of its seeds/), reloads."""
     from app.seeds import read_line
@@ -77,16 +90,11 @@ def play_line(page: Any, server: Any, share: float) -> None:
     variant = page.evaluate("localStorage.getItem('solitaire.variant')")
     root = Path(__file__).resolve().parents[2]
     seed = json.loads((root / "seeds" / f"{variant}.json").read_text())["deals"][0]
-    with _api(page, server) as client:
-        # The page away from /play meanwhile (on /health, the same origin): a page that
-        # followed the game would take and draw each move as it came.
-        shown = page.url
-        page.goto(f"{server.base_url}/health")
+    with _api(page, server) as client, away_from_play(page, server):
         client.patch(f"/games/{game}", json={"settings": {"auto_finish": False}})
         moves = read_line(seed["line"])
         for move in moves[: int(len(moves) * share)]:
             client.post(f"/games/{game}/moves", json=move.to_json()).raise_for_status()
-    page.goto(shown)
     page.wait_for_function("() => document.body.dataset.busy === '0'", timeout=60_000)
 
 

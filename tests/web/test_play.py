@@ -31,7 +31,15 @@ from app.engine import Move
 from app.seeds import seed_line
 from tests.probes.server import Server
 from tests.web.browser import CHROMIUM_ARGS, chromium_path
-from tests.web.figures import CLS_INIT, SCREENS, figures, layout_shift, open_menu, play_line
+from tests.web.figures import (
+    CLS_INIT,
+    SCREENS,
+    away_from_play,
+    figures,
+    layout_shift,
+    open_menu,
+    play_line,
+)
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 
@@ -256,13 +264,9 @@ def play(browser: Any, server: Server) -> Iterator[Play]:
 
 @contextmanager
 def elsewhere(play: Play) -> Iterator[None]:
-    """The page away from /play (on the server's /health: its origin, its storage, no
-    client) while the test plays over the API, then what it showed loaded again. A page that
-    followed the game would take and draw each of a long line's moves as it came."""
-    shown = play.page.url
-    play.page.goto(f"{play.server.base_url}/health")
-    yield
-    play.page.goto(shown)
+    """figures.away_from_play, then the page ready again."""
+    with away_from_play(play.page, play.server):
+        yield
     play.ready()
 
 

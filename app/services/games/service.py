@@ -172,8 +172,9 @@ async def save_line(
     await repository.insert_moves(session, line.rows, serialised=line.serialised)
 
 
-# Moves that leave the layout as it was (`ranking.layout_key`): a draw, a redeal.
-_SAME_LAYOUT = frozenset({DRAW_MOVE.action, REDEAL_MOVE.action})
+# Moves that leave the layout as it was (`ranking.layout_key`): a draw, a redeal. The
+# ranking's pace does not count them.
+SAME_LAYOUT = frozenset({DRAW_MOVE.action, REDEAL_MOVE.action})
 
 
 def _positions_after(line: Line) -> list[State]:
@@ -192,10 +193,10 @@ async def _judge_win(session: AsyncSession, game: Game, line: Line, now: datetim
     layouts = [
         ranking.layout_key(State.from_bytes(after))
         for (after, _m, _at), (_b, move, _t) in zip(played[1:], played, strict=False)
-        if move["action"] not in _SAME_LAYOUT
+        if move["action"] not in SAME_LAYOUT
     ]
     share = ranking.revealed_share(layouts, await revealed.revealed_keys(session, game))
-    own = [(at, m["action"] not in _SAME_LAYOUT) for _b, m, at in played]
+    own = [(at, m["action"] not in SAME_LAYOUT) for _b, m, at in played]
     pace = ranking.pace_ms(game.created_at, own)
     return ranking.judge_win(share, pace)
 
