@@ -413,13 +413,15 @@ int search_children(const Tables *t, const Position *p, const Move *last, int dr
     s->draw_score = draw_score;
     s->space = &PLAIN_SPACE;
     s->at = *p;
-    s->hooks.twin = SAME_TARGETS.twin;
+    /* The hooks of a full search with these limits (nothing prepared: making children
+     * reads none of the reductions' state). */
+    s->reductions_len = search_list(&(Limits){.draw_score = draw_score}, s->reductions);
+    gather_hooks(s);
     Child kids[MAX_MOVES];
     int n = s->space->make(s, &s->at, last, kids);
     for (int i = 0; i < n; i++)
         out[i] = (ScoredMove){.score = kids[i].score, .move = kids[i].move,
-                              .must_use = kids[i].kind == CHILD_OBLIGED ? kids[i].must_use
-                                                                        : NO_USE};
+                              .must_use = kids[i].must_use};
     free(s);
     return n;
 }
